@@ -1,0 +1,34 @@
+# The commands people type. `make test` builds its own virtual environment.
+PYTHON ?= python3
+VENV   ?= .venv
+PROGRAM ?= solitaire_1
+SEEDS ?=
+SIMULATE ?=
+PYTEST_ARGS ?=
+comma := ,
+
+VENV_PYTHON := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: play test expected clean
+
+play:  ## play one game of PROGRAM
+	$(PYTHON) $(PROGRAM).py
+
+$(STAMP): requirements-dev.txt
+	$(PYTHON) -m venv $(VENV)
+	$(VENV_PYTHON) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	touch $@
+
+test: $(STAMP)  ## the whole test suite
+	$(VENV_PYTHON) -m pytest $(PYTEST_ARGS)
+
+# make expected PROGRAM=solitaire_1 SEEDS="3 14 15" SIMULATE="1000,0 1,-5"
+expected: $(STAMP)
+	$(VENV_PYTHON) -m common.expected $(PROGRAM) \
+		$(foreach seed,$(SEEDS),--seed=$(seed)) \
+		$(foreach pair,$(SIMULATE),--simulate $(subst $(comma), ,$(pair)))
+
+
+clean:
+	rm -rf $(VENV) .pytest_cache

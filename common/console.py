@@ -1,0 +1,53 @@
+"""The console edge of the programs: UTF-8 streams whatever the locale, the
+seed prompt, and quiet exits on end of input, Ctrl-C and a closed pipe."""
+
+import signal
+import sys
+
+SEED_PROMPT = "Please enter an integer to feed the seed() function: "
+NOT_AN_INTEGER = "Not an integer: {line!r}"
+
+EXIT_END_OF_INPUT = 1
+EXIT_INTERRUPTED = 130
+
+
+def use_utf8_streams() -> None:
+    """Speak UTF-8 on every stream, accept integers of any length, and let a
+    closed stdout pipe end the program silently, as it ends a C program."""
+    if sys.stdin is not None:
+        sys.stdin.reconfigure(encoding="utf-8", errors="surrogateescape")
+    for stream in sys.stdout, sys.stderr:
+        if stream is not None:
+            stream.reconfigure(encoding="utf-8", errors="backslashreplace")
+    if hasattr(sys, "set_int_max_str_digits"):
+        sys.set_int_max_str_digits(0)
+    if hasattr(signal, "SIGPIPE"):
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+
+
+def read_line(prompt: str) -> str:
+    """`input(prompt)`, with a missing stdin taken as end of input."""
+    if sys.stdin is None:
+        raise EOFError
+    return input(prompt)
+
+
+def read_seed() -> int:
+    """Ask until a line converts with `int()`; say on stderr what was wrong with each other line."""
+    while True:
+        line = read_line(SEED_PROMPT)
+        try:
+            return int(line)
+        except ValueError:
+            print(NOT_AN_INTEGER.format(line=line), file=sys.stderr, flush=True)
+
+
+def run(main, end_of_input_status: int = EXIT_END_OF_INPUT) -> None:
+    """Run `main()` as a console program: never a traceback for end of input or Ctrl-C."""
+    use_utf8_streams()
+    try:
+        main()
+    except EOFError:
+        sys.exit(end_of_input_status)
+    except KeyboardInterrupt:
+        sys.exit(EXIT_INTERRUPTED)

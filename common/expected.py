@@ -1,0 +1,71 @@
+"""Write golden cases from the reference program: `make expected` calls this.
+
+    python3 -m common.expected PROGRAM [--seed N]... [--simulate N I]...
+                               [--input NAME FILE [--stats FILE]]... [--force]
+
+A seed case NAME is seed_N with stdin "N\\n"; --input makes a case of any
+stdin. Existing cases are kept unless --force (a case that has no terminal
+screen yet gets one): a new expected output is a change of behaviour, to be
+reviewed in `git diff` like code.
+"""
+
+import argparse
+import sys
+from pathlib import Path
+
+from common.golden import EXPECTED_OUTPUTS, ROOT, Case
+from common.run_case import run_on_terminal, run_piped
+
+
+def write_case(program: str, name: str, stdin, stats, force: bool) -> str:
+    folder = EXPECTED_OUTPUTS / program
+    folder.mkdir(parents=True, exist_ok=True)
+    case = Case(program, name, folder)
+    if case.file(".out").exists() and not force:
+        if case.simulate is None and case.screen is None:
+            case.file(".tty").write_bytes(run_on_terminal(case, ROOT).output)
+            return f"wrote    {case.id} .tty (its other files kept)"
+        return f"kept     {case.id} (exists; --force to write it again)"
+    for suffix, content in ((".in", stdin), (".stats", stats)):
+        if content is not None:
+            case.file(suffix).write_bytes(content)
+    piped = run_piped(case, ROOT)
+    if piped.timed_out:
+        return f"FAILED   {case.id}: no answer in time"
+    case.file(".out").write_bytes(piped.stdout)
+    written = ".out"
+    if case.simulate is None:
+        screen = run_on_terminal(case, ROOT)
+        case.file(".tty").write_bytes(screen.output)
+        written += " .tty"
+    return f"wrote    {case.id} {written} (exit status {piped.status})"
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python3 -m common.expected", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("program", help="solitaire_1, solitaire_2 or hoyle_cli")
+    parser.add_argument("--seed", type=int, action="append", default=[])
+    parser.add_argument("--simulate", type=int, nargs=2, action="append", default=[],
+                        metavar=("N", "I"))
+    parser.add_argument("--input", nargs=2, action="append", default=[], metavar=("NAME", "FILE"))
+    parser.add_argument("--stats", type=Path, help="stats file content before the --input runs")
+    parser.add_argument("--force", action="store_true", help="write existing cases again")
+    options = parser.parse_args(argv)
+    if not (ROOT / f"{options.program}.py").exists():
+        parser.error(f"no program {options.program}.py in {ROOT}")
+    stats = options.stats.read_bytes() if options.stats else None
+    jobs = [(f"seed_{seed}", f"{seed}\n".encode(), None) for seed in options.seed]
+    jobs += [(f"simulate_{n}_{i}", None, None) for n, i in options.simulate]
+    jobs += [(name, Path(file).read_bytes(), stats) for name, file in options.input]
+    if not jobs:
+        parser.error("nothing to write: give --seed, --simulate or --input")
+    reports = [write_case(options.program, name, stdin, case_stats, options.force)
+               for name, stdin, case_stats in jobs]
+    print("\n".join(reports))
+    print("Review the new files (git status, git diff) before committing them.")
+    return 1 if any(report.startswith("FAILED") for report in reports) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

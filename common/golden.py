@@ -1,0 +1,92 @@
+"""Golden cases: data, not code. This one definition serves the tests, `make
+expected` and the marker.
+
+A case NAME of PROGRAM is a set of files in expected_outputs/PROGRAM/:
+
+    NAME.in     its stdin
+    NAME.out    the exact stdout when stdin is piped (what an automarker compares)
+    NAME.tty    the exact terminal screen: typed input echoed where it was read,
+                stdout and stderr together, `\\n` line endings (optional)
+    NAME.stats  the stats file's content before the run (optional)
+
+A case named simulate_N_I is the call `simulate(N, I)` of the program's module
+and has no stdin.
+"""
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+EXPECTED_OUTPUTS = ROOT / "expected_outputs"
+SIMULATE_NAME = re.compile(r"simulate_(-?\d+)_(-?\d+)")
+SUFFIXES = (".in", ".out", ".tty", ".stats")
+NOTES = "README.md"  # why each case is there, for the reviewer
+
+
+class CaseError(ValueError):
+    """A golden folder holds files that do not make a case."""
+
+
+@dataclass(frozen=True)
+class Case:
+    program: str
+    name: str
+    folder: Path
+
+    @property
+    def id(self) -> str:
+        return f"{self.program}/{self.name}"
+
+    def file(self, suffix: str) -> Path:
+        return self.folder / f"{self.name}{suffix}"
+
+    def _optional(self, suffix: str):
+        path = self.file(suffix)
+        return path.read_bytes() if path.exists() else None
+
+    @property
+    def simulate(self):
+        """(n, i) for a `simulate(n, i)` case, else None."""
+        match = SIMULATE_NAME.fullmatch(self.name)
+        return (int(match[1]), int(match[2])) if match else None
+
+    @property
+    def stdin(self) -> bytes:
+        return self._optional(".in") or b""
+
+    @property
+    def stdout(self) -> bytes:
+        return self.file(".out").read_bytes()
+
+    @property
+    def screen(self):
+        return self._optional(".tty")
+
+    @property
+    def stats(self):
+        return self._optional(".stats")
+
+
+def programs(root: Path = EXPECTED_OUTPUTS) -> list:
+    return sorted(folder.name for folder in root.iterdir() if folder.is_dir())
+
+
+def load_cases(program: str, root: Path = EXPECTED_OUTPUTS) -> list:
+    """Every case of the program, by name; a folder that does not hold whole cases is an error."""
+    folder = root / program
+    names = {path.stem for path in folder.iterdir() if path.suffix in SUFFIXES}
+    strays = sorted(path.name for path in folder.iterdir()
+                    if path.suffix not in SUFFIXES and path.name != NOTES)
+    cases = [Case(program, name, folder) for name in sorted(names)]
+    problems = [f"{name}: not a case file" for name in strays]
+    for case in cases:
+        if not case.file(".out").exists():
+            problems.append(f"{case.name}: no .out")
+        elif case.simulate is None and not case.file(".in").exists():
+            problems.append(f"{case.name}: no .in (and not named simulate_N_I)")
+        elif case.simulate is not None and case.file(".in").exists():
+            problems.append(f"{case.name}: a simulate case takes no .in")
+    if problems:
+        raise CaseError(f"{folder}: " + "; ".join(problems))
+    return cases

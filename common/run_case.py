@@ -1,0 +1,67 @@
+"""Run a golden case against an implementation (a folder holding PROGRAM.py),
+the way an automarker does: in a fresh empty folder, with stdin piped, or in a
+real terminal."""
+
+import os
+import subprocess
+import sys
+import tempfile
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from common.golden import Case
+
+STATS_FILE = "hoyle_stats.txt"
+DEFAULT_TIMEOUT = 30.0
+
+
+@dataclass(frozen=True)
+class Run:
+    stdout: bytes
+    stderr: bytes
+    status: int  # None when timed out
+    timed_out: bool
+
+
+def command(case: Case, implementation: Path) -> list:
+    """A program case runs the script; a simulate case imports the module and calls simulate."""
+    if case.simulate is None:
+        return [sys.executable, str(implementation / f"{case.program}.py")]
+    n, i = case.simulate
+    code = (f"import sys; sys.path.insert(0, {str(implementation)!r}); "
+            f"from {case.program} import simulate; simulate({n}, {i})")
+    return [sys.executable, "-c", code]
+
+
+@contextmanager
+def workspace(case: Case, env: dict = None):
+    """A fresh empty current folder, holding the stats file when the case has one."""
+    with tempfile.TemporaryDirectory(prefix="case-") as folder:
+        stats = Path(folder) / STATS_FILE
+        if case.stats is not None:
+            stats.write_bytes(case.stats)
+        environment = dict(os.environ if env is None else env, HOYLE_STATS_FILE=str(stats))
+        yield folder, environment
+
+
+def run_piped(case: Case, implementation: Path, timeout: float = DEFAULT_TIMEOUT,
+              env: dict = None) -> Run:
+    with workspace(case, env) as (folder, environment):
+        try:
+            done = subprocess.run(command(case, implementation), input=case.stdin,
+                                  capture_output=True, cwd=folder, env=environment,
+                                  timeout=timeout)
+        except subprocess.TimeoutExpired as expired:
+            return Run(expired.stdout or b"", expired.stderr or b"", None, True)
+    return Run(done.stdout, done.stderr, done.returncode, False)
+
+
+def run_on_terminal(case: Case, implementation: Path, timeout: float = DEFAULT_TIMEOUT,
+                    env: dict = None):
+    """The terminal screen of the case (a `common.terminal.Screen`)."""
+    from common.terminal import run_in_terminal  # pexpect is needed only here
+
+    with workspace(case, env) as (folder, environment):
+        return run_in_terminal(command(case, implementation), case.stdin, folder,
+                               environment, timeout)

@@ -1,0 +1,137 @@
+"""Run a program in a real terminal (a pty) and type its input as a person
+would: each line only once the program is waiting for it, so the screen shows
+every echo where it was read.
+
+"Waiting for input" is read from Linux's /proc: the program is blocked in a
+read of its standard input (or in select/poll, as readline does) after the
+previous line was consumed. Output post-processing (ONLCR) is turned off in
+the terminal, so the screen holds the program's own `\\n`, not `\\r\\n`.
+"""
+
+import platform
+import termios
+import time
+from dataclasses import dataclass
+
+import pexpect
+
+READ_CALLS = {  # read, pread64, readv / select, poll, pselect6, ppoll
+    "x86_64": ({0, 17, 19}, {7, 23, 270, 271}),
+    "aarch64": ({63, 65, 67}, {72, 73}),
+}
+POLL_SECONDS = 0.005
+QUIET_SECONDS = 0.3  # without /proc: a program silent this long is taken as waiting
+
+
+@dataclass(frozen=True)
+class Screen:
+    output: bytes
+    status: int  # exit status, 128 + N when killed by signal N, None when timed out
+    timed_out: bool
+
+
+def _plain_newlines() -> None:
+    """In the child, before exec: no `\\r` added before each `\\n`."""
+    attributes = termios.tcgetattr(0)
+    attributes[1] &= ~termios.ONLCR
+    termios.tcsetattr(0, termios.TCSANOW, attributes)
+
+
+def _blocked_on_input(pid: int):
+    """True when the process waits in a read of fd 0 (or select/poll); None when /proc cannot tell."""
+    calls = READ_CALLS.get(platform.machine())
+    try:
+        with open(f"/proc/{pid}/syscall") as file:
+            fields = file.read().split()
+    except OSError:
+        return None
+    if calls is None or not fields:
+        return None
+    if not fields[0].lstrip("-").isdigit():
+        return False  # "running"
+    number = int(fields[0])
+    reads, waits = calls
+    return (number in reads and int(fields[1], 16) == 0) or number in waits
+
+
+def _reads_done(pid: int) -> int:
+    """How many read calls the process has completed (a blocked read is not yet counted)."""
+    try:
+        with open(f"/proc/{pid}/io") as file:
+            for line in file:
+                if line.startswith("syscr:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return -1
+
+
+class _Session:
+    def __init__(self, argv, cwd, env, timeout):
+        self.deadline = time.monotonic() + timeout
+        self.output = bytearray()
+        self.child = pexpect.spawn(argv[0], list(argv[1:]), cwd=cwd, env=env, echo=True,
+                                   preexec_fn=_plain_newlines, timeout=timeout)
+        self.reads_before = -1
+
+    def drain(self, wait: float) -> bool:
+        """Collect what the program wrote; False once the terminal is closed."""
+        try:
+            self.output += self.child.read_nonblocking(1 << 16, timeout=wait)
+        except pexpect.TIMEOUT:
+            pass
+        except pexpect.EOF:
+            return False
+        return True
+
+    def wait_for_prompt(self) -> bool:
+        """Block until the program waits for input after consuming the last line; False if it ended."""
+        quiet_since = time.monotonic()
+        while time.monotonic() < self.deadline:
+            size = len(self.output)
+            if not self.drain(POLL_SECONDS) or not self.child.isalive():
+                return False
+            if len(self.output) != size:
+                quiet_since = time.monotonic()
+            blocked = _blocked_on_input(self.child.pid)
+            if blocked is None:
+                if time.monotonic() - quiet_since >= QUIET_SECONDS:
+                    return True
+            elif blocked and _reads_done(self.child.pid) > self.reads_before:
+                self.reads_before = _reads_done(self.child.pid)
+                return True
+        return False
+
+    def type(self, text: bytes) -> None:
+        self.child.send(text)
+
+    def end_of_input(self) -> None:
+        self.child.sendeof()
+
+    def finish(self) -> Screen:
+        while time.monotonic() < self.deadline and self.drain(0.05):
+            pass
+        timed_out = self.child.isalive()
+        self.child.close(force=True)
+        status = None if timed_out else (
+            self.child.exitstatus if self.child.signalstatus is None else 128 + self.child.signalstatus)
+        return Screen(bytes(self.output), status, timed_out)
+
+
+def run_in_terminal(argv, stdin: bytes, cwd, env, timeout: float) -> Screen:
+    """Type `stdin` line by line at the program's prompts, then end of input (Ctrl-D) at
+    every further read; return everything the terminal showed."""
+    session = _Session(argv, cwd, env, timeout)
+    lines = stdin.split(b"\n")
+    typed = [line + b"\n" for line in lines[:-1]]
+    for line in typed:
+        if not session.wait_for_prompt():
+            break
+        session.type(line)
+    else:
+        if lines[-1] and session.wait_for_prompt():
+            session.type(lines[-1])
+            session.end_of_input()  # ends a last line that has no newline
+        while session.wait_for_prompt():
+            session.end_of_input()
+    return session.finish()

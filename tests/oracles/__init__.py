@@ -1,0 +1,1 @@
+"""Independent test oracles (clean-room re-implementations used only by tests)."""

@@ -1,0 +1,31 @@
+"""Every golden case of every program present, in a pipe and in a terminal."""
+
+import pytest
+
+from common.golden import ROOT, load_cases, programs
+from common.run_case import run_on_terminal, run_piped
+from tests.bytes_check import expect_same
+
+CASES = [case for program in programs() if (ROOT / f"{program}.py").exists()
+         for case in load_cases(program)]
+SCREENS = [case for case in CASES if case.screen is not None]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda case: case.id)
+def test_piped_stdout(case):
+    run = run_piped(case, ROOT)
+    assert not run.timed_out, f"{case.id}: no answer in time"
+    assert b"Traceback" not in run.stderr, run.stderr.decode("utf-8", "replace")
+    expect_same(run.stdout, case.stdout, f"{case.id} stdout, stdin piped")
+
+
+@pytest.mark.parametrize("case", SCREENS, ids=lambda case: case.id)
+def test_terminal_screen(case):
+    screen = run_on_terminal(case, ROOT)
+    assert not screen.timed_out, f"{case.id}: no answer in time"
+    expect_same(screen.output, case.screen, f"{case.id} terminal screen")
+
+
+def test_every_program_has_cases():
+    for program in ("solitaire_1",):
+        assert load_cases(program), f"no golden case for {program}"
