@@ -12,8 +12,7 @@ EXIT_INTERRUPTED = 130
 
 
 def use_utf8_streams() -> None:
-    """Speak UTF-8 on every stream, accept integers of any length, and let a
-    closed stdout pipe end the program silently, as it ends a C program."""
+    """Speak UTF-8 on every stream whatever the locale, and accept integers of any length."""
     if sys.stdin is not None:
         sys.stdin.reconfigure(encoding="utf-8", errors="surrogateescape")
     for stream in sys.stdout, sys.stderr:
@@ -21,6 +20,10 @@ def use_utf8_streams() -> None:
             stream.reconfigure(encoding="utf-8", errors="backslashreplace")
     if hasattr(sys, "set_int_max_str_digits"):
         sys.set_int_max_str_digits(0)
+
+
+def end_silently_on_closed_pipe() -> None:
+    """A closed stdout pipe (`... | head`) ends the program at once, silently, as it ends a C program."""
     if hasattr(signal, "SIGPIPE"):
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
 
@@ -45,6 +48,7 @@ def read_seed() -> int:
 def run(main, end_of_input_status: int = EXIT_END_OF_INPUT) -> None:
     """Run `main()` as a console program: never a traceback for end of input or Ctrl-C."""
     use_utf8_streams()
+    end_silently_on_closed_pipe()
     try:
         main()
     except EOFError:
