@@ -29,10 +29,16 @@ def end_silently_on_closed_pipe() -> None:
 
 
 def read_line(prompt: str) -> str:
-    """`input(prompt)`, with a missing stdin taken as end of input."""
+    """What `input(prompt)` does with a pipe, at a terminal too: CPython's
+    terminal path drops the last character of a line ended by Ctrl-D, not Enter."""
     if sys.stdin is None:
         raise EOFError
-    return input(prompt)
+    sys.stdout.write(prompt)
+    sys.stdout.flush()
+    line = sys.stdin.readline()
+    if not line:
+        raise EOFError
+    return line[:-1] if line.endswith("\n") else line
 
 
 def read_seed() -> int:

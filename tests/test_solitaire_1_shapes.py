@@ -1,0 +1,67 @@
+"""The rare shapes of solitaire_1 each have a golden case: this table says which
+seed shows which shape, and checks that it still does."""
+
+import pytest
+
+from common.golden import EXPECTED_OUTPUTS, Case
+from solitaire_1 import is_ace, new_deck, play
+
+
+def stage(number):
+    return lambda game: game.stages[number - 1]
+
+
+def some_stack(number, test):
+    return lambda game: any(test(stack) for stack in stage(number)(game).stacks)
+
+
+def ace_at(position):
+    return lambda stack: stack.has_ace and len(stack.discarded) + 1 == position
+
+
+def won_with(cards):
+    return lambda game: game.won and len(game.kept) == cards
+
+
+SHAPES = [
+    ("an Ace 9th (and last) in a stage-2 stack", 705, some_stack(2, ace_at(9))),
+    ("an Ace 10th in a stage-2 stack", 3282, some_stack(2, ace_at(10))),
+    ("an Ace 11th in a stage-2 stack of 11 cards", 4487, some_stack(2, ace_at(11))),
+    ("stage-2 stacks of 9 and of 10 cards", 235,
+     lambda game: {9, 10} <= {stack.size for stack in stage(2)(game).stacks}),
+    ("a stage-2 stack of 11 cards", 4487, some_stack(2, lambda stack: stack.size == 11)),
+    ("an Ace 9th in a stage-3 stack", 46310, some_stack(3, ace_at(9))),
+    ("a stage-3 stack of 9 cards", 443, some_stack(3, lambda stack: stack.size == 9)),
+    ("the first discard of the game in stage 2", 5712,
+     lambda game: not any(stack.discarded for stack in stage(1)(game).stacks)),
+    ("the Aces consecutive before stage 3", 1,
+     lambda game: all(is_ace(card) for card in stage(2)(game).kept[:4])),
+    ("the Aces consecutive before stage 3, negative seed", -1,
+     lambda game: all(is_ace(card) for card in stage(2)(game).kept[:4])),
+    ("won with 4 cards", 8, won_with(4)),
+    ("won with 5 cards", 27, won_with(5)),
+    ("won with 6 cards", 127, won_with(6)),
+    ("lost with 16 cards kept", 5712, lambda game: not game.won and len(game.kept) == 16),
+    ("a stage-2 stack of one card, not an Ace", 1533,
+     some_stack(2, lambda stack: stack.size == 1 and not stack.has_ace)),
+    ("the last stage-2 stack a lone Ace", 322,
+     lambda game: stage(2)(game).stacks[-1].size == 1 and stage(2)(game).stacks[-1].has_ace),
+    ("all four Aces in the first stage-3 stack", 4,
+     lambda game: not stage(3)(game).stacks[1].has_ace),
+    ("a stage with nothing discarded", 10,
+     lambda game: not any(stack.discarded for stack in stage(3)(game).stacks)),
+    ("the first stage-1 stack without Ace, negative seed", -12345,
+     lambda game: not stage(1)(game).stacks[0].has_ace),
+    ("the first stage-2 stack without Ace, seed 10**30", 10**30,
+     lambda game: not stage(2)(game).stacks[0].has_ace),
+    ("a seed above 2**32", 2**32 + 7, lambda game: True),
+    ("a seed above 2**64", 2**64 + 1, lambda game: True),
+]
+
+
+@pytest.mark.parametrize("description, seed, shape", SHAPES, ids=[row[0] for row in SHAPES])
+def test_the_rare_shape_has_its_golden_case(description, seed, shape):
+    case = Case("solitaire_1", f"seed_{seed}", EXPECTED_OUTPUTS / "solitaire_1")
+    assert case.file(".out").exists() and case.screen is not None, f"no golden case seed_{seed}"
+    assert case.stdin == f"{seed}\n".encode()
+    assert shape(play(new_deck(seed))), f"seed {seed} no longer shows {description}"
