@@ -1,0 +1,58 @@
+"""The golden-case format: what the loader accepts and refuses, and `make expected`."""
+
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from common.golden import EXPECTED_OUTPUTS, ROOT, CaseError, load_cases, programs
+
+
+def make_folder(tmp_path, files):
+    folder = tmp_path / "prog"
+    folder.mkdir()
+    for name, content in files.items():
+        (folder / name).write_bytes(content)
+    return tmp_path
+
+
+def test_a_case_is_its_files(tmp_path):
+    root = make_folder(tmp_path, {"seed_1.in": b"1\n", "seed_1.out": b"x", "seed_1.tty": b"1\nx",
+                                  "simulate_5_-2.out": b"t", "README.md": b"notes"})
+    seed, table = load_cases("prog", root)
+    assert (seed.name, seed.stdin, seed.stdout, seed.screen, seed.stats, seed.simulate) == \
+        ("seed_1", b"1\n", b"x", b"1\nx", None, None)
+    assert (table.name, table.simulate, table.stdin, table.screen) == ("simulate_5_-2", (5, -2), b"", None)
+
+
+@pytest.mark.parametrize("files, problem", [
+    ({"a.in": b""}, "a: no .out"),
+    ({"a.out": b""}, "a: no .in"),
+    ({"simulate_1_0.in": b"", "simulate_1_0.out": b""}, "takes no .in"),
+    ({"a.in": b"", "a.out": b"", "a.txt": b""}, "a.txt: not a case file"),
+])
+def test_a_folder_that_does_not_hold_whole_cases_is_refused(tmp_path, files, problem):
+    with pytest.raises(CaseError, match=problem):
+        load_cases("prog", make_folder(tmp_path, files))
+
+
+def test_every_committed_folder_loads():
+    for program in programs():
+        assert load_cases(program), program
+
+
+def test_make_expected_writes_a_new_case_and_keeps_existing_ones(tmp_path):
+    for part in ("solitaire_1.py", "common"):
+        (shutil.copytree if (ROOT / part).is_dir() else shutil.copy)(ROOT / part, tmp_path / part)
+    (tmp_path / "expected_outputs" / "solitaire_1").mkdir(parents=True)
+    command = [sys.executable, "-m", "common.expected", "solitaire_1", "--seed", "27"]
+    first = subprocess.run(command, cwd=tmp_path, capture_output=True, timeout=60)
+    assert first.returncode == 0, first.stderr
+    written = tmp_path / "expected_outputs" / "solitaire_1"
+    golden = EXPECTED_OUTPUTS / "solitaire_1"
+    for suffix in (".in", ".out", ".tty"):
+        assert (written / f"seed_27{suffix}").read_bytes() == (golden / f"seed_27{suffix}").read_bytes()
+    (written / "seed_27.out").write_bytes(b"reviewed")
+    again = subprocess.run(command, cwd=tmp_path, capture_output=True, timeout=60)
+    assert b"kept" in again.stdout and (written / "seed_27.out").read_bytes() == b"reviewed"

@@ -1,0 +1,52 @@
+"""A failing comparison must show what differs, however small: these are the diffs a marker reads."""
+
+from common.visible import visible_diff
+
+
+def test_equal_outputs_give_no_report():
+    assert visible_diff(b"same\n", b"same\n") == ""
+
+
+def test_a_trailing_space_is_drawn_and_located():
+    report = visible_diff(b"a b \n", b"a b\n", "seed_0 stdout")
+    assert report.splitlines()[0] == ("seed_0 stdout: first difference at line 1, column 4: "
+                                      "got U+0020 SPACE, want U+000A LINE FEED")
+    assert "-a␠b⏎" in report and "+a␠b␠⏎" in report
+
+
+def test_tabs_and_carriage_returns_are_drawn():
+    report = visible_diff(b"\tx\r\n", b"    x\n")
+    assert "+→x␍⏎" in report and "-␠␠␠␠x⏎" in report
+
+
+def test_a_missing_final_newline_is_said():
+    report = visible_diff(b"end", b"end\n")
+    assert "+end\n" in report + "\n" and "got: (no newline at end)" in report
+    assert "got end of output, want U+000A LINE FEED" in report
+
+
+def test_an_invisible_variation_selector_is_named():
+    report = visible_diff("😊\n".encode(), "😊\ufe0f\n".encode())
+    assert "-😊⟨U+FE0F⟩⏎" in report
+    assert "want U+FE0F VARIATION SELECTOR-16" in report
+
+
+def test_look_alike_cards_are_told_apart_by_code_point():
+    report = visible_diff("🂡\n".encode(), "🂱\n".encode())
+    assert "got U+1F0A1 PLAYING CARD ACE OF SPADES, want U+1F0B1 PLAYING CARD ACE OF HEARTS" in report
+
+
+def test_bytes_that_are_not_utf8_are_shown_as_bytes():
+    report = visible_diff(b"x\xff\n", b"x\n")
+    assert "+x⟨\\xff⟩⏎" in report and "got byte 0xFF (not UTF-8)" in report
+
+
+def test_only_newline_ends_a_line():
+    report = visible_diff(b"a\x0cb\n", b"a\x0cc\n")
+    assert "line 1, column 3" in report and "-a⟨U+000C⟩c⏎" in report
+
+
+def test_a_long_diff_is_cut():
+    many = b"".join(b"%d\n" % number for number in range(500))
+    report = visible_diff(many.replace(b"\n", b" \n"), many)
+    assert len(report.splitlines()) < 60 and "more diff lines" in report
