@@ -10,7 +10,10 @@ comma := ,
 VENV_PYTHON := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: play test expected clean
+SUBMISSION ?=
+ARGS ?=
+
+.PHONY: play test expected mark clean
 
 play:  ## play one game of PROGRAM
 	$(PYTHON) $(PROGRAM).py
@@ -29,6 +32,10 @@ expected: $(STAMP)
 		$(foreach seed,$(SEEDS),--seed=$(seed)) \
 		$(foreach pair,$(SIMULATE),--simulate $(subst $(comma), ,$(pair)))
 
+
+# make mark SUBMISSION=DIR ARGS="--jobs 2 --timeout 5 --tty --json results.json"
+mark: $(STAMP)
+	$(VENV_PYTHON) -m common.mark "$(SUBMISSION)" $(ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache

@@ -24,14 +24,14 @@ class Run:
     timed_out: bool
 
 
-def command(case: Case, implementation: Path) -> list:
+def command(case: Case, implementation: Path, python: str = sys.executable) -> list:
     """A program case runs the script; a simulate case imports the module and calls simulate."""
     if case.simulate is None:
-        return [sys.executable, str(implementation / f"{case.program}.py")]
+        return [python, str(implementation / f"{case.program}.py")]
     n, i = case.simulate
     code = (f"import sys; sys.path.insert(0, {str(implementation)!r}); "
             f"from {case.program} import simulate; simulate({n}, {i})")
-    return [sys.executable, "-c", code]
+    return [python, "-c", code]
 
 
 @contextmanager

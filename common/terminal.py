@@ -21,13 +21,15 @@ READ_CALLS = {  # read, pread64, readv / select, poll, pselect6, ppoll
 }
 POLL_SECONDS = 0.005
 QUIET_SECONDS = 0.3  # without /proc: a program silent this long is taken as waiting
+MOST_OUTPUT = 4 << 20
 
 
 @dataclass(frozen=True)
 class Screen:
     output: bytes
-    status: int  # exit status, 128 + N when killed by signal N, None when timed out
+    status: int  # exit status, 128 + N when killed by signal N, None when stopped
     timed_out: bool
+    too_large: bool = False
 
 
 def _plain_newlines() -> None:
@@ -67,22 +69,23 @@ def _reads_done(pid: int) -> int:
 
 
 class _Session:
-    def __init__(self, argv, cwd, env, timeout):
+    def __init__(self, argv, cwd, env, timeout, most_output):
         self.deadline = time.monotonic() + timeout
+        self.most_output = most_output
         self.output = bytearray()
         self.child = pexpect.spawn(argv[0], list(argv[1:]), cwd=cwd, env=env, echo=True,
                                    preexec_fn=_plain_newlines, timeout=timeout)
         self.reads_before = -1
 
     def drain(self, wait: float) -> bool:
-        """Collect what the program wrote; False once the terminal is closed."""
+        """Collect what the program wrote; False once the terminal is closed or output overflows."""
         try:
             self.output += self.child.read_nonblocking(1 << 16, timeout=wait)
         except pexpect.TIMEOUT:
             pass
         except pexpect.EOF:
             return False
-        return True
+        return len(self.output) <= self.most_output
 
     def wait_for_prompt(self) -> bool:
         """Block until the program waits for input after consuming the last line; False if it ended."""
@@ -111,17 +114,20 @@ class _Session:
     def finish(self) -> Screen:
         while time.monotonic() < self.deadline and self.drain(0.05):
             pass
-        timed_out = self.child.isalive()
+        too_large = len(self.output) > self.most_output
+        stopped = too_large or self.child.isalive()
         self.child.close(force=True)
-        status = None if timed_out else (
+        status = None if stopped else (
             self.child.exitstatus if self.child.signalstatus is None else 128 + self.child.signalstatus)
-        return Screen(bytes(self.output), status, timed_out)
+        return Screen(bytes(self.output[:self.most_output]), status, stopped and not too_large,
+                      too_large)
 
 
-def run_in_terminal(argv, stdin: bytes, cwd, env, timeout: float) -> Screen:
+def run_in_terminal(argv, stdin: bytes, cwd, env, timeout: float,
+                    most_output: int = MOST_OUTPUT) -> Screen:
     """Type `stdin` line by line at the program's prompts, then end of input (Ctrl-D) at
     every further read; return everything the terminal showed."""
-    session = _Session(argv, cwd, env, timeout)
+    session = _Session(argv, cwd, env, timeout, most_output)
     lines = stdin.split(b"\n")
     typed = [line + b"\n" for line in lines[:-1]]
     for line in typed:

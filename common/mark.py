@@ -1,0 +1,210 @@
+"""Mark a submission the way the automarker does: `make mark SUBMISSION=DIR`.
+
+    python3 -m common.mark DIR [--tty] [--jobs N] [--timeout S] [--json FILE]
+                               [--weight PROGRAM=MARKS]... [--python PATH] [--only GLOB]
+
+For each program of expected_outputs/ present in DIR, every golden case runs
+against a copy of the submission in a fresh folder, stdin piped, stdout
+compared byte for byte (--tty: the terminal screen too), under the limits of
+common/sandbox.py. Exit status 0 only when every case of every program present
+passes.
+"""
+
+import argparse
+import fnmatch
+import importlib.util
+import json
+import shutil
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from common.golden import load_cases, programs
+from common.run_case import DEFAULT_TIMEOUT, command, workspace
+from common.sandbox import Sandbox, hand_over, kill_user, run_limited, scrubbed_environment
+from common.visible import first_difference, visible_diff
+
+TOTAL_MARKS = 13
+NOT_COPIED = {"expected_outputs", "tests", "__pycache__"}
+
+PASS = "pass"
+WRONG = "wrong output"
+CRASH = "crash"
+TIMEOUT = "timeout"
+TOO_LARGE = "output too large"
+MISSING = "missing"
+
+PIPE = "stdout, stdin piped"
+TERMINAL = "terminal screen"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    case_id: str
+    mode: str
+    kind: str
+    detail: str = ""
+    diff: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return self.kind == PASS
+
+
+def copy_submission(submission: Path, folder: Path) -> None:
+    """Only the submission: no hidden files, no golden outputs, no tests."""
+    for entry in submission.iterdir():
+        if entry.name.startswith(".") or entry.name in NOT_COPIED:
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.copytree(entry, folder / entry.name, symlinks=True,
+                            ignore=shutil.ignore_patterns("__pycache__", ".*"))
+        else:
+            shutil.copy2(entry, folder / entry.name, follow_symlinks=False)
+
+
+def judge(case, mode: str, got: bytes, want: bytes, status, stderr: bytes,
+          timed_out: bool, too_large: bool, timeout: float) -> Verdict:
+    if too_large:
+        return Verdict(case.id, mode, TOO_LARGE, f"more than {len(got)} bytes")
+    if timed_out:
+        return Verdict(case.id, mode, TIMEOUT, f"no end in {timeout:g} s")
+    if got == want:
+        return Verdict(case.id, mode, PASS)
+    diff = visible_diff(got, want, f"{case.id} ({mode})")
+    text = stderr.decode("utf-8", "replace").strip().splitlines()
+    if status != 0 and (b"Traceback" in stderr or status < 0 or status >= 128):
+        reason = text[-1] if b"Traceback" in stderr and text else _status_text(status)
+        return Verdict(case.id, mode, CRASH, reason, diff)
+    detail = first_difference(got.decode("utf-8", "surrogateescape"),
+                              want.decode("utf-8", "surrogateescape"))
+    return Verdict(case.id, mode, WRONG, detail, diff)
+
+
+def _status_text(status: int) -> str:
+    if status < 0:
+        return f"killed by signal {-status}"
+    return f"exit status {status}" if status < 128 else f"killed by signal {status - 128}"
+
+
+def mark_case(case, submission: Path, sandbox: Sandbox, modes: list) -> list:
+    verdicts = []
+    for mode in modes:
+        if mode == TERMINAL and case.screen is None:
+            continue
+        with workspace(case, scrubbed_environment("/nonexistent")) as (folder, env):
+            env["HOME"] = folder
+            copy_submission(submission, Path(folder))
+            uid = sandbox.new_user()
+            hand_over(folder, uid)
+            program = command(case, Path(folder), sandbox.python)
+            try:
+                if mode == PIPE:
+                    run = run_limited(sandbox, program, case.stdin, folder, env, uid)
+                    verdicts.append(judge(case, mode, run.stdout, case.stdout, run.status,
+                                          run.stderr, run.timed_out, run.too_large, sandbox.timeout))
+                else:
+                    from common.terminal import run_in_terminal
+
+                    screen = run_in_terminal(sandbox.wrap(program, uid), case.stdin, folder, env,
+                                             sandbox.timeout)
+                    verdicts.append(judge(case, mode, screen.output, case.screen, screen.status,
+                                          b"", screen.timed_out, screen.too_large, sandbox.timeout))
+            finally:
+                kill_user(uid)
+    return verdicts
+
+
+def weights(options_weights: list, marked: list) -> dict:
+    shares = {program: TOTAL_MARKS / len(marked) for program in marked}
+    for item in options_weights:
+        program, _, marks = item.partition("=")
+        if program not in shares:
+            raise SystemExit(f"--weight: no program {program!r} (programs: {', '.join(marked)})")
+        shares[program] = float(marks)
+    return shares
+
+
+def report(results: dict, shares: dict, seconds: float, out) -> dict:
+    """Print the report; return it in Gradescope's results.json shape."""
+    tests, failures, score = [], [], 0.0
+    for program, verdicts_by_case in results.items():
+        print(program, file=out)
+        if verdicts_by_case is None:
+            print(f"  {MISSING:<16} {program}.py is not in the submission", file=out)
+            tests.append({"name": f"{program}.py", "score": 0, "max_score": shares[program],
+                          "output": f"{program}.py is not in the submission", "visibility": "visible"})
+            continue
+        if not verdicts_by_case:
+            print("  no case selected", file=out)
+            continue
+        each = shares[program] / len(verdicts_by_case)
+        passed = 0
+        for case_id, verdicts in verdicts_by_case.items():
+            ok = all(verdict.passed for verdict in verdicts)
+            passed += ok
+            for verdict in verdicts:
+                mode = "" if verdict.mode == PIPE else f" [{verdict.mode}]"
+                detail = f": {verdict.detail}" if verdict.detail else ""
+                print(f"  {verdict.kind:<16} {case_id}{mode}{detail}", file=out)
+                if not verdict.passed and verdict.diff:
+                    failures.append(verdict.diff)
+            tests.append({"name": case_id, "score": each if ok else 0, "max_score": each,
+                          "output": "\n\n".join(f"{v.kind}: {v.detail}\n{v.diff}".strip()
+                                                for v in verdicts if not v.passed) or PASS,
+                          "visibility": "visible"})
+        score += each * passed
+        print(f"  {program}: {passed}/{len(verdicts_by_case)} cases pass", file=out)
+    if failures:
+        print("\nWhat differs", file=out)
+        print("\n\n".join(failures), file=out)
+    print(f"\nScore: {score:.2f}/{sum(shares.values()):.2f} in {seconds:.1f} s", file=out)
+    return {"score": round(score, 4), "max_score": sum(shares.values()), "tests": tests,
+            "visibility": "visible"}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python3 -m common.mark", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("submission", type=Path)
+    parser.add_argument("--tty", action="store_true", help="also compare the terminal screens")
+    parser.add_argument("--jobs", type=int, default=1, help="cases run at once")
+    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per case")
+    parser.add_argument("--json", type=Path, help="write Gradescope's results.json here")
+    parser.add_argument("--weight", action="append", default=[], metavar="PROGRAM=MARKS",
+                        help=f"marks of a program (default: {TOTAL_MARKS} shared equally)")
+    parser.add_argument("--python", help="interpreter that runs the submission")
+    parser.add_argument("--only", metavar="GLOB", help="only the cases whose PROGRAM/NAME matches")
+    options = parser.parse_args(argv)
+    if not options.submission.is_dir():
+        parser.error(f"{options.submission} is not a folder")
+    if options.tty and importlib.util.find_spec("pexpect") is None:
+        parser.error("--tty needs pexpect (make mark installs it)")
+    submission = options.submission.resolve()
+    started = time.monotonic()
+    sandbox = Sandbox(options.timeout, options.python)
+    modes = [PIPE, TERMINAL] if options.tty else [PIPE]
+    marked = programs()
+    present = [program for program in marked if (submission / f"{program}.py").exists()]
+    cases = [case for program in present for case in load_cases(program)
+             if options.only is None or fnmatch.fnmatchcase(case.id, options.only)]
+    with ThreadPoolExecutor(max(1, options.jobs)) as pool:
+        verdicts = list(pool.map(lambda case: mark_case(case, submission, sandbox, modes), cases))
+    results = {program: {} if program in present else None for program in marked}
+    for case, case_verdicts in zip(cases, verdicts):
+        results[case.program][case.id] = case_verdicts
+    print(f"Marking {submission}: {len(cases)} cases, {options.timeout:g} s each, "
+          f"{options.jobs} at once, {sandbox.python}")
+    gradescope = report(results, weights(options.weight, marked), time.monotonic() - started,
+                        sys.stdout)
+    if options.json:
+        options.json.write_text(json.dumps(gradescope, indent=2, ensure_ascii=False) + "\n")
+    every_case = [verdict for program in present for case_verdicts in results[program].values()
+                  for verdict in case_verdicts]
+    return 0 if present and all(verdict.passed for verdict in every_case) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,111 @@
+"""The marker on deliberately broken copies of our programs: each fault is
+reported as what it is, within the time limit, and the marker is unharmed."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+
+from common.golden import ROOT
+from common.sandbox import FIRST_SANDBOX_UID, SANDBOX_UIDS
+
+TIMEOUT = 3
+
+
+def submission(tmp_path, program="solitaire_1.py", old=None, new=None):
+    """A copy of our programs, with `old` replaced by `new` in `program`."""
+    folder = tmp_path / "submission"
+    folder.mkdir()
+    for name in ("solitaire_1.py", "solitaire_2.py", "hoyle_cli.py"):
+        if (ROOT / name).exists():
+            shutil.copy(ROOT / name, folder / name)
+    for package in ("common", "hoyle"):
+        if (ROOT / package).exists():
+            shutil.copytree(ROOT / package, folder / package,
+                            ignore=shutil.ignore_patterns("__pycache__"))
+    if old is not None:
+        source = (folder / program).read_text(encoding="utf-8")
+        assert old in source, f"the fault cannot be made: {old!r} is not in {program}"
+        (folder / program).write_text(source.replace(old, new, 1), encoding="utf-8")
+    return folder
+
+
+def mark(folder, *options):
+    """Run the marker; return its exit status, its report and its results.json tests by name."""
+    results = folder.parent / "results.json"
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "common.mark", str(folder), "--json", str(results),
+                           "--timeout", str(TIMEOUT), "--jobs", "2", *options],
+                          cwd=ROOT, capture_output=True, timeout=300)
+    assert b"Traceback" not in done.stderr, done.stderr.decode()
+    tests = {test["name"]: test for test in json.loads(results.read_text())["tests"]}
+    return done.returncode, done.stdout.decode(), tests, time.monotonic() - started
+
+
+def sandbox_processes():
+    uids = range(FIRST_SANDBOX_UID, FIRST_SANDBOX_UID + SANDBOX_UIDS)
+    return [name for name in os.listdir("/proc")
+            if name.isdigit() and _owner(name) in uids]
+
+
+def _owner(pid):
+    try:
+        return os.stat(f"/proc/{pid}").st_uid
+    except OSError:
+        return None
+
+
+def test_our_own_programs_get_full_marks():
+    status, report, tests, _ = mark(ROOT)
+    assert status == 0, report
+    assert all(test["score"] == test["max_score"] for test in tests.values())
+    assert "Score: 13.00/13.00" in report
+
+
+@pytest.mark.parametrize("fault, program, old, new, only, kind, shown", [
+    ("one trailing space", "solitaire_1.py", 'ready to start!"', 'ready to start! "',
+     "solitaire_1/seed_0", "wrong output", "start!␠⏎"),
+    ("an extra blank line", "solitaire_1.py", "    print()\n", "    print()\n    print()\n",
+     "solitaire_1/seed_27", "wrong output", "+⏎"),
+    ("wrong simulate rounding", "common/tables.py", ":>8.2f}", ":>8.1f}",
+     "solitaire_1/simulate_500_10", "wrong output", "␠19.0%"),
+    ("a missing U+FE0F", "solitaire_2.py", 'SMILE = "\\U0001F60A\\uFE0F"', 'SMILE = "\\U0001F60A"',
+     "solitaire_2/seed_0_full", "wrong output", "want U+FE0F VARIATION SELECTOR-16"),
+    ("a crash", "solitaire_1.py", "    seed = console.read_seed()",
+     "    raise ValueError('boom')", "solitaire_1/seed_0", "crash", "ValueError: boom"),
+])
+def test_a_fault_is_reported_with_what_differs(tmp_path, fault, program, old, new, only, kind,
+                                               shown):
+    if not (ROOT / program).exists():
+        pytest.skip(f"{program} is not written yet")
+    status, report, tests, _ = mark(submission(tmp_path, program, old, new), "--only", only)
+    assert status == 1
+    assert f"{kind:<16} {only}" in report, report
+    assert shown in report and tests[only]["score"] == 0 and tests[only]["output"].startswith(kind)
+
+
+@pytest.mark.parametrize("fault, code, kind", [
+    ("an infinite loop", "while True:\n        pass\n", "timeout"),
+    ("100 MB of output", "sys.stdout.write('x' * 100_000_000)\n", "output too large"),
+    ("a fork bomb attempt", "import os\n    while True:\n        try:\n            os.fork()\n"
+     "        except OSError:\n            pass\n", None),
+    ("a read of the golden outputs", "from pathlib import Path\n    for folder in (Path(__file__)"
+     ".parent, Path.cwd(), Path.cwd().parent, Path.home()):\n        answer = folder / "
+     "'expected_outputs/solitaire_1/seed_0.out'\n        if answer.exists():\n"
+     "            sys.stdout.buffer.write(answer.read_bytes())\n    return\n",
+     "wrong output"),
+])
+def test_hostile_code_is_contained(tmp_path, fault, code, kind):
+    broken = submission(tmp_path, "solitaire_1.py", "def main() -> None:\n",
+                        "def main() -> None:\n    import sys\n    " + code)
+    status, report, tests, seconds = mark(broken, "--only", "solitaire_1/seed_0")
+    verdict = tests["solitaire_1/seed_0"]
+    assert status == 1 and verdict["score"] == 0, report
+    if kind:
+        assert verdict["output"].startswith(kind), verdict["output"]
+    assert seconds < TIMEOUT + 15, f"{fault}: marking took {seconds:.1f} s"
+    assert not sandbox_processes(), f"{fault}: processes left behind"
