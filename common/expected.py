@@ -1,7 +1,8 @@
 """Write golden cases from the reference program: `make expected` calls this.
 
     python3 -m common.expected PROGRAM [--seed N]... [--simulate N I]...
-                               [--input NAME FILE [--stats FILE]]... [--force]
+                               [--input NAME FILE]... [--stats FILE] [--args "ARGS"]
+                               [--force]
 
 A seed case NAME is seed_N with stdin "N\\n"; --input makes a case of any
 stdin. Existing cases are kept unless --force (a case that has no terminal
@@ -10,6 +11,7 @@ reviewed in `git diff` like code.
 """
 
 import argparse
+import shlex
 import sys
 from pathlib import Path
 
@@ -17,7 +19,7 @@ from common.golden import EXPECTED_OUTPUTS, ROOT, Case
 from common.run_case import run_on_terminal, run_piped
 
 
-def write_case(program: str, name: str, stdin, stats, force: bool) -> str:
+def write_case(program: str, name: str, stdin, stats, args, force: bool) -> str:
     folder = EXPECTED_OUTPUTS / program
     folder.mkdir(parents=True, exist_ok=True)
     case = Case(program, name, folder)
@@ -26,7 +28,7 @@ def write_case(program: str, name: str, stdin, stats, force: bool) -> str:
             case.file(".tty").write_bytes(run_on_terminal(case, ROOT).output)
             return f"wrote    {case.id} .tty (its other files kept)"
         return f"kept     {case.id} (exists; --force to write it again)"
-    for suffix, content in ((".in", stdin), (".stats", stats)):
+    for suffix, content in ((".in", stdin), (".stats", stats), (".args", args)):
         if content is not None:
             case.file(suffix).write_bytes(content)
     piped = run_piped(case, ROOT)
@@ -50,18 +52,21 @@ def main(argv=None) -> int:
                         metavar=("N", "I"))
     parser.add_argument("--input", nargs=2, action="append", default=[], metavar=("NAME", "FILE"))
     parser.add_argument("--stats", type=Path, help="stats file content before the --input runs")
+    parser.add_argument("--args", type=shlex.split, help='command-line arguments of the --input runs, '
+                        'as a shell writes them: --args="GAME --seed 5"')
     parser.add_argument("--force", action="store_true", help="write existing cases again")
     options = parser.parse_args(argv)
     if not (ROOT / f"{options.program}.py").exists():
         parser.error(f"no program {options.program}.py in {ROOT}")
     stats = options.stats.read_bytes() if options.stats else None
-    jobs = [(f"seed_{seed}", f"{seed}\n".encode(), None) for seed in options.seed]
-    jobs += [(f"simulate_{n}_{i}", None, None) for n, i in options.simulate]
-    jobs += [(name, Path(file).read_bytes(), stats) for name, file in options.input]
+    args = "".join(f"{arg}\n" for arg in options.args).encode() if options.args else None
+    jobs = [(f"seed_{seed}", f"{seed}\n".encode(), None, None) for seed in options.seed]
+    jobs += [(f"simulate_{n}_{i}", None, None, None) for n, i in options.simulate]
+    jobs += [(name, Path(file).read_bytes(), stats, args) for name, file in options.input]
     if not jobs:
         parser.error("nothing to write: give --seed, --simulate or --input")
-    reports = [write_case(options.program, name, stdin, case_stats, options.force)
-               for name, stdin, case_stats in jobs]
+    reports = [write_case(options.program, name, stdin, case_stats, case_args, options.force)
+               for name, stdin, case_stats, case_args in jobs]
     print("\n".join(reports))
     print("Review the new files (git status, git diff) before committing them.")
     return 1 if any(report.startswith("FAILED") for report in reports) else 0

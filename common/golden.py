@@ -4,6 +4,7 @@ expected` and the marker.
 A case NAME of PROGRAM is a set of files in expected_outputs/PROGRAM/:
 
     NAME.in     its stdin
+    NAME.args   its command-line arguments, one per line (optional)
     NAME.out    the exact stdout when stdin is piped (what an automarker compares)
     NAME.tty    the exact terminal screen: typed input echoed where it was read,
                 stdout and stderr together, `\\n` line endings (optional)
@@ -20,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 EXPECTED_OUTPUTS = ROOT / "expected_outputs"
 SIMULATE_NAME = re.compile(r"simulate_(-?\d+)_(-?\d+)")
-SUFFIXES = (".in", ".out", ".tty", ".stats")
+SUFFIXES = (".in", ".args", ".out", ".tty", ".stats")
 NOTES = "README.md"  # why each case is there, for the reviewer
 
 
@@ -54,6 +55,11 @@ class Case:
     @property
     def stdin(self) -> bytes:
         return self._optional(".in") or b""
+
+    @property
+    def args(self) -> list:
+        text = self._optional(".args")
+        return text.decode("utf-8").splitlines() if text else []
 
     @property
     def stdout(self) -> bytes:

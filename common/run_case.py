@@ -27,7 +27,7 @@ class Run:
 def command(case: Case, implementation: Path, python: str = sys.executable) -> list:
     """A program case runs the script; a simulate case imports the module and calls simulate."""
     if case.simulate is None:
-        return [python, str(implementation / f"{case.program}.py")]
+        return [python, str(implementation / f"{case.program}.py"), *case.args]
     n, i = case.simulate
     code = (f"import sys; sys.path.insert(0, {str(implementation)!r}); "
             f"from {case.program} import simulate; simulate({n}, {i})")

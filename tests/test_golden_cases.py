@@ -19,10 +19,12 @@ def make_folder(tmp_path, files):
 
 def test_a_case_is_its_files(tmp_path):
     root = make_folder(tmp_path, {"seed_1.in": b"1\n", "seed_1.out": b"x", "seed_1.tty": b"1\nx",
-                                  "simulate_5_-2.out": b"t", "README.md": b"notes"})
+                                  "simulate_5_-2.out": b"t", "README.md": b"notes",
+                                  "seed_1.args": b"golf\n--seed\n-4\n"})
     seed, table = load_cases("prog", root)
     assert (seed.name, seed.stdin, seed.stdout, seed.screen, seed.stats, seed.simulate) == \
         ("seed_1", b"1\n", b"x", b"1\nx", None, None)
+    assert seed.args == ["golf", "--seed", "-4"] and table.args == []
     assert (table.name, table.simulate, table.stdin, table.screen) == ("simulate_5_-2", (5, -2), b"", None)
 
 
