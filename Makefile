@@ -13,7 +13,7 @@ STAMP := $(VENV)/.installed
 SUBMISSION ?=
 ARGS ?=
 
-.PHONY: play test expected mark clean
+.PHONY: play test expected mark bench exact clean
 
 play:  ## play one game of PROGRAM
 	$(PYTHON) $(PROGRAM).py
@@ -36,6 +36,12 @@ expected: $(STAMP)
 # make mark SUBMISSION=DIR ARGS="--jobs 2 --timeout 5 --tty --json results.json"
 mark: $(STAMP)
 	$(VENV_PYTHON) -m common.mark "$(SUBMISSION)" $(ARGS)
+
+bench:  ## simulate's time per game against the bare seed-and-shuffle loop
+	$(PYTHON) bench/simulate.py
+
+exact:  ## the exact winning probabilities of solitaire_1
+	$(PYTHON) -c "from solitaire_1 import exact_distribution; exact_distribution()"
 
 clean:
 	rm -rf $(VENV) .pytest_cache

@@ -8,6 +8,10 @@ reads and prints.
 
 from collections import Counter
 from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+from itertools import combinations
+from math import comb
 
 from common import console
 from common.cards import card_character
@@ -132,6 +136,9 @@ DISPLAYING = "Displaying the {count} cards that have been kept."
 WON = "You won!"
 LOST = "You lost!"
 TABLE_LABEL = "Number of cards left when winning"
+EXACT_HEADING = "Exactly, over the {places} equally likely places of the four aces:"
+EXACT_ROW = "{left:>2} cards left: {fraction}"
+EXACT_WON = "          won: {fraction}"
 
 COLUMN_WIDTH = 12
 
@@ -212,11 +219,29 @@ def narrate(game: Game) -> list:
 
 
 # --- Simulation ------------------------------------------------------------
+#
+# A game's outcome depends only on where the four Aces lie, so simulations play
+# it on a pile of marks, b"A" for an Ace and b"." for any other card, with the
+# same deal as above: bytes slicing keeps each game to a few C-level steps.
 
-def cards_left_if_won(deck: tuple):
+ACE_MARK, OTHER_MARK = b"A", b"."
+MARKS = bytes.maketrans(bytes(DECK), b"".join(ACE_MARK if is_ace(card) else OTHER_MARK
+                                             for card in DECK))
+WON_MARKS = ACE_MARK * len(ACES)
+
+
+@lru_cache(maxsize=None)  # at most C(32, 4) = 35,960 piles of marks
+def cards_left_if_won_marks(pile: bytes):
+    """The size of the last kept pile when the Aces end up its bottom cards, else None."""
+    for stacks in STACKS_PER_STAGE:
+        pile = b"".join(stack[stack.find(ACE_MARK):] for stack in deal(pile, stacks)
+                        if ACE_MARK in stack)
+    return len(pile) if pile.startswith(WON_MARKS) else None
+
+
+def cards_left_if_won(deck) -> int:
     """The size of the kept pile of a won game, else None."""
-    game = play(deck)
-    return len(game.kept) if game.won else None
+    return cards_left_if_won_marks(bytes(deck).translate(MARKS))
 
 
 def simulate(n: int, i: int) -> None:
@@ -224,10 +249,42 @@ def simulate(n: int, i: int) -> None:
     each number of cards is left by a win."""
     wins = Counter()
     for seed in range(i, i + n):
-        left = cards_left_if_won(new_deck(seed))
-        if left is not None:
-            wins[left] += 1
+        wins[cards_left_if_won(shuffled(DECK, seed))] += 1
+    del wins[None]
     print("\n".join(frequency_table(TABLE_LABEL, wins, n)))
+
+
+ACES_PLACES = comb(len(DECK), len(ACES))
+
+
+def wins_over_every_aces_places(deck_size: int = len(DECK)) -> Counter:
+    """Of the C(32, 4) sets of places of the four Aces, all equally likely, how
+    many win with each number of cards left."""
+    wins = Counter()
+    for aces in combinations(range(deck_size), len(ACES)):
+        pile = bytearray(OTHER_MARK * deck_size)
+        for place in aces:
+            pile[place] = ACE_MARK[0]
+        wins[cards_left_if_won_marks(bytes(pile))] += 1
+    del wins[None]
+    return wins
+
+
+def win_probabilities() -> dict:
+    """The exact probability of winning with each number of cards left."""
+    wins = wins_over_every_aces_places()
+    return {left: Fraction(wins[left], ACES_PLACES) for left in sorted(wins)}
+
+
+def exact_distribution() -> None:
+    """Print the exact table: simulate's format, then the fractions."""
+    wins = wins_over_every_aces_places()
+    lines = frequency_table(TABLE_LABEL, wins, ACES_PLACES)
+    lines += ["", EXACT_HEADING.format(places=ACES_PLACES)]
+    lines += [EXACT_ROW.format(left=left, fraction=Fraction(wins[left], ACES_PLACES))
+              for left in sorted(wins)]
+    lines.append(EXACT_WON.format(fraction=Fraction(sum(wins.values()), ACES_PLACES)))
+    print("\n".join(lines))
 
 
 # --- Console ---------------------------------------------------------------

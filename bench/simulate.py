@@ -1,0 +1,105 @@
+"""How close `simulate(n, i)` comes to the floor: the bare `seed(s); shuffle(deck)`
+loop over the same seeds, measured in the same process, alternately, so that a
+noisy machine slows both alike. Prints microseconds per game and the median
+ratio of several repeats; then each program's time to its first prompt against
+a bare interpreter start.
+
+    python3 bench/simulate.py [--sizes 4 5 6] [--repeats 3] [--programs solitaire_1 ...]
+"""
+
+import argparse
+import contextlib
+import importlib
+import io
+import random
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+DECKS = {  # what each program shuffles, as its spec writes it
+    "solitaire_1": list(range(32)),
+    "solitaire_2": sorted(set(range(52)) - {6, 19, 32, 45}),
+}
+PROMPTS = {"solitaire_1": b"function: ", "solitaire_2": b"function: ", "hoyle_cli": b"3. Quit\n"}
+
+
+def floor(cards: list, n: int, i: int) -> None:
+    seed, shuffle = random.seed, random.shuffle
+    for s in range(i, i + n):
+        deck = list(cards)
+        seed(s)
+        shuffle(deck)
+
+
+def timed(function, *args) -> float:
+    started = time.perf_counter()
+    with contextlib.redirect_stdout(io.StringIO()):
+        function(*args)
+    return time.perf_counter() - started
+
+
+def bench_simulate(program: str, n: int, repeats: int) -> str:
+    simulate = importlib.import_module(program).simulate
+    floors, games, ratios = [], [], []
+    for repeat in range(repeats):
+        first = repeat * n  # fresh seeds each repeat: no cache carries over
+        floors.append(timed(floor, DECKS[program], n, first))
+        games.append(timed(simulate, n, first))
+        ratios.append(games[-1] / floors[-1])
+    per_game = 1e6 / n
+    return (f"{program:<12} n=10^{len(str(n)) - 1}  floor {statistics.median(floors) * per_game:6.2f} us"
+            f"  simulate {statistics.median(games) * per_game:6.2f} us"
+            f"  ratio {statistics.median(ratios):5.2f}  (repeats: "
+            + " ".join(f"{ratio:.2f}" for ratio in ratios) + ")")
+
+
+def first_prompt_seconds(argv: list, prompt: bytes) -> float:
+    started = time.perf_counter()
+    process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, cwd=ROOT)
+    seen = b""
+    while prompt not in seen:
+        chunk = process.stdout.read1(4096)
+        if not chunk:
+            break
+        seen += chunk
+    elapsed = time.perf_counter() - started
+    process.kill()
+    process.communicate()
+    return elapsed
+
+
+def bench_start(program: str, repeats: int) -> str:
+    bare = [first_prompt_seconds([sys.executable, "-c", "print('function: ')"], b"function: ")
+            for _ in range(repeats)]
+    mine = [first_prompt_seconds([sys.executable, f"{program}.py"], PROMPTS[program])
+            for _ in range(repeats)]
+    return (f"{program:<12} first prompt {statistics.median(mine) * 1000:6.1f} ms"
+            f"  bare interpreter {statistics.median(bare) * 1000:6.1f} ms"
+            f"  ratio {statistics.median(mine) / statistics.median(bare):5.2f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[4, 5, 6], help="powers of ten")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--programs", nargs="+", default=list(PROMPTS))
+    options = parser.parse_args()
+    present = [program for program in options.programs if (ROOT / f"{program}.py").exists()]
+    print(f"Python {sys.version.split()[0]}; medians of {options.repeats} repeats")
+    for program in present:
+        if program in DECKS:
+            for size in options.sizes:
+                print(bench_simulate(program, 10 ** size, options.repeats), flush=True)
+    for program in present:
+        print(bench_start(program, max(options.repeats, 5)), flush=True)
+
+
+if __name__ == "__main__":
+    main()
