@@ -27,5 +27,5 @@ def test_terminal_screen(case):
 
 
 def test_every_program_has_cases():
-    for program in ("solitaire_1",):
-        assert load_cases(program), f"no golden case for {program}"
+    for program in ROOT.glob("*.py"):
+        assert program.stem in programs() and load_cases(program.stem), f"no golden case for {program.name}"
