@@ -56,8 +56,19 @@ def unlocked_by(card: int) -> tuple:
     return (card - 1, card + 1)
 
 
-UNLOCKS = {card: unlocked_by(card) for card in range(4 * SUIT_SIZE)}
-PLACEABLE_AT_START = frozenset(card for seven in SEVENS for card in UNLOCKS[seven])
+PLACEABLE_AT_START = frozenset(card for seven in SEVENS for card in unlocked_by(seven))
+NOTHING = 4 * SUIT_SIZE  # the flag that no card reads: what an Ace or a King unlocks
+
+
+def unlocked_in_play(card: int) -> int:
+    """The one card that placing a drawn card unlocks (Sevens are never drawn)."""
+    unlocked = unlocked_by(card)
+    return unlocked[0] if len(unlocked) == 1 else NOTHING
+
+
+# Flags indexed by card, so that the game loop costs a few C-level steps a move.
+UNLOCKS = bytes(unlocked_in_play(card) for card in range(4 * SUIT_SIZE))
+PLACEABLE_FLAGS = bytes(card in PLACEABLE_AT_START for card in range(NOTHING + 1))
 
 # The moves of a round, each recorded as (move, card).
 PLACED_FROM_STACK = "placed from the stack"
@@ -77,36 +88,45 @@ class Game:
         return not self.left
 
 
-def play(deck) -> Game:
-    """Up to three rounds. The stack is drawn from its top (its last card); the
-    card put aside last is on top of the put-aside pile. The cards that can be
-    placed are kept as a set, so a move costs one lookup (placed cards stay in
-    it: each card is drawn once)."""
-    placeable = set(PLACEABLE_AT_START)
-    stack, rounds = list(deck), []
+def play_rounds(deck, log: list = None) -> list:
+    """Up to three rounds; returns the put-aside pile left (empty when won).
+    The stack is drawn from its top (its last card); the card put aside last is
+    on top of the put-aside pile. With a `log`, each round appends to it the
+    list of its moves; without, nothing is recorded, for speed."""
+    placeable = bytearray(PLACEABLE_FLAGS)
+    stack = deck
     for _ in range(ROUNDS):
-        moves, put_aside = [], []
-        while stack:
-            card = stack.pop()
-            if card not in placeable:
+        put_aside, moves = [], []
+        if log is not None:
+            log.append(moves)
+        for card in reversed(stack):
+            if not placeable[card]:
                 put_aside.append(card)
-                moves.append((PUT_ASIDE, card))
+                if log is not None:
+                    moves.append((PUT_ASIDE, card))
                 continue
-            placeable.update(UNLOCKS[card])
-            moves.append((PLACED_FROM_STACK, card))
+            placeable[UNLOCKS[card]] = True
+            if log is not None:
+                moves.append((PLACED_FROM_STACK, card))
             while put_aside:
                 top = put_aside[-1]
-                if top not in placeable:
-                    moves.append((STUCK_ON_PUT_ASIDE, top))
+                if not placeable[top]:
+                    if log is not None:
+                        moves.append((STUCK_ON_PUT_ASIDE, top))
                     break
-                put_aside.pop()
-                placeable.update(UNLOCKS[top])
-                moves.append((PLACED_FROM_PUT_ASIDE, top))
-        rounds.append(tuple(moves))
+                placeable[UNLOCKS[put_aside.pop()]] = True
+                if log is not None:
+                    moves.append((PLACED_FROM_PUT_ASIDE, top))
         if not put_aside:
             break
         stack = put_aside[::-1]  # turned over: the card put aside first is drawn first
-    return Game(tuple(deck), tuple(rounds), tuple(put_aside))
+    return put_aside
+
+
+def play(deck) -> Game:
+    rounds = []
+    left = play_rounds(deck, rounds)
+    return Game(tuple(deck), tuple(map(tuple, rounds)), tuple(left))
 
 
 def new_deck(seed: int) -> list:
@@ -208,7 +228,7 @@ def collected_lines(game: Game) -> list:
 def simulate(n: int, i: int) -> None:
     """Play the n games seeded i, i+1, ..., i+n-1 silently and print how often
     each number of cards is left (0 when the game is won)."""
-    left = Counter(len(play(new_deck(seed)).left) for seed in range(i, i + n))
+    left = Counter(len(play_rounds(shuffled(DECK, seed))) for seed in range(i, i + n))
     print("\n".join(frequency_table(TABLE_LABEL, left, n, descending=True)))
 
 
