@@ -231,15 +231,20 @@ WON_MARKS = ACE_MARK * len(ACES)
 
 
 @lru_cache(maxsize=None)  # at most C(32, 4) = 35,960 piles of marks
-def cards_left_if_won_marks(pile: bytes):
+def cards_left_if_won_marks(pile: bytes) -> int | None:
     """The size of the last kept pile when the Aces end up its bottom cards, else None."""
     for stacks in STACKS_PER_STAGE:
-        pile = b"".join(stack[stack.find(ACE_MARK):] for stack in deal(pile, stacks)
-                        if ACE_MARK in stack)
+        from_top, kept = pile[::-1], []
+        for first in range(stacks):  # as `deal` does, without building its list
+            stack = from_top[first::stacks]
+            ace = stack.find(ACE_MARK)
+            if ace >= 0:
+                kept.append(stack[ace:])
+        pile = b"".join(kept)
     return len(pile) if pile.startswith(WON_MARKS) else None
 
 
-def cards_left_if_won(deck) -> int:
+def cards_left_if_won(deck) -> int | None:
     """The size of the kept pile of a won game, else None."""
     return cards_left_if_won_marks(bytes(deck).translate(MARKS))
 
@@ -258,8 +263,8 @@ ACES_PLACES = comb(len(DECK), len(ACES))
 
 
 def wins_over_every_aces_places(deck_size: int = len(DECK)) -> Counter:
-    """Of the C(32, 4) sets of places of the four Aces, all equally likely, how
-    many win with each number of cards left."""
+    """Of the C(deck_size, 4) sets of places of the four Aces, all equally
+    likely, how many win with each number of cards left."""
     wins = Counter()
     for aces in combinations(range(deck_size), len(ACES)):
         pile = bytearray(OTHER_MARK * deck_size)

@@ -21,6 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from common import console  # noqa: E402 (the project root is on the path only now)
+
 DECKS = {  # what each program shuffles, as its spec writes it
     "solitaire_1": list(range(32)),
     "solitaire_2": sorted(set(range(52)) - {6, 19, 32, 45}),
@@ -85,6 +87,7 @@ def bench_start(program: str, repeats: int) -> str:
 
 
 def main() -> None:
+    console.end_silently_on_closed_pipe()
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=int, nargs="+", default=[4, 5, 6], help="powers of ten")
