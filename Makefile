@@ -15,8 +15,8 @@ ARGS ?=
 
 .PHONY: play test expected mark bench exact clean
 
-play:  ## play one game of PROGRAM
-	$(PYTHON) $(PROGRAM).py
+play:  ## play PROGRAM: make play PROGRAM=patience ARGS="golf --seed 3"
+	$(PYTHON) $(PROGRAM).py $(ARGS)
 
 $(STAMP): requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)

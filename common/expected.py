@@ -46,7 +46,7 @@ def write_case(program: str, name: str, stdin, stats, args, force: bool) -> str:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python3 -m common.expected", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("program", help="solitaire_1, solitaire_2 or hoyle_cli")
+    parser.add_argument("program", help="a program of the kit: solitaire_1, solitaire_2, hoyle_cli, patience")
     parser.add_argument("--seed", type=int, action="append", default=[])
     parser.add_argument("--simulate", type=int, nargs=2, action="append", default=[],
                         metavar=("N", "I"))

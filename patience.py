@@ -1,0 +1,96 @@
+"""Five patience games at the terminal, one command per line, so that a game can
+be scripted on stdin: `python3 patience.py GAME [--seed N]`, with `--ms N` for
+FreeCell and `--suits 1|2|4` for Spider (specification: patience.md).
+
+The games live in the `patience_games` package; this file is the edge: the
+arguments, and the loop that prints the board, reads a line and prints the
+reply. End of input ends the game like `quit` (a line end, then status 0); Ctrl-C 130;
+a closed stdout pipe quietly. `import patience` starts nothing.
+"""
+
+import argparse
+import random
+
+from common import console
+from common.deal import shuffled
+from patience_games import messages as text
+from patience_games.engine import deal
+from patience_games.freecell_ms import ms_deck
+from patience_games.games import ALIASES, GAMES, spider
+from patience_games.session import Session
+
+RANDOM_SEEDS = 10 ** 6
+USAGE_GAMES = ", ".join(GAMES)
+NOT_A_GAME = "unknown game {name!r} (choose from {games})"
+NOT_POSITIVE = "a deal number is a whole number from 1, not {value!r}"
+ONLY_FOR = "{option} is for {game} only"
+SEED_AND_MS = "give --seed or --ms, not both"
+
+
+def game_name(value: str) -> str:
+    name = value.lower().replace("_", "-")
+    name = ALIASES.get(name.replace("-", ""), ALIASES.get(name, name))
+    if name not in GAMES:
+        raise argparse.ArgumentTypeError(NOT_A_GAME.format(name=value, games=USAGE_GAMES))
+    return name
+
+
+def deal_number(value: str) -> int:
+    if not (value.isascii() and value.isdigit() and int(value) >= 1):
+        raise argparse.ArgumentTypeError(NOT_POSITIVE.format(value=value))
+    return int(value)
+
+
+def arguments(argv=None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="patience.py", description="Play a patience game, one command per line "
+        "(type help in the game for the commands and the rules).")
+    parser.add_argument("game", type=game_name, help=USAGE_GAMES)
+    parser.add_argument("--seed", type=int, help="the deal's seed (default: chosen at random and shown)")
+    parser.add_argument("--ms", type=deal_number, metavar="N", help="FreeCell: Microsoft deal N")
+    parser.add_argument("--suits", type=int, choices=(1, 2, 4), help="Spider: 1, 2 or 4 suits (default 4)")
+    options = parser.parse_args(argv)
+    if options.ms is not None and options.game != "freecell":
+        parser.error(ONLY_FOR.format(option="--ms", game="freecell"))
+    if options.suits is not None and options.game != "spider":
+        parser.error(ONLY_FOR.format(option="--suits", game="spider"))
+    if options.ms is not None and options.seed is not None:
+        parser.error(SEED_AND_MS)
+    return options
+
+
+def new_session(options: argparse.Namespace):
+    """The game, its first position and its title line."""
+    game = spider(options.suits or 4) if options.game == "spider" else GAMES[options.game]
+    if options.ms is not None:
+        return Session(game, deal(game, ms_deck(options.ms))), text.TITLE_MS.format(
+            game=game.name, number=options.ms)
+    seed, title = options.seed, text.TITLE_SEED
+    if seed is None:
+        seed, title = random.SystemRandom().randrange(RANDOM_SEEDS), text.TITLE_RANDOM_SEED
+    cards = [game.card(number) for number in shuffled(range(game.deck), seed)]
+    return Session(game, deal(game, cards)), title.format(game=game.name, seed=seed)
+
+
+def play(options: argparse.Namespace) -> None:
+    session, title = new_session(options)
+    print("\n".join(session.opening(title)))
+    while True:
+        try:
+            line = console.read_line(text.PROMPT)
+        except EOFError:
+            print()  # the shell's prompt starts on a line of its own
+            return
+        reply = session.respond(line)
+        if reply.lines:
+            print("\n".join(reply.lines), flush=True)
+        if reply.finished:
+            return
+
+
+def main(argv=None) -> None:
+    console.run(lambda: play(arguments(argv)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,95 @@
+"""What a typed line means: a command as data, or the reason it means nothing.
+Piles are named by their labels (game data); words and labels ignore case."""
+
+from dataclasses import dataclass
+from typing import Optional
+
+from patience_games import messages as text
+from patience_games.engine import Game
+
+HELP_WORDS = ("help", "?")
+QUIT_WORDS = ("quit", "q")
+UNDO_WORDS = ("undo", "u")
+DRAW_WORDS = ("draw", "deal", "d")
+
+
+@dataclass(frozen=True)
+class Help:
+    pass
+
+
+@dataclass(frozen=True)
+class Quit:
+    pass
+
+
+@dataclass(frozen=True)
+class Undo:
+    pass
+
+
+@dataclass(frozen=True)
+class Draw:
+    pass
+
+
+@dataclass(frozen=True)
+class Nothing:
+    """An empty line."""
+
+
+@dataclass(frozen=True)
+class MoveCards:
+    """From the pile labelled `source` to the first of `destinations` that takes
+    the cards (an alias such as h names several); `count` None: the most that may move."""
+    source: int
+    destinations: tuple
+    count: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class NotUnderstood:
+    message: str
+
+
+WORDS = {**{word: Help() for word in HELP_WORDS}, **{word: Quit() for word in QUIT_WORDS},
+         **{word: Undo() for word in UNDO_WORDS}, **{word: Draw() for word in DRAW_WORDS}}
+
+
+def piles_named(game: Game, label: str):
+    """The indexes of the piles a label names, or None."""
+    labels = [spec.label for spec in game.piles]
+    if label in labels:
+        return (labels.index(label),)
+    if label in game.aliases:
+        return tuple(labels.index(each) for each in game.aliases[label])
+    return None
+
+
+def unknown_pile(game: Game, label: str) -> NotUnderstood:
+    labels = ", ".join([spec.label for spec in game.piles] + list(game.aliases))
+    return NotUnderstood(text.UNKNOWN_PILE.format(label=label, game=game.name, labels=labels))
+
+
+def parse(game: Game, line: str):
+    words = line.lower().split()
+    if not words:
+        return Nothing()
+    if len(words) == 1 and words[0] in WORDS:
+        return WORDS[words[0]]
+    if len(words) not in (2, 3):
+        return NotUnderstood(text.UNKNOWN_COMMAND.format(text=line.strip()))
+    sources, destinations = piles_named(game, words[0]), piles_named(game, words[1])
+    if sources is None:
+        return unknown_pile(game, words[0])
+    if len(sources) != 1:
+        return NotUnderstood(text.SEVERAL_SOURCES.format(label=words[0],
+                                                         labels=", ".join(game.aliases[words[0]])))
+    if destinations is None:
+        return unknown_pile(game, words[1])
+    count = None
+    if len(words) == 3:
+        if not (words[2].isascii() and words[2].isdigit() and int(words[2]) >= 1):
+            return NotUnderstood(text.BAD_COUNT.format(text=words[2]))
+        count = int(words[2])
+    return MoveCards(sources[0], destinations, count)

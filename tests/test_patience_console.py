@@ -1,0 +1,117 @@
+"""patience.py at the console: arguments, a random seed shown and replayable,
+end of input, Ctrl-C, a closed pipe, any locale, an import that starts nothing,
+and the won golden cases still ending in a win."""
+
+import os
+import re
+import signal
+import subprocess
+import sys
+
+import pexpect
+import pytest
+
+from common.golden import EXPECTED_OUTPUTS, ROOT, load_cases
+from patience_games import messages as text
+from tests.bytes_check import expect_same
+
+PROGRAM = str(ROOT / "patience.py")
+PROMPT = text.PROMPT.encode()
+
+
+def run(args, stdin: bytes = b"", **env) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, PROGRAM, *args], input=stdin, capture_output=True,
+                          timeout=30, env={**os.environ, **env})
+
+
+@pytest.mark.parametrize("args", [["golf"], ["spider", "--suits", "2"], ["freecell"]])
+def test_without_seed_a_random_seed_is_shown_and_replays_the_same_deal(args):
+    done = run(args, b"quit\n")
+    title = done.stdout.split(b"\n", 1)[0].decode()
+    seed = re.fullmatch(r".*, seed (-?\d+) \(chosen at random\)", title)
+    assert seed, title
+    replay = run([*args, "--seed", seed[1]], b"quit\n")
+    expect_same(done.stdout.split(b"\n", 1)[1], replay.stdout.split(b"\n", 1)[1], "after the title")
+
+
+@pytest.mark.parametrize("name, canonical", [("little_spider", "little-spider"), ("Curds", "curds-and-whey"),
+                                             ("FREECELL", "freecell"), ("free-cell", "freecell")])
+def test_a_few_obvious_aliases_name_the_games(name, canonical):
+    expect_same(run([name, "--seed", "3"], b"q\n").stdout, run([canonical, "--seed", "3"], b"q\n").stdout,
+                name)
+
+
+@pytest.mark.parametrize("args", [[], ["chess"], ["golf", "--seed", "x"], ["golf", "--ms", "3"],
+                                  ["freecell", "--ms", "0"], ["freecell", "--ms", "-4"],
+                                  ["spider", "--suits", "3"], ["golf", "--suits", "1"],
+                                  ["freecell", "--seed", "1", "--ms", "1"], ["golf", "extra"]])
+def test_bad_arguments_give_the_usage_on_stderr_and_status_2(args):
+    done = run(args)
+    assert done.returncode == 2 and done.stdout == b""
+    assert done.stderr.startswith(b"usage: patience.py") and b"Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("stdin", [b"", b"1 h\n", b"1 h"])
+def test_end_of_input_ends_the_game_with_a_line_end_and_status_0(stdin):
+    done = run(["golf", "--seed", "5"], stdin)
+    assert done.returncode == 0 and done.stderr == b""
+    assert done.stdout.endswith(PROMPT + b"\n")
+
+
+def test_quit_ends_the_game_at_once_with_status_0():
+    done = run(["golf", "--seed", "5"], b"quit\n1 h\n")
+    assert done.returncode == 0 and done.stdout.endswith(PROMPT) and done.stdout.count(PROMPT) == 1
+
+
+@pytest.mark.parametrize("env", [{"LC_ALL": "C", "PYTHONIOENCODING": "ascii"},
+                                 {"LC_ALL": "POSIX", "PYTHONIOENCODING": "latin-1"}])
+def test_output_is_utf8_whatever_the_locale(env):
+    expect_same(run(["golf", "--seed", "5"], b"q\n", **env).stdout,
+                run(["golf", "--seed", "5"], b"q\n").stdout, f"with {env}")
+
+
+def test_a_closed_pipe_ends_the_program_quietly():
+    reader = subprocess.Popen([sys.executable, PROGRAM, "spider", "--seed", "1"], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    reader.stdout.close()
+    reader.stdin.write(b"help\n" * 200)
+    reader.stdin.close()
+    assert reader.wait(timeout=30) == -signal.SIGPIPE
+    assert reader.stderr.read() == b""
+
+
+def test_ctrl_c_at_the_prompt_exits_130_without_traceback():
+    child = pexpect.spawn(sys.executable, [PROGRAM, "freecell", "--ms", "1"], timeout=30)
+    child.expect_exact(PROMPT)
+    child.sendintr()
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 130
+    assert b"Traceback" not in child.before
+
+
+def test_importing_patience_starts_nothing():
+    done = subprocess.run([sys.executable, "-c", "import patience"], cwd=ROOT, capture_output=True,
+                          timeout=30, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0 and done.stdout == b"" and done.stderr == b""
+
+
+WON_CASES = [case for case in load_cases("patience") if "_won_" in case.name]
+
+
+def test_each_game_with_a_win_case_has_one():
+    names = {case.name.split("_won_")[0] for case in WON_CASES}
+    assert {"golf", "freecell", "little_spider"} <= names
+
+
+@pytest.mark.parametrize("case", WON_CASES, ids=lambda case: case.name)
+def test_a_won_case_ends_with_the_win_after_its_last_command(case):
+    commands = case.stdin.decode().splitlines()
+    assert case.stdout.endswith(("\n" + text.WON + "\n").encode())
+    assert case.stdout.count(PROMPT) == len(commands)
+
+
+def test_the_case_notes_name_every_case():
+    notes = (EXPECTED_OUTPUTS / "patience" / "README.md").read_text()
+    missing = [case.name for case in load_cases("patience") if f"`{case.name}`" not in notes]
+    assert not missing
