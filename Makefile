@@ -18,9 +18,10 @@ ARGS ?=
 play:  ## play PROGRAM: make play PROGRAM=patience ARGS="golf --seed 3"
 	$(PYTHON) $(PROGRAM).py $(ARGS)
 
-$(STAMP): requirements-dev.txt
+$(STAMP): requirements-dev.txt requirements-fast.txt
 	$(PYTHON) -m venv $(VENV)
-	$(VENV_PYTHON) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	$(VENV_PYTHON) -m pip install --quiet --disable-pip-version-check \
+		-r requirements-dev.txt -r requirements-fast.txt
 	touch $@
 
 test: $(STAMP)  ## the whole test suite
@@ -37,8 +38,8 @@ expected: $(STAMP)
 mark: $(STAMP)
 	$(VENV_PYTHON) -m common.mark "$(SUBMISSION)" $(ARGS)
 
-bench:  ## simulate's time per game against the bare seed-and-shuffle loop
-	$(PYTHON) bench/simulate.py
+bench: $(STAMP)  ## simulate's time per game against the bare seed-and-shuffle loop
+	$(VENV_PYTHON) bench/simulate.py
 
 exact:  ## the exact winning probabilities of solitaire_1
 	$(PYTHON) -c "from solitaire_1 import exact_distribution; exact_distribution()"

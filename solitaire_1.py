@@ -15,7 +15,7 @@ from math import comb
 
 from common import console
 from common.cards import card_character
-from common.deal import shuffled
+from common.deal import shuffled, shuffled_decks
 from common.piles import face_down, face_up
 from common.tables import frequency_table
 
@@ -252,9 +252,7 @@ def cards_left_if_won(deck) -> int | None:
 def simulate(n: int, i: int) -> None:
     """Play the n games seeded i, i+1, ..., i+n-1 silently and print how often
     each number of cards is left by a win."""
-    wins = Counter()
-    for seed in range(i, i + n):
-        wins[cards_left_if_won(shuffled(DECK, seed))] += 1
+    wins = Counter(cards_left_if_won(deck) for deck in shuffled_decks(DECK, i, n))
     del wins[None]
     print("\n".join(frequency_table(TABLE_LABEL, wins, n)))
 

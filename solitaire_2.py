@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from common import console, viewer
 from common.cards import CLUBS, DIAMONDS, HEARTS, SPADES, card_character
-from common.deal import shuffled
+from common.deal import shuffled, shuffled_decks
 from common.piles import face_down, face_up
 from common.tables import frequency_table
 
@@ -228,7 +228,7 @@ def collected_lines(game: Game) -> list:
 def simulate(n: int, i: int) -> None:
     """Play the n games seeded i, i+1, ..., i+n-1 silently and print how often
     each number of cards is left (0 when the game is won)."""
-    left = Counter(len(play_rounds(shuffled(DECK, seed))) for seed in range(i, i + n))
+    left = Counter(len(play_rounds(deck)) for deck in shuffled_decks(DECK, i, n))
     print("\n".join(frequency_table(TABLE_LABEL, left, n, descending=True)))
 
 

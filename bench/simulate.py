@@ -1,8 +1,10 @@
 """How close `simulate(n, i)` comes to the floor: the bare `seed(s); shuffle(deck)`
 loop over the same seeds, measured in the same process, alternately, so that a
 noisy machine slows both alike. Prints microseconds per game and the median
-ratio of several repeats; then each program's time to its first prompt against
-a bare interpreter start.
+ratio of several repeats, on the standard-library path and, when numpy is
+installed, on the batch path (common/batch_shuffle.py, taken from 50,000
+games on); then each program's time to its first prompt against a bare
+interpreter start.
 
     python3 bench/simulate.py [--sizes 4 5 6] [--repeats 3] [--programs solitaire_1 ...]
 """
@@ -16,12 +18,15 @@ import statistics
 import subprocess
 import sys
 import time
+import unittest.mock
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from common import console  # noqa: E402 (the project root is on the path only now)
+from common import batch_shuffle, console, deal  # noqa: E402 (the project root is on the path only now)
+
+PATHS = {"stdlib": lambda: False, "numpy": batch_shuffle.available}
 
 DECKS = {  # what each program shuffles, as its spec writes it
     "solitaire_1": list(range(32)),
@@ -45,16 +50,17 @@ def timed(function, *args) -> float:
     return time.perf_counter() - started
 
 
-def bench_simulate(program: str, n: int, repeats: int) -> str:
+def bench_simulate(program: str, n: int, repeats: int, path: str) -> str:
     simulate = importlib.import_module(program).simulate
     floors, games, ratios = [], [], []
     for repeat in range(repeats):
         first = repeat * n  # fresh seeds each repeat: no cache carries over
         floors.append(timed(floor, DECKS[program], n, first))
-        games.append(timed(simulate, n, first))
+        with unittest.mock.patch.object(batch_shuffle, "available", PATHS[path]):
+            games.append(timed(simulate, n, first))
         ratios.append(games[-1] / floors[-1])
     per_game = 1e6 / n
-    return (f"{program:<12} n=10^{len(str(n)) - 1}  floor {statistics.median(floors) * per_game:6.2f} us"
+    return (f"{program:<12} {path:<7} n=10^{len(str(n)) - 1}  floor {statistics.median(floors) * per_game:6.2f} us"
             f"  simulate {statistics.median(games) * per_game:6.2f} us"
             f"  ratio {statistics.median(ratios):5.2f}  (repeats: "
             + " ".join(f"{ratio:.2f}" for ratio in ratios) + ")")
@@ -96,10 +102,13 @@ def main() -> None:
     options = parser.parse_args()
     present = [program for program in options.programs if (ROOT / f"{program}.py").exists()]
     print(f"Python {sys.version.split()[0]}; medians of {options.repeats} repeats")
+    paths = ["stdlib", "numpy"] if batch_shuffle.available() else ["stdlib"]
     for program in present:
         if program in DECKS:
-            for size in options.sizes:
-                print(bench_simulate(program, 10 ** size, options.repeats), flush=True)
+            for path in paths:
+                for size in options.sizes:
+                    if path == "stdlib" or 10 ** size >= deal.BATCH_FROM:
+                        print(bench_simulate(program, 10 ** size, options.repeats, path), flush=True)
     for program in present:
         print(bench_start(program, max(options.repeats, 5)), flush=True)
 

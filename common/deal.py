@@ -7,6 +7,11 @@ used so that a program's games and its `simulate` see the same state.
 
 import random
 
+from common import batch_shuffle
+
+BATCH_FROM = 50_000  # fewer games gain less than loading numpy (~0.1 s) costs
+BATCH_SIZE = 1 << 16  # seeds shuffled together: a few MB of decks at a time
+
 
 def shuffled(cards: list, seed: int) -> list:
     """A new list: `cards` shuffled after `random.seed(seed)`; its last element is the top."""
@@ -14,3 +19,20 @@ def shuffled(cards: list, seed: int) -> list:
     random.seed(seed)
     random.shuffle(deck)
     return deck
+
+
+def shuffled_decks(cards: tuple, first: int, count: int):
+    """The decks of seeds first, first+1, ..., first+count-1, each as bytes (one
+    card, below 256, a byte): numpy's batch shuffle does them bit for bit when
+    it is installed and they are many, else `shuffled` one seed at a time."""
+    end = first + count
+    if count < BATCH_FROM or not batch_shuffle.available():
+        for seed in range(first, end):
+            yield bytes(shuffled(cards, seed))
+        return
+    size = len(cards)
+    for start in range(first, end, BATCH_SIZE):
+        dealt = batch_shuffle.shuffled_batch(cards, range(start, min(start + BATCH_SIZE, end)))
+        dealt = dealt.astype("uint8").tobytes()
+        for offset in range(0, len(dealt), size):
+            yield dealt[offset:offset + size]
