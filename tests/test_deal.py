@@ -33,3 +33,14 @@ def test_without_numpy_decks_are_dealt_one_seed_at_a_time(monkeypatch):
 def test_few_games_are_dealt_one_seed_at_a_time(monkeypatch):
     monkeypatch.setattr(batch_shuffle, "shuffled_batch", None)  # would fail if called
     assert list(shuffled_decks(DECK_32, 0, 3)) == one_at_a_time(DECK_32, 0, 3)
+
+
+@pytest.mark.parametrize("program", ["solitaire_1", "solitaire_2"])
+def test_simulate_prints_the_same_table_on_both_paths(monkeypatch, capsys, program):
+    pytest.importorskip("numpy")
+    simulate = __import__(program).simulate
+    simulate(deal.BATCH_FROM, -777)
+    with_numpy = capsys.readouterr().out
+    monkeypatch.setattr(batch_shuffle, "available", lambda: False)
+    simulate(deal.BATCH_FROM, -777)
+    assert capsys.readouterr().out == with_numpy and with_numpy.count("\n") > 3
