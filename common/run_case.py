@@ -42,6 +42,7 @@ def workspace(case: Case, env: dict = None):
         if case.stats is not None:
             stats.write_bytes(case.stats)
         environment = dict(os.environ if env is None else env, HOYLE_STATS_FILE=str(stats))
+        environment.pop("PYTHONUNBUFFERED", None)  # a prompt left unflushed must show
         yield folder, environment
 
 

@@ -75,6 +75,7 @@ class _Session:
         self.output = bytearray()
         self.child = pexpect.spawn(argv[0], list(argv[1:]), cwd=cwd, env=env, echo=True,
                                    preexec_fn=_plain_newlines, timeout=timeout)
+        self.child.delaybeforesend = None  # typing waits for the prompt already
         self.reads_before = -1
 
     def drain(self, wait: float) -> bool:
