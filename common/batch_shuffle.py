@@ -122,7 +122,7 @@ def _seed(np, x, keys):
         if i == N:
             mt[0][:] = mt[N - 1]
             i = 1
-    for k in range(N - 1):
+    for _ in range(N - 1):
         np.right_shift(mt[i - 1], shift, out=tmp)
         np.bitwise_xor(tmp, mt[i - 1], out=tmp)
         np.multiply(tmp, second_factor, out=tmp)

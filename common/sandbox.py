@@ -125,7 +125,7 @@ def hand_over(folder: str, uid: int) -> None:
     """Give the run's folder to its throwaway user."""
     if uid < 0:
         return
-    for path, folders, files in os.walk(folder):
+    for path, _, files in os.walk(folder):
         os.chown(path, uid, uid)
         for name in files:
             os.chown(os.path.join(path, name), uid, uid)

@@ -1,5 +1,6 @@
-"""hoyle_cli.py as a process (spec §8): status 0 and an empty stderr whatever happens, UTF-8
-whatever the locale, stdout flushed before each read, the stats file's path, and import."""
+"""hoyle_cli.py as a process (spec §8): status 0 and an empty stderr whatever happens,
+stdout flushed before each read, the stats file's path (locale, import and Ctrl-C at the
+first prompt: tests/test_every_program.py)."""
 
 import os
 import select
@@ -38,25 +39,8 @@ def test_every_case_ends_with_status_0_and_nothing_on_stderr(case):
     assert (done.status, done.stderr) == (0, b"")
 
 
-def test_importing_starts_no_game(tmp_path):
-    done = subprocess.run([sys.executable, "-c", "import hoyle_cli"], input=b"1\ny\n", capture_output=True,
-                          cwd=ROOT, timeout=30)
-    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
-
-
 def test_arguments_are_ignored(tmp_path):
     expect_same(run(SHORT_GAME.stdin, tmp_path, args=("--help", "3")).stdout, SHORT_GAME.stdout, "with arguments")
-
-
-@pytest.mark.parametrize("locale", [
-    {"LC_ALL": "C", "LANG": "C", "PYTHONIOENCODING": None},
-    {"LC_ALL": "POSIX", "PYTHONIOENCODING": "ascii"},
-    {"LC_ALL": "C", "PYTHONIOENCODING": "latin-1", "PYTHONUTF8": "0"},
-], ids=["C", "POSIX-ascii", "latin-1"])
-def test_stdout_is_utf8_whatever_the_locale(tmp_path, locale):
-    done = run(SHORT_GAME.stdin, tmp_path, locale)
-    expect_same(done.stdout, SHORT_GAME.stdout, f"short_game with {locale}")
-    assert done.stderr == b""
 
 
 def test_the_stats_file_defaults_to_hoyle_stats_txt_in_the_current_folder(tmp_path):
@@ -119,13 +103,12 @@ def test_each_prompt_is_flushed_before_the_program_waits(tmp_path):
         program.wait()
 
 
-@pytest.mark.parametrize("typed", [b"", b"1\ny\n13\n27\n28\n42\n1\n14\n"], ids=["main menu", "in a game"])
-def test_ctrl_c_ends_at_once_with_status_0_and_no_message(tmp_path, typed):
+def test_ctrl_c_in_a_game_ends_at_once_with_status_0_and_no_message(tmp_path):
     child = pexpect.spawn(sys.executable, [PROGRAM], cwd=str(tmp_path), env=environment(tmp_path), timeout=10)
     try:
-        for line in typed.splitlines():
+        for line in (START + b"1\n14\n").splitlines():
             child.sendline(line)
-        child.expect_exact(b"1. Play Drawn Card\r\n" if typed else b"3. Quit\r\n")
+        child.expect_exact(b"1. Play Drawn Card\r\n")
         time.sleep(0.2)  # let the program block in its read
         child.sendintr()
         child.expect(pexpect.EOF)

@@ -1,6 +1,6 @@
 """patience.py at the console: arguments, a random seed shown and replayable,
-end of input, Ctrl-C, a closed pipe, any locale, an import that starts nothing,
-and the won golden cases still ending in a win."""
+end of input, a closed pipe, and the won golden cases still ending in a win
+(locale, import and Ctrl-C: tests/test_every_program.py)."""
 
 import os
 import re
@@ -8,7 +8,6 @@ import signal
 import subprocess
 import sys
 
-import pexpect
 import pytest
 
 from common.golden import EXPECTED_OUTPUTS, ROOT, load_cases
@@ -63,13 +62,6 @@ def test_quit_ends_the_game_at_once_with_status_0():
     assert done.returncode == 0 and done.stdout.endswith(PROMPT) and done.stdout.count(PROMPT) == 1
 
 
-@pytest.mark.parametrize("env", [{"LC_ALL": "C", "PYTHONIOENCODING": "ascii"},
-                                 {"LC_ALL": "POSIX", "PYTHONIOENCODING": "latin-1"}])
-def test_output_is_utf8_whatever_the_locale(env):
-    expect_same(run(["golf", "--seed", "5"], b"q\n", **env).stdout,
-                run(["golf", "--seed", "5"], b"q\n").stdout, f"with {env}")
-
-
 def test_a_closed_pipe_ends_the_program_quietly():
     reader = subprocess.Popen([sys.executable, PROGRAM, "spider", "--seed", "1"], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -78,22 +70,6 @@ def test_a_closed_pipe_ends_the_program_quietly():
     reader.stdin.close()
     assert reader.wait(timeout=30) == -signal.SIGPIPE
     assert reader.stderr.read() == b""
-
-
-def test_ctrl_c_at_the_prompt_exits_130_without_traceback():
-    child = pexpect.spawn(sys.executable, [PROGRAM, "freecell", "--ms", "1"], timeout=30)
-    child.expect_exact(PROMPT)
-    child.sendintr()
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 130
-    assert b"Traceback" not in child.before
-
-
-def test_importing_patience_starts_nothing():
-    done = subprocess.run([sys.executable, "-c", "import patience"], cwd=ROOT, capture_output=True,
-                          timeout=30, stdin=subprocess.DEVNULL)
-    assert done.returncode == 0 and done.stdout == b"" and done.stderr == b""
 
 
 WON_CASES = [case for case in load_cases("patience") if "_won_" in case.name]

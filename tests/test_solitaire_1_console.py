@@ -1,5 +1,6 @@
 """solitaire_1 at the prompt: seeds as int() reads them, bad lines, end of input,
-Ctrl-C, a closed pipe, any locale, and an import that starts nothing."""
+a closed pipe, huge seeds, and the screens of the golden cases (locale, import
+and Ctrl-C: tests/test_every_program.py)."""
 
 import os
 import re
@@ -7,10 +8,9 @@ import signal
 import subprocess
 import sys
 
-import pexpect
 import pytest
 
-from common.console import EXIT_END_OF_INPUT, EXIT_INTERRUPTED, NOT_AN_INTEGER, SEED_PROMPT
+from common.console import EXIT_END_OF_INPUT, NOT_AN_INTEGER, SEED_PROMPT
 from common.golden import EXPECTED_OUTPUTS, ROOT, load_cases
 from tests.bytes_check import expect_same
 
@@ -59,13 +59,6 @@ def test_a_huge_seed_is_an_integer_on_every_python():
     assert done.stdout.endswith(b"\n") and b"You " in done.stdout
 
 
-@pytest.mark.parametrize("env", [{"LC_ALL": "C", "PYTHONIOENCODING": "ascii"},
-                                 {"LC_ALL": "POSIX", "PYTHONIOENCODING": "latin-1"},
-                                 {"PYTHONUTF8": "0", "LANG": "", "LC_ALL": ""}])
-def test_output_is_utf8_whatever_the_locale(env):
-    expect_same(run(b"27\n", **env).stdout, PROMPT + game_after_prompt(27), f"with {env}")
-
-
 def test_a_closed_pipe_ends_the_program_quietly():
     reader = subprocess.Popen([sys.executable, PROGRAM], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -74,22 +67,6 @@ def test_a_closed_pipe_ends_the_program_quietly():
     reader.stdin.close()
     assert reader.wait(timeout=30) == -signal.SIGPIPE
     assert reader.stderr.read() == b""
-
-
-def test_ctrl_c_at_the_prompt_exits_130_without_traceback():
-    child = pexpect.spawn(sys.executable, [PROGRAM], timeout=30)
-    child.expect_exact(SEED_PROMPT)
-    child.sendintr()
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == EXIT_INTERRUPTED
-    assert b"Traceback" not in child.before
-
-
-def test_importing_the_module_starts_no_game():
-    done = subprocess.run([sys.executable, "-c", "import solitaire_1"], cwd=ROOT, input=b"1\n",
-                          capture_output=True, timeout=30)
-    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
 
 
 def test_simulate_returns_none_and_prints_only_the_table(capsys):

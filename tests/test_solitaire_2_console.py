@@ -1,5 +1,6 @@
 """solitaire_2 at the console: the seed prompt, end of input at both prompts,
-Ctrl-C, a closed pipe, any locale, and an import that starts nothing."""
+Ctrl-C at the viewer, a closed pipe (locale, import and Ctrl-C at the first
+prompt: tests/test_every_program.py)."""
 
 import os
 import signal
@@ -54,14 +55,6 @@ def test_q_exits_0_at_once_and_later_lines_are_not_read():
     expect_same(done.stdout, run(b"4\n").stdout, "stdout")
 
 
-@pytest.mark.parametrize("env", [{"LC_ALL": "C", "PYTHONIOENCODING": "ascii"},
-                                 {"LC_ALL": "POSIX", "PYTHONIOENCODING": "latin-1"},
-                                 {"PYTHONUTF8": "0", "LANG": "", "LC_ALL": ""}])
-def test_output_is_utf8_whatever_the_locale(env):
-    done = run(SEED_4_QUERIES, **env)
-    expect_same(done.stdout, (CASES / "seed_4_queries.out").read_bytes(), f"with {env}")
-
-
 def test_non_utf8_input_under_an_ascii_locale_is_incorrect_not_a_crash():
     done = run(b"4\n\xff\n\xe3\x80\x802\nq\n", LC_ALL="C", PYTHONIOENCODING="ascii")
     assert (done.returncode, done.stderr) == (0, b"")
@@ -79,24 +72,16 @@ def test_a_closed_pipe_ends_the_program_quietly():
     assert reader.stderr.read() == b""
 
 
-@pytest.mark.parametrize("answers", [[], ["4"]], ids=["at the seed prompt", "at the viewer"])
-def test_ctrl_c_exits_130_without_traceback(answers):
+def test_ctrl_c_at_the_viewer_exits_130_without_traceback():
     child = pexpect.spawn(sys.executable, [PROGRAM], timeout=30)
     child.expect_exact(SEED_PROMPT)
-    for answer in answers:
-        child.sendline(answer)
-        child.expect_exact(VIEWER_PROMPT.decode().replace("\n", "\r\n"))
+    child.sendline("4")
+    child.expect_exact(VIEWER_PROMPT.decode().replace("\n", "\r\n"))
     child.sendintr()
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == EXIT_INTERRUPTED
     assert b"Traceback" not in child.before
-
-
-def test_importing_the_module_starts_no_game():
-    done = subprocess.run([sys.executable, "-c", "import solitaire_2"], cwd=ROOT, input=b"1\n",
-                          capture_output=True, timeout=30)
-    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
 
 
 def test_simulate_returns_none_and_prints_only_the_table(capsys):
