@@ -7,44 +7,18 @@ seed and the median ratio of the repeats.
 """
 
 import argparse
-import random
-import statistics
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.measure import against_floor  # noqa: E402 (the project root is on the path only now)
 from common.batch_shuffle import available, shuffled_batch  # noqa: E402
-
-
-def floor(cards: list, seeds: range) -> None:
-    seed, shuffle = random.seed, random.shuffle
-    for s in seeds:
-        deck = list(cards)
-        seed(s)
-        shuffle(deck)
-
-
-def timed(function, *args) -> float:
-    started = time.perf_counter()
-    function(*args)
-    return time.perf_counter() - started
 
 
 def bench(size: int, n: int, repeats: int) -> str:
     cards = list(range(size))
-    floors, batches, ratios = [], [], []
-    for repeat in range(repeats):
-        seeds = range(repeat * n, (repeat + 1) * n)  # fresh seeds each repeat
-        floors.append(timed(floor, cards, seeds))
-        batches.append(timed(shuffled_batch, cards, seeds))
-        ratios.append(floors[-1] / batches[-1])
-    per_seed = 1e6 / n
-    return (f"{size} cards n=10^{len(str(n)) - 1}  floor {statistics.median(floors) * per_seed:6.2f} us"
-            f"  batch {statistics.median(batches) * per_seed:5.2f} us"
-            f"  ratio {statistics.median(ratios):5.2f}  (repeats: "
-            + " ".join(f"{ratio:.2f}" for ratio in ratios) + ")")
+    return against_floor(f"{size} cards", cards, n, repeats, lambda seeds: shuffled_batch(cards, seeds))
 
 
 def main() -> None:

@@ -10,10 +10,7 @@ interpreter start.
 """
 
 import argparse
-import contextlib
 import importlib
-import io
-import random
 import statistics
 import subprocess
 import sys
@@ -24,7 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from common import batch_shuffle, console, deal  # noqa: E402 (the project root is on the path only now)
+from bench.measure import against_floor  # noqa: E402 (the project root is on the path only now)
+from common import batch_shuffle, console, deal  # noqa: E402
 
 PATHS = {"stdlib": lambda: False, "numpy": batch_shuffle.available}
 
@@ -35,35 +33,14 @@ DECKS = {  # what each program shuffles, as its spec writes it
 PROMPTS = {"solitaire_1": b"function: ", "solitaire_2": b"function: ", "hoyle_cli": b"3. Quit\n"}
 
 
-def floor(cards: list, n: int, i: int) -> None:
-    seed, shuffle = random.seed, random.shuffle
-    for s in range(i, i + n):
-        deck = list(cards)
-        seed(s)
-        shuffle(deck)
-
-
-def timed(function, *args) -> float:
-    started = time.perf_counter()
-    with contextlib.redirect_stdout(io.StringIO()):
-        function(*args)
-    return time.perf_counter() - started
-
-
 def bench_simulate(program: str, n: int, repeats: int, path: str) -> str:
     simulate = importlib.import_module(program).simulate
-    floors, games, ratios = [], [], []
-    for repeat in range(repeats):
-        first = repeat * n  # fresh seeds each repeat: no cache carries over
-        floors.append(timed(floor, DECKS[program], n, first))
+
+    def run(seeds: range) -> None:
         with unittest.mock.patch.object(batch_shuffle, "available", PATHS[path]):
-            games.append(timed(simulate, n, first))
-        ratios.append(games[-1] / floors[-1])
-    per_game = 1e6 / n
-    return (f"{program:<12} {path:<7} n=10^{len(str(n)) - 1}  floor {statistics.median(floors) * per_game:6.2f} us"
-            f"  simulate {statistics.median(games) * per_game:6.2f} us"
-            f"  ratio {statistics.median(ratios):5.2f}  (repeats: "
-            + " ".join(f"{ratio:.2f}" for ratio in ratios) + ")")
+            simulate(len(seeds), seeds.start)
+
+    return against_floor(f"{program} {path}", DECKS[program], n, repeats, run)
 
 
 def first_prompt_seconds(argv: list, prompt: bytes) -> float:

@@ -1,0 +1,40 @@
+"""What the benchmarks share: the floor (a bare `seed(s); shuffle(deck)` loop),
+and the line that times something against it over the same seeds, alternately
+in one process, so that a noisy machine slows both alike."""
+
+import contextlib
+import io
+import random
+import statistics
+import time
+
+
+def floor(cards: list, seeds: range) -> None:
+    seed, shuffle = random.seed, random.shuffle
+    for s in seeds:
+        deck = list(cards)
+        seed(s)
+        shuffle(deck)
+
+
+def timed(function, *args) -> float:
+    started = time.perf_counter()
+    with contextlib.redirect_stdout(io.StringIO()):
+        function(*args)
+    return time.perf_counter() - started
+
+
+def against_floor(label: str, cards: list, n: int, repeats: int, run) -> str:
+    """`run(seeds)` against the floor, fresh seeds each repeat (no cache carries
+    over): microseconds per seed, and the median of the ratios run / floor."""
+    floors, runs, ratios = [], [], []
+    for repeat in range(repeats):
+        seeds = range(repeat * n, (repeat + 1) * n)
+        floors.append(timed(floor, cards, seeds))
+        runs.append(timed(run, seeds))
+        ratios.append(runs[-1] / floors[-1])
+    per_seed = 1e6 / n
+    return (f"{label:<22} n=10^{len(str(n)) - 1}  floor {statistics.median(floors) * per_seed:6.2f} us"
+            f"  this {statistics.median(runs) * per_seed:6.2f} us"
+            f"  ratio {statistics.median(ratios):5.2f}  (repeats: "
+            + " ".join(f"{ratio:.2f}" for ratio in ratios) + ")")
