@@ -184,7 +184,10 @@ def main(argv=None) -> int:
         parser.error("--tty needs pexpect (make mark installs it)")
     submission = options.submission.resolve()
     started = time.monotonic()
-    sandbox = Sandbox(options.timeout, options.python)
+    try:
+        sandbox = Sandbox(options.timeout, options.python)
+    except RuntimeError as problem:
+        parser.error(str(problem))
     modes = [PIPE, TERMINAL] if options.tty else [PIPE]
     marked = programs()
     present = [program for program in marked if (submission / f"{program}.py").exists()]

@@ -66,6 +66,8 @@ class Sandbox:
         self._next = 0
         self._lock = threading.Lock()
         self.python = python or self._python_for_sandbox()
+        if python and not self._runs(python):
+            raise RuntimeError(f"{python} does not run in the sandbox")
 
     def limits(self) -> list:
         return [("RLIMIT_CPU", int(self.timeout) + CPU_SECONDS_OVER_TIMEOUT),
