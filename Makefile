@@ -36,6 +36,7 @@ expected: $(STAMP)
 
 # make mark SUBMISSION=DIR ARGS="--jobs 2 --timeout 5 --tty --json results.json"
 mark: $(STAMP)
+	$(if $(SUBMISSION),,$(error give the folder to mark: make mark SUBMISSION=DIR))
 	$(VENV_PYTHON) -m common.mark "$(SUBMISSION)" $(ARGS)
 
 bench: $(STAMP)  ## simulate's time per game against the bare seed-and-shuffle loop

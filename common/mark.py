@@ -1,7 +1,7 @@
 """Mark a submission the way the automarker does: `make mark SUBMISSION=DIR`.
 
     python3 -m common.mark DIR [--tty] [--jobs N] [--timeout S] [--json FILE]
-                               [--weight PROGRAM=MARKS]... [--python PATH] [--only GLOB]
+                               [--weight PROGRAM=MARKS]... [--python PATH] [--only GLOB]...
 
 For each program of expected_outputs/ present in DIR, every golden case runs
 against a copy of the submission in a fresh folder, stdin piped, stdout
@@ -14,6 +14,7 @@ import argparse
 import fnmatch
 import importlib.util
 import json
+import os
 import shutil
 import sys
 import time
@@ -22,12 +23,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from common.golden import load_cases, programs
-from common.run_case import DEFAULT_TIMEOUT, command, workspace
+from common.run_case import DEFAULT_TIMEOUT, STATS_FILE, command, workspace
 from common.sandbox import Sandbox, hand_over, kill_user, run_limited, scrubbed_environment
 from common.visible import first_difference, visible_diff
 
 TOTAL_MARKS = 13
-NOT_COPIED = {"expected_outputs", "tests", "__pycache__"}
+NOT_COPIED = {"expected_outputs", "tests", "__pycache__", STATS_FILE}
 
 PASS = "pass"
 WRONG = "wrong output"
@@ -54,15 +55,14 @@ class Verdict:
 
 
 def copy_submission(submission: Path, folder: Path) -> None:
-    """Only the submission: no hidden files, no golden outputs, no tests."""
-    for entry in submission.iterdir():
-        if entry.name.startswith(".") or entry.name in NOT_COPIED:
-            continue
-        if entry.is_dir() and not entry.is_symlink():
-            shutil.copytree(entry, folder / entry.name, symlinks=True,
-                            ignore=shutil.ignore_patterns("__pycache__", ".*"))
-        else:
-            shutil.copy2(entry, folder / entry.name, follow_symlinks=False)
+    """Only the submission's own files and folders: no links (they could lead the
+    sandbox's user to files outside), no hidden files, no golden outputs, no tests."""
+
+    def left_out(directory, names):
+        return [name for name in names if name.startswith(".") or name in NOT_COPIED
+                or os.path.islink(os.path.join(directory, name))]
+
+    shutil.copytree(submission, folder, ignore=left_out, dirs_exist_ok=True)
 
 
 def judge(case, mode: str, got: bytes, want: bytes, status, stderr: bytes,
@@ -117,13 +117,19 @@ def mark_case(case, submission: Path, sandbox: Sandbox, modes: list) -> list:
     return verdicts
 
 
-def weights(options_weights: list, marked: list) -> dict:
+def weights(requested: list, marked: list) -> dict:
+    """Marks per program: TOTAL_MARKS shared equally, unless PROGRAM=MARKS says otherwise."""
     shares = {program: TOTAL_MARKS / len(marked) for program in marked}
-    for item in options_weights:
+    for item in requested:
         program, _, marks = item.partition("=")
         if program not in shares:
-            raise SystemExit(f"--weight: no program {program!r} (programs: {', '.join(marked)})")
-        shares[program] = float(marks)
+            raise ValueError(f"--weight: no program {program!r} is marked ({', '.join(marked)})")
+        try:
+            shares[program] = float(marks)
+        except ValueError:
+            raise ValueError(f"--weight {item}: the marks must be a number") from None
+        if not 0 <= shares[program] < float("inf"):
+            raise ValueError(f"--weight {item}: the marks must be zero or more")
     return shares
 
 
@@ -136,9 +142,6 @@ def report(results: dict, shares: dict, seconds: float, out) -> dict:
             print(f"  {MISSING:<16} {program}.py is not in the submission", file=out)
             tests.append({"name": f"{program}.py", "score": 0, "max_score": shares[program],
                           "output": f"{program}.py is not in the submission", "visibility": "visible"})
-            continue
-        if not verdicts_by_case:
-            print("  no case selected", file=out)
             continue
         each = shares[program] / len(verdicts_by_case)
         passed = 0
@@ -176,7 +179,8 @@ def main(argv=None) -> int:
     parser.add_argument("--weight", action="append", default=[], metavar="PROGRAM=MARKS",
                         help=f"marks of a program (default: {TOTAL_MARKS} shared equally)")
     parser.add_argument("--python", help="interpreter that runs the submission")
-    parser.add_argument("--only", metavar="GLOB", help="only the cases whose PROGRAM/NAME matches")
+    parser.add_argument("--only", metavar="GLOB", action="append",
+                        help="only the cases whose PROGRAM/NAME matches (may be given again)")
     options = parser.parse_args(argv)
     if not options.submission.is_dir():
         parser.error(f"{options.submission} is not a folder")
@@ -189,10 +193,19 @@ def main(argv=None) -> int:
     except RuntimeError as problem:
         parser.error(str(problem))
     modes = [PIPE, TERMINAL] if options.tty else [PIPE]
-    marked = programs()
+    patterns = options.only or ["*"]
+    selected = {program: [case for case in load_cases(program)
+                          if any(fnmatch.fnmatchcase(case.id, pattern) for pattern in patterns)]
+                for program in programs()}
+    marked = [program for program, cases in selected.items() if cases]
+    if not marked:
+        parser.error(f"no golden case matches {' or '.join(patterns)}")
+    try:
+        shares = weights(options.weight, marked)
+    except ValueError as problem:
+        parser.error(str(problem))
     present = [program for program in marked if (submission / f"{program}.py").exists()]
-    cases = [case for program in present for case in load_cases(program)
-             if options.only is None or fnmatch.fnmatchcase(case.id, options.only)]
+    cases = [case for program in present for case in selected[program]]
     with ThreadPoolExecutor(max(1, options.jobs)) as pool:
         verdicts = list(pool.map(lambda case: mark_case(case, submission, sandbox, modes), cases))
     results = {program: {} if program in present else None for program in marked}
@@ -200,8 +213,7 @@ def main(argv=None) -> int:
         results[case.program][case.id] = case_verdicts
     print(f"Marking {submission}: {len(cases)} cases, {options.timeout:g} s each, "
           f"{options.jobs} at once, {sandbox.python}")
-    gradescope = report(results, weights(options.weight, marked), time.monotonic() - started,
-                        sys.stdout)
+    gradescope = report(results, shares, time.monotonic() - started, sys.stdout)
     if options.json:
         options.json.write_text(json.dumps(gradescope, indent=2, ensure_ascii=False) + "\n")
     every_case = [verdict for program in present for case_verdicts in results[program].values()

@@ -127,10 +127,9 @@ def hand_over(folder: str, uid: int) -> None:
     """Give the run's folder to its throwaway user."""
     if uid < 0:
         return
-    for path, _, files in os.walk(folder):
-        os.chown(path, uid, uid)
-        for name in files:
-            os.chown(os.path.join(path, name), uid, uid)
+    for path, folders, files in os.walk(folder):
+        for name in [".", *folders, *files]:
+            os.chown(os.path.join(path, name), uid, uid, follow_symlinks=False)
 
 
 def run_limited(sandbox: Sandbox, argv: list, stdin: bytes, cwd: str, env: dict,
@@ -162,6 +161,11 @@ def run_limited(sandbox: Sandbox, argv: list, stdin: bytes, cwd: str, env: dict,
                     too_large = True
             if too_large:
                 break
+    if not (timed_out or too_large):
+        try:  # its output closed, the program may still be running
+            process.wait(max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            timed_out = True
     if timed_out or too_large:
         _kill_group(process)
     status = process.wait()
