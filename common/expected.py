@@ -12,14 +12,18 @@ reviewed in `git diff` like code.
 
 import argparse
 import shlex
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
-from common.golden import EXPECTED_OUTPUTS, ROOT, Case
+from common.golden import EXPECTED_OUTPUTS, ROOT, SUFFIXES, Case
 from common.run_case import run_on_terminal, run_piped
 
 
 def write_case(program: str, name: str, stdin, stats, args, force: bool) -> str:
+    """Run the case in a scratch folder; only a run that ends without a
+    traceback or a time-out replaces the case's files, all of them."""
     folder = EXPECTED_OUTPUTS / program
     folder.mkdir(parents=True, exist_ok=True)
     case = Case(program, name, folder)
@@ -28,18 +32,24 @@ def write_case(program: str, name: str, stdin, stats, args, force: bool) -> str:
             case.file(".tty").write_bytes(run_on_terminal(case, ROOT).output)
             return f"wrote    {case.id} .tty (its other files kept)"
         return f"kept     {case.id} (exists; --force to write it again)"
-    for suffix, content in ((".in", stdin), (".stats", stats), (".args", args)):
-        if content is not None:
-            case.file(suffix).write_bytes(content)
-    piped = run_piped(case, ROOT)
-    if piped.timed_out:
-        return f"FAILED   {case.id}: no answer in time"
-    case.file(".out").write_bytes(piped.stdout)
-    written = ".out"
-    if case.simulate is None:
-        screen = run_on_terminal(case, ROOT)
-        case.file(".tty").write_bytes(screen.output)
-        written += " .tty"
+    with tempfile.TemporaryDirectory() as scratch:
+        trial = Case(program, name, Path(scratch))
+        for suffix, content in ((".in", stdin), (".stats", stats), (".args", args)):
+            if content is not None:
+                trial.file(suffix).write_bytes(content)
+        piped = run_piped(trial, ROOT)
+        if piped.timed_out or b"Traceback" in piped.stderr:
+            reason = "no answer in time" if piped.timed_out else \
+                piped.stderr.decode("utf-8", "replace").strip().splitlines()[-1]
+            return f"FAILED   {case.id}: {reason}; nothing written"
+        trial.file(".out").write_bytes(piped.stdout)
+        if case.simulate is None:
+            trial.file(".tty").write_bytes(run_on_terminal(trial, ROOT).output)
+        for suffix in SUFFIXES:
+            case.file(suffix).unlink(missing_ok=True)
+            if trial.file(suffix).exists():
+                shutil.copyfile(trial.file(suffix), case.file(suffix))
+    written = " ".join(suffix for suffix in SUFFIXES if case.file(suffix).exists())
     return f"wrote    {case.id} {written} (exit status {piped.status})"
 
 
@@ -47,12 +57,14 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python3 -m common.expected", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("program", help="a program of the kit: solitaire_1, solitaire_2, hoyle_cli, patience")
-    parser.add_argument("--seed", type=int, action="append", default=[])
+    parser.add_argument("--seed", type=int, action="append", default=[],
+                        help="a case seed_N whose stdin is the seed N (may be given again)")
     parser.add_argument("--simulate", type=int, nargs=2, action="append", default=[],
-                        metavar=("N", "I"))
-    parser.add_argument("--input", nargs=2, action="append", default=[], metavar=("NAME", "FILE"))
+                        metavar=("N", "I"), help="a case simulate_N_I: the call simulate(N, I)")
+    parser.add_argument("--input", nargs=2, action="append", default=[], metavar=("NAME", "FILE"),
+                        help="a case NAME whose stdin is the content of FILE")
     parser.add_argument("--stats", type=Path, help="stats file content before the --input runs")
-    parser.add_argument("--args", type=shlex.split, help='command-line arguments of the --input runs, '
+    parser.add_argument("--args", type=shlex.split, help='command-line arguments of the --seed and --input runs, '
                         'as a shell writes them: --args="GAME --seed 5"')
     parser.add_argument("--force", action="store_true", help="write existing cases again")
     options = parser.parse_args(argv)
@@ -60,7 +72,7 @@ def main(argv=None) -> int:
         parser.error(f"no program {options.program}.py in {ROOT}")
     stats = options.stats.read_bytes() if options.stats else None
     args = "".join(f"{arg}\n" for arg in options.args).encode() if options.args else None
-    jobs = [(f"seed_{seed}", f"{seed}\n".encode(), None, None) for seed in options.seed]
+    jobs = [(f"seed_{seed}", f"{seed}\n".encode(), None, args) for seed in options.seed]
     jobs += [(f"simulate_{n}_{i}", None, None, None) for n, i in options.simulate]
     jobs += [(name, Path(file).read_bytes(), stats, args) for name, file in options.input]
     if not jobs:

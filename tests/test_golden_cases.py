@@ -58,3 +58,13 @@ def test_make_expected_writes_a_new_case_and_keeps_existing_ones(tmp_path):
     (written / "seed_27.out").write_bytes(b"reviewed")
     again = subprocess.run(command, cwd=tmp_path, capture_output=True, timeout=60)
     assert b"kept" in again.stdout and (written / "seed_27.out").read_bytes() == b"reviewed"
+
+
+def test_make_expected_writes_nothing_for_a_run_that_crashes(tmp_path):
+    shutil.copytree(ROOT / "common", tmp_path / "common")
+    (tmp_path / "broken.py").write_text("raise ValueError('boom')\n")
+    (tmp_path / "stdin").write_bytes(b"1\n")
+    done = subprocess.run([sys.executable, "-m", "common.expected", "broken", "--input", "a", "stdin"],
+                          cwd=tmp_path, capture_output=True, timeout=60)
+    assert done.returncode == 1 and b"FAILED   broken/a: ValueError: boom" in done.stdout
+    assert not list((tmp_path / "expected_outputs" / "broken").iterdir())
