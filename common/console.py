@@ -1,6 +1,7 @@
 """The console edge of the programs: UTF-8 streams whatever the locale, the
 seed prompt, and quiet exits on end of input, Ctrl-C and a closed pipe."""
 
+import os
 import signal
 import sys
 
@@ -12,14 +13,14 @@ EXIT_INTERRUPTED = 130
 
 
 def use_utf8_streams() -> None:
-    """Speak UTF-8 on every stream whatever the locale, and accept integers of any length."""
+    """Speak UTF-8 on every stream whatever the locale; a stream that was closed
+    when the program started (`>&-`) becomes /dev/null, so writing to it is no error."""
     if sys.stdin is not None:
         sys.stdin.reconfigure(encoding="utf-8", errors="surrogateescape")
-    for stream in sys.stdout, sys.stderr:
-        if stream is not None:
-            stream.reconfigure(encoding="utf-8", errors="backslashreplace")
-    if hasattr(sys, "set_int_max_str_digits"):
-        sys.set_int_max_str_digits(0)
+    for name in "stdout", "stderr":
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))
+        getattr(sys, name).reconfigure(encoding="utf-8", errors="backslashreplace")
 
 
 def end_silently_on_closed_pipe() -> None:
@@ -51,13 +52,14 @@ def read_seed() -> int:
             print(NOT_AN_INTEGER.format(line=line), file=sys.stderr, flush=True)
 
 
-def run(main, end_of_input_status: int = EXIT_END_OF_INPUT) -> None:
-    """Run `main()` as a console program: never a traceback for end of input or Ctrl-C."""
+def run(main) -> None:
+    """Run `main()` as a console program: end of input at a seed prompt exits
+    with status 1, Ctrl-C with 130, never with a traceback."""
     use_utf8_streams()
     end_silently_on_closed_pipe()
     try:
         main()
     except EOFError:
-        sys.exit(end_of_input_status)
+        sys.exit(EXIT_END_OF_INPUT)
     except KeyboardInterrupt:
         sys.exit(EXIT_INTERRUPTED)

@@ -52,3 +52,13 @@ def test_ctrl_c_at_the_first_prompt_ends_quietly(program, tmp_path):
     child.close()
     assert (child.exitstatus, child.signalstatus) == (status, None)
     assert b"Traceback" not in child.before
+
+
+@pytest.mark.parametrize("program", PROGRAMS)
+def test_a_stdout_closed_from_the_start_is_no_error(program, tmp_path):
+    case = Case(program, PROGRAMS[program][0], EXPECTED_OUTPUTS / program)
+    done = subprocess.run([sys.executable, str(ROOT / f"{program}.py"), *case.args],
+                          input=case.stdin, capture_output=True, timeout=30, cwd=tmp_path,
+                          env={**os.environ, "HOYLE_STATS_FILE": str(tmp_path / "stats")},
+                          preexec_fn=lambda: os.close(1))  # as `python3 PROGRAM >&-` does
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
