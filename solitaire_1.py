@@ -16,7 +16,7 @@ from math import comb
 from common import console
 from common.cards import card_character
 from common.deal import shuffled, shuffled_decks
-from common.piles import face_down, face_up
+from common.piles import face_down, face_up, face_up_cards
 from common.tables import frequency_table
 
 # --- Cards -----------------------------------------------------------------
@@ -145,14 +145,9 @@ COLUMN_WIDTH = 12
 
 # --- Narration -------------------------------------------------------------
 
-def face_up_cards(cards: tuple) -> str:
-    """A face-up pile whose visible card is the last of `cards`."""
-    return face_up(len(cards), character(cards[-1])) if cards else ""
-
-
 def board(columns: list, under: str, discard_pile: tuple, kept: int) -> list:
     stacks_line = "".join(column.ljust(COLUMN_WIDTH) for column in columns).rstrip(" ")
-    return [stacks_line, under, face_up_cards(discard_pile), face_down(kept), ""]
+    return [stacks_line, under, face_up_cards(discard_pile, character), face_down(kept), ""]
 
 
 def turned_over_line(stack: TurnedStack, ordinal: str) -> str:
@@ -186,7 +181,7 @@ def narrate_stage(stage: Stage, discard_pile: tuple) -> tuple:
     for index, stack in enumerate(stacks):
         done, waiting = [""] * index, face_down_columns[index + 1:]
         turned = face_up(len(stack.kept), character(stack.kept[0])) if stack.has_ace else ""
-        under = " " * (COLUMN_WIDTH * index) + face_up_cards(stack.discarded) if stack.discarded else ""
+        under = " " * (COLUMN_WIDTH * index) + face_up_cards(stack.discarded, character) if stack.discarded else ""
         lines.append(turned_over_line(stack, STACK_ORDINALS[index]))
         lines += board([*done, turned, *waiting], under, discard_pile, kept)
         if stack.discarded:
@@ -212,7 +207,7 @@ def narrate(game: Game) -> list:
         WON if game.won else LOST,
         "",
         "",
-        face_up_cards(discard_pile),
+        face_up_cards(discard_pile, character),
         "".join(character(card) for card in reversed(kept)),
     ]
     return lines
@@ -281,12 +276,13 @@ def win_probabilities() -> dict:
 
 def exact_distribution() -> None:
     """Print the exact table: simulate's format, then the fractions."""
-    wins = wins_over_every_aces_places()
+    probabilities = win_probabilities()
+    wins = {left: int(probability * ACES_PLACES) for left, probability in probabilities.items()}
     lines = frequency_table(TABLE_LABEL, wins, ACES_PLACES)
     lines += ["", EXACT_HEADING.format(places=ACES_PLACES)]
-    lines += [EXACT_ROW.format(left=left, fraction=Fraction(wins[left], ACES_PLACES))
-              for left in sorted(wins)]
-    lines.append(EXACT_WON.format(fraction=Fraction(sum(wins.values()), ACES_PLACES)))
+    lines += [EXACT_ROW.format(left=left, fraction=probability)
+              for left, probability in probabilities.items()]
+    lines.append(EXACT_WON.format(fraction=sum(probabilities.values())))
     print("\n".join(lines))
 
 

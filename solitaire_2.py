@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from common import console, viewer
 from common.cards import CLUBS, DIAMONDS, HEARTS, SPADES, card_character
 from common.deal import shuffled, shuffled_decks
-from common.piles import face_down, face_up
+from common.piles import face_down, face_up_cards
 from common.tables import frequency_table
 
 # --- Cards -----------------------------------------------------------------
@@ -31,10 +31,6 @@ def suit(card: int) -> int:
 
 def rank(card: int) -> int:
     return card % SUIT_SIZE + 1
-
-
-def card_of(suit_: int, rank_: int) -> int:
-    return suit_ * SUIT_SIZE + rank_ - 1
 
 
 def character(card: int) -> str:
@@ -190,8 +186,7 @@ class Board:
         return face_down(self.stack_size)
 
     def put_aside_line(self) -> str:
-        pile = self.put_aside
-        return face_up(len(pile), character(pile[-1])) if pile else ""
+        return face_up_cards(self.put_aside, character)
 
     def table_lines(self) -> list:
         return [("\t" + "\t".join(row)).rstrip("\t") for row in self.rows]

@@ -59,3 +59,12 @@ def test_a_large_simulation_agrees_within_sampling_error(capsys):
 def test_simulate_deals_as_the_game_does():
     for seed in (-7, 0, 99, 2**70):
         assert next(shuffled_decks(game.DECK, seed, 1)) == bytes(game.new_deck(seed))
+
+
+def test_the_exact_table_is_printed_as_simulate_prints_and_with_its_fractions(capsys):
+    game.exact_distribution()
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:5] == game.frequency_table(game.TABLE_LABEL, {4: 6750, 5: 2198, 6: 399}, 35960)
+    assert lines[6:] == ["Exactly, over the 35960 equally likely places of the four aces:",
+                         " 4 cards left: 675/3596", " 5 cards left: 1099/17980",
+                         " 6 cards left: 399/35960", "          won: 9347/35960"]

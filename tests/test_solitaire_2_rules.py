@@ -9,7 +9,12 @@ from hypothesis import strategies as st
 import solitaire_2 as game
 from common.cards import CLUBS, DIAMONDS, HEARTS, SPADES
 from solitaire_2 import (DECK, PLACED_FROM_PUT_ASIDE, PLACED_FROM_STACK, PUT_ASIDE,
-                         STUCK_ON_PUT_ASIDE, card_of, collected_lines, play)
+                         STUCK_ON_PUT_ASIDE, collected_lines, play)
+
+
+def card_of(suit, rank):
+    """The card's number, as spec section 1 counts: 13 a suit, Ace to King."""
+    return suit * 13 + rank - 1
 
 
 def hearts(rank):
