@@ -14,6 +14,7 @@ import random
 from common import console
 from common.deal import shuffled
 from patience_games import messages as text
+from patience_games.commands import whole_number
 from patience_games.engine import deal
 from patience_games.freecell_ms import ms_deck
 from patience_games.games import ALIASES, GAMES, spider
@@ -21,24 +22,21 @@ from patience_games.session import Session
 
 RANDOM_SEEDS = 10 ** 6
 USAGE_GAMES = ", ".join(GAMES)
-NOT_A_GAME = "unknown game {name!r} (choose from {games})"
-NOT_POSITIVE = "a deal number is a whole number from 1, not {value!r}"
-ONLY_FOR = "{option} is for {game} only"
-SEED_AND_MS = "give --seed or --ms, not both"
 
 
 def game_name(value: str) -> str:
-    name = value.lower().replace("_", "-")
+    name = "-".join(value.lower().replace("_", " ").split())
     name = ALIASES.get(name.replace("-", ""), ALIASES.get(name, name))
     if name not in GAMES:
-        raise argparse.ArgumentTypeError(NOT_A_GAME.format(name=value, games=USAGE_GAMES))
+        raise argparse.ArgumentTypeError(text.NOT_A_GAME.format(name=value, games=USAGE_GAMES))
     return name
 
 
 def deal_number(value: str) -> int:
-    if not (value.isascii() and value.isdigit() and int(value) >= 1):
-        raise argparse.ArgumentTypeError(NOT_POSITIVE.format(value=value))
-    return int(value)
+    number = whole_number(value)
+    if number is None:
+        raise argparse.ArgumentTypeError(text.NOT_POSITIVE.format(value=value))
+    return number
 
 
 def arguments(argv=None) -> argparse.Namespace:
@@ -51,11 +49,11 @@ def arguments(argv=None) -> argparse.Namespace:
     parser.add_argument("--suits", type=int, choices=(1, 2, 4), help="Spider: 1, 2 or 4 suits (default 4)")
     options = parser.parse_args(argv)
     if options.ms is not None and options.game != "freecell":
-        parser.error(ONLY_FOR.format(option="--ms", game="freecell"))
+        parser.error(text.ONLY_FOR.format(option="--ms", game="freecell"))
     if options.suits is not None and options.game != "spider":
-        parser.error(ONLY_FOR.format(option="--suits", game="spider"))
+        parser.error(text.ONLY_FOR.format(option="--suits", game="spider"))
     if options.ms is not None and options.seed is not None:
-        parser.error(SEED_AND_MS)
+        parser.error(text.SEED_AND_MS)
     return options
 
 

@@ -56,6 +56,11 @@ WORDS = {**{word: Help() for word in HELP_WORDS}, **{word: Quit() for word in QU
          **{word: Undo() for word in UNDO_WORDS}, **{word: Draw() for word in DRAW_WORDS}}
 
 
+
+def whole_number(word: str):
+    """The number a word writes in ASCII digits, when it is 1 or more; else None."""
+    return int(word) if word.isascii() and word.isdigit() and int(word) >= 1 else None
+
 def piles_named(game: Game, label: str):
     """The indexes of the piles a label names, or None."""
     labels = [spec.label for spec in game.piles]
@@ -89,7 +94,7 @@ def parse(game: Game, line: str):
         return unknown_pile(game, words[1])
     count = None
     if len(words) == 3:
-        if not (words[2].isascii() and words[2].isdigit() and int(words[2]) >= 1):
+        count = whole_number(words[2])
+        if count is None:
             return NotUnderstood(text.BAD_COUNT.format(text=words[2]))
-        count = int(words[2])
     return MoveCards(sources[0], destinations, count)

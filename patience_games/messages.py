@@ -6,6 +6,10 @@ from patience_games.engine import Reason
 # --- The console -----------------------------------------------------------------
 
 PROMPT = "> "
+NOT_A_GAME = "unknown game {name!r} (choose from {games})"
+NOT_POSITIVE = "a deal number is a whole number from 1, not {value!r}"
+ONLY_FOR = "{option} is for {game} only"
+SEED_AND_MS = "give --seed or --ms, not both"
 TITLE_SEED = "{game}, seed {seed}"
 TITLE_RANDOM_SEED = "{game}, seed {seed} (chosen at random)"
 TITLE_MS = "{game}, Microsoft deal {number}"
