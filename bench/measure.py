@@ -25,8 +25,10 @@ def timed(function, *args) -> float:
 
 
 def against_floor(label: str, cards: list, n: int, repeats: int, run) -> str:
-    """`run(seeds)` against the floor, fresh seeds each repeat (no cache carries
-    over): microseconds per seed, and the median of the ratios run / floor."""
+    """`run(seeds)` against the floor, fresh seeds each repeat: microseconds per
+    seed, and the median of the ratios run / floor. The repeats share the
+    process, so a cache the program keeps (solitaire_1's outcome of each Ace
+    pattern) is cold in the first repeat only, as for a user's first call."""
     floors, runs, ratios = [], [], []
     for repeat in range(repeats):
         seeds = range(repeat * n, (repeat + 1) * n)

@@ -89,8 +89,9 @@ class _Session:
         return len(self.output) <= self.most_output
 
     def wait_for_prompt(self) -> bool:
-        """Block until the program waits for input after consuming the last line; False if it ended."""
-        quiet_since = time.monotonic()
+        """Block until the program waits for input after consuming the last line; False if it ended.
+        The wait must be seen twice in a row, with no read done and nothing written in between."""
+        quiet_since, seen = time.monotonic(), None
         while time.monotonic() < self.deadline:
             size = len(self.output)
             if not self.drain(POLL_SECONDS) or not self.child.isalive():
@@ -101,9 +102,13 @@ class _Session:
             if blocked is None:
                 if time.monotonic() - quiet_since >= QUIET_SECONDS:
                     return True
-            elif blocked and _reads_done(self.child.pid) > self.reads_before:
-                self.reads_before = _reads_done(self.child.pid)
+                continue
+            reads = _reads_done(self.child.pid)
+            state = (reads, len(self.output)) if blocked and reads > self.reads_before else None
+            if state is not None and state == seen:
+                self.reads_before = reads
                 return True
+            seen = state
         return False
 
     def type(self, text: bytes) -> None:

@@ -2,6 +2,7 @@
 and bytes that are not UTF-8 are all drawn, so a marker sees the one wrong space."""
 
 import difflib
+import os.path
 import unicodedata
 
 SHOWN = {" ": "␠", "\t": "→", "\r": "␍"}
@@ -47,8 +48,8 @@ def split_lines(text: str) -> list:
 
 def first_difference(got: str, want: str) -> str:
     """Where the two texts part, by line and column, with the code points there."""
-    line = 1 + want.count("\n", 0, _common_prefix(got, want))
     start = _common_prefix(got, want)
+    line = 1 + want.count("\n", 0, start)
     column = start - (want.rfind("\n", 0, start) + 1) + 1
     got_char = describe(got[start]) if start < len(got) else "end of output"
     want_char = describe(want[start]) if start < len(want) else "end of output"
@@ -56,12 +57,7 @@ def first_difference(got: str, want: str) -> str:
 
 
 def _common_prefix(a: str, b: str) -> int:
-    size = 0
-    for x, y in zip(a, b):
-        if x != y:
-            break
-        size += 1
-    return size
+    return len(os.path.commonprefix([a, b]))
 
 
 def visible_diff(got: bytes, want: bytes, label: str = "output") -> str:

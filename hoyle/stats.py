@@ -2,8 +2,9 @@
 
 Writing appends one line with one write to a file opened with O_APPEND, so
 games that end at the same moment in two programs keep both lines. Reading
-forgives everything: a line counts only when it is digits and whitespace, and
-a file that cannot be read counts as no games. Neither ever raises.
+forgives everything: a line counts only when, stripped of whitespace, it is
+ASCII digits alone, and a file that cannot be read counts as no games.
+Neither ever raises.
 """
 
 import math

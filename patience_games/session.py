@@ -18,7 +18,8 @@ def attempt(game: Game, position: Position, command: commands.MoveCards):
     """The position after the move to the first destination that takes it, or the
     refusals of all the destinations."""
     refusals = []
-    for destination in command.destinations:
+    others = [pile for pile in command.destinations if pile != command.source]
+    for destination in others or command.destinations:  # `h1 h`: h means the other foundations
         if command.count is None:
             move = best_move(game, position, command.source, destination)
         else:

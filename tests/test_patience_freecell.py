@@ -169,3 +169,10 @@ def test_a_legal_sequence_move_keeps_the_order_of_the_cards():
     after = play(GAME, before, move(GAME, "1", "2", 5))
     assert labelled_piles(GAME, after)["2"] == "7S 6H 5C 4H 3C 2H"
     assert labelled_piles(GAME, after)["1"] == "KC QH JC TH 9C 8H 7C"
+
+
+def test_moving_from_a_foundation_to_h_names_the_empty_foundation_not_itself():
+    from patience_games.session import Session
+
+    session = Session(GAME, deal(GAME, ms_deck(1)))
+    assert session.respond("h1 h").lines == ["There is no card on foundation h1."]
