@@ -26,6 +26,8 @@ def test_terminal_screen(case):
     expect_same(screen.output, case.screen, f"{case.id} terminal screen")
 
 
-def test_every_program_has_cases():
-    for program in ROOT.glob("*.py"):
-        assert program.stem in programs() and load_cases(program.stem), f"no golden case for {program.name}"
+def test_every_program_has_cases_and_every_case_its_program():
+    scripts = {script.stem for script in ROOT.glob("*.py")}
+    assert scripts == set(programs()), "a program without golden cases, or cases without their program"
+    for program in scripts:
+        assert load_cases(program), f"no golden case for {program}.py"

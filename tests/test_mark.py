@@ -130,3 +130,13 @@ def test_links_and_stats_files_in_a_submission_stay_out_of_the_runs(tmp_path):
     assert tests["solitaire_1/seed_27"]["score"] > 0, report
     stats_cases = [name for name in tests if name.startswith("hoyle_cli/stats")]
     assert stats_cases and all(tests[name]["score"] > 0 for name in stats_cases), report
+
+
+def test_a_traceback_after_the_right_output_passes_with_a_word_on_it(tmp_path):
+    broken = submission(tmp_path, "solitaire_1.py", '    print("\\n".join(narrate(play(new_deck(seed)))))\n',
+                        '    print("\\n".join(narrate(play(new_deck(seed)))))\n    sys.stdout.flush()\n'
+                        '    raise RuntimeError("after the game")\n')
+    broken.joinpath("solitaire_1.py").write_text("import sys\n" + broken.joinpath("solitaire_1.py").read_text())
+    status, report, tests, _ = mark(broken, "--only", "solitaire_1/seed_0")
+    assert status == 0 and tests["solitaire_1/seed_0"]["score"] > 0
+    assert "pass             solitaire_1/seed_0: but stderr ends: RuntimeError: after the game" in report
