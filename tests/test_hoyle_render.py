@@ -3,11 +3,11 @@
 Expected texts are written as in the spec: `␣` marks a space that could be missed."""
 
 from hoyle import render
-from hoyle.model import Game
 from tests.bytes_check import expect_same
+from hoyle.model import Game
+from tests.test_hoyle_model import A_CLUBS, A_DIAMONDS, TWO_CLUBS, started
 
-A_CLUBS, TWO_HEARTS, THREE_HEARTS, FOUR_SPADES = 13, 27, 28, 42
-A_DIAMONDS, TEN_DIAMONDS, TWO_CLUBS, TEN_SPADES, NINE_SPADES = 0, 9, 14, 48, 47
+TEN_DIAMONDS, TEN_SPADES, NINE_SPADES = 9, 48, 47
 
 
 def spec(text: str) -> bytes:
@@ -16,13 +16,6 @@ def spec(text: str) -> bytes:
 
 def same(got: str, want: str) -> None:
     expect_same(got.encode("utf-8"), spec(want), "rendered text")
-
-
-def started() -> Game:
-    game = Game()
-    for foundation, card in enumerate((A_CLUBS, TWO_HEARTS, THREE_HEARTS, FOUR_SPADES)):
-        game = game.start(foundation, card)
-    return game
 
 
 def test_card_texts_of_spec_section_1():
