@@ -92,7 +92,7 @@ def test_a_fault_is_reported_with_what_differs(tmp_path, fault, program, old, ne
      "    time.sleep(60)\n", "timeout"),
     ("100 MB of output", "sys.stdout.write('x' * 100_000_000)\n", "output too large"),
     ("a fork bomb attempt", "import os\n    while True:\n        try:\n            os.fork()\n"
-     "        except OSError:\n            pass\n", None),
+     "        except OSError:\n            pass\n", "timeout"),
     ("a read of the golden outputs", "from pathlib import Path\n    for folder in (Path(__file__)"
      ".parent, Path.cwd(), Path.cwd().parent, Path.home()):\n        answer = folder / "
      "'expected_outputs/solitaire_1/seed_0.out'\n        if answer.exists():\n"
@@ -105,8 +105,7 @@ def test_hostile_code_is_contained(tmp_path, fault, code, kind):
     status, report, tests, seconds = mark(broken, "--only", "solitaire_1/seed_0")
     verdict = tests["solitaire_1/seed_0"]
     assert status == 1 and verdict["score"] == 0, report
-    if kind:
-        assert verdict["output"].startswith(kind), verdict["output"]
+    assert verdict["output"].startswith(kind), verdict["output"]
     assert seconds < TIMEOUT + 15, f"{fault}: marking took {seconds:.1f} s"
     assert not sandbox_processes(), f"{fault}: processes left behind"
 
