@@ -29,6 +29,7 @@ from common.visible import first_difference, visible_diff
 
 TOTAL_MARKS = 13
 NOT_COPIED = {"expected_outputs", "tests", "__pycache__", STATS_FILE}
+MOST_SUBMISSION_BYTES = 64 << 20  # copied once per case
 
 PASS = "pass"
 WRONG = "wrong output"
@@ -54,15 +55,28 @@ class Verdict:
         return self.kind == PASS
 
 
+def submission_size(submission: Path) -> int:
+    """The bytes each case copies: what `copy_submission` takes."""
+    size = 0
+    for folder, folders, files in os.walk(submission):
+        folders[:] = [name for name in folders if not left_out(folder, name)]
+        size += sum(os.path.getsize(os.path.join(folder, name)) for name in files
+                    if not left_out(folder, name))
+    return size
+
+
+def left_out(folder: str, name: str) -> bool:
+    return (name.startswith(".") or name in NOT_COPIED
+            or os.path.islink(os.path.join(folder, name)))
+
+
 def copy_submission(submission: Path, folder: Path) -> None:
     """Only the submission's own files and folders: no links (they could lead the
     sandbox's user to files outside), no hidden files, no golden outputs, no tests."""
 
-    def left_out(directory, names):
-        return [name for name in names if name.startswith(".") or name in NOT_COPIED
-                or os.path.islink(os.path.join(directory, name))]
-
-    shutil.copytree(submission, folder, ignore=left_out, dirs_exist_ok=True)
+    shutil.copytree(submission, folder, dirs_exist_ok=True,
+                    ignore=lambda directory, names: [name for name in names
+                                                     if left_out(directory, name)])
 
 
 def judge(case, mode: str, got: bytes, want: bytes, status, stderr: bytes,
@@ -187,6 +201,9 @@ def main(argv=None) -> int:
     if options.tty and importlib.util.find_spec("pexpect") is None:
         parser.error("--tty needs pexpect (make mark installs it)")
     submission = options.submission.resolve()
+    if submission_size(submission) > MOST_SUBMISSION_BYTES:
+        parser.error(f"{submission} holds more than {MOST_SUBMISSION_BYTES >> 20} MiB "
+                     "(each case copies it): leave the data out")
     started = time.monotonic()
     try:
         sandbox = Sandbox(options.timeout, options.python)
