@@ -17,6 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from common import console
 from common.golden import EXPECTED_OUTPUTS, ROOT, SUFFIXES, Case
 from common.run_case import run_on_terminal, run_piped
 
@@ -68,6 +69,7 @@ def main(argv=None) -> int:
                         'as a shell writes them: --args="GAME --seed 5"')
     parser.add_argument("--force", action="store_true", help="write existing cases again")
     options = parser.parse_args(argv)
+    console.end_silently_on_closed_pipe()
     if not (ROOT / f"{options.program}.py").exists():
         parser.error(f"no program {options.program}.py in {ROOT}")
     stats = options.stats.read_bytes() if options.stats else None

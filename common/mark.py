@@ -22,6 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from common import console
 from common.golden import load_cases, programs
 from common.run_case import DEFAULT_TIMEOUT, STATS_FILE, command, workspace
 from common.sandbox import Sandbox, hand_over, kill_user, run_limited, scrubbed_environment
@@ -196,6 +197,7 @@ def main(argv=None) -> int:
     parser.add_argument("--only", metavar="GLOB", action="append",
                         help="only the cases whose PROGRAM/NAME matches (may be given again)")
     options = parser.parse_args(argv)
+    console.end_silently_on_closed_pipe()
     if not options.submission.is_dir():
         parser.error(f"{options.submission} is not a folder")
     if options.tty and importlib.util.find_spec("pexpect") is None:
