@@ -22,6 +22,15 @@ from common.golden import EXPECTED_OUTPUTS, ROOT, SUFFIXES, Case
 from common.run_case import run_on_terminal, run_piped
 
 
+UNFINISHED_SCREEN = "the terminal run did not end in time; nothing written"
+
+
+def finished_screen(case: Case):
+    """The case's terminal screen, or None when the run did not end."""
+    screen = run_on_terminal(case, ROOT)
+    return None if screen.timed_out or screen.too_large else screen.output
+
+
 def write_case(program: str, name: str, stdin, stats, args, force: bool) -> str:
     """Run the case in a scratch folder; only a run that ends without a
     traceback or a time-out replaces the case's files, all of them."""
@@ -30,7 +39,10 @@ def write_case(program: str, name: str, stdin, stats, args, force: bool) -> str:
     case = Case(program, name, folder)
     if case.file(".out").exists() and not force:
         if case.simulate is None and case.screen is None:
-            case.file(".tty").write_bytes(run_on_terminal(case, ROOT).output)
+            screen = finished_screen(case)
+            if screen is None:
+                return f"FAILED   {case.id}: {UNFINISHED_SCREEN}"
+            case.file(".tty").write_bytes(screen)
             return f"wrote    {case.id} .tty (its other files kept)"
         return f"kept     {case.id} (exists; --force to write it again)"
     with tempfile.TemporaryDirectory() as scratch:
@@ -45,7 +57,10 @@ def write_case(program: str, name: str, stdin, stats, args, force: bool) -> str:
             return f"FAILED   {case.id}: {reason}; nothing written"
         trial.file(".out").write_bytes(piped.stdout)
         if case.simulate is None:
-            trial.file(".tty").write_bytes(run_on_terminal(trial, ROOT).output)
+            screen = finished_screen(trial)
+            if screen is None:
+                return f"FAILED   {case.id}: {UNFINISHED_SCREEN}"
+            trial.file(".tty").write_bytes(screen)
         for suffix in SUFFIXES:
             case.file(suffix).unlink(missing_ok=True)
             if trial.file(suffix).exists():

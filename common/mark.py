@@ -16,6 +16,7 @@ import importlib.util
 import json
 import os
 import shutil
+import stat
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -25,12 +26,14 @@ from pathlib import Path
 from common import console
 from common.golden import load_cases, programs
 from common.run_case import DEFAULT_TIMEOUT, STATS_FILE, command, workspace
-from common.sandbox import Sandbox, hand_over, kill_user, run_limited, scrubbed_environment
+from common.sandbox import (MOST_OUTPUT, Sandbox, hand_over, kill_user, run_limited,
+                            scrubbed_environment)
 from common.visible import first_difference, visible_diff
 
 TOTAL_MARKS = 13
 NOT_COPIED = {"expected_outputs", "tests", "__pycache__", STATS_FILE}
 MOST_SUBMISSION_BYTES = 64 << 20  # copied once per case
+MOST_SECONDS = 3600
 
 PASS = "pass"
 WRONG = "wrong output"
@@ -38,6 +41,7 @@ CRASH = "crash"
 TIMEOUT = "timeout"
 TOO_LARGE = "output too large"
 MISSING = "missing"
+NOT_SUBMITTED = "{program}.py is not in the submission (a link does not count)"
 
 PIPE = "stdout, stdin piped"
 TERMINAL = "terminal screen"
@@ -67,41 +71,45 @@ def submission_size(submission: Path) -> int:
 
 
 def left_out(folder: str, name: str) -> bool:
-    return (name.startswith(".") or name in NOT_COPIED
-            or os.path.islink(os.path.join(folder, name)))
+    """Hidden files, golden outputs, tests, and all but plain files and folders:
+    links could lead the sandbox's user outside, a FIFO or device never ends."""
+    if name.startswith(".") or name in NOT_COPIED:
+        return True
+    try:
+        mode = os.lstat(os.path.join(folder, name)).st_mode
+    except OSError:
+        return True
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
 def copy_submission(submission: Path, folder: Path) -> None:
-    """Only the submission's own files and folders: no links (they could lead the
-    sandbox's user to files outside), no hidden files, no golden outputs, no tests."""
-
+    """The submission as `left_out` filters it."""
     shutil.copytree(submission, folder, dirs_exist_ok=True,
                     ignore=lambda directory, names: [name for name in names
                                                      if left_out(directory, name)])
 
 
 def judge(case, mode: str, got: bytes, want: bytes, status, stderr: bytes,
-          timed_out: bool, too_large: bool, timeout: float) -> Verdict:
+          timed_out: bool, too_large: str, timeout: float) -> Verdict:
+    """The verdict on one run; `stderr` is where a traceback would show (the
+    screen itself in a terminal), `too_large` the stream that overflowed."""
     if too_large:
-        return Verdict(case.id, mode, TOO_LARGE, f"more than {len(got)} bytes")
+        return Verdict(case.id, mode, TOO_LARGE, f"{too_large} over {MOST_OUTPUT >> 20} MiB")
     if timed_out:
         return Verdict(case.id, mode, TIMEOUT, f"no end in {timeout:g} s")
     text = stderr.decode("utf-8", "replace").strip().splitlines()
+    traceback = b"Traceback" in stderr and text
     if got == want:  # what the automarker compares; a traceback after it is still worth a look
-        return Verdict(case.id, mode, PASS, f"but stderr ends: {text[-1]}" if b"Traceback" in stderr else "")
+        return Verdict(case.id, mode, PASS, f"but stderr ends: {text[-1]}" if traceback else "")
     diff = visible_diff(got, want, f"{case.id} ({mode})")
-    if status != 0 and (b"Traceback" in stderr or status < 0 or status >= 128):
-        reason = text[-1] if b"Traceback" in stderr and text else _status_text(status)
+    if status != 0 and (traceback or status < 0):
+        reason = text[-1] if traceback else f"killed by signal {-status}"
         return Verdict(case.id, mode, CRASH, reason, diff)
     detail = first_difference(got.decode("utf-8", "surrogateescape"),
                               want.decode("utf-8", "surrogateescape"))
+    if status and text:
+        detail += f"; exit status {status}, stderr ends: {text[-1]}"
     return Verdict(case.id, mode, WRONG, detail, diff)
-
-
-def _status_text(status: int) -> str:
-    if status < 0:
-        return f"killed by signal {-status}"
-    return f"exit status {status}" if status < 128 else f"killed by signal {status - 128}"
 
 
 def mark_case(case, submission: Path, sandbox: Sandbox, modes: list) -> list:
@@ -123,10 +131,11 @@ def mark_case(case, submission: Path, sandbox: Sandbox, modes: list) -> list:
                 else:
                     from common.terminal import run_in_terminal
 
-                    screen = run_in_terminal(sandbox.wrap(program, uid), case.stdin, folder, env,
-                                             sandbox.timeout)
+                    screen = run_in_terminal(sandbox.wrap(program, uid, folder), case.stdin, "/",
+                                             env, sandbox.timeout)
                     verdicts.append(judge(case, mode, screen.output, case.screen, screen.status,
-                                          b"", screen.timed_out, screen.too_large, sandbox.timeout))
+                                          screen.output, screen.timed_out,
+                                          "the screen" if screen.too_large else "", sandbox.timeout))
             finally:
                 kill_user(uid)
     return verdicts
@@ -154,9 +163,9 @@ def report(results: dict, shares: dict, seconds: float, out) -> dict:
     for program, verdicts_by_case in results.items():
         print(program, file=out)
         if verdicts_by_case is None:
-            print(f"  {MISSING:<16} {program}.py is not in the submission", file=out)
+            print(f"  {MISSING:<16} {NOT_SUBMITTED.format(program=program)}", file=out)
             tests.append({"name": f"{program}.py", "score": 0, "max_score": shares[program],
-                          "output": f"{program}.py is not in the submission", "visibility": "visible"})
+                          "output": NOT_SUBMITTED.format(program=program), "visibility": "visible"})
             continue
         each = shares[program] / len(verdicts_by_case)
         passed = 0
@@ -183,13 +192,21 @@ def report(results: dict, shares: dict, seconds: float, out) -> dict:
             "visibility": "visible"}
 
 
+def seconds(text: str) -> float:
+    value = float(text)
+    if not 0 < value <= MOST_SECONDS:
+        raise argparse.ArgumentTypeError(f"a number of seconds above 0, up to {MOST_SECONDS}")
+    return value
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python3 -m common.mark", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("submission", type=Path)
     parser.add_argument("--tty", action="store_true", help="also compare the terminal screens")
     parser.add_argument("--jobs", type=int, default=1, help="cases run at once")
-    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per case")
+    parser.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT,
+                        help=f"seconds per case, up to {MOST_SECONDS} (default {DEFAULT_TIMEOUT:g})")
     parser.add_argument("--json", type=Path, help="write Gradescope's results.json here")
     parser.add_argument("--weight", action="append", default=[], metavar="PROGRAM=MARKS",
                         help=f"marks of a program (default: {TOTAL_MARKS} shared equally)")
@@ -200,6 +217,8 @@ def main(argv=None) -> int:
     console.end_silently_on_closed_pipe()
     if not options.submission.is_dir():
         parser.error(f"{options.submission} is not a folder")
+    if options.json and not os.access(options.json.resolve().parent, os.W_OK):
+        parser.error(f"--json: cannot write in {options.json.resolve().parent}")
     if options.tty and importlib.util.find_spec("pexpect") is None:
         parser.error("--tty needs pexpect (make mark installs it)")
     submission = options.submission.resolve()
@@ -223,7 +242,8 @@ def main(argv=None) -> int:
         shares = weights(options.weight, marked)
     except ValueError as problem:
         parser.error(str(problem))
-    present = [program for program in marked if (submission / f"{program}.py").exists()]
+    present = [program for program in marked if (submission / f"{program}.py").exists()
+               and not left_out(str(submission), f"{program}.py")]
     cases = [case for program in present for case in selected[program]]
     with ThreadPoolExecutor(max(1, options.jobs)) as pool:
         verdicts = list(pool.map(lambda case: mark_case(case, submission, sandbox, modes), cases))

@@ -9,6 +9,7 @@ behind can be found and killed. This is not a container: see the README.
 """
 
 import os
+import random
 import selectors
 import signal
 import subprocess
@@ -23,21 +24,26 @@ FILE_BYTES = 16 << 20
 OPEN_FILES = 256
 PROCESSES = 32  # more than the run's own: the throwaway user has no other
 MOST_OUTPUT = 4 << 20
-FIRST_SANDBOX_UID = 61000
-SANDBOX_UIDS = 1000
+# Throwaway user ids: above the ranges that systemd and container tools hand out,
+# below 2**31; each marker starts at a random place, so that two markers at
+# once do not share (and kill) each other's users.
+FIRST_SANDBOX_UID = 2_000_000_000
+SANDBOX_UIDS = 1_000_000
 SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
 
-# Run by the marker's interpreter in the child: become the throwaway user, set
-# the limits, then become the submission's interpreter.
+# Run by the marker's interpreter in the child, isolated (-I: nothing of the
+# submission's folder on its path) and started in "/": become the throwaway
+# user, set the limits, go to the run's folder, become the submission's interpreter.
 LAUNCHER = """
 import ast, os, resource, sys
-uid, limits, argv = int(sys.argv[1]), ast.literal_eval(sys.argv[2]), sys.argv[3:]
+uid, limits, folder, argv = int(sys.argv[1]), ast.literal_eval(sys.argv[2]), sys.argv[3], sys.argv[4:]
 if uid >= 0:
     os.setgroups([]); os.setgid(uid); os.setuid(uid)
 for name, value in limits:
     if name == "RLIMIT_NPROC" and uid < 0:
         value += sum(1 for p in os.listdir("/proc") if p.isdigit() and os.stat("/proc/" + p).st_uid == os.getuid())
     resource.setrlimit(getattr(resource, name), (value, value))
+os.chdir(folder)
 os.execv(argv[0], argv)
 """
 
@@ -48,7 +54,7 @@ class Outcome:
     stderr: bytes
     status: int  # None when killed by the marker
     timed_out: bool = False
-    too_large: bool = False
+    too_large: str = ""  # the stream that overflowed
 
 
 def scrubbed_environment(home: str, **extra) -> dict:
@@ -63,7 +69,7 @@ class Sandbox:
     def __init__(self, timeout: float, python: str = None):
         self.timeout = timeout
         self.as_root = hasattr(os, "geteuid") and os.geteuid() == 0
-        self._next = 0
+        self._next = random.randrange(SANDBOX_UIDS)
         self._lock = threading.Lock()
         self.python = python or self._python_for_sandbox()
         if python and not self._runs(python):
@@ -80,11 +86,15 @@ class Sandbox:
         if not self.as_root:
             return -1
         with self._lock:
-            self._next += 1
-            return FIRST_SANDBOX_UID + self._next % SANDBOX_UIDS
+            while True:
+                self._next += 1
+                uid = FIRST_SANDBOX_UID + self._next % SANDBOX_UIDS
+                if not processes_of(uid):
+                    return uid
 
-    def wrap(self, argv: list, uid: int) -> list:
-        return [sys.executable, "-c", LAUNCHER, str(uid), repr(self.limits()), *argv]
+    def wrap(self, argv: list, uid: int, folder: str) -> list:
+        """The command that runs `argv` in `folder` as `uid`, within the limits; start it in "/"."""
+        return [sys.executable, "-I", "-c", LAUNCHER, str(uid), repr(self.limits()), folder, *argv]
 
     def _python_for_sandbox(self) -> str:
         """An interpreter the throwaway user may run (root's own may sit in a private folder)."""
@@ -97,11 +107,22 @@ class Sandbox:
     def _runs(self, python: str) -> bool:
         uid = self.new_user()
         try:
-            done = subprocess.run(self.wrap([python, "-c", "pass"], uid), capture_output=True,
+            done = subprocess.run(self.wrap([python, "-c", "pass"], uid, "/"), capture_output=True,
                                   timeout=30, env=scrubbed_environment("/"), cwd="/")
         finally:
             kill_user(uid)
         return done.returncode == 0
+
+
+def processes_of(uid: int) -> list:
+    pids = []
+    for name in os.listdir("/proc"):
+        try:
+            if name.isdigit() and os.stat(f"/proc/{name}").st_uid == uid:
+                pids.append(int(name))
+        except OSError:
+            pass  # the process ended meanwhile
+    return pids
 
 
 def kill_user(uid: int) -> None:
@@ -109,17 +130,14 @@ def kill_user(uid: int) -> None:
     if uid < 0:
         return
     for _ in range(100):
-        found = False
-        for name in os.listdir("/proc"):
-            if name.isdigit():
-                try:
-                    if os.stat(f"/proc/{name}").st_uid == uid:
-                        os.kill(int(name), signal.SIGKILL)
-                        found = True
-                except OSError:
-                    pass
-        if not found:
+        pids = processes_of(uid)
+        if not pids:
             return
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
         time.sleep(0.01)
 
 
@@ -136,13 +154,13 @@ def run_limited(sandbox: Sandbox, argv: list, stdin: bytes, cwd: str, env: dict,
                 uid: int, most_output: int = MOST_OUTPUT) -> Outcome:
     """Pipe stdin in, collect stdout and stderr up to `most_output` bytes each,
     kill the whole process group at the time limit or when output overflows."""
-    process = subprocess.Popen(sandbox.wrap(argv, uid), stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, env=env,
+    process = subprocess.Popen(sandbox.wrap(argv, uid, cwd), stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd="/", env=env,
                                start_new_session=True)
     threading.Thread(target=_feed, args=(process.stdin, stdin), daemon=True).start()
     outputs = {process.stdout: bytearray(), process.stderr: bytearray()}
     deadline = time.monotonic() + sandbox.timeout
-    timed_out = too_large = False
+    timed_out, too_large = False, ""
     with selectors.DefaultSelector() as selector:
         for stream in outputs:
             selector.register(stream, selectors.EVENT_READ)
@@ -158,7 +176,7 @@ def run_limited(sandbox: Sandbox, argv: list, stdin: bytes, cwd: str, env: dict,
                     continue
                 outputs[key.fileobj] += chunk
                 if len(outputs[key.fileobj]) > most_output:
-                    too_large = True
+                    too_large = "stdout" if key.fileobj is process.stdout else "stderr"
             if too_large:
                 break
     if not (timed_out or too_large):

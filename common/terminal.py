@@ -27,7 +27,7 @@ MOST_OUTPUT = 4 << 20
 @dataclass(frozen=True)
 class Screen:
     output: bytes
-    status: int  # exit status, 128 + N when killed by signal N, None when stopped
+    status: int  # exit status, -N when killed by signal N (as subprocess says), None when stopped
     timed_out: bool
     too_large: bool = False
 
@@ -124,7 +124,7 @@ class _Session:
         stopped = too_large or self.child.isalive()
         self.child.close(force=True)
         status = None if stopped else (
-            self.child.exitstatus if self.child.signalstatus is None else 128 + self.child.signalstatus)
+            self.child.exitstatus if self.child.signalstatus is None else -self.child.signalstatus)
         return Screen(bytes(self.output[:self.most_output]), status, stopped and not too_large,
                       too_large)
 

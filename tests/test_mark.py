@@ -6,7 +6,9 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 import pytest
 
@@ -139,3 +141,32 @@ def test_a_traceback_after_the_right_output_passes_with_a_word_on_it(tmp_path):
     status, report, tests, _ = mark(broken, "--only", "solitaire_1/seed_0")
     assert status == 0 and tests["solitaire_1/seed_0"]["score"] > 0
     assert "pass             solitaire_1/seed_0: but stderr ends: RuntimeError: after the game" in report
+
+
+def test_the_submission_s_files_never_run_as_the_marker(tmp_path):
+    """`ast.py` would shadow the launcher's own import if it ran from the submission's folder."""
+    shared = Path(tempfile.mkdtemp(dir="/tmp"))  # where the throwaway users may write
+    shared.chmod(0o1777)
+    witness = shared / "witness"
+    broken = submission(tmp_path)
+    (broken / "ast.py").write_text(f"import os\nopen({str(witness)!r}, 'a').write(f'{{os.getuid()}}\\n')\n"
+                                   "raise ImportError('not the real ast')\n")
+    os.mkfifo(broken / "pipe")  # never copied: reading it would hang
+    try:
+        status, report, tests, _ = mark(broken, "--only", "solitaire_1/seed_0")
+        uids = witness.read_text().split()
+    finally:
+        shutil.rmtree(shared)
+    assert uids, "the submission's ast.py never ran"
+    if os.getuid() == 0:
+        assert "0" not in uids, "a submission's file ran as root"
+    assert "Traceback" not in report
+
+
+@pytest.mark.parametrize("option", [["--timeout", "0"], ["--timeout", "inf"], ["--timeout", "nan"],
+                                    ["--weight", "solitaire_1=x"], ["--json", "/nonexistent/r.json"],
+                                    ["--only", "no_such_program/*"]])
+def test_bad_options_are_refused_before_any_marking(option):
+    done = subprocess.run([sys.executable, "-m", "common.mark", str(ROOT), *option], cwd=ROOT,
+                          capture_output=True, timeout=60)
+    assert done.returncode == 2 and done.stdout == b"" and b"Traceback" not in done.stderr
