@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from common import console
-from common.golden import load_cases, programs
+from common.golden import EXPECTED_OUTPUTS, load_cases, programs
 from common.run_case import DEFAULT_TIMEOUT, STATS_FILE, command, workspace
 from common.sandbox import (MOST_OUTPUT, Sandbox, hand_over, kill_user, run_limited,
                             scrubbed_environment)
@@ -42,6 +42,8 @@ TIMEOUT = "timeout"
 TOO_LARGE = "output too large"
 MISSING = "missing"
 NOT_SUBMITTED = "{program}.py is not in the submission (a link does not count)"
+GOLDEN_READABLE = ("warning: any user can read {folder}, so a submission could print the expected "
+                   "outputs; for real marking, run from a copy in a folder only you can read")
 
 PIPE = "stdout, stdin piped"
 TERMINAL = "terminal screen"
@@ -192,6 +194,13 @@ def report(results: dict, shares: dict, seconds: float, out) -> dict:
             "visibility": "visible"}
 
 
+def readable_by_anyone(path: Path) -> bool:
+    """Whether any user could read `path`: the folder and every folder above it open to others."""
+    folders = [path, *path.parents]
+    return all(os.stat(folder).st_mode & stat.S_IXOTH for folder in folders) and bool(
+        os.stat(path).st_mode & stat.S_IROTH)
+
+
 def seconds(text: str) -> float:
     value = float(text)
     if not 0 < value <= MOST_SECONDS:
@@ -252,6 +261,8 @@ def main(argv=None) -> int:
         results[case.program][case.id] = case_verdicts
     print(f"Marking {submission}: {len(cases)} cases, {options.timeout:g} s each, "
           f"{options.jobs} at once, {sandbox.python}")
+    if readable_by_anyone(EXPECTED_OUTPUTS):
+        print(GOLDEN_READABLE.format(folder=EXPECTED_OUTPUTS), file=sys.stderr)
     gradescope = report(results, shares, time.monotonic() - started, sys.stdout)
     if options.json:
         options.json.write_text(json.dumps(gradescope, indent=2, ensure_ascii=False) + "\n")

@@ -170,3 +170,16 @@ def test_bad_options_are_refused_before_any_marking(option):
     done = subprocess.run([sys.executable, "-m", "common.mark", str(ROOT), *option], cwd=ROOT,
                           capture_output=True, timeout=60)
     assert done.returncode == 2 and done.stdout == b"" and b"Traceback" not in done.stderr
+
+
+def test_golden_outputs_that_any_user_can_read_are_pointed_out(tmp_path):
+    from common.mark import readable_by_anyone
+
+    open_folder = Path(tempfile.mkdtemp(dir="/tmp"))
+    try:
+        open_folder.chmod(0o755)
+        assert readable_by_anyone(open_folder)
+        open_folder.chmod(0o700)
+        assert not readable_by_anyone(open_folder)
+    finally:
+        shutil.rmtree(open_folder)
