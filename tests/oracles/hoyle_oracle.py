@@ -265,17 +265,10 @@ class Session:
 
         for k in range(1, 5):
             rank_name = RANK_TEXT[k]
-            prompt = f"Enter the card number for the starting {rank_name}: "
-            self.say(prompt)
-            while True:
-                ok, number = self.tape.int()
-                self.say("\n")
-                if not ok:
-                    self.say(NO_NUMBER + prompt)
-                elif not 0 <= number <= 51 or rank_of(number) != k:
-                    self.say(f"The card chosen is not a(n) {rank_name}\n" + prompt)
-                else:
-                    break
+            number = self.card_number(
+                f"Enter the card number for the starting {rank_name}: ",
+                lambda n, k=k, name=rank_name: None if 0 <= n <= 51 and rank_of(n) == k
+                else f"The card chosen is not a(n) {name}\n")
             stock[number] = False
             piles[k - 1].append(number)
 
@@ -327,21 +320,24 @@ class Session:
             self.say(f"Game Over! You scored {score} points.\n")
         self.stats = appended(self.stats, score)
 
-    def draw(self, stock):
-        prompt = "Enter the card number for the drawn card: "
+    def card_number(self, prompt, problem):
+        """Ask until an int read succeeds and `problem(number)` has nothing to say."""
         self.say(prompt)
         while True:
             ok, number = self.tape.int()
             self.say("\n")
-            if not ok:
-                self.say(NO_NUMBER + prompt)
-            elif not 0 <= number <= 51:
-                self.say("That is not a valid card.\n" + prompt)
-            elif not stock[number]:
-                self.say("That card has already been drawn.\n" + prompt)
-            else:
-                stock[number] = False
+            complaint = NO_NUMBER if not ok else problem(number)
+            if complaint is None:
                 return number
+            self.say(complaint + prompt)
+
+    def draw(self, stock):
+        number = self.card_number(
+            "Enter the card number for the drawn card: ",
+            lambda n: "That is not a valid card.\n" if not 0 <= n <= 51
+            else "That card has already been drawn.\n" if not stock[n] else None)
+        stock[number] = False
+        return number
 
     def play_held(self, held, piles):
         """Returns what is held afterwards."""
