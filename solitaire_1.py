@@ -225,17 +225,28 @@ MARKS = bytes.maketrans(bytes(DECK), b"".join(ACE_MARK if is_ace(card) else OTHE
 WON_MARKS = ACE_MARK * len(ACES)
 
 
+def kept_marks(pile: bytes, stacks: int) -> bytes:
+    """One stage on marks: deal as `deal` does, each stack keeps from its first Ace on."""
+    from_top, kept = pile[::-1], []
+    for first in range(stacks):
+        stack = from_top[first::stacks]
+        ace = stack.find(ACE_MARK)
+        if ace >= 0:
+            kept.append(stack[ace:])
+    return b"".join(kept)
+
+
 @lru_cache(maxsize=None)  # at most C(32, 4) = 35,960 piles of marks
 def cards_left_if_won_marks(pile: bytes) -> int | None:
     """The size of the last kept pile when the Aces end up its bottom cards, else None."""
-    for stacks in STACKS_PER_STAGE:
-        from_top, kept = pile[::-1], []
-        for first in range(stacks):  # as `deal` does, without building its list
-            stack = from_top[first::stacks]
-            ace = stack.find(ACE_MARK)
-            if ace >= 0:
-                kept.append(stack[ace:])
-        pile = b"".join(kept)
+    return cards_left_after_stage_1(kept_marks(pile, STACKS_PER_STAGE[0]))
+
+
+@lru_cache(maxsize=None)  # 4,096 different piles, over every place of the Aces
+def cards_left_after_stage_1(pile: bytes) -> int | None:
+    """The rest of the game from stage 1's kept pile, which far fewer games differ in."""
+    for stacks in STACKS_PER_STAGE[1:]:
+        pile = kept_marks(pile, stacks)
     return len(pile) if pile.startswith(WON_MARKS) else None
 
 
