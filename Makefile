@@ -29,7 +29,7 @@ test: $(STAMP)  ## the whole test suite
 
 # make expected PROGRAM=solitaire_1 SEEDS="3 14 15" SIMULATE="1000,0 1,-5"
 expected: $(STAMP)
-	$(VENV_PYTHON) -m common.expected $(PROGRAM) \
+	$(VENV_PYTHON) -m golden.expected $(PROGRAM) \
 		$(foreach seed,$(SEEDS),--seed=$(seed)) \
 		$(foreach pair,$(SIMULATE),--simulate $(subst $(comma), ,$(pair)))
 
@@ -37,7 +37,7 @@ expected: $(STAMP)
 # make mark SUBMISSION=DIR ARGS="--jobs 2 --timeout 5 --tty --json results.json"
 mark: $(STAMP)
 	$(if $(SUBMISSION),,$(error give the folder to mark: make mark SUBMISSION=DIR))
-	$(VENV_PYTHON) -m common.mark "$(SUBMISSION)" $(ARGS)
+	$(VENV_PYTHON) -m marking.mark "$(SUBMISSION)" $(ARGS)
 
 bench: $(STAMP)  ## simulate's time per game against the bare seed-and-shuffle loop
 	$(VENV_PYTHON) bench/simulate.py

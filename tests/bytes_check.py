@@ -2,7 +2,7 @@
 
 import pytest
 
-from common.visible import visible_diff
+from golden.visible import visible_diff
 
 
 def expect_same(got: bytes, want: bytes, label: str) -> None:

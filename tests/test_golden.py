@@ -2,8 +2,8 @@
 
 import pytest
 
-from common.golden import ROOT, load_cases, programs
-from common.run_case import run_on_terminal, run_piped
+from golden.cases import ROOT, load_cases, programs
+from golden.run import run_on_terminal, run_piped
 from tests.bytes_check import expect_same
 
 CASES = [case for program in programs() if (ROOT / f"{program}.py").exists()

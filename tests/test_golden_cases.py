@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from common.golden import EXPECTED_OUTPUTS, ROOT, CaseError, load_cases, programs
+from golden.cases import EXPECTED_OUTPUTS, ROOT, CaseError, load_cases, programs
 
 
 def make_folder(tmp_path, files):
@@ -45,10 +45,10 @@ def test_every_committed_folder_loads():
 
 
 def test_make_expected_writes_a_new_case_and_keeps_existing_ones(tmp_path):
-    for part in ("solitaire_1.py", "common"):
+    for part in ("solitaire_1.py", "common", "golden"):
         (shutil.copytree if (ROOT / part).is_dir() else shutil.copy)(ROOT / part, tmp_path / part)
     (tmp_path / "expected_outputs" / "solitaire_1").mkdir(parents=True)
-    command = [sys.executable, "-m", "common.expected", "solitaire_1", "--seed", "27"]
+    command = [sys.executable, "-m", "golden.expected", "solitaire_1", "--seed", "27"]
     first = subprocess.run(command, cwd=tmp_path, capture_output=True, timeout=60)
     assert first.returncode == 0, first.stderr
     written = tmp_path / "expected_outputs" / "solitaire_1"
@@ -61,10 +61,11 @@ def test_make_expected_writes_a_new_case_and_keeps_existing_ones(tmp_path):
 
 
 def test_make_expected_writes_nothing_for_a_run_that_crashes(tmp_path):
-    shutil.copytree(ROOT / "common", tmp_path / "common")
+    for package in ("common", "golden"):
+        shutil.copytree(ROOT / package, tmp_path / package)
     (tmp_path / "broken.py").write_text("raise ValueError('boom')\n")
     (tmp_path / "stdin").write_bytes(b"1\n")
-    done = subprocess.run([sys.executable, "-m", "common.expected", "broken", "--input", "a", "stdin"],
+    done = subprocess.run([sys.executable, "-m", "golden.expected", "broken", "--input", "a", "stdin"],
                           cwd=tmp_path, capture_output=True, timeout=60)
     assert done.returncode == 1 and b"FAILED   broken/a: ValueError: boom" in done.stdout
     assert not list((tmp_path / "expected_outputs" / "broken").iterdir())

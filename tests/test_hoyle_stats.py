@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from common.golden import ROOT
+from golden.cases import ROOT
 from hoyle.stats import Stats, append_score, parse, read_stats, stats_path
 
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from common.golden import ROOT
-from common.sandbox import FIRST_SANDBOX_UID, SANDBOX_UIDS
+from golden.cases import ROOT
+from marking.sandbox import FIRST_SANDBOX_UID, SANDBOX_UIDS
 
 TIMEOUT = 3
 
@@ -40,7 +40,7 @@ def mark(folder, *options):
     """Run the marker; return its exit status, its report and its results.json tests by name."""
     results = folder.parent / "results.json"
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "common.mark", str(folder), "--json", str(results),
+    done = subprocess.run([sys.executable, "-m", "marking.mark", str(folder), "--json", str(results),
                            "--timeout", str(TIMEOUT), "--jobs", "2", *options],
                           cwd=ROOT, capture_output=True, timeout=300)
     assert b"Traceback" not in done.stderr, done.stderr.decode()
@@ -167,13 +167,13 @@ def test_the_submission_s_files_never_run_as_the_marker(tmp_path):
                                     ["--weight", "solitaire_1=x"], ["--json", "/nonexistent/r.json"],
                                     ["--only", "no_such_program/*"]])
 def test_bad_options_are_refused_before_any_marking(option):
-    done = subprocess.run([sys.executable, "-m", "common.mark", str(ROOT), *option], cwd=ROOT,
+    done = subprocess.run([sys.executable, "-m", "marking.mark", str(ROOT), *option], cwd=ROOT,
                           capture_output=True, timeout=60)
     assert done.returncode == 2 and done.stdout == b"" and b"Traceback" not in done.stderr
 
 
 def test_golden_outputs_that_any_user_can_read_are_pointed_out(tmp_path):
-    from common.mark import readable_by_anyone
+    from marking.mark import readable_by_anyone
 
     open_folder = Path(tempfile.mkdtemp(dir="/tmp"))
     try:

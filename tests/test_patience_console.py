@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from common.golden import EXPECTED_OUTPUTS, ROOT, load_cases
+from golden.cases import EXPECTED_OUTPUTS, ROOT, load_cases
 from patience_games import messages as text
 from tests.bytes_check import expect_same
 

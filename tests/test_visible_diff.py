@@ -1,6 +1,6 @@
 """A failing comparison must show what differs, however small: these are the diffs a marker reads."""
 
-from common.visible import visible_diff
+from golden.visible import visible_diff
 
 
 def test_equal_outputs_give_no_report():

@@ -1,12 +1,12 @@
 """Mark a submission the way the automarker does: `make mark SUBMISSION=DIR`.
 
-    python3 -m common.mark DIR [--tty] [--jobs N] [--timeout S] [--json FILE]
+    python3 -m marking.mark DIR [--tty] [--jobs N] [--timeout S] [--json FILE]
                                [--weight PROGRAM=MARKS]... [--python PATH] [--only GLOB]...
 
 For each program of expected_outputs/ present in DIR, every golden case runs
 against a copy of the submission in a fresh folder, stdin piped, stdout
 compared byte for byte (--tty: the terminal screen too), under the limits of
-common/sandbox.py. Exit status 0 only when every case of every program present
+marking/sandbox.py. Exit status 0 only when every case of every program present
 passes.
 """
 
@@ -24,11 +24,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from common import console
-from common.golden import EXPECTED_OUTPUTS, load_cases, programs
-from common.run_case import DEFAULT_TIMEOUT, STATS_FILE, command, workspace
-from common.sandbox import (MOST_OUTPUT, Sandbox, hand_over, kill_user, run_limited,
+from golden.cases import EXPECTED_OUTPUTS, load_cases, programs
+from golden.run import DEFAULT_TIMEOUT, STATS_FILE, command, workspace
+from marking.sandbox import (MOST_OUTPUT, Sandbox, hand_over, kill_user, run_limited,
                             scrubbed_environment)
-from common.visible import first_difference, visible_diff
+from golden.visible import first_difference, visible_diff
 
 TOTAL_MARKS = 13
 NOT_COPIED = {"expected_outputs", "tests", "__pycache__", STATS_FILE}
@@ -131,7 +131,7 @@ def mark_case(case, submission: Path, sandbox: Sandbox, modes: list) -> list:
                     verdicts.append(judge(case, mode, run.stdout, case.stdout, run.status,
                                           run.stderr, run.timed_out, run.too_large, sandbox.timeout))
                 else:
-                    from common.terminal import run_in_terminal
+                    from golden.terminal import run_in_terminal
 
                     screen = run_in_terminal(sandbox.wrap(program, uid, folder), case.stdin, "/",
                                              env, sandbox.timeout)
@@ -209,7 +209,7 @@ def seconds(text: str) -> float:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python3 -m common.mark", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python3 -m marking.mark", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("submission", type=Path)
     parser.add_argument("--tty", action="store_true", help="also compare the terminal screens")

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from common.golden import Case
+from golden.cases import Case
 
 STATS_FILE = "hoyle_stats.txt"
 DEFAULT_TIMEOUT = 30.0
@@ -60,8 +60,8 @@ def run_piped(case: Case, implementation: Path, timeout: float = DEFAULT_TIMEOUT
 
 def run_on_terminal(case: Case, implementation: Path, timeout: float = DEFAULT_TIMEOUT,
                     env: dict = None):
-    """The terminal screen of the case (a `common.terminal.Screen`)."""
-    from common.terminal import run_in_terminal  # pexpect is needed only here
+    """The terminal screen of the case (a `golden.terminal.Screen`)."""
+    from golden.terminal import run_in_terminal  # pexpect is needed only here
 
     with workspace(case, env) as (folder, environment):
         return run_in_terminal(command(case, implementation), case.stdin, folder,

@@ -1,6 +1,6 @@
 """Write golden cases from the reference program: `make expected` calls this.
 
-    python3 -m common.expected PROGRAM [--seed N]... [--simulate N I]...
+    python3 -m golden.expected PROGRAM [--seed N]... [--simulate N I]...
                                [--input NAME FILE]... [--stats FILE] [--args "ARGS"]
                                [--force]
 
@@ -18,8 +18,8 @@ import tempfile
 from pathlib import Path
 
 from common import console
-from common.golden import EXPECTED_OUTPUTS, ROOT, SUFFIXES, Case
-from common.run_case import run_on_terminal, run_piped
+from golden.cases import EXPECTED_OUTPUTS, ROOT, SUFFIXES, Case
+from golden.run import run_on_terminal, run_piped
 
 
 UNFINISHED_SCREEN = "the terminal run did not end in time; nothing written"
@@ -70,7 +70,7 @@ def write_case(program: str, name: str, stdin, stats, args, force: bool) -> str:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python3 -m common.expected", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python3 -m golden.expected", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("program", help="a program of the kit: solitaire_1, solitaire_2, hoyle_cli, patience")
     parser.add_argument("--seed", type=int, action="append", default=[],

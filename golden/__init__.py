@@ -1,0 +1,1 @@
+"""Golden cases: what they hold, how they are written, run and compared."""

@@ -1,0 +1,1 @@
+"""Marking submissions against the golden cases, isolated from them."""
