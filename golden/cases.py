@@ -9,6 +9,11 @@ A case NAME of PROGRAM is a set of files in expected_outputs/PROGRAM/:
     NAME.tty    the exact terminal screen: typed input echoed where it was read,
                 stdout and stderr together, `\\n` line endings (optional)
     NAME.stats  the stats file's content before the run (optional)
+    NAME.status the exact exit status, in decimal (optional: compared only when given)
+    NAME.err    the exact stderr when stdin is piped (optional: compared only when given)
+
+A case whose stdout is empty must give .status or .err: else an empty
+program would pass it.
 
 A case named simulate_N_I is the call `simulate(N, I)` of the program's module
 and has no stdin.
@@ -21,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 EXPECTED_OUTPUTS = ROOT / "expected_outputs"
 SIMULATE_NAME = re.compile(r"simulate_(-?\d+)_(-?\d+)")
-SUFFIXES = (".in", ".args", ".out", ".tty", ".stats")
+SUFFIXES = (".in", ".args", ".out", ".tty", ".stats", ".status", ".err")
 NOTES = "README.md"  # why each case is there, for the reviewer
 
 
@@ -73,6 +78,17 @@ class Case:
     def stats(self):
         return self._optional(".stats")
 
+    @property
+    def status(self):
+        """The exit status the case demands, or None when it demands none."""
+        text = self._optional(".status")
+        return None if text is None else int(text)
+
+    @property
+    def stderr(self):
+        """The stderr the case demands, or None when it demands none."""
+        return self._optional(".err")
+
 
 def programs(root: Path = EXPECTED_OUTPUTS) -> list:
     return sorted(folder.name for folder in root.iterdir() if folder.is_dir())
@@ -93,6 +109,9 @@ def load_cases(program: str, root: Path = EXPECTED_OUTPUTS) -> list:
             problems.append(f"{case.name}: no .in (and not named simulate_N_I)")
         elif case.simulate is not None and case.file(".in").exists():
             problems.append(f"{case.name}: a simulate case takes no .in")
+        elif not case.stdout and case.status in (None, 0) and not case.stderr:
+            problems.append(f"{case.name}: an empty .out needs a .status or .err, "
+                            "else an empty program passes")
     if problems:
         raise CaseError(f"{folder}: " + "; ".join(problems))
     return cases

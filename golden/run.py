@@ -13,6 +13,7 @@ from pathlib import Path
 from golden.cases import Case
 
 STATS_FILE = "hoyle_stats.txt"
+STATS_VARIABLE = "HOYLE_STATS_FILE"
 DEFAULT_TIMEOUT = 30.0
 
 
@@ -41,7 +42,7 @@ def workspace(case: Case, env: dict = None):
         stats = Path(folder) / STATS_FILE
         if case.stats is not None:
             stats.write_bytes(case.stats)
-        environment = dict(os.environ if env is None else env, HOYLE_STATS_FILE=str(stats))
+        environment = dict(os.environ if env is None else env, **{STATS_VARIABLE: str(stats)})
         environment.pop("PYTHONUNBUFFERED", None)  # a prompt left unflushed must show
         yield folder, environment
 

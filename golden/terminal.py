@@ -68,8 +68,22 @@ def _reads_done(pid: int) -> int:
     return -1
 
 
+def _descendant(pid: int, depth: int):
+    """The first child's first child... `depth` generations below `pid`; None if not there yet."""
+    for _ in range(depth):
+        try:
+            with open(f"/proc/{pid}/task/{pid}/children") as file:
+                children = file.read().split()
+        except OSError:
+            return None
+        if not children:
+            return None
+        pid = int(children[0])
+    return pid
+
+
 class _Session:
-    def __init__(self, argv, cwd, env, timeout, most_output):
+    def __init__(self, argv, cwd, env, timeout, most_output, depth):
         self.deadline = time.monotonic() + timeout
         self.most_output = most_output
         self.output = bytearray()
@@ -77,6 +91,14 @@ class _Session:
                                    preexec_fn=_plain_newlines, timeout=timeout)
         self.child.delaybeforesend = None  # typing waits for the prompt already
         self.reads_before = -1
+        self.depth, self.program = depth, None
+
+    def program_pid(self):
+        """The program's own process: the spawned one, or `depth` generations below it
+        when a wrapper (a sandbox) starts it."""
+        if self.program is None:
+            self.program = _descendant(self.child.pid, self.depth)
+        return self.program
 
     def drain(self, wait: float) -> bool:
         """Collect what the program wrote; False once the terminal is closed or output overflows."""
@@ -98,12 +120,15 @@ class _Session:
                 return False
             if len(self.output) != size:
                 quiet_since = time.monotonic()
-            blocked = _blocked_on_input(self.child.pid)
+            program = self.program_pid()
+            if program is None:
+                continue
+            blocked = _blocked_on_input(program)
             if blocked is None:
                 if time.monotonic() - quiet_since >= QUIET_SECONDS:
                     return True
                 continue
-            reads = _reads_done(self.child.pid)
+            reads = _reads_done(program)
             state = (reads, len(self.output)) if blocked and reads > self.reads_before else None
             if state is not None and state == seen:
                 self.reads_before = reads
@@ -112,10 +137,16 @@ class _Session:
         return False
 
     def type(self, text: bytes) -> None:
-        self.child.send(text)
+        try:
+            self.child.send(text)
+        except OSError:
+            pass  # the program ended meanwhile: finish() reads what it showed
 
     def end_of_input(self) -> None:
-        self.child.sendeof()
+        try:
+            self.child.sendeof()
+        except OSError:
+            pass
 
     def finish(self) -> Screen:
         while time.monotonic() < self.deadline and self.drain(0.05):
@@ -130,10 +161,13 @@ class _Session:
 
 
 def run_in_terminal(argv, stdin: bytes, cwd, env, timeout: float,
-                    most_output: int = MOST_OUTPUT) -> Screen:
+                    most_output: int = MOST_OUTPUT, depth: int = 0, started=None) -> Screen:
     """Type `stdin` line by line at the program's prompts, then end of input (Ctrl-D) at
-    every further read; return everything the terminal showed."""
-    session = _Session(argv, cwd, env, timeout, most_output)
+    every further read; return everything the terminal showed. The program is
+    `depth` generations below the process started; `started(pid)` is told that process."""
+    session = _Session(argv, cwd, env, timeout, most_output, depth)
+    if started:
+        started(session.child.pid)
     lines = stdin.split(b"\n")
     typed = [line + b"\n" for line in lines[:-1]]
     for line in typed:

@@ -1,146 +1,103 @@
 """Mark a submission the way the automarker does: `make mark SUBMISSION=DIR`.
 
     python3 -m marking.mark DIR [--tty] [--jobs N] [--timeout S] [--json FILE]
-                               [--weight PROGRAM=MARKS]... [--python PATH] [--only GLOB]...
+                                [--weight PROGRAM=MARKS]... [--python PATH] [--only GLOB]...
+                                [--isolation auto|namespaces|fallback]
 
-For each program of expected_outputs/ present in DIR, every golden case runs
-against a copy of the submission in a fresh folder, stdin piped, stdout
-compared byte for byte (--tty: the terminal screen too), under the limits of
-marking/sandbox.py. Exit status 0 only when every case of every program present
-passes.
+The submission is copied once, before any of its code runs, into a folder only
+the marker can read; for each program of expected_outputs/ present in it,
+every golden case runs against a fresh copy in the sandbox (marking/sandbox.py),
+stdin piped, stdout compared byte for byte, and the exit status and stderr
+where the case gives them (--tty: the terminal screen too). Exit status 0 only
+when every case of every program present passes; 2 for a refused submission
+or option; 130 when interrupted (Ctrl-C kills every run and prints what was marked).
 """
 
 import argparse
 import fnmatch
 import importlib.util
-import json
 import os
-import shutil
+import shlex
+import signal
 import stat
 import sys
+import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 
-from common import console
-from golden.cases import EXPECTED_OUTPUTS, load_cases, programs
-from golden.run import DEFAULT_TIMEOUT, STATS_FILE, command, workspace
-from marking.sandbox import (MOST_OUTPUT, Sandbox, hand_over, kill_user, run_limited,
-                            scrubbed_environment)
-from golden.visible import first_difference, visible_diff
+from golden.cases import EXPECTED_OUTPUTS, ROOT, load_cases, programs
+from golden.run import DEFAULT_TIMEOUT, STATS_FILE, STATS_VARIABLE, command
+from golden.visible import escaped
+from marking.report import check_json_target, report, write_json
+from marking.sandbox import AUTO, FALLBACK, NAMESPACES, Sandbox, Stopped
+from marking.tree import Copied, Limits, Refused, copy_tree, remove_tree
+from marking.verdicts import MARKER_ERROR, NOT_RUN, PIPE, TERMINAL, INTERRUPTED, Verdict, judge
 
 TOTAL_MARKS = 13
 NOT_COPIED = {"expected_outputs", "tests", "__pycache__", STATS_FILE}
-MOST_SUBMISSION_BYTES = 64 << 20  # copied once per case
 MOST_SECONDS = 3600
+EXIT_INTERRUPTED = 130
 
-PASS = "pass"
-WRONG = "wrong output"
-CRASH = "crash"
-TIMEOUT = "timeout"
-TOO_LARGE = "output too large"
-MISSING = "missing"
-NOT_SUBMITTED = "{program}.py is not in the submission (a link does not count)"
-GOLDEN_READABLE = ("warning: any user can read {folder}, so a submission could print the expected "
-                   "outputs; for real marking, run from a copy in a folder only you can read")
-
-PIPE = "stdout, stdin piped"
-TERMINAL = "terminal screen"
+MARKING = "Marking {submission}: {cases} cases, {jobs} at once"
+GOLDEN_READABLE = ("warning: other users can read {path}, and in the fallback a submission runs "
+                   "as another user: for real marking, mark from a copy only you can read")
+NO_SUBMISSION = "give the folder to mark: make mark SUBMISSION=DIR"
+BAD_ARGS = "ARGS cannot be read as options: {problem}"
+NOTHING_MATCHES = "no golden case matches {patterns}"
 
 
-@dataclass(frozen=True)
-class Verdict:
-    case_id: str
-    mode: str
-    kind: str
-    detail: str = ""
-    diff: str = ""
-
-    @property
-    def passed(self) -> bool:
-        return self.kind == PASS
+def skip_reason(name: str):
+    """Why a name of the submission stays out of the copy, or None: hidden files, the
+    golden outputs, tests, and a stats file of its own (each case brings its own)."""
+    if name.startswith("."):
+        return "hidden"
+    if name in NOT_COPIED:
+        return name
+    return None
 
 
-def submission_size(submission: Path) -> int:
-    """The bytes each case copies: what `copy_submission` takes."""
-    size = 0
-    for folder, folders, files in os.walk(submission):
-        folders[:] = [name for name in folders if not left_out(folder, name)]
-        size += sum(os.path.getsize(os.path.join(folder, name)) for name in files
-                    if not left_out(folder, name))
-    return size
+def describe_left_out(copied: Copied) -> str:
+    return ", ".join(f"{count} {reason}" for reason, count in sorted(copied.left_out.items()))
 
 
-def left_out(folder: str, name: str) -> bool:
-    """Hidden files, golden outputs, tests, and all but plain files and folders:
-    links could lead the sandbox's user outside, a FIFO or device never ends."""
-    if name.startswith(".") or name in NOT_COPIED:
-        return True
+def reachable_by_others(path: Path) -> bool:
+    """Whether another user could open `path`: every folder above it open to others
+    (a 0711 folder is: names can be guessed), and the path itself readable."""
     try:
-        mode = os.lstat(os.path.join(folder, name)).st_mode
+        if not all(os.stat(folder).st_mode & stat.S_IXOTH for folder in path.parents):
+            return False
+        mode = os.stat(path).st_mode
     except OSError:
-        return True
-    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+        return False
+    return bool(mode & (stat.S_IXOTH if stat.S_ISDIR(mode) else stat.S_IROTH))
 
 
-def copy_submission(submission: Path, folder: Path) -> None:
-    """The submission as `left_out` filters it."""
-    shutil.copytree(submission, folder, dirs_exist_ok=True,
-                    ignore=lambda directory, names: [name for name in names
-                                                     if left_out(directory, name)])
+def golden_copies_readable(root: Path = ROOT) -> list:
+    """What of the golden outputs another user could read: a case file, or git's copy."""
+    found = []
+    case_file = next((path for path in EXPECTED_OUTPUTS.glob("*/*.out")), None)
+    if case_file and reachable_by_others(case_file.parent) and reachable_by_others(case_file):
+        found.append(EXPECTED_OUTPUTS)
+    git = root / ".git"
+    if reachable_by_others(git) and reachable_by_others(git / "HEAD"):
+        found.append(git)
+    return found
 
 
-def judge(case, mode: str, got: bytes, want: bytes, status, stderr: bytes,
-          timed_out: bool, too_large: str, timeout: float) -> Verdict:
-    """The verdict on one run; `stderr` is where a traceback would show (the
-    screen itself in a terminal), `too_large` the stream that overflowed."""
-    if too_large:
-        return Verdict(case.id, mode, TOO_LARGE, f"{too_large} over {MOST_OUTPUT >> 20} MiB")
-    if timed_out:
-        return Verdict(case.id, mode, TIMEOUT, f"no end in {timeout:g} s")
-    text = stderr.decode("utf-8", "replace").strip().splitlines()
-    traceback = b"Traceback" in stderr and text
-    if got == want:  # what the automarker compares; a traceback after it is still worth a look
-        return Verdict(case.id, mode, PASS, f"but stderr ends: {text[-1]}" if traceback else "")
-    diff = visible_diff(got, want, f"{case.id} ({mode})")
-    if status != 0 and (traceback or status < 0):
-        reason = text[-1] if traceback else f"killed by signal {-status}"
-        return Verdict(case.id, mode, CRASH, reason, diff)
-    detail = first_difference(got.decode("utf-8", "surrogateescape"),
-                              want.decode("utf-8", "surrogateescape"))
-    if status and text:
-        detail += f"; exit status {status}, stderr ends: {text[-1]}"
-    return Verdict(case.id, mode, WRONG, detail, diff)
+def seconds(text: str) -> float:
+    value = float(text)
+    if not 0 < value <= MOST_SECONDS:
+        raise argparse.ArgumentTypeError(f"a number of seconds above 0, up to {MOST_SECONDS}")
+    return value
 
 
-def mark_case(case, submission: Path, sandbox: Sandbox, modes: list) -> list:
-    verdicts = []
-    for mode in modes:
-        if mode == TERMINAL and case.screen is None:
-            continue
-        with workspace(case, scrubbed_environment("/nonexistent")) as (folder, env):
-            env["HOME"] = folder
-            copy_submission(submission, Path(folder))
-            uid = sandbox.new_user()
-            hand_over(folder, uid)
-            program = command(case, Path(folder), sandbox.python)
-            try:
-                if mode == PIPE:
-                    run = run_limited(sandbox, program, case.stdin, folder, env, uid)
-                    verdicts.append(judge(case, mode, run.stdout, case.stdout, run.status,
-                                          run.stderr, run.timed_out, run.too_large, sandbox.timeout))
-                else:
-                    from golden.terminal import run_in_terminal
-
-                    screen = run_in_terminal(sandbox.wrap(program, uid, folder), case.stdin, "/",
-                                             env, sandbox.timeout)
-                    verdicts.append(judge(case, mode, screen.output, case.screen, screen.status,
-                                          screen.output, screen.timed_out,
-                                          "the screen" if screen.too_large else "", sandbox.timeout))
-            finally:
-                kill_user(uid)
-    return verdicts
+def jobs(text: str) -> int:
+    value = int(text)
+    if not 1 <= value <= 64:
+        raise argparse.ArgumentTypeError("a number of cases from 1 to 64")
+    return value
 
 
 def weights(requested: list, marked: list) -> dict:
@@ -159,117 +116,199 @@ def weights(requested: list, marked: list) -> dict:
     return shares
 
 
-def report(results: dict, shares: dict, seconds: float, out) -> dict:
-    """Print the report; return it in Gradescope's results.json shape."""
-    tests, failures, score = [], [], 0.0
-    for program, verdicts_by_case in results.items():
-        print(program, file=out)
-        if verdicts_by_case is None:
-            print(f"  {MISSING:<16} {NOT_SUBMITTED.format(program=program)}", file=out)
-            tests.append({"name": f"{program}.py", "score": 0, "max_score": shares[program],
-                          "output": NOT_SUBMITTED.format(program=program), "visibility": "visible"})
-            continue
-        each = shares[program] / len(verdicts_by_case)
-        passed = 0
-        for case_id, verdicts in verdicts_by_case.items():
-            ok = all(verdict.passed for verdict in verdicts)
-            passed += ok
-            for verdict in verdicts:
-                mode = "" if verdict.mode == PIPE else f" [{verdict.mode}]"
-                detail = f": {verdict.detail}" if verdict.detail else ""
-                print(f"  {verdict.kind:<16} {case_id}{mode}{detail}", file=out)
-                if not verdict.passed and verdict.diff:
-                    failures.append(verdict.diff)
-            tests.append({"name": case_id, "score": each if ok else 0, "max_score": each,
-                          "output": "\n\n".join(f"{v.kind}: {v.detail}\n{v.diff}".strip()
-                                                for v in verdicts if not v.passed) or PASS,
-                          "visibility": "visible"})
-        score += each * passed
-        print(f"  {program}: {passed}/{len(verdicts_by_case)} cases pass", file=out)
-    if failures:
-        print("\nWhat differs", file=out)
-        print("\n\n".join(failures), file=out)
-    print(f"\nScore: {score:.2f}/{sum(shares.values()):.2f} in {seconds:.1f} s", file=out)
-    return {"score": round(score, 4), "max_score": sum(shares.values()), "tests": tests,
-            "visibility": "visible"}
+def parser() -> argparse.ArgumentParser:
+    parse = argparse.ArgumentParser(prog="python3 -m marking.mark", description=__doc__,
+                                    formatter_class=argparse.RawDescriptionHelpFormatter)
+    parse.add_argument("submission", type=Path)
+    parse.add_argument("--tty", action="store_true", help="also compare the terminal screens")
+    parse.add_argument("--jobs", type=jobs, default=1, help="cases run at once")
+    parse.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT,
+                       help=f"seconds per case, up to {MOST_SECONDS} (default {DEFAULT_TIMEOUT:g})")
+    parse.add_argument("--json", type=Path, help="write Gradescope's results.json here")
+    parse.add_argument("--weight", action="append", default=[], metavar="PROGRAM=MARKS",
+                       help=f"marks of a program (default: {TOTAL_MARKS} shared equally)")
+    parse.add_argument("--python", help="interpreter that runs the submission")
+    parse.add_argument("--only", metavar="GLOB", action="append",
+                       help="only the cases whose PROGRAM/NAME matches (may be given again)")
+    parse.add_argument("--isolation", choices=[AUTO, NAMESPACES, FALLBACK], default=AUTO,
+                       help="namespaces where the machine allows them (auto), always "
+                            "(namespaces: refuse to mark without), or never (fallback)")
+    return parse
 
 
-def readable_by_anyone(path: Path) -> bool:
-    """Whether any user could read `path`: the folder and every folder above it open to others."""
-    folders = [path, *path.parents]
-    return all(os.stat(folder).st_mode & stat.S_IXOTH for folder in folders) and bool(
-        os.stat(path).st_mode & stat.S_IROTH)
+class Marking:
+    """One marking run: its cases, the sandbox, and what Ctrl-C must stop."""
+
+    def __init__(self, sandbox: Sandbox, snapshot: Path, modes: list):
+        self.sandbox, self.snapshot, self.modes = sandbox, snapshot, modes
+
+    def case(self, case) -> list:
+        verdicts = []
+        for mode in self.modes:
+            if mode == TERMINAL and case.screen is None:
+                continue
+            verdicts.append(self.run(case, mode))
+        return verdicts
+
+    def run(self, case, mode: str) -> Verdict:
+        files = {STATS_FILE: case.stats} if case.stats is not None else {}
+        try:
+            outcome = self.sandbox.run(
+                self.snapshot, lambda home: command(case, home, self.sandbox.python), case.stdin,
+                files, lambda home: {STATS_VARIABLE: str(home / STATS_FILE)},
+                terminal=mode == TERMINAL)
+        except Stopped:
+            return Verdict(case.id, mode, NOT_RUN, INTERRUPTED)
+        except Exception as problem:  # a fault of the marker must not cost the report
+            return Verdict(case.id, mode, MARKER_ERROR, escaped(f"{type(problem).__name__}: "
+                                                                f"{problem}"))
+        if self.sandbox.stopping.is_set():
+            return Verdict(case.id, mode, NOT_RUN, INTERRUPTED)
+        return judge(case, mode, outcome, self.sandbox.timeout)
 
 
-def seconds(text: str) -> float:
-    value = float(text)
-    if not 0 < value <= MOST_SECONDS:
-        raise argparse.ArgumentTypeError(f"a number of seconds above 0, up to {MOST_SECONDS}")
-    return value
+def select_cases(patterns: list) -> dict:
+    return {program: [case for case in load_cases(program)
+                      if any(fnmatch.fnmatchcase(case.id, pattern) for pattern in patterns)]
+            for program in programs()}
+
+
+def arguments_from_make() -> list:
+    """`make mark` hands SUBMISSION and ARGS over in the environment, so that no shell
+    or make re-reads them: a path may hold any byte."""
+    submission = os.environ.get("MARK_SUBMISSION", "")
+    if not submission:
+        parser().error(NO_SUBMISSION)
+    try:
+        options = shlex.split(os.environ.get("MARK_ARGS", ""))
+    except ValueError as problem:
+        parser().error(BAD_ARGS.format(problem=problem))
+    return [*options, "--", submission]
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python3 -m marking.mark", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("submission", type=Path)
-    parser.add_argument("--tty", action="store_true", help="also compare the terminal screens")
-    parser.add_argument("--jobs", type=int, default=1, help="cases run at once")
-    parser.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT,
-                        help=f"seconds per case, up to {MOST_SECONDS} (default {DEFAULT_TIMEOUT:g})")
-    parser.add_argument("--json", type=Path, help="write Gradescope's results.json here")
-    parser.add_argument("--weight", action="append", default=[], metavar="PROGRAM=MARKS",
-                        help=f"marks of a program (default: {TOTAL_MARKS} shared equally)")
-    parser.add_argument("--python", help="interpreter that runs the submission")
-    parser.add_argument("--only", metavar="GLOB", action="append",
-                        help="only the cases whose PROGRAM/NAME matches (may be given again)")
-    options = parser.parse_args(argv)
-    console.end_silently_on_closed_pipe()
-    if not options.submission.is_dir():
-        parser.error(f"{options.submission} is not a folder")
-    if options.json and not os.access(options.json.resolve().parent, os.W_OK):
-        parser.error(f"--json: cannot write in {options.json.resolve().parent}")
+    sys.stdout.reconfigure(encoding="utf-8", errors="backslashreplace")
+    parse = parser()
+    options = parse.parse_args(argv)
+    if options.json:
+        try:
+            check_json_target(options.json.absolute())
+        except ValueError as problem:
+            parse.error(f"--json: {problem}")
     if options.tty and importlib.util.find_spec("pexpect") is None:
-        parser.error("--tty needs pexpect (make mark installs it)")
-    submission = options.submission.resolve()
-    if submission_size(submission) > MOST_SUBMISSION_BYTES:
-        parser.error(f"{submission} holds more than {MOST_SUBMISSION_BYTES >> 20} MiB "
-                     "(each case copies it): leave the data out")
-    started = time.monotonic()
-    try:
-        sandbox = Sandbox(options.timeout, options.python)
-    except RuntimeError as problem:
-        parser.error(str(problem))
-    modes = [PIPE, TERMINAL] if options.tty else [PIPE]
+        parse.error("--tty needs pexpect (make mark installs it)")
     patterns = options.only or ["*"]
-    selected = {program: [case for case in load_cases(program)
-                          if any(fnmatch.fnmatchcase(case.id, pattern) for pattern in patterns)]
-                for program in programs()}
+    selected = select_cases(patterns)
     marked = [program for program, cases in selected.items() if cases]
     if not marked:
-        parser.error(f"no golden case matches {' or '.join(patterns)}")
+        parse.error(NOTHING_MATCHES.format(patterns=" or ".join(patterns)))
     try:
         shares = weights(options.weight, marked)
     except ValueError as problem:
-        parser.error(str(problem))
-    present = [program for program in marked if (submission / f"{program}.py").exists()
-               and not left_out(str(submission), f"{program}.py")]
+        parse.error(str(problem))
+    scratch = Path(tempfile.mkdtemp(prefix="marking-"))
+    try:
+        return mark(options, parse, scratch, selected, marked, shares)
+    finally:
+        remove_tree(scratch)
+
+
+def mark(options, parse, scratch: Path, selected: dict, marked: list, shares: dict) -> int:
+    started = time.monotonic()
+    submission = options.submission.absolute()
+    snapshot = scratch / "snapshot"
+    snapshot.mkdir(mode=0o700)
+    try:
+        copied = copy_tree(submission, snapshot, skip=skip_reason, limits=Limits())
+    except Refused as problem:
+        parse.error(escaped(str(problem), most=1000))
+    try:
+        sandbox = Sandbox(options.timeout, scratch, [ROOT, EXPECTED_OUTPUTS, scratch, submission],
+                          options.python, options.isolation)
+    except RuntimeError as problem:
+        parse.error(str(problem))
+    try:
+        with stopped_by_signals(sandbox):
+            return mark_in(sandbox, options, snapshot, copied, selected, marked, shares, started,
+                           submission)
+    finally:
+        sandbox.close()
+
+
+def mark_in(sandbox, options, snapshot, copied, selected, marked, shares, started,
+            submission) -> int:
+    present = [program for program in marked if (snapshot / f"{program}.py").is_file()]
     cases = [case for program in present for case in selected[program]]
-    with ThreadPoolExecutor(max(1, options.jobs)) as pool:
-        verdicts = list(pool.map(lambda case: mark_case(case, submission, sandbox, modes), cases))
+    modes = [PIPE, TERMINAL] if options.tty else [PIPE]
+    marking = Marking(sandbox, snapshot, modes)
+    with ThreadPoolExecutor(options.jobs) as pool:
+        verdicts = list(pool.map(marking.case, cases))
     results = {program: {} if program in present else None for program in marked}
     for case, case_verdicts in zip(cases, verdicts):
         results[case.program][case.id] = case_verdicts
-    print(f"Marking {submission}: {len(cases)} cases, {options.timeout:g} s each, "
-          f"{options.jobs} at once, {sandbox.python}")
-    if readable_by_anyone(EXPECTED_OUTPUTS):
-        print(GOLDEN_READABLE.format(folder=EXPECTED_OUTPUTS), file=sys.stderr)
-    gradescope = report(results, shares, time.monotonic() - started, sys.stdout)
+    header = [MARKING.format(submission=escaped(str(submission), most=1000), cases=len(cases),
+                             jobs=options.jobs), *sandbox.describe()]
+    if copied.left_out:
+        header.append(f"Left out of the copy: {describe_left_out(copied)}")
+    if not sandbox.namespaces:
+        for path in golden_copies_readable():
+            print(GOLDEN_READABLE.format(path=path), file=sys.stderr)
+    not_run = sum(1 for case_verdicts in verdicts for verdict in case_verdicts
+                  if verdict.kind == NOT_RUN)
+    out = Terminal(sys.stdout)
+    gradescope = report(results, shares, time.monotonic() - started, header, out, not_run)
+    gradescope["extra_data"] = {"isolation": sandbox.describe(), "users": sandbox.users}
     if options.json:
-        options.json.write_text(json.dumps(gradescope, indent=2, ensure_ascii=False) + "\n")
-    every_case = [verdict for program in present for case_verdicts in results[program].values()
-                  for verdict in case_verdicts]
-    return 0 if present and all(verdict.passed for verdict in every_case) else 1
+        try:
+            write_json(options.json.absolute(), gradescope)
+        except OSError as problem:
+            print(f"--json: {problem}", file=sys.stderr)
+            return 1
+    if sandbox.stopping.is_set():
+        return EXIT_INTERRUPTED
+    every = [verdict for case_verdicts in verdicts for verdict in case_verdicts]
+    return 0 if present and every and all(verdict.passed for verdict in every) else 1
+
+
+class Terminal:
+    """The report's stream: a reader that went away (`| head`) ends the printing, not the marking."""
+
+    def __init__(self, stream):
+        self.stream, self.closed = stream, False
+
+    def write(self, text: str) -> None:
+        if self.closed:
+            return
+        try:
+            self.stream.write(text)
+            self.stream.flush()
+        except (BrokenPipeError, ValueError):
+            self.closed = True
+
+
+class stopped_by_signals:
+    """Ctrl-C (or SIGTERM, SIGHUP) kills every run at once; the marking then ends
+    with a partial report."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+    def __init__(self, sandbox: Sandbox):
+        self.sandbox, self.before = sandbox, {}
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread():
+            for number in self.SIGNALS:
+                self.before[number] = signal.signal(number, self.stop)
+        return self
+
+    def stop(self, number, frame) -> None:
+        threading.Thread(target=self.sandbox.stop_all, daemon=True).start()
+
+    def __exit__(self, *exception):
+        for number, handler in self.before.items():
+            signal.signal(number, handler)
+        return False
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(arguments_from_make() if "MARK_SUBMISSION" in os.environ else None))

@@ -1,28 +1,49 @@
-"""Run untrusted code (a student's submission) with limits, the way a marker must.
+"""Run untrusted code (a student's submission) the way a marker must.
 
-Each run gets: a scrubbed environment; limits on CPU time, memory, file size,
-open files and processes; its own process group, killed whole on timeout; its
-output capped. When the marker runs as root, each run also gets a throwaway
-user id, so that the process limit holds (Linux does not apply it to root),
-the run cannot signal the marker or write its files, and every process it left
-behind can be found and killed. This is not a container: see the README.
+Namespaces, where the machine allows them: each run starts under bubblewrap
+in its own mount namespace, which holds read-only the system's programs and
+the interpreter, the run's home (a fresh size-capped tmpfs filled from the
+snapshot of the submission) and a private size-capped /tmp, and nothing else:
+no kit, no golden outputs, no other run, no other user's files. Its own PID
+namespace (every process dies with the run), network namespace (no network),
+IPC and UTS namespaces, and no new privileges.
+
+The fallback, where namespaces are refused (bubblewrap missing, or a container
+that forbids them): the run's home is a folder of its own on the disk, and
+files every user may read stay readable. The report says which one held.
+
+Both add: a throwaway user per run when the marker is root (so that the
+process limit holds and the run can touch nothing of the marker's), a control
+group per run where one can be made (one memory and one process limit for the
+whole run), rlimits per process, a scrubbed environment, a time limit, output
+capped, and every process of the run killed at its end.
 """
 
+import json
 import os
 import random
 import selectors
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass
+from pathlib import Path
+
+from marking import launcher
+from marking.cgroups import Groups, Unavailable
+from marking.tree import remove_tree
 
 CPU_SECONDS_OVER_TIMEOUT = 1
 MEMORY_BYTES = 1 << 30
 FILE_BYTES = 16 << 20
 OPEN_FILES = 256
-PROCESSES = 32  # more than the run's own: the throwaway user has no other
+PROCESSES = 32
+TMP_BYTES = 64 << 20
+HOME_ROOM_BYTES = 64 << 20  # what a run may write in its home, beside the submission
 MOST_OUTPUT = 4 << 20
 # Throwaway user ids: above the ranges that systemd and container tools hand out,
 # below 2**31; each marker starts at a random place, so that two markers at
@@ -30,31 +51,46 @@ MOST_OUTPUT = 4 << 20
 FIRST_SANDBOX_UID = 2_000_000_000
 SANDBOX_UIDS = 1_000_000
 SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
+SANDBOX_HOME = "/home/student"
+SANDBOX_SNAPSHOT = "/snapshot"
+SYSTEM_FOLDERS = ("bin", "lib", "lib32", "lib64", "libx32", "sbin")
+SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/localtime")
+FALLBACK_TMP_FOLDERS = ("/tmp", "/var/tmp", "/dev/shm")
+LAUNCHER_SOURCE = Path(launcher.__file__).read_text(encoding="utf-8")
 
-# Run by the marker's interpreter in the child, isolated (-I: nothing of the
-# submission's folder on its path) and started in "/": become the throwaway
-# user, set the limits, go to the run's folder, become the submission's interpreter.
-LAUNCHER = """
-import ast, os, resource, sys
-uid, limits, folder, argv = int(sys.argv[1]), ast.literal_eval(sys.argv[2]), sys.argv[3], sys.argv[4:]
-if uid >= 0:
-    os.setgroups([]); os.setgid(uid); os.setuid(uid)
-for name, value in limits:
-    if name == "RLIMIT_NPROC" and uid < 0:
-        value += sum(1 for p in os.listdir("/proc") if p.isdigit() and os.stat("/proc/" + p).st_uid == os.getuid())
-    resource.setrlimit(getattr(resource, name), (value, value))
-os.chdir(folder)
-os.execv(argv[0], argv)
-"""
+NAMESPACES = "namespaces"
+FALLBACK = "fallback"
+AUTO = "auto"
+
+NO_BWRAP = "bubblewrap (bwrap) is not installed"
+FALLBACK_ASKED = "--isolation fallback"
+NO_INTERPRETER = "no Python interpreter that the sandbox can run; give --python"
+INTERPRETER_FAILS = "{python} does not run in the sandbox"
+INTERPRETER_IN_KIT = "{python} lives inside the kit, which the sandbox hides: give another --python"
+NAMESPACES_REFUSED = "namespaces were asked for, but {reason}"
+DESCRIBE_NAMESPACES = ("namespaces (bubblewrap): the run sees only the system's programs, the "
+                       "interpreter and its own files; own PID, network, IPC and UTS namespaces")
+DESCRIBE_FALLBACK = ("FALLBACK, no namespaces ({reason}): the run can read every file that all "
+                     "users may read, and reach the network")
+DESCRIBE_USERS = "a throwaway user per run"
+DESCRIBE_OWN_USER = "your own user id (not root: no throwaway users)"
+DESCRIBE_GROUP = "{memory} of memory and {processes} processes for the whole run ({cgroup})"
+DESCRIBE_NO_GROUP = ("{memory} of memory and {processes} processes per process, not per run "
+                     "(no cgroup: {reason})")
+
+
+class Stopped(Exception):
+    """The marker is stopping: no new run starts."""
 
 
 @dataclass(frozen=True)
 class Outcome:
     stdout: bytes
     stderr: bytes
-    status: int  # None when killed by the marker
+    status: int  # None when stopped by the marker
     timed_out: bool = False
     too_large: str = ""  # the stream that overflowed
+    out_of_memory: bool = False
 
 
 def scrubbed_environment(home: str, **extra) -> dict:
@@ -63,17 +99,101 @@ def scrubbed_environment(home: str, **extra) -> dict:
             **extra}
 
 
-class Sandbox:
-    """Hands out throwaway users (when root) and wraps commands in the limits."""
+def mebibytes(count: int) -> str:
+    return f"{count >> 30} GiB" if count >= 1 << 30 else f"{count >> 20} MiB"
 
-    def __init__(self, timeout: float, python: str = None):
+
+class Sandbox:
+    """Runs commands from a snapshot of a submission, one isolated run at a time per call."""
+
+    def __init__(self, timeout: float, scratch: Path, hidden: list, python: str = None,
+                 isolation: str = AUTO):
         self.timeout = timeout
-        self.as_root = hasattr(os, "geteuid") and os.geteuid() == 0
-        self._next = random.randrange(SANDBOX_UIDS)
+        self.scratch = scratch
+        self.hidden = [Path(path) for path in hidden]
+        self.as_root = os.geteuid() == 0
+        self._next_uid = random.randrange(SANDBOX_UIDS)
         self._lock = threading.Lock()
-        self.python = python or self._python_for_sandbox()
-        if python and not self._runs(python):
-            raise RuntimeError(f"{python} does not run in the sandbox")
+        self._running = {}  # run id -> (pid, uid, group)
+        self.stopping = threading.Event()
+        self.users = []
+        self.bwrap = shutil.which("bwrap")
+        interpreters = self._interpreters(python)
+        self.python, self.prefixes = interpreters[0]
+        self.namespaces, self.why_not = False, FALLBACK_ASKED if isolation == FALLBACK else NO_BWRAP
+        if isolation != FALLBACK and self.bwrap:
+            self.namespaces, self.why_not = self._namespaces_work()
+        if isolation == NAMESPACES and not self.namespaces:
+            raise RuntimeError(NAMESPACES_REFUSED.format(reason=self.why_not))
+        if not self.namespaces:  # the run's user must reach the interpreter on the machine itself
+            runnable = [found for found in interpreters if self._runs_in_fallback(found[0])]
+            if not runnable:
+                raise RuntimeError(INTERPRETER_FAILS.format(python=python) if python
+                                   else NO_INTERPRETER)
+            self.python, self.prefixes = runnable[0]
+        if not self.namespaces and self.as_root:
+            scratch.chmod(0o711)  # each run's user reaches its own home, and lists nothing
+        self.groups, self.why_no_group = None, "not root"
+        if self.as_root:
+            try:
+                self.groups = Groups()
+            except Unavailable as problem:
+                self.why_no_group = str(problem)
+
+    # What the report says
+
+    def describe(self) -> list:
+        isolation = (DESCRIBE_NAMESPACES if self.namespaces
+                     else DESCRIBE_FALLBACK.format(reason=self.why_not))
+        users = DESCRIBE_USERS if self.as_root else DESCRIBE_OWN_USER
+        sizes = dict(memory=mebibytes(MEMORY_BYTES), processes=PROCESSES)
+        limits = (DESCRIBE_GROUP.format(cgroup=self.groups.describe(), **sizes) if self.groups
+                  else DESCRIBE_NO_GROUP.format(reason=self.why_no_group, **sizes))
+        tmp = f"a private /tmp of {mebibytes(TMP_BYTES)}" if self.namespaces else "the shared /tmp"
+        return [f"Isolation: {isolation}; {users}",
+                f"Limits per run: {self.timeout:g} s, {limits}; {mebibytes(FILE_BYTES)} per file; {tmp}; "
+                f"{self.python}"]
+
+    # Running
+
+    def run(self, snapshot: Path, command, stdin: bytes, files: dict, environment=lambda home: {},
+            terminal: bool = False):
+        """Run `command(home)` (an argv) with `stdin` and `environment(home)` added to a
+        scrubbed environment, its home filled from `snapshot` plus `files` ({name: bytes});
+        an `Outcome`, or a terminal `Screen` when `terminal`."""
+        if self.stopping.is_set():
+            raise Stopped
+        uid = self.new_user()
+        home = SANDBOX_HOME if self.namespaces else tempfile.mkdtemp(prefix="run-", dir=self.scratch)
+        argv = command(Path(home))
+        job = {"home": home, "snapshot": SANDBOX_SNAPSHOT if self.namespaces else str(snapshot),
+               "files": {name: data.hex() for name, data in files.items()}, "uid": uid,
+               "limits": self.limits(), "argv": argv}
+        wrapped = [self.python, "-I", "-c", LAUNCHER_SOURCE, json.dumps(job)]
+        if self.namespaces:
+            wrapped = self._bwrap(snapshot) + wrapped
+        env = scrubbed_environment(home, TMPDIR="/tmp" if self.namespaces else home,
+                                   **environment(Path(home)))
+        group = self.groups.new(MEMORY_BYTES, PROCESSES + 2) if self.groups else None
+        if group:
+            wrapped = group.enter_argv(wrapped)
+        run_id = object()
+        try:
+            if terminal:
+                from golden.terminal import run_in_terminal
+
+                return run_in_terminal(
+                    wrapped, stdin, "/", env, self.timeout, depth=2 if self.namespaces else 0,
+                    started=lambda pid: self._started(run_id, pid, uid, group))
+            return self._piped(wrapped, stdin, env, lambda pid: self._started(run_id, pid, uid, group),
+                               group)
+        finally:
+            with self._lock:
+                self._running.pop(run_id, None)
+            self._end(uid, group)
+            if not self.namespaces:
+                remove_tree(Path(home))
+                self._clean_shared_tmp(uid)
 
     def limits(self) -> list:
         return [("RLIMIT_CPU", int(self.timeout) + CPU_SECONDS_OVER_TIMEOUT),
@@ -87,31 +207,210 @@ class Sandbox:
             return -1
         with self._lock:
             while True:
-                self._next += 1
-                uid = FIRST_SANDBOX_UID + self._next % SANDBOX_UIDS
+                self._next_uid += 1
+                uid = FIRST_SANDBOX_UID + self._next_uid % SANDBOX_UIDS
                 if not processes_of(uid):
+                    self.users.append(uid)
                     return uid
 
-    def wrap(self, argv: list, uid: int, folder: str) -> list:
-        """The command that runs `argv` in `folder` as `uid`, within the limits; start it in "/"."""
-        return [sys.executable, "-I", "-c", LAUNCHER, str(uid), repr(self.limits()), folder, *argv]
+    def stop_all(self) -> None:
+        """Ctrl-C: start nothing more, kill every run under way."""
+        self.stopping.set()
+        with self._lock:
+            running = list(self._running.values())
+        for pid, uid, group in running:
+            _kill_group(pid)
+            self._end(uid, group)
 
-    def _python_for_sandbox(self) -> str:
-        """An interpreter the throwaway user may run (root's own may sit in a private folder)."""
-        candidates = [sys.executable, "/usr/local/bin/python3", "/usr/bin/python3"]
-        for python in candidates:
-            if os.path.exists(python) and self._runs(python):
-                return python
-        raise RuntimeError("no Python interpreter that the sandbox user can run; give --python")
+    def close(self) -> None:
+        if self.groups:
+            self.groups.remove()
 
-    def _runs(self, python: str) -> bool:
-        uid = self.new_user()
+    def _started(self, run_id, pid: int, uid: int, group) -> None:
+        with self._lock:
+            self._running[run_id] = (pid, uid, group)
+        if self.stopping.is_set():
+            _kill_group(pid)
+
+    def _end(self, uid: int, group) -> None:
+        if group:
+            group.kill()
+        kill_user(uid)
+
+    def _piped(self, argv: list, stdin: bytes, env: dict, started, group) -> Outcome:
+        """Pipe stdin in, collect stdout and stderr up to MOST_OUTPUT bytes each,
+        kill the whole run at the time limit or when output overflows."""
+        process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, cwd="/", env=env, start_new_session=True)
+        started(process.pid)
+        threading.Thread(target=_feed, args=(process.stdin, stdin), daemon=True).start()
+        outputs = {process.stdout: bytearray(), process.stderr: bytearray()}
+        deadline = time.monotonic() + self.timeout
+        timed_out, too_large = False, ""
+        with selectors.DefaultSelector() as selector:
+            for stream in outputs:
+                selector.register(stream, selectors.EVENT_READ)
+            while selector.get_map() and not too_large:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    timed_out = True
+                    break
+                for key, _ in selector.select(remaining):
+                    chunk = os.read(key.fd, 1 << 16)
+                    if not chunk:
+                        selector.unregister(key.fileobj)
+                        continue
+                    outputs[key.fileobj] += chunk
+                    if len(outputs[key.fileobj]) > MOST_OUTPUT:
+                        too_large = "stdout" if key.fileobj is process.stdout else "stderr"
+        if not (timed_out or too_large):
+            try:  # its output closed, the program may still be running
+                process.wait(max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                timed_out = True
+        if timed_out or too_large or self.stopping.is_set():
+            _kill_group(process.pid)
+            if group:
+                group.kill()
+        status = process.wait()
+        for stream in outputs:
+            stream.close()
+        stopped = timed_out or too_large or (status < 0 and self.stopping.is_set())
+        return Outcome(bytes(outputs[process.stdout][:MOST_OUTPUT]),
+                       bytes(outputs[process.stderr][:MOST_OUTPUT]),
+                       None if stopped else status, timed_out, too_large,
+                       bool(group and group.out_of_memory()))
+
+    # Setting up
+
+    def _bwrap(self, snapshot: Path) -> list:
+        argv = [self.bwrap, "--die-with-parent", "--unshare-ipc", "--unshare-pid", "--unshare-net",
+                "--unshare-uts", "--unshare-cgroup-try", "--hostname", "sandbox"]
+        if not self.as_root:
+            argv += ["--unshare-user", "--disable-userns"]
+        bound = [Path("/usr")]
+        argv += ["--ro-bind", "/usr", "/usr"]
+        for name in SYSTEM_FOLDERS:
+            path = Path("/", name)
+            if path.is_symlink():
+                argv += ["--symlink", os.readlink(path), str(path)]
+            elif path.is_dir():
+                argv += ["--ro-bind", str(path), str(path)]
+                bound.append(path)
+        argv += _open_folders(Path(SYSTEM_FILES[0]).parent)
+        for path in SYSTEM_FILES:
+            argv += ["--ro-bind-try", path, path]
+        for prefix in self.prefixes:
+            if not any(_under(prefix, folder) for folder in bound):
+                argv += _open_folders(prefix.parent) + ["--ro-bind", str(prefix), str(prefix)]
+                bound.append(prefix)
+        argv += ["--proc", "/proc", "--dev", "/dev",
+                 "--perms", "1777", "--size", str(TMP_BYTES), "--tmpfs", "/tmp",
+                 "--size", str(HOME_ROOM_BYTES + _size(snapshot)), "--tmpfs", SANDBOX_HOME,
+                 "--ro-bind", str(snapshot), SANDBOX_SNAPSHOT]
+        for path in self.hidden:  # the kit, say, if it lies under a folder bound above
+            if any(_under(path, folder) for folder in bound):
+                argv += ["--tmpfs", str(path)]
+        return argv + ["--chdir", "/", "--"]
+
+    def _interpreters(self, python) -> list:
+        """[(interpreter, the folders it needs)], asked of each candidate itself; never
+        a virtual environment's (its folder may lie inside the kit, which is hidden)."""
+        candidates = [python] if python else [getattr(sys, "_base_executable", sys.executable),
+                                              sys.executable, "/usr/local/bin/python3",
+                                              "/usr/bin/python3"]
+        ask = ("import json, os, sys; print(json.dumps([os.path.realpath(sys.executable), "
+               "sys.base_prefix, sys.base_exec_prefix]))")
+        found = []
+        for candidate in candidates:
+            try:
+                done = subprocess.run([candidate, "-I", "-c", ask], capture_output=True, timeout=30,
+                                      env=scrubbed_environment("/"), cwd="/")
+                executable, *prefixes = json.loads(done.stdout)
+            except (OSError, ValueError, subprocess.SubprocessError):
+                continue
+            folders = {Path(os.path.realpath(prefix)) for prefix in prefixes}
+            folders.add(Path(executable).parent.parent)
+            if any(_under(folder, hidden) for folder in folders for hidden in self.hidden):
+                raise RuntimeError(INTERPRETER_IN_KIT.format(python=candidate))
+            if executable not in [known for known, _ in found]:
+                found.append((executable, sorted(folders)))
+        if not found:
+            raise RuntimeError(INTERPRETER_FAILS.format(python=python) if python else NO_INTERPRETER)
+        return found
+
+    def _namespaces_work(self):
+        """(True, "") when bubblewrap can start the interpreter here, else (False, why not)."""
+        empty = Path(tempfile.mkdtemp(prefix="probe-", dir=self.scratch))
         try:
-            done = subprocess.run(self.wrap([python, "-c", "pass"], uid, "/"), capture_output=True,
-                                  timeout=30, env=scrubbed_environment("/"), cwd="/")
+            done = subprocess.run(self._bwrap(empty) + [self.python, "-I", "-c", "pass"],
+                                  capture_output=True, timeout=60, env=scrubbed_environment("/"),
+                                  cwd="/")
+        except (OSError, subprocess.SubprocessError) as problem:
+            return False, f"bubblewrap did not start: {problem}"
+        finally:
+            empty.rmdir()
+        if done.returncode:
+            said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+            return False, said[-1] if said else f"bwrap exited with status {done.returncode}"
+        return True, ""
+
+    def _runs_in_fallback(self, python: str) -> bool:
+        uid = self.new_user()
+        job = {"home": "/", "snapshot": None, "files": {}, "uid": uid, "limits": [],
+               "argv": [python, "-c", "pass"]}
+        try:
+            done = subprocess.run([python, "-I", "-c", LAUNCHER_SOURCE, json.dumps(job)],
+                                  capture_output=True, timeout=30, env=scrubbed_environment("/"),
+                                  cwd="/")
         finally:
             kill_user(uid)
         return done.returncode == 0
+
+    def _clean_shared_tmp(self, uid: int) -> None:
+        """In the fallback, what the run's user left in the shared temporary folders."""
+        if uid < 0:
+            return
+        for folder in FALLBACK_TMP_FOLDERS:
+            try:
+                entries = list(os.scandir(folder))
+            except OSError:
+                continue
+            for entry in entries:
+                try:
+                    if entry.stat(follow_symlinks=False).st_uid == uid:
+                        remove_tree(Path(entry.path))
+                except OSError:
+                    pass
+
+
+def _open_folders(folder: Path) -> list:
+    """Make `folder` and those above it in the sandbox, open to all (bubblewrap would
+    copy the modes of the machine's own, such as a 0700 /root above an interpreter)."""
+    argv = []
+    for path in [*reversed(folder.parents), folder][1:]:
+        argv += ["--perms", "0755", "--dir", str(path)]
+    return argv
+
+
+def _under(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def _size(folder: Path) -> int:
+    """The bytes of the snapshot (made by the marker: plain files, a bounded depth)."""
+    return sum(entry.stat().st_size for entry in _walk(folder))
+
+
+def _walk(folder: Path):
+    pending = [folder]
+    while pending:
+        with os.scandir(pending.pop()) as listing:
+            for entry in listing:
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append(Path(entry.path))
+                else:
+                    yield entry
 
 
 def processes_of(uid: int) -> list:
@@ -141,70 +440,16 @@ def kill_user(uid: int) -> None:
         time.sleep(0.01)
 
 
-def hand_over(folder: str, uid: int) -> None:
-    """Give the run's folder to its throwaway user."""
-    if uid < 0:
-        return
-    for path, folders, files in os.walk(folder):
-        for name in [".", *folders, *files]:
-            os.chown(os.path.join(path, name), uid, uid, follow_symlinks=False)
-
-
-def run_limited(sandbox: Sandbox, argv: list, stdin: bytes, cwd: str, env: dict,
-                uid: int, most_output: int = MOST_OUTPUT) -> Outcome:
-    """Pipe stdin in, collect stdout and stderr up to `most_output` bytes each,
-    kill the whole process group at the time limit or when output overflows."""
-    process = subprocess.Popen(sandbox.wrap(argv, uid, cwd), stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd="/", env=env,
-                               start_new_session=True)
-    threading.Thread(target=_feed, args=(process.stdin, stdin), daemon=True).start()
-    outputs = {process.stdout: bytearray(), process.stderr: bytearray()}
-    deadline = time.monotonic() + sandbox.timeout
-    timed_out, too_large = False, ""
-    with selectors.DefaultSelector() as selector:
-        for stream in outputs:
-            selector.register(stream, selectors.EVENT_READ)
-        while selector.get_map():
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                timed_out = True
-                break
-            for key, _ in selector.select(remaining):
-                chunk = os.read(key.fd, 1 << 16)
-                if not chunk:
-                    selector.unregister(key.fileobj)
-                    continue
-                outputs[key.fileobj] += chunk
-                if len(outputs[key.fileobj]) > most_output:
-                    too_large = "stdout" if key.fileobj is process.stdout else "stderr"
-            if too_large:
-                break
-    if not (timed_out or too_large):
-        try:  # its output closed, the program may still be running
-            process.wait(max(0.0, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            timed_out = True
-    if timed_out or too_large:
-        _kill_group(process)
-    status = process.wait()
-    kill_user(uid)
-    for stream in outputs:
-        stream.close()
-    return Outcome(bytes(outputs[process.stdout][:most_output]),
-                   bytes(outputs[process.stderr][:most_output]),
-                   None if timed_out or too_large else status, timed_out, too_large)
-
-
 def _feed(pipe, data: bytes) -> None:
     try:
         pipe.write(data)
         pipe.close()
     except OSError:
-        pass  # the program ended without reading all its input
+        pass  # the program ended without reading all its input: a normal end
 
 
-def _kill_group(process) -> None:
+def _kill_group(pid: int) -> None:
     try:
-        os.killpg(process.pid, signal.SIGKILL)
+        os.killpg(pid, signal.SIGKILL)
     except OSError:
         pass

@@ -17,6 +17,10 @@ def test_piped_stdout(case):
     assert not run.timed_out, f"{case.id}: no answer in time"
     assert b"Traceback" not in run.stderr, run.stderr.decode("utf-8", "replace")
     expect_same(run.stdout, case.stdout, f"{case.id} stdout, stdin piped")
+    if case.status is not None:
+        assert run.status == case.status, f"{case.id}: exit status {run.status}, want {case.status}"
+    if case.stderr is not None:
+        expect_same(run.stderr, case.stderr, f"{case.id} stderr, stdin piped")
 
 
 @pytest.mark.parametrize("case", SCREENS, ids=lambda case: case.id)

@@ -50,3 +50,25 @@ def test_a_long_diff_is_cut():
     many = b"".join(b"%d\n" % number for number in range(500))
     report = visible_diff(many.replace(b"\n", b" \n"), many)
     assert len(report.splitlines()) < 60 and "more diff lines" in report
+
+
+def test_a_huge_output_costs_little_and_shows_little():
+    """4 MiB of NUL bytes on one line: the diff draws the start of it, quickly."""
+    report = visible_diff(b"\0" * (4 << 20), b"hello\n")
+    assert len(report) < 5_000 and "⟨U+0000⟩" in report and "more⟩" in report
+
+
+def test_a_difference_deep_in_a_long_output_is_shown_with_its_context():
+    want = b"".join(b"line %d\n" % number for number in range(100_000))
+    got = want.replace(b"line 90000\n", b"line 90000 \n")
+    report = visible_diff(got, want)
+    assert "line 90001" in report and "+line␠90000␠⏎" in report
+    assert "(the 89998 lines before are the same)" in report
+
+
+def test_escape_sequences_a_run_wrote_are_drawn_not_played():
+    from golden.visible import escaped
+
+    shown = escaped(b"\x1b[2J\x1b[Hpass \xe2\x80\xae\x9b\xff ok")
+    assert shown == "⟨U+001B⟩[2J⟨U+001B⟩[Hpass ⟨U+202E⟩⟨\\x9b⟩⟨\\xff⟩ ok"
+    assert escaped("x" * 1000, most=10) == "x" * 10 + "…⟨990 more⟩"

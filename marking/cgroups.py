@@ -1,0 +1,176 @@
+"""One control group per run: one memory limit and one process limit for the
+whole run, however many processes it starts (rlimits hold per process only),
+and a list of every process it left, to kill.
+
+cgroup v1 (a hierarchy per controller) and v2 (one hierarchy) are both
+handled; the groups are made below the marker's own, so a container's limits
+still hold. Where neither can be made, `Groups.unavailable` says why.
+"""
+
+import os
+import secrets
+import signal
+import time
+from pathlib import Path
+
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+CONTROLLERS = ("memory", "pids")
+KILL_ROUNDS = 200
+
+
+class Unavailable(RuntimeError):
+    """No control group can be made here; the message says why."""
+
+
+def _own_paths(proc_cgroup: str) -> dict:
+    """{controller: path} for v1 lines, {"": path} for the v2 line of /proc/self/cgroup."""
+    paths = {}
+    for line in proc_cgroup.splitlines():
+        _, controllers, path = line.split(":", 2)
+        for controller in controllers.split(",") if controllers else [""]:
+            paths[controller] = path
+    return paths
+
+
+class Groups:
+    """The marker's parent group for this run, and a child group per run of a case."""
+
+    def __init__(self, root: Path = CGROUP_ROOT, proc_cgroup: str = None):
+        if proc_cgroup is None:
+            proc_cgroup = Path("/proc/self/cgroup").read_text()
+        own = _own_paths(proc_cgroup)
+        name = f"marker-{os.getpid()}-{secrets.token_hex(4)}"
+        if all((root / controller).is_dir() and controller in own for controller in CONTROLLERS):
+            self.version = 1
+            self.parents = [root / controller / own[controller].lstrip("/") / name
+                            for controller in CONTROLLERS]
+        elif "" in own and (root / "cgroup.controllers").exists():
+            self.version = 2
+            self.parents = [root / own[""].lstrip("/") / name]
+        else:
+            raise Unavailable("no memory and pids controllers are mounted")
+        made = []
+        try:
+            for parent in self.parents:
+                parent.mkdir()
+                made.append(parent)
+            if self.version == 2:
+                self._delegate(self.parents[0])
+        except OSError as error:
+            for parent in reversed(made):
+                _rmdir(parent)
+            raise Unavailable(f"cannot make a control group ({error.strerror})") from None
+
+    @staticmethod
+    def _delegate(parent: Path) -> None:
+        available = (parent / "cgroup.controllers").read_text().split()
+        if not all(controller in available for controller in CONTROLLERS):
+            try:  # the marker's own group may hand them down, if it holds no process itself
+                (parent.parent / "cgroup.subtree_control").write_text(
+                    " ".join(f"+{c}" for c in CONTROLLERS))
+            except OSError:
+                pass
+            available = (parent / "cgroup.controllers").read_text().split()
+        missing = [controller for controller in CONTROLLERS if controller not in available]
+        if missing:
+            raise OSError(0, f"the {' and '.join(missing)} controller is not delegated")
+        (parent / "cgroup.subtree_control").write_text(" ".join(f"+{c}" for c in CONTROLLERS))
+
+    def describe(self) -> str:
+        return f"cgroup v{self.version}"
+
+    def new(self, memory_bytes: int, processes: int) -> "Group":
+        return Group(self, f"run-{secrets.token_hex(6)}", memory_bytes, processes)
+
+    def remove(self) -> None:
+        for parent in self.parents:
+            _rmdir(parent)
+
+
+class Group:
+    """The group of one run: enter it with `enter_argv`, read what it hit, kill and remove it."""
+
+    def __init__(self, groups: Groups, name: str, memory_bytes: int, processes: int):
+        self.version = groups.version
+        self.folders = [parent / name for parent in groups.parents]
+        for folder in self.folders:
+            folder.mkdir()
+        try:
+            if self.version == 1:
+                memory, pids = self.folders
+                _write(memory / "memory.limit_in_bytes", memory_bytes)
+                if (memory / "memory.memsw.limit_in_bytes").exists():
+                    _write(memory / "memory.memsw.limit_in_bytes", memory_bytes)  # no swapping past it
+                _write(pids / "pids.max", processes)
+            else:
+                folder, = self.folders
+                _write(folder / "memory.max", memory_bytes)
+                if (folder / "memory.swap.max").exists():
+                    _write(folder / "memory.swap.max", 0)
+                _write(folder / "pids.max", processes)
+        except OSError:
+            self.remove()
+            raise
+
+    def enter_argv(self, argv: list) -> list:
+        """`argv`, started by a shell that first moves itself into the group, so that
+        every process of the run is in it from its first instruction."""
+        script = ('for f in "$@"; do [ "$f" = -- ] && break; echo $$ > "$f" || exit 125; '
+                  'shift; done; shift; exec "$@"')
+        return ["/bin/sh", "-c", script, "sh",
+                *[str(folder / "cgroup.procs") for folder in self.folders], "--", *argv]
+
+    def out_of_memory(self) -> bool:
+        """Whether the kernel killed a process of the run for going over the memory limit."""
+        folder = self.folders[0]
+        events = folder / ("memory.oom_control" if self.version == 1 else "memory.events")
+        try:
+            for line in events.read_text().splitlines():
+                key, _, value = line.partition(" ")
+                if key == "oom_kill" and int(value) > 0:
+                    return True
+        except OSError:
+            pass
+        return False
+
+    def processes(self) -> set:
+        pids = set()
+        for folder in self.folders:
+            try:
+                pids.update(int(pid) for pid in (folder / "cgroup.procs").read_text().split())
+            except OSError:
+                pass
+        return pids
+
+    def kill(self) -> None:
+        """Kill every process of the run, those that left its process group or session included."""
+        for _ in range(KILL_ROUNDS):
+            pids = self.processes()
+            if not pids:
+                return
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            time.sleep(0.005)
+
+    def remove(self) -> None:
+        self.kill()
+        for folder in self.folders:
+            _rmdir(folder)
+
+
+def _write(path: Path, value) -> None:
+    path.write_text(f"{value}\n")
+
+
+def _rmdir(folder: Path) -> None:
+    for _ in range(KILL_ROUNDS):  # a killed process leaves its group a moment later
+        try:
+            folder.rmdir()
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            time.sleep(0.005)
