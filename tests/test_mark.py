@@ -5,6 +5,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -38,19 +39,36 @@ def submission(tmp_path, program="solitaire_1.py", old=None, new=None):
 
 def mark(folder, *options):
     """Run the marker; return its exit status, its report and its results.json tests by name.
-    Afterwards, none of the processes of this marking's users is left."""
+    Afterwards nothing of this marking is left: no folder, no process of its users, no
+    process started for it (bubblewrap's run as root)."""
     results = folder.parent / "results.json"
+    scratch = folder.parent / "scratch"
+    scratch.mkdir(exist_ok=True)
     started = time.monotonic()
     done = subprocess.run([sys.executable, "-m", "marking.mark", str(folder), "--json", str(results),
                            "--timeout", str(TIMEOUT), "--jobs", "2", *options],
-                          cwd=ROOT, capture_output=True, timeout=300)
+                          cwd=ROOT, capture_output=True, timeout=300,
+                          env=dict(os.environ, TMPDIR=str(scratch)))
     assert b"Traceback" not in done.stderr, done.stderr.decode()
     written = json.loads(results.read_text())
+    assert_nothing_left(scratch, written["extra_data"]["users"])
     tests = {test["name"]: test for test in written["tests"]}
-    users = set(written["extra_data"]["users"])
-    assert not [pid for pid in os.listdir("/proc") if pid.isdigit() and _owner(pid) in users], \
-        "processes of the marking's users left behind"
     return done.returncode, done.stdout.decode(), tests, time.monotonic() - started
+
+
+def assert_nothing_left(scratch: Path, users: list) -> None:
+    assert not list(scratch.iterdir()), f"the marker left {list(scratch.iterdir())}"
+    left = [pid for pid in os.listdir("/proc") if pid.isdigit()
+            and (_owner(pid) in set(users) or str(scratch).encode() in _command_line(pid))]
+    assert not left, f"processes of this marking left behind: {left}"
+
+
+def _command_line(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as file:
+            return file.read()
+    except OSError:
+        return b""
 
 
 def _owner(pid):
@@ -181,3 +199,69 @@ def test_golden_outputs_that_other_users_can_reach_are_pointed_out(tmp_path):
         assert not reachable_by_others(case)
     finally:
         shutil.rmtree(folder)
+
+
+def perfect_solitaire_1(folder: Path) -> Path:
+    folder.mkdir()
+    shutil.copy(ROOT / "solitaire_1.py", folder)
+    shutil.copytree(ROOT / "common", folder / "common", ignore=shutil.ignore_patterns("__pycache__"))
+    return folder
+
+
+@pytest.mark.parametrize("name", ["x`touch INJECTED`y", 'q";touch INJECTED;"q', "new\nline",
+                                  "$(shell touch INJECTED)", "it's $HOME -x"])
+def test_make_mark_passes_the_folder_as_data(tmp_path, name):
+    """`make mark SUBMISSION=...`: no shell and no make function reads the path."""
+    folder = perfect_solitaire_1(tmp_path / name)
+    done = subprocess.run(["make", "-s", "-C", str(ROOT), "mark", "STAMP=",
+                           f"VENV_PYTHON={sys.executable}", f"SUBMISSION={folder}",
+                           "ARGS=--only solitaire_1/seed_0 --timeout 10"],
+                          cwd=tmp_path, capture_output=True, timeout=120)
+    injected = list(tmp_path.rglob("INJECTED")) + list(ROOT.glob("INJECTED"))
+    assert not injected, f"{name!r}: a command ran"
+    report = done.stdout.decode()
+    assert done.returncode == 0 and "Score: 13.00/13.00" in report, report + done.stderr.decode()
+    assert "new⟨U+000A⟩line" in report or "\n" not in name
+
+
+def test_results_json_replaces_what_was_planted_at_its_path(tmp_path):
+    """A link at the --json path is replaced, not followed; a FIFO there does not hang
+    the marker; a folder there is refused before any marking."""
+    victim = tmp_path / "victim"
+    victim.write_text("do not touch\n")
+    folder = perfect_solitaire_1(tmp_path / "submission")
+    for planted, make in (("link.json", lambda path: path.symlink_to(victim)),
+                          ("fifo.json", os.mkfifo)):
+        make(tmp_path / planted)
+        done = subprocess.run([sys.executable, "-m", "marking.mark", str(folder), "--only",
+                               "solitaire_1/seed_0", "--json", str(tmp_path / planted)],
+                              cwd=ROOT, capture_output=True, timeout=120)
+        assert done.returncode == 0, done.stderr.decode()
+        assert (tmp_path / planted).is_file() and not (tmp_path / planted).is_symlink()
+        assert json.loads((tmp_path / planted).read_text())["score"] == 13
+    assert victim.read_text() == "do not touch\n"
+    (tmp_path / "folder.json").mkdir()
+    done = subprocess.run([sys.executable, "-m", "marking.mark", str(folder), "--json",
+                           str(tmp_path / "folder.json")], cwd=ROOT, capture_output=True, timeout=60)
+    assert done.returncode == 2 and b"is a folder" in done.stderr and done.stdout == b""
+
+
+def test_ctrl_c_stops_at_once_cleans_up_and_reports_what_was_marked(tmp_path):
+    broken = submission(tmp_path, "solitaire_1.py", "def main() -> None:\n",
+                        "def main() -> None:\n    import time\n    time.sleep(600)\n")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    results = tmp_path / "results.json"
+    marker = subprocess.Popen([sys.executable, "-m", "marking.mark", str(broken), "--only",
+                               "solitaire_1/seed_*", "--timeout", "300", "--jobs", "2", "--json",
+                               str(results)], cwd=ROOT, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, env=dict(os.environ, TMPDIR=str(scratch)))
+    time.sleep(3)  # two cases are sleeping now
+    started = time.monotonic()
+    marker.send_signal(signal.SIGINT)
+    out, err = marker.communicate(timeout=60)
+    assert time.monotonic() - started < 15, "the marker did not stop at once"
+    assert marker.returncode == 130 and b"Traceback" not in err, err.decode()
+    report = out.decode()
+    assert "Interrupted:" in report and "not run" in report and "Score:" in report, report
+    assert_nothing_left(scratch, json.loads(results.read_text())["extra_data"]["users"])
