@@ -13,7 +13,7 @@ STAMP := $(VENV)/.installed
 SUBMISSION ?=
 ARGS ?=
 
-.PHONY: play test expected mark bench exact clean
+.PHONY: play test expected mark bench bench-mark exact clean
 
 play:  ## play PROGRAM: make play PROGRAM=patience ARGS="golf --seed 3"
 	$(PYTHON) $(PROGRAM).py $(ARGS)
@@ -45,6 +45,9 @@ mark: $(STAMP)
 
 bench: $(STAMP)  ## simulate's time per game against the bare seed-and-shuffle loop
 	$(VENV_PYTHON) bench/simulate.py
+
+bench-mark: $(STAMP)  ## marking time per case: no sandbox, the fallback, namespaces
+	$(VENV_PYTHON) bench/mark.py
 
 exact:  ## the exact winning probabilities of solitaire_1
 	$(PYTHON) -c "from solitaire_1 import exact_distribution; exact_distribution()"

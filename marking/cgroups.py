@@ -144,21 +144,27 @@ class Group:
 
     def kill(self) -> None:
         """Kill every process of the run, those that left its process group or session included."""
-        for _ in range(KILL_ROUNDS):
-            pids = self.processes()
-            if not pids:
-                return
-            for pid in pids:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
-            time.sleep(0.005)
+        kill_every(self.processes)
 
     def remove(self) -> None:
         self.kill()
         for folder in self.folders:
             _rmdir(folder)
+
+
+def kill_every(processes) -> None:
+    """Kill the processes `processes()` lists until it lists none: a process that forks
+    while it is being killed leaves a child for the next round."""
+    for _ in range(KILL_ROUNDS):
+        pids = processes()
+        if not pids:
+            return
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        time.sleep(0.005)
 
 
 def _write(path: Path, value) -> None:

@@ -1,7 +1,7 @@
 """The last step before a submission's code runs, inside the sandbox.
 
 The sandbox passes this file's text to the submission's interpreter as
-`python -I -c SOURCE JOB`, started in "/": nothing of the kit is visible there
+`python -I -S -c SOURCE JOB`, started in "/": nothing of the kit is visible there
 and nothing of the submission is on its path, so it uses the standard library
 only. As root it fills the run's home from the snapshot and hands it to the
 run's throwaway user; then it drops to that user, sets the limits and becomes

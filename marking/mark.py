@@ -27,6 +27,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from common import console
 from golden.cases import EXPECTED_OUTPUTS, ROOT, load_cases, programs
 from golden.run import DEFAULT_TIMEOUT, STATS_FILE, STATS_VARIABLE, command
 from golden.visible import escaped
@@ -43,6 +44,9 @@ EXIT_INTERRUPTED = 130
 MARKING = "Marking {submission}: {cases} cases, {jobs} at once"
 GOLDEN_READABLE = ("warning: other users can read {path}, and in the fallback a submission runs "
                    "as another user: for real marking, mark from a copy only you can read")
+RUNS_AS_YOU = ("warning: without namespaces and without root, the submission runs as you and can "
+               "read all you can, the golden outputs included: fine for checking your own work, "
+               "not for marking")
 NO_SUBMISSION = "give the folder to mark: make mark SUBMISSION=DIR"
 BAD_ARGS = "ARGS cannot be read as options: {problem}"
 NOTHING_MATCHES = "no golden case matches {patterns}"
@@ -187,7 +191,7 @@ def arguments_from_make() -> list:
 
 
 def main(argv=None) -> int:
-    sys.stdout.reconfigure(encoding="utf-8", errors="backslashreplace")
+    console.use_utf8_streams()
     parse = parser()
     options = parse.parse_args(argv)
     if options.json:
@@ -250,14 +254,18 @@ def mark_in(sandbox, options, snapshot, copied, selected, marked, shares, starte
                              jobs=options.jobs), *sandbox.describe()]
     if copied.left_out:
         header.append(f"Left out of the copy: {describe_left_out(copied)}")
-    if not sandbox.namespaces:
+    if not sandbox.namespaces and not sandbox.as_root:
+        print(RUNS_AS_YOU, file=sys.stderr)
+    elif not sandbox.namespaces:
         for path in golden_copies_readable():
             print(GOLDEN_READABLE.format(path=path), file=sys.stderr)
     not_run = sum(1 for case_verdicts in verdicts for verdict in case_verdicts
                   if verdict.kind == NOT_RUN)
     out = Terminal(sys.stdout)
     gradescope = report(results, shares, time.monotonic() - started, header, out, not_run)
-    gradescope["extra_data"] = {"isolation": sandbox.describe(), "users": sandbox.users}
+    gradescope["extra_data"] = {"isolation": sandbox.describe(), "users": sandbox.users,
+                                "cgroups": [str(parent) for parent in sandbox.groups.parents]
+                                if sandbox.groups else []}
     if options.json:
         try:
             write_json(options.json.absolute(), gradescope)

@@ -25,6 +25,7 @@ import random
 import selectors
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -34,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from marking import launcher
-from marking.cgroups import Groups, Unavailable
+from marking.cgroups import Groups, Unavailable, kill_every
 from marking.tree import remove_tree
 
 CPU_SECONDS_OVER_TIMEOUT = 1
@@ -55,8 +56,19 @@ SANDBOX_HOME = "/home/student"
 SANDBOX_SNAPSHOT = "/snapshot"
 SYSTEM_FOLDERS = ("bin", "lib", "lib32", "lib64", "libx32", "sbin")
 SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/localtime")
-FALLBACK_TMP_FOLDERS = ("/tmp", "/var/tmp", "/dev/shm")
+SHARED_FOLDERS = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/var/lock", "/dev/mqueue")
+MOST_SHARED_FOLDERS = 10_000  # looked at, once per marking
+# Run as the run's own user after a fallback run: its home emptied, then what it
+# left in the folders every user may write to, then its System V IPC objects.
+CLEANER = """home=$1; shift
+chmod -R u+rwx -- "$home" 2>/dev/null
+find "$home" -mindepth 1 -delete 2>/dev/null
+find "$@" -xdev -mindepth 1 -maxdepth 1 -user "$(id -u)" \\
+    -exec chmod -R u+rwx {} + -exec rm -rf --one-file-system {} + 2>/dev/null
+ipcrm --all 2>/dev/null
+exit 0"""
 LAUNCHER_SOURCE = Path(launcher.__file__).read_text(encoding="utf-8")
+LAUNCHER_FLAGS = ("-I", "-S", "-c")  # isolated, and no site: nothing but the standard library
 
 NAMESPACES = "namespaces"
 FALLBACK = "fallback"
@@ -75,8 +87,8 @@ DESCRIBE_FALLBACK = ("FALLBACK, no namespaces ({reason}): the run can read every
 DESCRIBE_USERS = "a throwaway user per run"
 DESCRIBE_OWN_USER = "your own user id (not root: no throwaway users)"
 DESCRIBE_GROUP = "{memory} of memory and {processes} processes for the whole run ({cgroup})"
-DESCRIBE_NO_GROUP = ("{memory} of memory and {processes} processes per process, not per run "
-                     "(no cgroup: {reason})")
+DESCRIBE_NO_GROUP = ("{memory} of memory per process and {processes} processes (rlimits only; "
+                     "no cgroup: {reason})")
 
 
 class Stopped(Exception):
@@ -133,6 +145,7 @@ class Sandbox:
             self.python, self.prefixes = runnable[0]
         if not self.namespaces and self.as_root:
             scratch.chmod(0o711)  # each run's user reaches its own home, and lists nothing
+            self.shared_folders = world_writable_folders()
         self.groups, self.why_no_group = None, "not root"
         if self.as_root:
             try:
@@ -169,7 +182,7 @@ class Sandbox:
         job = {"home": home, "snapshot": SANDBOX_SNAPSHOT if self.namespaces else str(snapshot),
                "files": {name: data.hex() for name, data in files.items()}, "uid": uid,
                "limits": self.limits(), "argv": argv}
-        wrapped = [self.python, "-I", "-c", LAUNCHER_SOURCE, json.dumps(job)]
+        wrapped = [self.python, *LAUNCHER_FLAGS, LAUNCHER_SOURCE, json.dumps(job)]
         if self.namespaces:
             wrapped = self._bwrap(snapshot) + wrapped
         env = scrubbed_environment(home, TMPDIR="/tmp" if self.namespaces else home,
@@ -191,9 +204,10 @@ class Sandbox:
             with self._lock:
                 self._running.pop(run_id, None)
             self._end(uid, group)
+            if group:
+                group.remove()
             if not self.namespaces:
-                remove_tree(Path(home))
-                self._clean_shared_tmp(uid)
+                self._clean_after(uid, Path(home))
 
     def limits(self) -> list:
         return [("RLIMIT_CPU", int(self.timeout) + CPU_SECONDS_OVER_TIMEOUT),
@@ -360,29 +374,51 @@ class Sandbox:
         job = {"home": "/", "snapshot": None, "files": {}, "uid": uid, "limits": [],
                "argv": [python, "-c", "pass"]}
         try:
-            done = subprocess.run([python, "-I", "-c", LAUNCHER_SOURCE, json.dumps(job)],
+            done = subprocess.run([python, *LAUNCHER_FLAGS, LAUNCHER_SOURCE, json.dumps(job)],
                                   capture_output=True, timeout=30, env=scrubbed_environment("/"),
                                   cwd="/")
         finally:
             kill_user(uid)
         return done.returncode == 0
 
-    def _clean_shared_tmp(self, uid: int) -> None:
-        """In the fallback, what the run's user left in the shared temporary folders."""
+    def _clean_after(self, uid: int, home: Path) -> None:
+        """In the fallback, what a run left: removed by its own user, since a path its user
+        controls could lead root anywhere, while that user can remove only what it could
+        have removed itself. Root then removes the empty home from its own folder."""
         if uid < 0:
+            remove_tree(home)
             return
-        for folder in FALLBACK_TMP_FOLDERS:
-            try:
-                entries = list(os.scandir(folder))
-            except OSError:
-                continue
-            for entry in entries:
-                try:
-                    if entry.stat(follow_symlinks=False).st_uid == uid:
-                        remove_tree(Path(entry.path))
-                except OSError:
-                    pass
+        job = {"home": "/", "snapshot": None, "files": {}, "uid": uid, "limits": [],
+               "argv": ["/bin/sh", "-c", CLEANER, "sh", str(home), *self.shared_folders]}
+        try:
+            subprocess.run([self.python, *LAUNCHER_FLAGS, LAUNCHER_SOURCE, json.dumps(job)],
+                           capture_output=True, timeout=self.timeout + 60,
+                           env=scrubbed_environment("/"), cwd="/")
+        except subprocess.TimeoutExpired:
+            pass
+        kill_user(uid)
+        try:
+            home.rmdir()
+        except OSError:
+            pass  # removed with the scratch folder at the end, when no run is left
 
+
+def world_writable_folders(tops=SHARED_FOLDERS, most: int = MOST_SHARED_FOLDERS) -> list:
+    """The folders every user may write to, in and below the usual shared ones
+    (looking at `most` folders at most): where a fallback run's user can leave files."""
+    found, pending, seen = [], [Path(top) for top in tops], 0
+    while pending and seen < most:
+        folder = pending.pop()
+        seen += 1
+        try:
+            if not folder.is_symlink() and folder.stat().st_mode & stat.S_IWOTH:
+                found.append(str(folder))
+            with os.scandir(folder) as listing:
+                pending += [Path(entry.path) for entry in listing
+                            if entry.is_dir(follow_symlinks=False)]
+        except OSError:
+            continue
+    return sorted(found)
 
 def _open_folders(folder: Path) -> list:
     """Make `folder` and those above it in the sandbox, open to all (bubblewrap would
@@ -426,18 +462,8 @@ def processes_of(uid: int) -> list:
 
 def kill_user(uid: int) -> None:
     """Kill every process of a throwaway user, forks that left the process group included."""
-    if uid < 0:
-        return
-    for _ in range(100):
-        pids = processes_of(uid)
-        if not pids:
-            return
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
-        time.sleep(0.01)
+    if uid >= 0:
+        kill_every(lambda: processes_of(uid))
 
 
 def _feed(pipe, data: bytes) -> None:

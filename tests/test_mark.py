@@ -51,24 +51,43 @@ def mark(folder, *options):
                           env=dict(os.environ, TMPDIR=str(scratch)))
     assert b"Traceback" not in done.stderr, done.stderr.decode()
     written = json.loads(results.read_text())
-    assert_nothing_left(scratch, written["extra_data"]["users"])
+    assert_nothing_left(scratch, written["extra_data"])
     tests = {test["name"]: test for test in written["tests"]}
     return done.returncode, done.stdout.decode(), tests, time.monotonic() - started
 
 
-def assert_nothing_left(scratch: Path, users: list) -> None:
+def assert_nothing_left(scratch: Path, extra_data: dict) -> None:
+    """No folder, control group or process of this marking (its `extra_data` in results.json
+    names its users and groups; its processes name its scratch folder)."""
     assert not list(scratch.iterdir()), f"the marker left {list(scratch.iterdir())}"
-    left = [pid for pid in os.listdir("/proc") if pid.isdigit()
-            and (_owner(pid) in set(users) or str(scratch).encode() in _command_line(pid))]
+    groups = [group for group in extra_data["cgroups"] if Path(group).exists()]
+    assert not groups, f"the marker left its control groups {groups}"
+    left = processes_of(set(extra_data["users"]), str(scratch))
     assert not left, f"processes of this marking left behind: {left}"
 
 
-def _command_line(pid):
+def processes_of(users: set, scratch: str = None) -> list:
+    """The live processes of `users`, or that name `scratch` (bubblewrap runs as root).
+    Not zombies: those have ended, and wait only for init to collect their status (here
+    PID 1 reaps the orphans of a fork-heavy run a while after the marker gave up)."""
+    return [f"{pid}: {_cmdline(pid)}" for pid in os.listdir("/proc")
+            if pid.isdigit() and _state(pid) not in "ZX"
+            and (_owner(pid) in users or scratch and scratch in _cmdline(pid, 100_000))]
+
+
+def _state(pid: str) -> str:
     try:
-        with open(f"/proc/{pid}/cmdline", "rb") as file:
-            return file.read()
+        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+    except (OSError, IndexError):
+        return "X"  # gone
+
+
+def _cmdline(pid: str, most: int = 200) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(
+            errors="replace")[:most]
     except OSError:
-        return b""
+        return "?"
 
 
 def _owner(pid):
@@ -264,4 +283,4 @@ def test_ctrl_c_stops_at_once_cleans_up_and_reports_what_was_marked(tmp_path):
     assert marker.returncode == 130 and b"Traceback" not in err, err.decode()
     report = out.decode()
     assert "Interrupted:" in report and "not run" in report and "Score:" in report, report
-    assert_nothing_left(scratch, json.loads(results.read_text())["extra_data"]["users"])
+    assert_nothing_left(scratch, json.loads(results.read_text())["extra_data"])

@@ -64,37 +64,40 @@ def real_groups():
         pytest.skip(f"this machine lets us make no control group: {problem}")
 
 
-def test_memory_is_limited_for_the_whole_run_not_per_process():
+def run_in_a_group(memory_bytes: int, processes: int, code: str, check) -> None:
+    """Run Python `code` in a new group of its own with these limits, then `check(group,
+    its stdout)`; every group made is removed."""
     groups = real_groups()
     try:
-        run = groups.new(256 << 20, 16)
-        children = ("import os\nfor _ in range(4):\n    if os.fork() == 0:\n"
-                    "        block = bytearray(150 << 20)\n        os._exit(0)\n"
-                    "statuses = [os.wait()[1] for _ in range(4)]\n"
-                    "print(sum(os.WIFSIGNALED(s) for s in statuses))")
-        done = subprocess.run(run.enter_argv([sys.executable, "-c", children]), capture_output=True,
+        run = groups.new(memory_bytes, processes)
+        done = subprocess.run(run.enter_argv([sys.executable, "-c", code]), capture_output=True,
                               text=True, timeout=60)
-        assert int(done.stdout) >= 1, "four children of 150 MiB each fitted in 256 MiB"
-        assert run.out_of_memory()
+        check(run, done.stdout)
         run.remove()
     finally:
         groups.remove()
 
 
+def test_memory_is_limited_for_the_whole_run_not_per_process():
+    def check(run, stdout):
+        assert int(stdout) >= 1, "four children of 150 MiB each fitted in 256 MiB"
+        assert run.out_of_memory()
+
+    run_in_a_group(256 << 20, 16, "import os\nfor _ in range(4):\n    if os.fork() == 0:\n"
+                   "        block = bytearray(150 << 20)\n        os._exit(0)\n"
+                   "statuses = [os.wait()[1] for _ in range(4)]\n"
+                   "print(sum(os.WIFSIGNALED(s) for s in statuses))", check)
+
+
 def test_processes_are_limited_for_the_whole_run():
-    groups = real_groups()
-    try:
-        run = groups.new(1 << 30, 6)
-        forks = ("import os, time\nmade = 0\nfor _ in range(20):\n    try:\n"
-                 "        if os.fork() == 0:\n            os.closerange(0, 3)\n            time.sleep(30)\n"
-                 "            os._exit(0)\n"
-                 "        made += 1\n    except OSError:\n        break\nprint(made)")
-        done = subprocess.run(run.enter_argv([sys.executable, "-c", forks]), capture_output=True,
-                              text=True, timeout=60)
-        assert int(done.stdout) < 6
+    def check(run, stdout):
+        assert int(stdout) < 6
         left = run.processes()
         assert left, "the sleeping children are not in the group"
         run.remove()
         assert not [pid for pid in left if alive(pid)], "the run's sleeping children were not killed"
-    finally:
-        groups.remove()
+
+    run_in_a_group(1 << 30, 6, "import os, time\nmade = 0\nfor _ in range(20):\n    try:\n"
+                   "        if os.fork() == 0:\n            os.closerange(0, 3)\n"
+                   "            time.sleep(30)\n            os._exit(0)\n"
+                   "        made += 1\n    except OSError:\n        break\nprint(made)", check)

@@ -1,0 +1,164 @@
+"""What the marker's sandbox costs per case, against no sandbox at all, and where
+that time goes: to know what isolation adds to a marking run, and which piece
+to make cheaper first.
+
+The kit is a perfect submission: it is snapshotted once, as marking/mark.py
+does, and a fixed sample of golden cases (the first solitaire_1 seed cases and
+hoyle_cli cases, by name) is marked one case at a time (--jobs 1) three ways,
+alternately in one process, the order turning each repeat, so that a noisy
+machine slows all alike:
+
+    baseline     each case's command run straight in a fresh temporary folder,
+                 as golden.run.run_piped does: no sandbox at all
+    fallback     Sandbox(isolation="fallback"), through marking.mark.Marking
+    namespaces   Sandbox(isolation="namespaces") (bubblewrap), where it starts
+
+The baseline runs on the snapshot with PYTHONDONTWRITEBYTECODE=1: it compiles
+the programs each run, as a sandboxed run must (the snapshot holds no
+__pycache__ and a run writes none), and it leaves the snapshot as the marker
+took it. Prints the median milliseconds per case, the median of the ratios of
+each repeat, the CPU time per case of the marker and of its children, then
+each piece of a sandboxed run timed alone, the pieces alternating too (so
+that each, as in a marking, follows a pause of its own kind), and what
+Sandbox.close() took. As root, the sandbox makes a cgroup per run and leaves
+it behind; the benchmark removes those it made.
+
+    python3 bench/mark.py [--cases 10] [--repeats 7] [--piece-repeats 15] [--python PATH]
+"""
+
+import argparse
+import os
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from bench.measure import timed  # noqa: E402 (the project root is on the path only now)
+from golden.cases import EXPECTED_OUTPUTS, load_cases  # noqa: E402
+from golden.run import DEFAULT_TIMEOUT, run_piped  # noqa: E402
+from marking.mark import Marking, skip_reason  # noqa: E402
+from marking.sandbox import FALLBACK, NAMESPACES, Sandbox  # noqa: E402
+from marking.tree import Limits, copy_tree, remove_tree  # noqa: E402
+from marking.verdicts import PIPE  # noqa: E402
+
+SAMPLE = (("solitaire_1", "seed_"), ("hoyle_cli", ""))  # program, the names' start
+BASELINE = "baseline"
+
+
+def sample(count: int) -> list:
+    """The first `count` cases by name of each program of SAMPLE: the same every run."""
+    chosen = []
+    for program, start in SAMPLE:
+        chosen += [case for case in load_cases(program) if case.name.startswith(start)][:count]
+    return chosen
+
+
+def baseline_passes(case, snapshot: Path, env: dict) -> bool:
+    run = run_piped(case, snapshot, env=env)
+    return (run.stdout == case.stdout and (case.status is None or run.status == case.status)
+            and (case.stderr is None or run.stderr == case.stderr))
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def measured(mark_one, cases: list) -> tuple:
+    """(wall, the marker's CPU, its children's CPU) in seconds, for the whole sample."""
+    cpu, children = time.process_time(), children_cpu()
+    wall = timed(lambda: [mark_one(case) for case in cases])
+    return wall, time.process_time() - cpu, children_cpu() - children
+
+
+def bench(cases: list, repeats: int, scratch: Path, python: str) -> None:
+    snapshot = scratch / "snapshot"
+    snapshot.mkdir(mode=0o700)
+    copy_tree(ROOT, snapshot, skip=skip_reason, limits=Limits())  # as marking/mark.py does
+    hidden = [ROOT, EXPECTED_OUTPUTS, scratch, ROOT]  # as marking/mark.py's: the submission is the kit
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    setups = {BASELINE: lambda case: baseline_passes(case, snapshot, env)}
+    sandboxes = {}
+    try:
+        for isolation in (FALLBACK, NAMESPACES):
+            started = time.perf_counter()
+            try:
+                box = Sandbox(DEFAULT_TIMEOUT, scratch, hidden, python, isolation)
+            except RuntimeError as problem:
+                print(f"{isolation}: skipped ({problem})")
+                continue
+            print(f"{isolation}: Sandbox() {(time.perf_counter() - started) * 1000:.0f} ms; "
+                  + "; ".join(box.describe()))
+            sandboxes[isolation] = box
+            marking = Marking(box, snapshot, [PIPE])
+            setups[isolation] = lambda case, marking=marking: all(
+                verdict.passed for verdict in marking.case(case))
+        for label, mark_one in setups.items():  # a first pass, untimed: caches warm, results checked
+            failing = [case.id for case in cases if not mark_one(case)]
+            if failing:
+                print(f"note: {label} fails {len(failing)} cases, e.g. {failing[0]}")
+        results = {label: [] for label in setups}  # label: [(wall, cpu, children)] per repeat
+        labels = list(setups)
+        for repeat in range(repeats):
+            turn = repeat % len(labels)
+            for label in labels[turn:] + labels[:turn]:
+                results[label].append(measured(setups[label], cases))
+        print(table(results, len(cases)), flush=True)
+    finally:
+        for box in sandboxes.values():
+            box.close()
+
+
+def table(results: dict, count: int) -> str:
+    """ms per case, the median ratio of the repeats to the baseline, the CPU per case."""
+    per_case = 1000 / count
+    base = results[BASELINE]
+    lines = [f"{'setup':<11} {'ms/case':>8} {'ratio':>6}  {'marker CPU':>10} {'children CPU':>12}"
+             "  (ratio of each repeat)"]
+    for label, runs in results.items():
+        ratios = [run[0] / floor[0] for run, floor in zip(runs, base)]
+        lines.append(f"{label:<11} {statistics.median(run[0] for run in runs) * per_case:8.1f} "
+                     f"{statistics.median(ratios):6.2f}  "
+                     f"{statistics.median(run[1] for run in runs) * per_case:8.1f}ms "
+                     + (f"{'-':>12}" if label == NAMESPACES else
+                        f"{statistics.median(run[2] for run in runs) * per_case:10.1f}ms")
+                     + "  ("
+                     + " ".join(f"{ratio:.2f}" for ratio in ratios) + ")")
+    if FALLBACK in results and NAMESPACES in results:
+        ratios = [spaced[0] / fallen[0]
+                  for spaced, fallen in zip(results[NAMESPACES], results[FALLBACK])]
+        lines.append(f"namespaces / fallback: {statistics.median(ratios):.2f}  ("
+                     + " ".join(f"{ratio:.2f}" for ratio in ratios) + ")")
+    if NAMESPACES in results:
+        lines.append("(children CPU: the kernel's count for the processes the marker reaped; "
+                     "what runs in bwrap's PID namespace never reaches it: -)")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--cases", type=int, default=10, help="cases of each program")
+    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--python", help="interpreter of both sandboxes, as marking/mark.py's "
+                                         "--python (default: the one the sandbox picks)")
+    options = parser.parse_args()
+    cases = sample(options.cases)
+    print(f"Python {sys.version.split()[0]}; {len(cases)} cases "
+          f"({', '.join(program for program, _ in SAMPLE)}), one at a time; "
+          f"medians of {options.repeats} repeats; {os.cpu_count()} CPUs")
+    scratch = Path(tempfile.mkdtemp(prefix="marking-"))
+    try:
+        bench(cases, options.repeats, scratch, options.python)
+    finally:
+        remove_tree(scratch)
+
+
+if __name__ == "__main__":
+    main()

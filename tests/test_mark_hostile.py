@@ -1,0 +1,898 @@
+"""The marker against deliberately hostile submissions, the attacks of the
+hardening issue (numbered as there). Each test is one attack, and asserts that
+it earns no mark it did not earn and does no damage: files outside untouched,
+nothing left running, nothing left in /tmp by the marking's users, the
+marker's exit status, report and scratch folder intact, no Traceback on its
+stderr.
+
+Every victim outside a submission is a file the test makes itself.
+"""
+
+import ctypes
+import json
+import os
+import re
+import shutil
+import socket
+import stat
+import subprocess
+import sys
+import tempfile
+import textwrap
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from golden.cases import EXPECTED_OUTPUTS, ROOT, load_cases, programs
+from marking.cgroups import CGROUP_ROOT, CONTROLLERS, _own_paths
+from marking.mark import GOLDEN_READABLE, golden_copies_readable
+from marking.tree import remove_tree
+from tests.test_mark import TIMEOUT, processes_of, submission
+
+IS_ROOT = os.geteuid() == 0
+needs_root = pytest.mark.skipif(not IS_ROOT, reason="only as root does the marker run each case "
+                                "as a throwaway user in a control group")
+NAMESPACES = pytest.param("namespaces", id="namespaces", marks=pytest.mark.skipif(
+    shutil.which("bwrap") is None or not IS_ROOT,
+    reason="--isolation namespaces is tested here with bubblewrap (bwrap) installed, as root"))
+FALLBACK = pytest.param("fallback", id="fallback")
+BOTH = [NAMESPACES, FALLBACK]
+SHARED_TMP = ("/tmp", "/var/tmp", "/dev/shm")  # what the fallback promises to clean
+SCORE_LINE = re.compile(r"^Score: \d+\.\d\d/\d+\.\d\d in \d+\.\d s$")
+ESCAPES = {"\x1b": "ESC", "\x07": "BEL", "\x9b": "U+009B (CSI)", "\u202e": "U+202E (right-to-left)"}
+
+
+def write_program(folder: Path, name: str, code: str, **values) -> Path:
+    """`folder/name` holding `code`, after a line `NAME = value` for each of `values`."""
+    constants = "".join(f"{key.upper()} = {value!r}\n" for key, value in values.items())
+    path = folder / name
+    path.write_text(constants + textwrap.dedent(code), encoding="utf-8")
+    return path
+
+
+@dataclass
+class Marked:
+    """One marking: what the marker said and wrote."""
+    case: str  # the attack, to name in failures
+    status: int
+    report: str  # the marker's stdout
+    stderr: str
+    written: dict  # results.json, {} when none was written
+    seconds: float
+
+    @property
+    def tests(self) -> dict:
+        return {test["name"]: test for test in self.written.get("tests", [])}
+
+    @property
+    def users(self) -> set:
+        return set(self.written.get("extra_data", {}).get("users", []))
+
+    @property
+    def everything(self) -> str:
+        """The report, the marker's stderr and results.json, to search for a leak."""
+        return "\n".join([self.report, self.stderr, json.dumps(self.written, ensure_ascii=False)])
+
+    def output(self, case_id: str) -> str:
+        assert case_id in self.tests, f"{self.case}: no verdict on {case_id}:\n{self.report}"
+        return self.tests[case_id]["output"]
+
+    def assert_reported(self, status: int = 1) -> None:
+        """The marker ended on its own, with its whole report and results.json."""
+        assert self.status == status, \
+            f"{self.case}: the marker's exit status is {self.status}, want {status}:\n" \
+            f"{self.report[-3000:]}\n{self.stderr[-3000:]}"
+        last = self.report.rstrip("\n").rsplit("\n", 1)[-1]
+        assert SCORE_LINE.match(last), f"{self.case}: the report does not end with its score:\n" \
+                                       f"{self.report[-3000:]}"
+        assert "Interrupted" not in self.report, f"{self.case}: the marking was interrupted"
+        assert "marker error" not in self.report, f"{self.case}: the marker failed:\n{self.report}"
+        assert self.written, f"{self.case}: no results.json"
+
+    def assert_refused(self, message: str) -> None:
+        """Refused before anything ran: exit status 2, a message, no report, no results.json."""
+        assert self.status == 2, f"{self.case}: exit status {self.status}, want 2 (refused):\n" \
+                                 f"{self.report[-2000:]}\n{self.stderr[-2000:]}"
+        assert message in self.stderr, f"{self.case}: the refusal does not say {message!r}:\n" \
+                                       f"{self.stderr[-2000:]}"
+        assert self.report == "" and not self.written, f"{self.case}: something was marked"
+
+
+@dataclass
+class Running:
+    process: subprocess.Popen
+    scratch: Path
+    results: Path
+    started: float
+
+
+class Markings:
+    """Runs the marker as `tests.test_mark.mark` does, each run with a TMPDIR of its own
+    (its scratch folder must be gone afterwards), with two differences. The TMPDIRs lie
+    in `world`, a folder in /tmp that other users may cross: in the fallback the runs'
+    throwaway users must reach their homes in the scratch folder, and tmp_path, under
+    pytest's 0700 folder, is out of their reach. And a zombie is not a process left
+    running (see `processes_of`)."""
+
+    def __init__(self, tmp_path: Path):
+        self.tmp_path = tmp_path
+        self.world = Path(tempfile.mkdtemp(prefix="hostile-", dir="/tmp"))
+        self.world.chmod(0o755)
+        self.users, self.pids, self.count = set(), [], 0
+
+    def folder(self, name: str, mode: int) -> Path:
+        path = self.world / name
+        path.mkdir()
+        path.chmod(mode)
+        return path
+
+    def start(self, folder: Path, *options, env: dict = None) -> Running:
+        self.count += 1
+        scratch = self.folder(f"tmpdir-{self.count}", 0o755)
+        results = self.tmp_path / f"results-{self.count}.json"
+        argv = [sys.executable, "-m", "marking.mark", str(folder), "--json", str(results),
+                "--timeout", str(TIMEOUT), "--jobs", "2", *options]
+        process = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   env={**os.environ, "TMPDIR": str(scratch), **(env or {})})
+        self.pids.append(process.pid)
+        return Running(process, scratch, results, time.monotonic())
+
+    def finish(self, running: Running, case: str) -> Marked:
+        """Wait for the marker; assert it left nothing behind."""
+        stdout, stderr = running.process.communicate(timeout=300)
+        seconds = time.monotonic() - running.started
+        written = json.loads(running.results.read_text()) if running.results.exists() else {}
+        marked = Marked(case, running.process.returncode, stdout.decode("utf-8", "replace"),
+                        stderr.decode("utf-8", "replace"), written, seconds)
+        self.users |= marked.users
+        assert "Traceback" not in marked.stderr, \
+            f"{case}: a Traceback on the marker's stderr:\n{marked.stderr[-3000:]}"
+        assert marked.status >= 0, f"{case}: the marker was killed by signal {-marked.status}"
+        left = processes_of(marked.users, str(running.scratch))
+        assert not left, f"{case}: processes of this marking left running: {left}"
+        groups = {str(group) for group in marker_groups(running.process.pid)}
+        groups.update(group for group in written.get("extra_data", {}).get("cgroups", [])
+                      if Path(group).exists())
+        assert not groups, f"{case}: the marker left its control groups: {sorted(groups)}"
+        stray = sorted(str(path) for path in running.scratch.iterdir())
+        assert not stray, f"{case}: the marker left its scratch folder behind: {stray[:5]}"
+        stray = owned_by(marked.users, SHARED_TMP)
+        assert not stray, f"{case}: the marking's users left in the shared temporary " \
+                          f"folders: {stray}"
+        return marked
+
+    def mark(self, folder: Path, *options, case: str, env: dict = None) -> Marked:
+        return self.finish(self.start(folder, *options, env=env), case)
+
+    def clean(self) -> None:
+        """Whatever the marking's users left, should a test have failed: their processes,
+        their files in the shared folders, their System V IPC objects; the control groups
+        of the markers started here; the world folder."""
+        for uid in self.users:
+            if processes_of({uid}):
+                subprocess.run(["kill", "-KILL", "-1"], user=uid, group=uid, extra_groups=[],
+                               capture_output=True)  # every process of that user, at once
+        for path in owned_by(self.users, SHARED_TMP + ("/run/lock",)):
+            remove_tree(Path(path))
+        for kind, remove in IPC_REMOVERS.items():
+            for number in ipc_objects(kind, self.users):
+                remove(number)
+        for pid in self.pids:
+            for group in marker_groups(pid):
+                for run in group.glob("run-*"):
+                    _rmdir(run)
+                _rmdir(group)
+        remove_tree(self.world)
+
+
+@pytest.fixture
+def markings(tmp_path):
+    markings = Markings(tmp_path)
+    yield markings
+    markings.clean()
+
+
+def owned_by(users: set, folders) -> list:
+    found = []
+    for folder in folders:
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.stat(follow_symlinks=False).st_uid in users:
+                    found.append(entry.path)
+            except OSError:
+                pass
+    return found
+
+
+def ipc_objects(kind: str, users: set) -> list:
+    """The ids of System V IPC objects ("shm", "sem", "msg") that belong to `users`."""
+    try:
+        header, *rows = Path(f"/proc/sysvipc/{kind}").read_text().splitlines()
+    except OSError:
+        return []
+    names = header.split()
+    return [int(row.split()[1]) for row in rows if int(row.split()[names.index("uid")]) in users]
+
+
+_libc = ctypes.CDLL(None, use_errno=True)
+IPC_RMID = 0
+IPC_REMOVERS = {"shm": lambda number: _libc.shmctl(number, IPC_RMID, None),
+                "sem": lambda number: _libc.semctl(number, 0, IPC_RMID),
+                "msg": lambda number: _libc.msgctl(number, IPC_RMID, None)}
+
+
+def marker_groups(pid: int) -> list:
+    """The control groups a marker of process id `pid` made (marking/cgroups.py names them)."""
+    own = _own_paths(Path("/proc/self/cgroup").read_text())
+    parents = [CGROUP_ROOT / controller / own[controller].lstrip("/")
+               for controller in CONTROLLERS if controller in own]
+    if "" in own:
+        parents.append(CGROUP_ROOT / own[""].lstrip("/"))
+    return [group for parent in parents for group in parent.glob(f"marker-{pid}-*")]
+
+
+def _rmdir(path: Path) -> None:
+    try:
+        path.rmdir()
+    except OSError:
+        pass
+
+
+def strings(value) -> list:
+    """Every text in a JSON value, decoded (JSON writes ESC as \\u001b: a reader gets ESC)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        value = [*value.keys(), *value.values()]
+    return [text for item in value for text in strings(item)] if isinstance(value, list) else []
+
+
+def a_file(path: Path, text: str, mode: int) -> Path:
+    path.write_text(text)
+    path.chmod(mode)
+    return path
+
+
+def state(path: Path) -> tuple:
+    """What must not change of a victim: its owner, mode, and content."""
+    info = os.lstat(path)
+    content = path.read_bytes() if stat.S_ISREG(info.st_mode) else sorted(os.listdir(path))
+    return info.st_uid, info.st_gid, stat.S_IMODE(info.st_mode), stat.S_IFMT(info.st_mode), content
+
+
+# 1. Root's file operations racing the student
+
+
+@needs_root
+@pytest.mark.parametrize("isolation", BOTH)
+def test_a_subfolder_swapped_for_a_link_leads_root_nowhere(markings, tmp_path, isolation):
+    """Attack 1: the submission folder is open to all (0777). Its program, run in a case,
+    swaps the ORIGINAL folder's subfolder `sub` for a link to a root-only folder (or to the
+    kit's golden outputs), again and again, while later cases run and while a second
+    marking copies that folder, hoping that root copies, chowns or hands over what the
+    link points to. It prints whatever its own copy of `sub` holds."""
+    secret = tmp_path / "secret"
+    secret.mkdir(mode=0o700)
+    token = "SECRET-7d1f0c"
+    a_file(secret / "secret.txt", f"{token}\n", 0o600)
+    golden = EXPECTED_OUTPUTS / "solitaire_1"
+    before = {path: state(path) for path in (secret, secret / "secret.txt", golden)}
+    folder = submission(markings.folder("open", 0o755))
+    folder.chmod(0o777)
+    (folder / "sub").mkdir()
+    a_file(folder / "sub" / "notes.txt", "the student's own notes\n", 0o644)
+    write_program(folder, "solitaire_1.py", """\
+        import os, sys, time
+        for name in ("sub/seed_0.out", "sub/secret.txt"):  # what this case's copy holds
+            if os.path.exists(name):
+                text = open(name).read()
+                sys.stdout.write(text)
+                print("GOT", name, text.splitlines()[0], file=sys.stderr)
+        if not os.path.isdir(ORIGINAL):
+            sys.exit("the original submission is out of sight")
+        try:
+            open(os.path.join(ORIGINAL, "started"), "x").close()
+        except FileExistsError:  # an earlier case's
+            pass
+        sub, aside = os.path.join(ORIGINAL, "sub"), os.path.join(ORIGINAL, "aside-%d" % os.getpid())
+        deadline = time.time() + 1.2
+        while time.time() < deadline:
+            for target in TARGETS:
+                try:
+                    os.rename(sub, aside)
+                    os.symlink(target, sub)
+                    time.sleep(0.0005)
+                    os.unlink(sub)
+                    os.rename(aside, sub)
+                except OSError:
+                    pass
+        """, original=str(folder), targets=[str(secret), str(golden)])
+    first = markings.start(folder, "--isolation", isolation, "--only", "solitaire_1/seed_0",
+                           "--only", "solitaire_1/seed_27", "--only", "solitaire_1/seed_4")
+    waited = time.monotonic()
+    while not (folder / "started").exists() and time.monotonic() - waited < 1.5:
+        time.sleep(0.01)
+    reached = (folder / "started").exists()  # the fallback's clean-up removes it after the run
+    second = markings.start(folder, "--isolation", isolation, "--only", "solitaire_1/seed_0")
+    for marked in (markings.finish(first, "attack 1, the marking that runs the swapping"),
+                   markings.finish(second, "attack 1, a marking that copies during the swapping")):
+        marked.assert_reported()
+        assert marked.written["score"] == 0, \
+            f"{marked.case}: scored {marked.written['score']} with golden outputs or a " \
+            f"secret reached through a link:\n{marked.report[:3000]}"
+        assert token not in marked.everything, f"{marked.case}: the secret reached a run"
+    for path, was in before.items():
+        assert state(path) == was, f"attack 1: {path} changed: {was} -> {state(path)}"
+    assert reached == (isolation == "fallback"), \
+        "attack 1: the program should reach the original folder in the fallback only"
+
+
+@needs_root
+@pytest.mark.parametrize("isolation", BOTH)
+def test_removing_a_home_cannot_be_led_into_another_folder(markings, isolation):
+    """Attack 1, second form: case A leaves a home holding a/b/c (all 0777, c full of
+    names) and tells where it is; case B, running at the same time under another user,
+    waits until root, removing A's home, has entered b, then moves b into a folder open
+    to all (here `shared`, a 1777 folder the test made, standing in for /tmp). Root
+    climbs from b by '..': does it then empty `shared`? (The fallback has its runs' homes
+    emptied by their own users, who can remove nothing they could not remove anyway.)"""
+    shared = markings.folder("shared", 0o1777)
+    precious = a_file(shared / "precious.txt", "root's own file\n", 0o600)
+    (shared / "records").mkdir(mode=0o700)
+    ledger = a_file(shared / "records" / "ledger.txt", "root's records\n", 0o600)
+    before = {path: state(path) for path in (precious, shared / "records", ledger)}
+    folder = markings.folder("submission", 0o700)
+    write_program(folder, "solitaire_1.py", """\
+        import os, sys, time
+        home = os.getcwd()
+        try:
+            os.mkdir(os.path.join(SHARED, "case-a"))
+        except FileExistsError:
+            case_a = False
+        except OSError:
+            sys.exit("nothing shared to be seen")
+        else:
+            case_a = True
+        if case_a:  # a home to be removed, and where it is
+            os.chmod(home, 0o711)
+            b = os.path.join(home, "a", "b")
+            os.makedirs(os.path.join(b, "c"))
+            open(os.path.join(b, "c", "0"), "w").close()
+            for i in range(1, 20000):  # names of one file: quick to make, a while to remove
+                os.link(os.path.join(b, "c", "0"), os.path.join(b, "c", str(i)))
+            open(os.path.join(b, "flag"), "w").close()
+            for path in (os.path.join(home, "a"), b, os.path.join(b, "c")):
+                os.chmod(path, 0o777)
+            with open(os.path.join(SHARED, "where.new"), "w") as note:
+                note.write(b)
+            os.rename(os.path.join(SHARED, "where.new"), os.path.join(SHARED, "where"))
+            sys.exit(0)
+        deadline = time.time() + 2.8
+        while not os.path.exists(os.path.join(SHARED, "where")):
+            if time.time() > deadline:
+                sys.exit("case A never said where its home is")
+            time.sleep(0.001)
+        b = open(os.path.join(SHARED, "where")).read()
+        while os.path.lexists(os.path.join(b, "flag")):  # root removes it on entering b
+            if time.time() > deadline:
+                sys.exit("root never entered b")
+        os.rename(b, os.path.join(SHARED, "b"))
+        sys.exit("moved b while root was inside")
+        """, shared=str(shared))
+    marked = markings.mark(folder, "--isolation", isolation, "--only", "solitaire_1/seed_0",
+                           "--only", "solitaire_1/seed_27", case="attack 1, removal led astray")
+    after = {path: state(path) if os.path.lexists(path) else "removed" for path in before}
+    assert after == before, f"{marked.case}: root removed or changed files of a folder it was " \
+                            f"led into: {sorted(str(p) for p in before if after[p] != before[p])}" \
+                            f"\n{marked.report[:1500]}"
+    marked.assert_reported()
+
+
+# 2. Golden outputs, and another submission, out of reach
+
+
+@needs_root
+@pytest.mark.parametrize("isolation", BOTH)
+def test_the_golden_outputs_are_out_of_reach(markings, tmp_path, isolation):
+    """Attack 2: the program looks for expected_outputs/solitaire_1/seed_0.out where the kit
+    is, in /work, in a walk from / (bounded), and through `git show` of the kit, and
+    prints it if found. Under namespaces it finds nothing: 0 for the case. In the fallback,
+    with a kit other users can read, it may succeed; the marker must then say so."""
+    folder = submission(tmp_path)
+    write_program(folder, "solitaire_1.py", """\
+        import os, subprocess, sys
+        WANT = os.path.join("expected_outputs", "solitaire_1", "seed_0.out")
+
+        def walk(top, depth=6, budget=60000):
+            pending = [(top, 0)]
+            while pending and budget > 0:
+                folder, level = pending.pop()
+                try:
+                    entries = list(os.scandir(folder))
+                except OSError:
+                    continue
+                for entry in entries:
+                    budget -= 1
+                    if entry.path.endswith(WANT):
+                        yield entry.path
+                    elif (level < depth and entry.path not in ("/proc", "/sys", "/dev")
+                          and entry.is_dir(follow_symlinks=False)):
+                        pending.append((entry.path, level + 1))
+
+        def places():
+            yield os.path.join(KIT, WANT)
+            yield os.path.join("/work", "main", WANT)
+            yield from walk("/")
+
+        for path in places():
+            try:
+                sys.stdout.write(open(path).read())
+                sys.exit(0)
+            except OSError:
+                pass
+        try:
+            shown = subprocess.run(["git", "-C", KIT, "show", "HEAD:" + WANT],
+                                   capture_output=True, timeout=2)
+            sys.stdout.write(shown.stdout.decode())
+        except (OSError, subprocess.SubprocessError):
+            pass
+        """, kit=str(ROOT))
+    marked = markings.mark(folder, "--isolation", isolation, "--only", "solitaire_1/seed_0",
+                           case=f"attack 2, golden outputs ({isolation})")
+    if isolation == "fallback" and EXPECTED_OUTPUTS in golden_copies_readable():
+        warning = GOLDEN_READABLE.format(path=EXPECTED_OUTPUTS)
+        assert warning in marked.stderr, \
+            f"{marked.case}: other users can read the golden outputs, and the marker does not " \
+            f"warn:\n{marked.stderr}"
+    else:
+        assert marked.tests["solitaire_1/seed_0"]["score"] == 0, \
+            f"{marked.case}: the program found the golden output:\n{marked.report[:2000]}"
+    marked.assert_reported(status=0 if marked.written["score"] else 1)
+
+
+@needs_root
+@pytest.mark.parametrize("isolation", BOTH)
+def test_two_markers_at_once_neither_sees_the_other(markings, tmp_path, isolation):
+    """Attacks 2 and 10: two markings at once. One marks a correct (if slow) submission that
+    holds a private file; the other marks a program that hunts for that file for as long
+    as it may: homes named in /proc/*/cmdline, /proc/*/cwd and /proc/*/root, the markers'
+    scratch folders. Both finish with the right scores; the hunt finds nothing."""
+    (tmp_path / "victim").mkdir()
+    (tmp_path / "hunter").mkdir()
+    victim = submission(tmp_path / "victim", "solitaire_1.py", "def main() -> None:\n",
+                        "def main() -> None:\n    __import__('time').sleep(0.5)\n")
+    token = "PRIVATE-5c2e9a"
+    a_file(victim / "private_notes.txt", f"{token}\n", 0o644)
+    hunter = submission(tmp_path / "hunter")
+    write_program(hunter, "solitaire_1.py", """\
+        import glob, json, os, sys, time
+        def places():
+            for pid in os.listdir("/proc"):
+                if not pid.isdigit():
+                    continue
+                yield "/proc/%s/cwd" % pid
+                yield "/proc/%s/root/home/student" % pid
+                try:
+                    argv = open("/proc/%s/cmdline" % pid, "rb").read().split(b"\\0")
+                except OSError:
+                    continue
+                for arg in argv:
+                    if arg.startswith(b"/"):  # a run's program lies in its home
+                        folder = os.path.dirname(arg.decode(errors="replace"))
+                        named.add(folder)
+                        yield folder
+                    elif arg.startswith(b"{"):  # the launcher's job names the home
+                        try:
+                            job = json.loads(arg)
+                            yield job["home"]
+                            yield job["snapshot"]
+                        except (ValueError, KeyError, TypeError):
+                            pass
+            yield from glob.glob(os.path.join(WORLD, "*", "marking-*", "*"))  # their TMPDIRs
+        found, tried, named, deadline = set(), set(), set(), time.time() + 2.5
+        while time.time() < deadline and not found:
+            for place in places():
+                tried.add(place)
+                try:
+                    if TOKEN in open(os.path.join(place, "private_notes.txt")).read():
+                        found.add(place)
+                except (OSError, UnicodeDecodeError):
+                    pass
+        if found:
+            sys.exit("FOUND %s in %s" % (TOKEN, sorted(found)))
+        sys.exit("nothing found in %d places, %d named by a program" % (len(tried), len(named)))
+        """, token=token, world=str(markings.world))
+    only = [option for seed in (0, 27, 4, 8) for option in ("--only", f"solitaire_1/seed_{seed}")]
+    victims = markings.start(victim, "--isolation", isolation, *only)
+    hunting = markings.start(hunter, "--isolation", isolation, "--only", "solitaire_1/seed_0")
+    hunted = markings.finish(hunting, f"attack 2, the hunting marking ({isolation})")
+    marked = markings.finish(victims, f"attack 10, the hunted marking ({isolation})")
+    assert token not in hunted.everything, \
+        f"{hunted.case}: a run read another marking's private file:\n" \
+        f"{hunted.output('solitaire_1/seed_0')[:1000]}"
+    hunted.assert_reported()
+    assert hunted.written["score"] == 0
+    marked.assert_reported(status=0)
+    assert marked.written["score"] == marked.written["max_score"] and len(marked.tests) == 4, \
+        f"{marked.case}: a correct submission lost marks to a marking beside it:\n{marked.report}"
+    assert not marked.users & hunted.users, "two markings at once shared a throwaway user"
+
+
+# 4. A submission that is a link
+
+
+def test_a_linked_submission_is_refused(markings, tmp_path):
+    """Attack 4: the folder given to mark is a symbolic link (to a folder the marker should
+    not read, or one that changes under it): refused, with a clear message, nothing marked."""
+    link = tmp_path / "link"
+    link.symlink_to(submission(tmp_path), target_is_directory=True)
+    marked = markings.mark(link, case="attack 4, a linked submission")
+    marked.assert_refused("is a link; give the folder itself")
+
+
+# 6. The marker never dies
+
+
+def test_a_program_that_ignores_a_large_stdin_does_not_stop_the_marker(markings, tmp_path):
+    """Attack 6a: the program exits at once, without reading its stdin, while the case feeds
+    it 300 KB (hoyle_cli/many_digits): the marker's write to the closed pipe fails, and
+    the marker goes on to its report (exit status 1, not a signal)."""
+    folder = submission(tmp_path)
+    write_program(folder, "hoyle_cli.py", "raise SystemExit(3)\n")
+    cases = ["hoyle_cli/many_digits", "hoyle_cli/long_lines", "hoyle_cli/eof_at_main_menu"]
+    assert len((EXPECTED_OUTPUTS / "hoyle_cli" / "many_digits.in").read_bytes()) > 1 << 16
+    marked = markings.mark(folder, *[option for case in cases for option in ("--only", case)],
+                           case="attack 6a, a large stdin never read")
+    marked.assert_reported()
+    for case in cases:
+        assert marked.output(case).startswith("wrong"), \
+            f"{marked.case}: {case}: {marked.output(case)[:300]}"
+
+
+@needs_root
+@pytest.mark.parametrize("isolation", BOTH)
+def test_a_tree_3000_folders_deep_is_removed(markings, tmp_path, isolation):
+    """Attack 6b: the program makes a tree 3,000 folders deep in its home and in /tmp (too
+    deep for any recursive removal, and for paths): the marker does not crash, and
+    removes both."""
+    folder = submission(tmp_path)
+    write_program(folder, "solitaire_1.py", """\
+        import os
+        for top in (os.getcwd(), "/tmp"):
+            os.chdir(top)
+            os.mkdir("deep-%d" % os.getpid())
+            os.chdir("deep-%d" % os.getpid())
+            for _ in range(3000):
+                os.mkdir("d")
+                os.chdir("d")
+        print("3000 deep, twice")
+        """)
+    marked = markings.mark(folder, "--isolation", isolation, "--only", "solitaire_1/seed_0",
+                           case=f"attack 6b, a tree 3000 deep ({isolation})")
+    marked.assert_reported()
+    assert marked.output("solitaire_1/seed_0").startswith("wrong output"), \
+        marked.output("solitaire_1/seed_0")[:300]
+
+
+def test_a_submission_1200_folders_deep_is_refused(markings, tmp_path):
+    """Attack 6c: the submission itself is 1,200 folders deep: refused clearly (exit 2),
+    with no RecursionError, before anything runs."""
+    folder = submission(tmp_path)
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for _ in range(1200):
+            os.mkdir("deep", dir_fd=fd)
+            deeper = os.open("deep", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = deeper
+    finally:
+        os.close(fd)
+    try:
+        marked = markings.mark(folder, case="attack 6c, a submission 1200 deep")
+        marked.assert_refused("has folders nested more than 20 deep")
+        assert "RecursionError" not in marked.stderr
+        assert marked.seconds < 10, f"{marked.case}: refused after {marked.seconds:.1f} s"
+    finally:
+        remove_tree(folder / "deep")  # pytest's own cleanup recurses, and fails that deep
+
+
+@needs_root
+@pytest.mark.parametrize("isolation", BOTH)
+def test_a_daemon_dies_with_its_run(markings, tmp_path, isolation):
+    """Attack 6d: the program daemonises (double fork, setsid, its output closed) and
+    sleeps; a second daemon keeps forking to change its process id. Nothing of either
+    is left running once the marker ends (the helper checks every process of the
+    marking's users)."""
+    folder = submission(tmp_path)
+    write_program(folder, "solitaire_1.py", """\
+        import os, time
+        def daemon(life):
+            if os.fork():
+                return
+            os.setsid()
+            if os.fork():
+                os._exit(0)
+            quiet = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(quiet, fd)
+            life()
+            os._exit(0)
+
+        def sleep():
+            time.sleep(60)
+
+        def hop():  # a new process id all the time, in a new session each time
+            end = time.time() + 60
+            while time.time() < end:
+                try:
+                    if os.fork():
+                        os._exit(0)
+                    os.setsid()
+                except OSError:
+                    pass
+
+        daemon(sleep)
+        daemon(hop)
+        print("daemons started")
+        """)
+    marked = markings.mark(folder, "--isolation", isolation, "--only", "solitaire_1/seed_0",
+                           case=f"attack 6d, daemons ({isolation})")
+    marked.assert_reported()
+    assert marked.output("solitaire_1/seed_0").startswith("wrong output")
+    assert marked.seconds < TIMEOUT + 15, f"{marked.case}: marking took {marked.seconds:.1f} s"
+
+
+# 7. Cost outside the limits
+
+
+@needs_root
+def test_eight_children_of_600_mb_each_are_killed(markings, tmp_path):
+    """Attack 7a: 8 children, each filling 600 MB (every page touched): 4.8 GB in all, far
+    over the run's 1 GiB. The run is killed (out of memory, or a crash); the marker,
+    outside the run's control group, lives on."""
+    folder = submission(tmp_path)
+    write_program(folder, "solitaire_1.py", """\
+        import os, time
+        children = []
+        for _ in range(8):
+            pid = os.fork()
+            if pid == 0:
+                block = b"x" * (600 << 20)
+                time.sleep(0.2)
+                os._exit(0)
+            children.append(pid)
+        for pid in children:
+            os.waitpid(pid, 0)
+        print("4.8 GB held")
+        """)
+    marked = markings.mark(folder, "--only", "solitaire_1/seed_0", "--timeout", "6",
+                           case="attack 7a, 4.8 GB in 8 children")  # ~2 s, even when slowed
+    marked.assert_reported()
+    verdict = marked.output("solitaire_1/seed_0")
+    assert verdict.startswith(("out of memory", "crash")), f"{marked.case}: {verdict[:300]}"
+    assert "4.8 GB held" not in verdict
+
+
+@needs_root
+@pytest.mark.parametrize("isolation", BOTH)
+def test_300_mib_written_to_tmp_are_capped_and_removed(markings, tmp_path, isolation):
+    """Attack 7b: the program writes 300 MiB to /tmp, in files under the 16 MiB limit per
+    file. Under namespaces the private /tmp's size cap stops it; in both, nothing of it
+    is left in /tmp once the marker ends."""
+    folder = submission(tmp_path)
+    write_program(folder, "solitaire_1.py", """\
+        import os, sys
+        written, chunk = 0, b"x" * (1 << 20)
+        try:
+            for i in range(20):
+                with open("/tmp/fill-%d-%d" % (os.getpid(), i), "wb") as file:
+                    for _ in range(15):
+                        file.write(chunk)
+                        written += 1
+        except OSError as problem:
+            sys.exit("stopped after %d MiB: %s" % (written, problem.strerror))
+        sys.exit("wrote %d MiB" % written)
+        """)
+    marked = markings.mark(folder, "--isolation", isolation, "--only", "solitaire_1/seed_0",
+                           case=f"attack 7b, 300 MiB in /tmp ({isolation})")
+    marked.assert_reported()
+    verdict = marked.output("solitaire_1/seed_0")
+    if isolation == "namespaces":
+        stopped = re.search(r"stopped after (\d+) MiB: No space left on device", verdict)
+        assert stopped and int(stopped[1]) <= 64, f"{marked.case}: not capped: {verdict[:400]}"
+    else:  # the fallback does not cap the shared /tmp (README), but cleans it
+        assert "wrote 300 MiB" in verdict, f"{marked.case}: {verdict[:400]}"
+
+
+def test_a_submission_of_20000_files_is_refused_fast(markings, tmp_path):
+    """Attack 7c: 20,000 empty files in the submission (names of one empty file: as many
+    to walk, quicker to make): refused clearly (exit 2) in under 10 s, copying nothing."""
+    folder = submission(tmp_path)
+    many = folder / "many"
+    many.mkdir()
+    (many / "0").touch()
+    for number in range(1, 20_000):
+        os.link(many / "0", many / str(number))
+    marked = markings.mark(folder, case="attack 7c, 20000 files")
+    marked.assert_refused("holds more than 2000 files and folders")
+    assert marked.seconds < 10, f"{marked.case}: refused after {marked.seconds:.1f} s"
+
+
+def test_4_mib_of_nul_bytes_keep_the_report_small(markings, tmp_path):
+    """Attack 7d: 4 MiB of NUL bytes on stdout, in one line (just within the output cap):
+    the report and results.json stay small, and the marker ends fast."""
+    folder = submission(tmp_path)
+    write_program(folder, "solitaire_1.py", """\
+        import sys
+        sys.stdout.buffer.write(b"\\0" * (4 << 20))
+        """)
+    marked = markings.mark(folder, "--only", "solitaire_1/seed_0", case="attack 7d, 4 MiB of NULs")
+    marked.assert_reported()
+    assert marked.output("solitaire_1/seed_0").startswith("wrong output")
+    size = len(json.dumps(marked.written))
+    assert len(marked.report) < 200_000 and size < 200_000, \
+        f"{marked.case}: a report of {len(marked.report)} characters, results.json of {size}"
+    assert marked.seconds < TIMEOUT + 15, f"{marked.case}: marking took {marked.seconds:.1f} s"
+
+
+# 8. The report shows the student's bytes, never runs them
+
+
+def test_escape_sequences_of_a_run_are_shown_not_run(markings, tmp_path):
+    """Attack 8: the program writes, on stdout and stderr, a line that would erase the line
+    above and print a false "pass" on a terminal, an OSC that retitles it, an 8-bit CSI,
+    a right-to-left override; then it crashes with them in its message. Even its folder's
+    name holds an escape, and a byte that is not UTF-8. The report and results.json hold
+    none of these characters, and show them escaped (⟨U+001B⟩ ..., ⟨\\xff⟩)."""
+    folder = submission(tmp_path)
+    write_program(folder, "solitaire_1.py", """\
+        import sys
+        print(EVIL)
+        sys.stdout.flush()
+        sys.stderr.write(EVIL + "\\n")
+        raise RuntimeError(EVIL)
+        """, evil="\x1b[2K\x1b[1A  pass             solitaire_1/seed_0 \x1b]0;title\x07 "
+                  "\x9b31m red \u202eevil")
+    folder = folder.rename(tmp_path / os.fsdecode(b"sub\xff\x1b]0;pwned\x07mission"))
+    marked = markings.mark(folder, "--only", "solitaire_1/seed_0", case="attack 8, escapes")
+    marked.assert_reported()
+    results_text = "\n".join(strings(marked.written))  # as Gradescope shows them
+    for where, text in (("the report", marked.report), ("results.json", results_text)):
+        found = [name for char, name in ESCAPES.items() if char in text]
+        assert not found, f"{marked.case}: {where} holds {', '.join(found)}"
+        for shown in ("⟨U+001B⟩", "⟨U+0007⟩", "⟨U+009B⟩", "⟨U+202E⟩", "⟨\\xff⟩"):
+            assert shown in text, f"{marked.case}: {where} does not show {shown}"
+    assert not re.search(r"^  pass", marked.report, re.M), \
+        f"{marked.case}: a pass line in the report:\n{marked.report[:2000]}"
+    assert marked.output("solitaire_1/seed_0").startswith("crash")
+
+
+# 9. No free marks
+
+
+def test_empty_programs_score_nothing(markings, tmp_path):
+    """Attack 9: an EMPTY file for each program (prints nothing, exits 0): 0 on every case,
+    those whose stdout is empty included."""
+    folder = tmp_path / "empty"
+    folder.mkdir()
+    for program in programs():
+        (folder / f"{program}.py").write_text("")
+    marked = markings.mark(folder, "--isolation", "fallback", "--jobs", "4",
+                           case="attack 9, empty programs")
+    marked.assert_reported()
+    free = [name for name, test in marked.tests.items() if test["score"]]
+    assert not free, f"{marked.case}: an empty program scores on {free}"
+    for program in programs():
+        cases = [name for name in marked.tests if name.startswith(f"{program}/")]
+        assert len(cases) == len(load_cases(program)), \
+            f"{marked.case}: {program}: {len(cases)} of {len(load_cases(program))} cases ran"
+    assert marked.written["score"] == 0
+
+
+# Anything else an attacker would try
+
+
+@needs_root
+@pytest.mark.parametrize("isolation", BOTH)
+def test_a_run_cannot_read_the_marker_signal_it_or_reach_the_test(markings, tmp_path, isolation):
+    """The program reads /proc/1/environ and hunts the marker's environment (which holds a
+    token) in /proc/*/environ, sends SIGTERM to its parent (in the fallback, the marker
+    itself), and connects to a port this test listens on at 127.0.0.1. It reads nothing,
+    stops nothing, and, under namespaces, reaches no port; the fallback says in its report
+    that it leaves the network open."""
+    token = "MARKER-ENV-93b1"
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(0.1)
+    accepted, marked_already = [], threading.Event()
+
+    def accept():
+        while not marked_already.is_set():
+            try:
+                accepted.append(listener.accept()[0])
+            except OSError:
+                pass
+
+    waiter = threading.Thread(target=accept, daemon=True)
+    waiter.start()
+    folder = submission(tmp_path)
+    write_program(folder, "solitaire_1.py", """\
+        import os, signal, socket, sys
+        said = []
+
+        def attempt(name, action):
+            try:
+                said.append("%s=%s" % (name, action()))
+            except OSError as problem:
+                said.append("%s=denied(%s)" % (name, problem.__class__.__name__))
+
+        def marker_environment():
+            for pid in os.listdir("/proc"):
+                try:
+                    with open(f"/proc/{pid}/environ", "rb") as environ:
+                        if TOKEN.encode() in environ.read():
+                            return "FOUND"
+                except OSError:
+                    pass
+            raise PermissionError
+
+        attempt("init_environ", lambda: len(open("/proc/1/environ", "rb").read()) and "READ")
+        attempt("marker_environ", marker_environment)
+        attempt("signal_parent", lambda: os.kill(os.getppid(), signal.SIGTERM) or "SENT")
+        attempt("test_port",
+                lambda: socket.create_connection(("127.0.0.1", PORT), 1).close() or "CONNECTED")
+        sys.exit(" ".join(said))
+        """, token=token, port=listener.getsockname()[1])
+    try:
+        marked = markings.mark(folder, "--isolation", isolation, "--only", "solitaire_1/seed_0",
+                               env={"MARKER_TOKEN": token}, case=f"poking around ({isolation})")
+    finally:
+        marked_already.set()
+        waiter.join()
+        listener.close()
+        for connection in accepted:
+            connection.close()
+    marked.assert_reported()
+    said = marked.output("solitaire_1/seed_0")
+    for attempt in ("init_environ", "marker_environ", "signal_parent"):
+        assert f"{attempt}=denied" in said, f"{marked.case}: {attempt} succeeded: {said[:600]}"
+    assert token not in marked.everything
+    if isolation == "namespaces":
+        assert "test_port=denied" in said and not accepted, \
+            f"{marked.case}: a run reached a port of the machine: {said[:600]}"
+    else:
+        assert "reach the network" in marked.report, \
+            f"{marked.case}: the report does not say that runs reach the network"
+
+
+@needs_root
+@pytest.mark.parametrize("isolation", BOTH)
+def test_nothing_a_run_leaves_outlives_the_marking(markings, tmp_path, isolation):
+    """The program leaves what a process need not be alive to keep: a System V shared
+    memory segment (1 MiB), a file in /run/lock, the other folder open to all users, and
+    one in a folder open to all inside /tmp (one the test made, as /tmp/.X11-unix is on a
+    desktop). Once the marker ends, none of these is left."""
+    drop = markings.folder("drop", 0o1777)
+    folder = submission(tmp_path)
+    write_program(folder, "solitaire_1.py", """\
+        import ctypes, os
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.shmget(0, 1 << 20, 0o1000 | 0o600)  # IPC_PRIVATE, IPC_CREAT
+        for place in ("/run/lock", DROP):
+            try:
+                open(os.path.join(place, "left-by-%d" % os.getuid()), "w").write("still here\\n")
+            except OSError:
+                pass
+        """, drop=str(drop))
+    marked = markings.mark(folder, "--isolation", isolation, "--only", "solitaire_1/seed_0",
+                           case=f"leftovers ({isolation})")
+    marked.assert_reported()
+    left = [f"shared memory segment {number}" for number in ipc_objects("shm", marked.users)]
+    left += owned_by(marked.users, ("/run/lock", drop))
+    assert not left, f"{marked.case}: left behind by the run's user: {left}"
