@@ -42,18 +42,28 @@ def mark(folder, *options):
     Afterwards nothing of this marking is left: no folder, no process of its users, no
     process started for it (bubblewrap's run as root)."""
     results = folder.parent / "results.json"
-    scratch = folder.parent / "scratch"
-    scratch.mkdir(exist_ok=True)
+    scratch = open_scratch()
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "marking.mark", str(folder), "--json", str(results),
-                           "--timeout", str(TIMEOUT), "--jobs", "2", *options],
-                          cwd=ROOT, capture_output=True, timeout=300,
-                          env=dict(os.environ, TMPDIR=str(scratch)))
-    assert b"Traceback" not in done.stderr, done.stderr.decode()
-    written = json.loads(results.read_text())
-    assert_nothing_left(scratch, written["extra_data"])
+    try:
+        done = subprocess.run([sys.executable, "-m", "marking.mark", str(folder), "--json",
+                               str(results), "--timeout", str(TIMEOUT), "--jobs", "2", *options],
+                              cwd=ROOT, capture_output=True, timeout=300,
+                              env=dict(os.environ, TMPDIR=str(scratch)))
+        assert b"Traceback" not in done.stderr, done.stderr.decode()
+        written = json.loads(results.read_text())
+        assert_nothing_left(scratch, written["extra_data"])
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
     tests = {test["name"]: test for test in written["tests"]}
     return done.returncode, done.stdout.decode(), tests, time.monotonic() - started
+
+
+def open_scratch() -> Path:
+    """The marker's TMPDIR: a folder other users may cross, since in the fallback each
+    run's throwaway user must reach its home there (pytest's own tmp_path is 0700)."""
+    scratch = Path(tempfile.mkdtemp(prefix="marker-tmpdir-", dir="/tmp"))
+    scratch.chmod(0o755)
+    return scratch
 
 
 def assert_nothing_left(scratch: Path, extra_data: dict) -> None:
@@ -268,8 +278,7 @@ def test_results_json_replaces_what_was_planted_at_its_path(tmp_path):
 def test_ctrl_c_stops_at_once_cleans_up_and_reports_what_was_marked(tmp_path):
     broken = submission(tmp_path, "solitaire_1.py", "def main() -> None:\n",
                         "def main() -> None:\n    import time\n    time.sleep(600)\n")
-    scratch = tmp_path / "scratch"
-    scratch.mkdir()
+    scratch = open_scratch()
     results = tmp_path / "results.json"
     marker = subprocess.Popen([sys.executable, "-m", "marking.mark", str(broken), "--only",
                                "solitaire_1/seed_*", "--timeout", "300", "--jobs", "2", "--json",
@@ -284,3 +293,4 @@ def test_ctrl_c_stops_at_once_cleans_up_and_reports_what_was_marked(tmp_path):
     report = out.decode()
     assert "Interrupted:" in report and "not run" in report and "Score:" in report, report
     assert_nothing_left(scratch, json.loads(results.read_text())["extra_data"])
+    scratch.rmdir()
