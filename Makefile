@@ -11,6 +11,7 @@ VENV_PYTHON := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
 SUBMISSION ?=
+ASSIGNMENT ?=
 ARGS ?=
 
 .PHONY: play test expected mark bench bench-mark exact clean
@@ -18,7 +19,7 @@ ARGS ?=
 play:  ## play PROGRAM: make play PROGRAM=patience ARGS="golf --seed 3"
 	$(PYTHON) $(PROGRAM).py $(ARGS)
 
-$(STAMP): requirements-dev.txt requirements-fast.txt
+$(STAMP): requirements-dev.txt requirements-fast.txt requirements-mark.txt
 	$(PYTHON) -m venv $(VENV)
 	$(VENV_PYTHON) -m pip install --quiet --disable-pip-version-check \
 		-r requirements-dev.txt -r requirements-fast.txt
@@ -34,11 +35,12 @@ expected: $(STAMP)
 		$(foreach pair,$(SIMULATE),--simulate $(subst $(comma), ,$(pair)))
 
 
-# make mark SUBMISSION=DIR ARGS="--jobs 2 --timeout 5 --tty --json results.json"
-# SUBMISSION and ARGS reach Python through the environment, unexpanded: no
-# shell and no make function ever reads a byte of them.
-unexport SUBMISSION ARGS
+# make mark SUBMISSION=DIR ASSIGNMENT=seeded ARGS="--jobs 2 --tty --json results.json"
+# SUBMISSION, ASSIGNMENT and ARGS reach Python through the environment,
+# unexpanded: no shell and no make function ever reads a byte of them.
+unexport SUBMISSION ASSIGNMENT ARGS
 mark: export MARK_SUBMISSION = $(value SUBMISSION)
+mark: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
 mark: export MARK_ARGS = $(value ARGS)
 mark: $(STAMP)
 	$(VENV_PYTHON) -m marking.mark

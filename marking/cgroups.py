@@ -1,10 +1,15 @@
 """One control group per run: one memory limit and one process limit for the
 whole run, however many processes it starts (rlimits hold per process only),
-and a list of every process it left, to kill.
+the CPU time of the whole run (children included, those that ended too), and
+a list of every process it left, to kill.
 
 cgroup v1 (a hierarchy per controller) and v2 (one hierarchy) are both
 handled; the groups are made below the marker's own, so a container's limits
-still hold. Where neither can be made, `Groups.unavailable` says why.
+still hold. Where neither can be made, `Groups()` raises `Unavailable`, which
+says why. The CPU accounting is optional: v1's cpuacct controller (mounted on
+its own or with cpu) when there is one, v2's cpu.stat (in every v2 group); where
+it is missing the groups still limit memory and processes, `Groups.why_no_cpu`
+says why, and `Group.cpu_seconds()` raises `Unavailable` saying the same.
 """
 
 import os
@@ -15,6 +20,9 @@ from pathlib import Path
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 CONTROLLERS = ("memory", "pids")
+CPU_CONTROLLER = "cpuacct"  # v1 only: v2 accounts CPU time in every group (cpu.stat)
+CPU_FILE = {1: "cpuacct.usage", 2: "cpu.stat"}
+NO_CPU_CONTROLLER = "the cpuacct controller is not mounted"
 KILL_ROUNDS = 200
 
 
@@ -40,10 +48,15 @@ class Groups:
             proc_cgroup = Path("/proc/self/cgroup").read_text()
         own = _own_paths(proc_cgroup)
         name = f"marker-{os.getpid()}-{secrets.token_hex(4)}"
+        self.cpu_parent, self.why_no_cpu = None, ""
         if all((root / controller).is_dir() and controller in own for controller in CONTROLLERS):
             self.version = 1
             self.parents = [root / controller / own[controller].lstrip("/") / name
                             for controller in CONTROLLERS]
+            if (root / CPU_CONTROLLER).is_dir() and CPU_CONTROLLER in own:
+                self.cpu_parent = root / CPU_CONTROLLER / own[CPU_CONTROLLER].lstrip("/") / name
+            else:
+                self.why_no_cpu = NO_CPU_CONTROLLER
         elif "" in own and (root / "cgroup.controllers").exists():
             self.version = 2
             self.parents = [root / own[""].lstrip("/") / name]
@@ -60,6 +73,27 @@ class Groups:
             for parent in reversed(made):
                 _rmdir(parent)
             raise Unavailable(f"cannot make a control group ({error.strerror})") from None
+        self._add_cpu_accounting()
+
+    def _add_cpu_accounting(self) -> None:
+        """The CPU time of each run, where it can be had; without it the groups still work."""
+        if self.version == 2:
+            if (self.parents[0] / CPU_FILE[2]).exists():
+                self.cpu_parent = self.parents[0]
+            else:
+                self.why_no_cpu = f"this kernel's cgroup v2 has no {CPU_FILE[2]}"
+            return
+        if self.cpu_parent is None:
+            return
+        if self.cpu_parent.resolve() in [parent.resolve() for parent in self.parents]:
+            return  # cpuacct mounted with memory or pids: the same folder, made already
+        try:
+            self.cpu_parent.mkdir()
+        except OSError as error:
+            self.cpu_parent = None
+            self.why_no_cpu = f"cannot make a cpuacct group ({error.strerror})"
+            return
+        self.parents.append(self.cpu_parent)
 
     @staticmethod
     def _delegate(parent: Path) -> None:
@@ -79,6 +113,10 @@ class Groups:
     def describe(self) -> str:
         return f"cgroup v{self.version}"
 
+    @property
+    def measures_cpu(self) -> bool:
+        return self.cpu_parent is not None
+
     def new(self, memory_bytes: int, processes: int) -> "Group":
         return Group(self, f"run-{secrets.token_hex(6)}", memory_bytes, processes)
 
@@ -93,17 +131,19 @@ class Group:
     def __init__(self, groups: Groups, name: str, memory_bytes: int, processes: int):
         self.version = groups.version
         self.folders = [parent / name for parent in groups.parents]
+        self.cpu_folder = groups.cpu_parent / name if groups.cpu_parent else None
+        self.why_no_cpu = groups.why_no_cpu
         for folder in self.folders:
             folder.mkdir()
         try:
             if self.version == 1:
-                memory, pids = self.folders
+                memory, pids = self.folders[:2]
                 _write(memory / "memory.limit_in_bytes", memory_bytes)
                 if (memory / "memory.memsw.limit_in_bytes").exists():
                     _write(memory / "memory.memsw.limit_in_bytes", memory_bytes)  # no swapping past it
                 _write(pids / "pids.max", processes)
             else:
-                folder, = self.folders
+                folder = self.folders[0]
                 _write(folder / "memory.max", memory_bytes)
                 if (folder / "memory.swap.max").exists():
                     _write(folder / "memory.swap.max", 0)
@@ -133,6 +173,17 @@ class Group:
             pass
         return False
 
+    def cpu_seconds(self) -> float:
+        """The CPU time (user and system) the run's processes have used so far, all of
+        them together, those that have ended included; `Unavailable` when not accounted."""
+        if self.cpu_folder is None:
+            raise Unavailable(self.why_no_cpu)
+        try:
+            text = (self.cpu_folder / CPU_FILE[self.version]).read_text()
+        except OSError as error:
+            raise Unavailable(f"cannot read {CPU_FILE[self.version]} ({error.strerror})") from None
+        return cpu_seconds_of(self.version, text)
+
     def processes(self) -> set:
         pids = set()
         for folder in self.folders:
@@ -150,6 +201,17 @@ class Group:
         self.kill()
         for folder in self.folders:
             _rmdir(folder)
+
+
+def cpu_seconds_of(version: int, text: str) -> float:
+    """Seconds of CPU from v1's cpuacct.usage (nanoseconds) or v2's cpu.stat (usage_usec)."""
+    if version == 1:
+        return int(text) / 1e9
+    for line in text.splitlines():
+        key, _, value = line.partition(" ")
+        if key == "usage_usec":
+            return int(value) / 1e6
+    raise Unavailable("cpu.stat has no usage_usec")
 
 
 def kill_every(processes) -> None:

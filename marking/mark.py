@@ -1,16 +1,18 @@
-"""Mark a submission the way the automarker does: `make mark SUBMISSION=DIR`.
+"""Mark a submission against an assignment: `make mark SUBMISSION=DIR ASSIGNMENT=NAME`.
 
-    python3 -m marking.mark DIR [--tty] [--jobs N] [--timeout S] [--json FILE]
-                                [--weight PROGRAM=MARKS]... [--python PATH] [--only GLOB]...
-                                [--isolation auto|namespaces|fallback]
+    python3 -m marking.mark DIR --assignment NAME [--tty] [--jobs N] [--json FILE]
+                                [--submitted TIME] [--only GLOB]... [--timeout S]
+                                [--python PATH] [--isolation auto|namespaces|fallback]
 
-The submission is copied once, before any of its code runs, into a folder only
-the marker can read; for each program of expected_outputs/ present in it,
-every golden case runs against a fresh copy in the sandbox (marking/sandbox.py),
-stdin piped, stdout compared byte for byte, and the exit status and stderr
-where the case gives them (--tty: the terminal screen too). Exit status 0 only
-when every case of every program present passes; 2 for a refused submission
-or option; 130 when interrupted (Ctrl-C kills every run and prints what was marked).
+The assignment (assignments/NAME.toml) says which golden cases count and what
+each is worth. The submission is copied once, before any of its code runs,
+into a folder only the marker can read (a folder holding just one folder, as a
+download from a learning platform does, is entered); every marked case of each
+program runs against a fresh copy in the sandbox (marking/sandbox.py), stdin
+piped, stdout compared byte for byte, and the exit status and stderr where the
+case gives them (--tty: the terminal screen too). Exit status 0 only when every
+program is there and every case marked passes; 2 for a refused submission or
+option; 130 when interrupted (Ctrl-C kills every run and prints what was marked).
 """
 
 import argparse
@@ -24,32 +26,41 @@ import sys
 import tempfile
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from datetime import datetime
 from pathlib import Path
 
 from common import console
-from golden.cases import EXPECTED_OUTPUTS, ROOT, load_cases, programs
-from golden.run import DEFAULT_TIMEOUT, STATS_FILE, STATS_VARIABLE, command
+from golden.cases import EXPECTED_OUTPUTS, ROOT
+from golden.run import STATS_FILE, STATS_VARIABLE, command
 from golden.visible import escaped
-from marking.report import check_json_target, report, write_json
+from marking.assignment import AssignmentError, load, names
+from marking.report import CaseResult, Results, check_json_target, gradescope, write_json, \
+    write_report
 from marking.sandbox import AUTO, FALLBACK, NAMESPACES, Sandbox, Stopped
 from marking.tree import Copied, Limits, Refused, copy_tree, remove_tree
-from marking.verdicts import MARKER_ERROR, NOT_RUN, PIPE, TERMINAL, INTERRUPTED, Verdict, judge
+from marking.verdicts import (INTERRUPTED, MARKER_ERROR, NOT_RUN, PIPE, TERMINAL, Rules, Verdict,
+                              judge)
 
-TOTAL_MARKS = 13
-NOT_COPIED = {"expected_outputs", "tests", "__pycache__", STATS_FILE}
+NOT_COPIED = {"expected_outputs", "tests", "__pycache__", "__MACOSX", STATS_FILE}
 MOST_SECONDS = 3600
 EXIT_INTERRUPTED = 130
 
-MARKING = "Marking {submission}: {cases} cases, {jobs} at once"
+MARKING = "Marking {submission} against {assignment}: {title} ({marks:g} marks)"
+RUNS = "{cases} cases, {jobs} at once"
+ENTERED = "The submission folder holds one folder, {name}: marking what it holds"
 GOLDEN_READABLE = ("warning: other users can read {path}, and in the fallback a submission runs "
                    "as another user: for real marking, mark from a copy only you can read")
 RUNS_AS_YOU = ("warning: without namespaces and without root, the submission runs as you and can "
                "read all you can, the golden outputs included: fine for checking your own work, "
                "not for marking")
-NO_SUBMISSION = "give the folder to mark: make mark SUBMISSION=DIR"
+NO_SUBMISSION = "give the folder to mark: make mark SUBMISSION=DIR ASSIGNMENT=NAME"
+NO_ASSIGNMENT = ("say which assignment to mark against: --assignment NAME (make mark "
+                 "ASSIGNMENT=NAME); the assignments are: {names}")
 BAD_ARGS = "ARGS cannot be read as options: {problem}"
-NOTHING_MATCHES = "no golden case matches {patterns}"
+NOTHING_MATCHES = "no case of {assignment} matches {patterns}"
+BAD_TIME = "--submitted: {text!r} is not a date and time such as 2027-03-11T14:30"
+PROGRESS = "[{done}/{total}] {kind:<16} {case}"
 
 
 def skip_reason(name: str):
@@ -104,36 +115,24 @@ def jobs(text: str) -> int:
     return value
 
 
-def weights(requested: list, marked: list) -> dict:
-    """Marks per program: TOTAL_MARKS shared equally, unless PROGRAM=MARKS says otherwise."""
-    shares = {program: TOTAL_MARKS / len(marked) for program in marked}
-    for item in requested:
-        program, _, marks = item.partition("=")
-        if program not in shares:
-            raise ValueError(f"--weight: no program {program!r} is marked ({', '.join(marked)})")
-        try:
-            shares[program] = float(marks)
-        except ValueError:
-            raise ValueError(f"--weight {item}: the marks must be a number") from None
-        if not 0 <= shares[program] < float("inf"):
-            raise ValueError(f"--weight {item}: the marks must be zero or more")
-    return shares
-
-
 def parser() -> argparse.ArgumentParser:
     parse = argparse.ArgumentParser(prog="python3 -m marking.mark", description=__doc__,
                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parse.add_argument("submission", type=Path)
+    parse.add_argument("--assignment", metavar="NAME", help=f"one of: {', '.join(names())}; "
+                       "or the path of an assignment file of your own, FILE.toml")
     parse.add_argument("--tty", action="store_true", help="also compare the terminal screens")
     parse.add_argument("--jobs", type=jobs, default=1, help="cases run at once")
-    parse.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT,
-                       help=f"seconds per case, up to {MOST_SECONDS} (default {DEFAULT_TIMEOUT:g})")
+    parse.add_argument("--timeout", type=seconds,
+                       help="CPU seconds per case, instead of the assignment's")
     parse.add_argument("--json", type=Path, help="write Gradescope's results.json here")
-    parse.add_argument("--weight", action="append", default=[], metavar="PROGRAM=MARKS",
-                       help=f"marks of a program (default: {TOTAL_MARKS} shared equally)")
+    parse.add_argument("--submitted", metavar="TIME",
+                       help="when it was submitted (ISO 8601; the assignment's time zone unless "
+                            "it says one): applies the late rule")
     parse.add_argument("--python", help="interpreter that runs the submission")
     parse.add_argument("--only", metavar="GLOB", action="append",
-                       help="only the cases whose PROGRAM/NAME matches (may be given again)")
+                       help="only the cases whose PROGRAM/NAME matches (may be given again); "
+                            "the total stays the assignment's")
     parse.add_argument("--isolation", choices=[AUTO, NAMESPACES, FALLBACK], default=AUTO,
                        help="namespaces where the machine allows them (auto), always "
                             "(namespaces: refuse to mark without), or never (fallback)")
@@ -143,18 +142,16 @@ def parser() -> argparse.ArgumentParser:
 class Marking:
     """One marking run: its cases, the sandbox, and what Ctrl-C must stop."""
 
-    def __init__(self, sandbox: Sandbox, snapshot: Path, modes: list):
-        self.sandbox, self.snapshot, self.modes = sandbox, snapshot, modes
+    def __init__(self, sandbox: Sandbox, snapshot: Path, modes: list, rules_of):
+        self.sandbox, self.snapshot, self.modes, self.rules_of = sandbox, snapshot, modes, rules_of
 
-    def case(self, case) -> list:
-        verdicts = []
-        for mode in self.modes:
-            if mode == TERMINAL and case.screen is None:
-                continue
-            verdicts.append(self.run(case, mode))
-        return verdicts
+    def case(self, marked) -> CaseResult:
+        verdicts = [self.run(marked, mode) for mode in self.modes
+                    if mode == PIPE or marked.case.screen is not None]
+        return CaseResult(marked, verdicts)
 
-    def run(self, case, mode: str) -> Verdict:
+    def run(self, marked, mode: str) -> Verdict:
+        case = marked.case
         files = {STATS_FILE: case.stats} if case.stats is not None else {}
         try:
             outcome = self.sandbox.run(
@@ -168,18 +165,12 @@ class Marking:
                                                                 f"{problem}"))
         if self.sandbox.stopping.is_set():
             return Verdict(case.id, mode, NOT_RUN, INTERRUPTED)
-        return judge(case, mode, outcome, self.sandbox.timeout)
-
-
-def select_cases(patterns: list) -> dict:
-    return {program: [case for case in load_cases(program)
-                      if any(fnmatch.fnmatchcase(case.id, pattern) for pattern in patterns)]
-            for program in programs()}
+        return judge(case, mode, outcome, self.rules_of(marked))
 
 
 def arguments_from_make() -> list:
-    """`make mark` hands SUBMISSION and ARGS over in the environment, so that no shell
-    or make re-reads them: a path may hold any byte."""
+    """`make mark` hands SUBMISSION, ASSIGNMENT and ARGS over in the environment, so that
+    no shell or make re-reads them: a path may hold any byte."""
     submission = os.environ.get("MARK_SUBMISSION", "")
     if not submission:
         parser().error(NO_SUBMISSION)
@@ -187,13 +178,30 @@ def arguments_from_make() -> list:
         options = shlex.split(os.environ.get("MARK_ARGS", ""))
     except ValueError as problem:
         parser().error(BAD_ARGS.format(problem=problem))
-    return [*options, "--", submission]
+    assignment = os.environ.get("MARK_ASSIGNMENT", "")
+    return [*options, *(["--assignment", assignment] if assignment else []), "--", submission]
+
+
+def submitted_at(text: str, assignment):
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError:
+        raise ValueError(BAD_TIME.format(text=text)) from None
+    zone = assignment.deadline.tzinfo if assignment.deadline else None
+    return when.replace(tzinfo=zone) if when.tzinfo is None and zone else when
 
 
 def main(argv=None) -> int:
     console.use_utf8_streams()
     parse = parser()
     options = parse.parse_args(argv)
+    if not options.assignment:
+        parse.error(NO_ASSIGNMENT.format(names=", ".join(names())))
+    try:
+        assignment = load(options.assignment)
+        submitted = submitted_at(options.submitted, assignment) if options.submitted else None
+    except (AssignmentError, ValueError) as problem:
+        parse.error(str(problem))
     if options.json:
         try:
             check_json_target(options.json.absolute())
@@ -202,22 +210,20 @@ def main(argv=None) -> int:
     if options.tty and importlib.util.find_spec("pexpect") is None:
         parse.error("--tty needs pexpect (make mark installs it)")
     patterns = options.only or ["*"]
-    selected = select_cases(patterns)
-    marked = [program for program, cases in selected.items() if cases]
-    if not marked:
-        parse.error(NOTHING_MATCHES.format(patterns=" or ".join(patterns)))
-    try:
-        shares = weights(options.weight, marked)
-    except ValueError as problem:
-        parse.error(str(problem))
+    selected = {program: [marked for marked in cases
+                          if any(fnmatch.fnmatchcase(marked.case.id, pattern) for pattern in patterns)]
+                for program, cases in assignment.programs.items()}
+    if not any(selected.values()):
+        parse.error(NOTHING_MATCHES.format(assignment=options.assignment,
+                                           patterns=" or ".join(patterns)))
     scratch = Path(tempfile.mkdtemp(prefix="marking-"))
     try:
-        return mark(options, parse, scratch, selected, marked, shares)
+        return mark(options, parse, scratch, assignment, selected, submitted)
     finally:
         remove_tree(scratch)
 
 
-def mark(options, parse, scratch: Path, selected: dict, marked: list, shares: dict) -> int:
+def mark(options, parse, scratch: Path, assignment, selected: dict, submitted) -> int:
     started = time.monotonic()
     submission = options.submission.absolute()
     snapshot = scratch / "snapshot"
@@ -226,56 +232,98 @@ def mark(options, parse, scratch: Path, selected: dict, marked: list, shares: di
         copied = copy_tree(submission, snapshot, skip=skip_reason, limits=Limits())
     except Refused as problem:
         parse.error(escaped(str(problem), most=1000))
+    root, notes = entered(snapshot, selected)
+    cpu, wall = ((options.timeout, None) if options.timeout  # the sandbox's own cap for it
+                 else (assignment.cpu_seconds, assignment.wall_seconds))
     try:
-        sandbox = Sandbox(options.timeout, scratch, [ROOT, EXPECTED_OUTPUTS, scratch, submission],
-                          options.python, options.isolation)
+        sandbox = Sandbox(cpu, scratch, [ROOT, EXPECTED_OUTPUTS, scratch, submission],
+                          options.python, options.isolation, wall_seconds=wall)
     except RuntimeError as problem:
         parse.error(str(problem))
-    try:
-        with stopped_by_signals(sandbox):
-            return mark_in(sandbox, options, snapshot, copied, selected, marked, shares, started,
-                           submission)
-    finally:
-        sandbox.close()
-
-
-def mark_in(sandbox, options, snapshot, copied, selected, marked, shares, started,
-            submission) -> int:
-    present = [program for program in marked if (snapshot / f"{program}.py").is_file()]
-    cases = [case for program in present for case in selected[program]]
-    modes = [PIPE, TERMINAL] if options.tty else [PIPE]
-    marking = Marking(sandbox, snapshot, modes)
-    with ThreadPoolExecutor(options.jobs) as pool:
-        verdicts = list(pool.map(marking.case, cases))
-    results = {program: {} if program in present else None for program in marked}
-    for case, case_verdicts in zip(cases, verdicts):
-        results[case.program][case.id] = case_verdicts
-    header = [MARKING.format(submission=escaped(str(submission), most=1000), cases=len(cases),
-                             jobs=options.jobs), *sandbox.describe()]
+    header = [MARKING.format(submission=escaped(str(submission), most=1000),
+                             assignment=options.assignment, title=assignment.title,
+                             marks=assignment.marks), *sandbox.describe(), *notes]
     if copied.left_out:
         header.append(f"Left out of the copy: {describe_left_out(copied)}")
-    if not sandbox.namespaces and not sandbox.as_root:
-        print(RUNS_AS_YOU, file=sys.stderr)
-    elif not sandbox.namespaces:
-        for path in golden_copies_readable():
-            print(GOLDEN_READABLE.format(path=path), file=sys.stderr)
-    not_run = sum(1 for case_verdicts in verdicts for verdict in case_verdicts
-                  if verdict.kind == NOT_RUN)
-    out = Terminal(sys.stdout)
-    gradescope = report(results, shares, time.monotonic() - started, header, out, not_run)
-    gradescope["extra_data"] = {"isolation": sandbox.describe(), "users": sandbox.users,
-                                "cgroups": [str(parent) for parent in sandbox.groups.parents]
-                                if sandbox.groups else []}
+    warn(sandbox)
+    try:
+        with stopped_by_signals(sandbox):
+            results = mark_cases(sandbox, options, root, assignment, selected, header)
+    finally:
+        sandbox.close()
+    results.seconds = time.monotonic() - started
+    results.partial = bool(options.only)
+    results.late = assignment.mark_after_deadline(results.score, submitted)
+    write_report(results, Terminal(sys.stdout))
     if options.json:
+        extra = {"assignment": options.assignment, "isolation": sandbox.describe(),
+                 "users": sandbox.users, "cgroups": [str(parent) for parent in sandbox.groups.parents]
+                 if sandbox.groups else []}
         try:
-            write_json(options.json.absolute(), gradescope)
+            write_json(options.json.absolute(), gradescope(results, extra))
         except OSError as problem:
             print(f"--json: {problem}", file=sys.stderr)
             return 1
     if sandbox.stopping.is_set():
         return EXIT_INTERRUPTED
-    every = [verdict for case_verdicts in verdicts for verdict in case_verdicts]
-    return 0 if present and every and all(verdict.passed for verdict in every) else 1
+    every = [result for cases in results.programs.values() if cases is not None for result in cases]
+    complete = all(cases is not None for cases in results.programs.values())
+    return 0 if complete and every and all(result.passed for result in every) else 1
+
+
+def entered(snapshot: Path, selected: dict):
+    """The folder to mark: the snapshot, or the one folder it holds when it holds nothing
+    else and no program (a download from a learning platform); and a note saying so."""
+    entries = list(snapshot.iterdir())
+    if (len(entries) == 1 and entries[0].is_dir()
+            and not any((snapshot / f"{program}.py").exists() for program in selected)):
+        return entries[0], [ENTERED.format(name=escaped(entries[0].name))]
+    return snapshot, []
+
+
+def warn(sandbox: Sandbox) -> None:
+    if not sandbox.namespaces and not sandbox.as_root:
+        print(RUNS_AS_YOU, file=sys.stderr)
+    elif not sandbox.namespaces:
+        for path in golden_copies_readable():
+            print(GOLDEN_READABLE.format(path=path), file=sys.stderr)
+
+
+def mark_cases(sandbox, options, root: Path, assignment, selected: dict, header: list) -> Results:
+    """Run the selected cases of each program present, streaming a line per case to
+    stderr as it finishes; results in the assignment's order, most marks first."""
+    present = {program: (root / f"{program}.py").is_file() for program in selected}
+    selected = {program: chosen for program, chosen in selected.items()  # a missing one always
+                if chosen or not present[program]}
+    cases = [marked for program, chosen in selected.items() if present[program] for marked in chosen]
+    header.append(RUNS.format(cases=len(cases), jobs=options.jobs))
+    modes = [PIPE, TERMINAL] if options.tty else [PIPE]
+    rules = {}
+
+    def rules_of(marked):
+        return rules.setdefault(marked.compare, Rules(marked.compare, assignment.normalise,
+                                                      sandbox.timeout, sandbox.wall_seconds))
+    marking = Marking(sandbox, root, modes, rules_of)
+    done = {}
+    with ThreadPoolExecutor(options.jobs) as pool:
+        futures = {pool.submit(marking.case, marked): marked for marked in cases}
+        for count, future in enumerate(as_completed(futures), 1):
+            result = future.result()
+            done[futures[future].case.id] = result
+            worst = next((verdict for verdict in result.verdicts if not verdict.passed),
+                         result.verdicts[0] if result.verdicts else None)
+            progress(PROGRESS.format(done=count, total=len(cases), kind=worst.kind if worst else "",
+                                     case=futures[future].case.id))
+    programs = {program: [done[marked.case.id] for marked in chosen] if present[program] else None
+                for program, chosen in selected.items()}
+    return Results(assignment, header, programs)
+
+
+def progress(line: str) -> None:
+    try:
+        print(line, file=sys.stderr, flush=True)
+    except (BrokenPipeError, ValueError):
+        pass
 
 
 class Terminal:

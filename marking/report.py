@@ -1,74 +1,205 @@
-"""The marker's report: one line per case, the diffs, a total per program, on a
-terminal; the same as Gradescope's results.json. Every text that came from a
-run is escaped already (see `marking.verdicts`)."""
+"""The marker's report, for a person at a terminal and as Gradescope's
+results.json: by program, the cases that carry the most marks first; failures
+that differ the same way drawn once; for each, a sentence on how close it came,
+its input, and a command that reproduces it. Every text that came from a run is
+escaped already (see `marking.verdicts`)."""
 
 import json
 import os
+import shlex
 import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from marking.verdicts import PASS, PIPE
+from marking.verdicts import NOT_RUN, PASS, PIPE, WRONG, WRONG_STDERR
 
 MISSING = "missing"
-NOT_SUBMITTED = "{program}.py is not in the submission (a link does not count)"
+NOT_SUBMITTED = "{program}.py is not in the submission (a link does not count): 0 of {marks:g} marks"
+PROGRAM_HEAD = "{program}: {passed}/{total} cases pass, {earned:.2f} of {marks:g} marks"
+CASE_LINE = "  {kind:<16} {marks:5.2f}  {case}{mode}{detail}"
 WHAT_DIFFERS = "What differs"
-PROGRAM_TOTAL = "  {program}: {passed}/{total} cases pass"
+SAME_WAY = "{case} and {more} more case{s} differ the same way: {how}"
+ALONE = "{case}: {how}"
+INPUT = "  input: {text}"
+REPRODUCE = "  reproduce: {command}"
 SCORE = "Score: {score:.2f}/{total:.2f} in {seconds:.1f} s"
-PARTIAL = "Interrupted: {not_run} of {total} cases not run; a partial report, not a mark"
-LEFT_OUT = "Left out of the copy: {what}"
+LATE = "Late rule: {explanation}"
+MARK = "Mark: {mark:.2f}/{total:.2f}"
+PARTIAL = "Partial run: {run} of {total} cases marked (--only); the others count 0: not a mark"
+INTERRUPTED = "Interrupted: {not_run} of {total} cases not run; a partial report, not a mark"
 JSON_IS_A_FOLDER = "{path} is a folder"
 JSON_NO_FOLDER = "cannot write in {folder}"
+SHOWN_INPUT_BYTES = 200
 
 
-def case_line(case_id: str, verdict) -> str:
-    mode = "" if verdict.mode == PIPE else f" [{verdict.mode}]"
-    detail = f": {verdict.detail}" if verdict.detail else ""
-    return f"  {verdict.kind:<16} {case_id}{mode}{detail}"
+@dataclass
+class CaseResult:
+    marked: object  # marking.assignment.MarkedCase
+    verdicts: list
+
+    @property
+    def passed(self) -> bool:
+        return bool(self.verdicts) and all(verdict.passed for verdict in self.verdicts)
+
+    @property
+    def earned(self) -> float:
+        return self.marked.marks * min((verdict.credit for verdict in self.verdicts), default=0)
+
+    @property
+    def failed(self) -> list:
+        return [verdict for verdict in self.verdicts if verdict.kind != PASS]
 
 
-def report(results: dict, shares: dict, seconds: float, header: list, out,
-           not_run: int = 0) -> dict:
-    """Print the report; return it in Gradescope's results.json shape. `results`
-    maps each program to {case id: [verdicts]}, or to None when it was not submitted."""
-    tests, failures, score, total = [], [], 0.0, 0
-    for line in header:
+@dataclass
+class Results:
+    assignment: object  # marking.assignment.Assignment
+    header: list
+    programs: dict  # program -> [CaseResult], or None when the program is missing
+    seconds: float = 0.0
+    partial: bool = False
+    late: object = None  # marking.assignment.Late
+    notes: list = field(default_factory=list)
+
+    @property
+    def score(self) -> float:
+        return sum(result.earned for results in self.programs.values() if results
+                   for result in results)
+
+    @property
+    def mark(self) -> float:
+        return self.late.mark if self.late else self.score
+
+    @property
+    def not_run(self) -> int:
+        return sum(1 for results in self.programs.values() if results for result in results
+                   if any(verdict.kind == NOT_RUN for verdict in result.verdicts))
+
+    @property
+    def cases(self) -> int:
+        return sum(len(results) for results in self.programs.values() if results)
+
+    def summary(self) -> list:
+        lines = []
+        if self.partial:
+            lines.append(PARTIAL.format(run=self.cases, total=sum(
+                len(cases) for cases in self.assignment.programs.values())))
+        if self.not_run:
+            lines.append(INTERRUPTED.format(not_run=self.not_run, total=self.cases))
+        lines.append(SCORE.format(score=self.score, total=self.assignment.marks,
+                                  seconds=self.seconds))
+        if self.late:
+            lines.append(LATE.format(explanation=self.late.explain(self.score,
+                                                                   self.assignment.late)))
+            lines.append(MARK.format(mark=self.mark, total=self.assignment.marks))
+        return lines
+
+
+def shell_bytes(data: bytes) -> str:
+    """A printf argument that gives back `data` exactly, for a command to paste at a shell."""
+    text = "".join(chr(byte) if 0x20 <= byte < 0x7F and byte not in b"\\%'" else
+                   "\\n" if byte == 0x0A else f"\\{byte:03o}" for byte in data)
+    return f"'{text}'"
+
+
+def reproduce(case) -> str:
+    """The command that reruns the case at a shell, in the submission's folder."""
+    expected = f"expected_outputs/{case.program}/{case.name}.out"
+    if case.simulate is not None:
+        run = shlex.join(["python3", "-c", f"from {case.program} import simulate; "
+                                           f"simulate{case.simulate}"])
+    else:
+        run = shlex.join(["python3", f"{case.program}.py", *case.args])
+        run = f"printf {shell_bytes(case.stdin)} | {run}"
+    return f"{run} | diff - {expected}"
+
+
+def shown_input(case) -> str:
+    if case.simulate is not None:
+        return f"simulate{case.simulate}"
+    data = case.stdin[:SHOWN_INPUT_BYTES]
+    more = len(case.stdin) - len(data)
+    return shell_bytes(data) + (f" and {more} more bytes" if more else "")
+
+
+def how(verdict) -> str:
+    """What the report says of a verdict: what happened, then how close it came (a wrong
+    output's detail is that sentence already)."""
+    if verdict.kind in (WRONG, WRONG_STDERR):
+        return verdict.detail
+    return "; ".join(part for part in (verdict.detail, verdict.near_miss) if part)
+
+
+def write_report(results: Results, out) -> None:
+    for line in results.header:
         print(line, file=out)
-    for program, verdicts_by_case in results.items():
-        print(program, file=out)
-        if verdicts_by_case is None:
-            missing = NOT_SUBMITTED.format(program=program)
-            print(f"  {MISSING:<16} {missing}", file=out)
-            tests.append({"name": f"{program}.py", "score": 0, "max_score": shares[program],
-                          "output": missing, "visibility": "visible"})
+    groups = {}  # (kind, how) -> [(result, verdict)]
+    for program, program_results in results.programs.items():
+        marks = results.assignment.program_marks(program)
+        print("", file=out)
+        if program_results is None:
+            print(f"{program}\n  {MISSING:<16} {NOT_SUBMITTED.format(program=program, marks=marks)}",
+                  file=out)
             continue
-        each = shares[program] / max(1, len(verdicts_by_case))
-        passed = 0
-        for case_id, verdicts in verdicts_by_case.items():
-            total += 1
-            ok = bool(verdicts) and all(verdict.passed for verdict in verdicts)
-            passed += ok
-            for verdict in verdicts:
-                print(case_line(case_id, verdict), file=out)
-                if not verdict.passed and verdict.diff:
-                    failures.append(verdict.diff)
-            tests.append({"name": case_id, "score": each if ok else 0, "max_score": each,
-                          "output": "\n\n".join(f"{v.kind}: {v.detail}\n{v.diff}".strip()
-                                                for v in verdicts if not v.passed) or PASS,
-                          "visibility": "visible"})
-        score += each * passed
-        print(PROGRAM_TOTAL.format(program=program, passed=passed, total=len(verdicts_by_case)),
-              file=out)
-    if failures:
+        passed = sum(result.passed for result in program_results)
+        print(PROGRAM_HEAD.format(program=program, passed=passed, total=len(program_results),
+                                  earned=sum(result.earned for result in program_results),
+                                  marks=marks), file=out)
+        for result in program_results:
+            for verdict in result.verdicts:
+                mode = "" if verdict.mode == PIPE else f" [{verdict.mode}]"
+                said = how(verdict)
+                print(CASE_LINE.format(kind=verdict.kind, marks=result.marked.marks,
+                                       case=verdict.case_id, mode=mode,
+                                       detail=f": {said}" if said else ""), file=out)
+                if verdict.kind not in (PASS, NOT_RUN) and verdict.diff:
+                    groups.setdefault((verdict.kind, verdict.mode, said), []).append(
+                        (result, verdict))
+    if groups:
         print(f"\n{WHAT_DIFFERS}", file=out)
-        print("\n\n".join(failures), file=out)
+    for (kind, _, said), members in groups.items():
+        result, verdict = members[0]
+        print("", file=out)
+        print(SAME_WAY.format(case=verdict.case_id, more=len(members) - 1,
+                              s="s" * (len(members) > 2), how=said or kind) if len(members) > 1
+              else ALONE.format(case=verdict.case_id, how=said or kind), file=out)
+        case = result.marked.case
+        print(INPUT.format(text=shown_input(case)), file=out)
+        print(REPRODUCE.format(command=reproduce(case)), file=out)
+        print(verdict.diff, file=out)
     print("", file=out)
-    if not_run:
-        print(PARTIAL.format(not_run=not_run, total=total), file=out)
-    print(SCORE.format(score=score, total=sum(shares.values()), seconds=seconds), file=out)
-    return {"score": round(score, 4), "max_score": sum(shares.values()),
-            "execution_time": round(seconds, 3), "tests": tests, "visibility": "visible",
-            "output": "\n".join(header + ([PARTIAL.format(not_run=not_run, total=total)]
-                                          if not_run else []))}
+    for line in results.notes + results.summary():
+        print(line, file=out)
+
+
+def gradescope(results: Results, extra_data: dict) -> dict:
+    """Gradescope's results.json: a test per case, with the assignment's visibility."""
+    tests = []
+    for program, program_results in results.programs.items():
+        if program_results is None:
+            marks = results.assignment.program_marks(program)
+            tests.append({"name": f"{program}.py", "score": 0, "max_score": marks,
+                          "status": "failed", "visibility": "visible",
+                          "output": NOT_SUBMITTED.format(program=program, marks=marks)})
+            continue
+        for result in program_results:
+            case = result.marked.case
+            text = "\n\n".join(
+                "\n".join(filter(None, [f"{verdict.kind}: {how(verdict)}",
+                                        INPUT.format(text=shown_input(case)).strip(),
+                                        REPRODUCE.format(command=reproduce(case)).strip(),
+                                        verdict.diff]))
+                for verdict in result.failed) or PASS
+            tests.append({"name": case.id, "score": round(result.earned, 4),
+                          "max_score": round(result.marked.marks, 4),
+                          "status": "passed" if result.passed else "failed",
+                          "visibility": result.marked.visibility, "output": text})
+    for number, test in enumerate(tests, 1):
+        test["number"] = str(number)
+    return {"score": round(results.mark, 4), "max_score": results.assignment.marks,
+            "execution_time": round(results.seconds, 3),
+            "output": "\n".join(results.header + results.notes + results.summary()),
+            "visibility": "visible", "stdout_visibility": "hidden", "tests": tests,
+            "extra_data": extra_data}
 
 
 def check_json_target(path: Path) -> None:

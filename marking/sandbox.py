@@ -15,11 +15,21 @@ files every user may read stay readable. The report says which one held.
 Both add: a throwaway user per run when the marker is root (so that the
 process limit holds and the run can touch nothing of the marker's), a control
 group per run where one can be made (one memory and one process limit for the
-whole run), rlimits per process, a scrubbed environment, a time limit, output
-capped, and every process of the run killed at its end.
+whole run, and its CPU time), rlimits per process, a scrubbed environment, a
+time limit, output capped, and every process of the run killed at its end.
+
+The time limit is CPU time, so that it does not depend on the machine's load:
+the run's control group is asked for the CPU time of all its processes together
+(children included) every CPU_POLL_SECONDS by a small thread, which kills the
+whole run once it is over the limit; a wall-clock cap, well above it, stops a
+run that waits without using CPU. Without a group that measures CPU, RLIMIT_CPU
+(which is set in any case, a second over the limit, as a backstop) holds each
+process to the limit, and the run's CPU time is what the marker sees of the
+process it started once it reaps it.
 """
 
 import json
+import math
 import os
 import random
 import selectors
@@ -38,7 +48,17 @@ from marking import launcher
 from marking.cgroups import Groups, Unavailable, kill_every
 from marking.tree import remove_tree
 
-CPU_SECONDS_OVER_TIMEOUT = 1
+CPU_SECONDS_OVER_TIMEOUT = 1  # RLIMIT_CPU per process: a backstop behind the run's own limit
+# The wall-clock cap, as a multiple of the CPU limit. It only has to stop a run
+# that waits without using CPU (a sleep, a read that never comes), so it can sit
+# well above the limit: at 4, a run that needs all of its CPU limit still ends
+# within the cap while it gets a quarter of a core (a load of 4 per core), one
+# that needs half of it while it gets an eighth; and a run that only sleeps
+# holds up the marking for no more than 4 times the limit. Busier than that,
+# fewer --jobs at once is the cure, not a higher cap.
+WALL_FACTOR = 4
+CPU_POLL_SECONDS = 0.05  # how often the run's CPU time is read: it may go over by this per core
+REAP_POLL_SECONDS = 0.01
 MEMORY_BYTES = 1 << 30
 FILE_BYTES = 16 << 20
 OPEN_FILES = 256
@@ -89,6 +109,11 @@ DESCRIBE_OWN_USER = "your own user id (not root: no throwaway users)"
 DESCRIBE_GROUP = "{memory} of memory and {processes} processes for the whole run ({cgroup})"
 DESCRIBE_NO_GROUP = ("{memory} of memory per process and {processes} processes (rlimits only; "
                      "no cgroup: {reason})")
+DESCRIBE_CPU_GROUP = "{cpu:g} s of CPU for the whole run ({cgroup}), wall-clock cap {wall:g} s"
+DESCRIBE_CPU_PER_PROCESS = ("{cpu:g} s of CPU per process (rlimits only, the whole run's CPU time "
+                            "is not measured: {reason}), wall-clock cap {wall:g} s")
+CPU = "cpu"
+WALL = "wall"
 
 
 class Stopped(Exception):
@@ -100,9 +125,22 @@ class Outcome:
     stdout: bytes
     stderr: bytes
     status: int  # None when stopped by the marker
-    timed_out: bool = False
+    timed_out: bool = False  # over the CPU limit or the wall-clock cap: `limit` says which
     too_large: str = ""  # the stream that overflowed
     out_of_memory: bool = False
+    limit: str = ""  # when timed out: CPU ("cpu") or WALL ("wall")
+    cpu_seconds: float = None  # the run's CPU time, when known
+
+
+@dataclass(frozen=True)
+class TerminalOutcome:
+    """golden.terminal's `Screen` (the same fields, the same meaning), and which limit was hit."""
+    output: bytes
+    status: int  # exit status, -N when killed by signal N, None when stopped
+    timed_out: bool
+    too_large: bool = False
+    limit: str = ""  # when timed out: CPU ("cpu") or WALL ("wall")
+    cpu_seconds: float = None  # the run's CPU time, when known
 
 
 def scrubbed_environment(home: str, **extra) -> dict:
@@ -116,11 +154,16 @@ def mebibytes(count: int) -> str:
 
 
 class Sandbox:
-    """Runs commands from a snapshot of a submission, one isolated run at a time per call."""
+    """Runs commands from a snapshot of a submission, one isolated run at a time per call.
+    `timeout` is the seconds of CPU a whole run may use, all its processes together;
+    `wall_seconds` its wall-clock cap (WALL_FACTOR times `timeout` unless given, and
+    never below `timeout`)."""
 
     def __init__(self, timeout: float, scratch: Path, hidden: list, python: str = None,
-                 isolation: str = AUTO):
-        self.timeout = timeout
+                 isolation: str = AUTO, wall_seconds: float = None):
+        self.timeout = timeout  # seconds of CPU for a whole run
+        self.wall_seconds = max(timeout, WALL_FACTOR * timeout if wall_seconds is None
+                                else wall_seconds)
         self.scratch = scratch
         self.hidden = [Path(path) for path in hidden]
         self.as_root = os.geteuid() == 0
@@ -152,6 +195,7 @@ class Sandbox:
                 self.groups = Groups()
             except Unavailable as problem:
                 self.why_no_group = str(problem)
+        self.measures_cpu = bool(self.groups and self.groups.measures_cpu)
 
     # What the report says
 
@@ -162,9 +206,15 @@ class Sandbox:
         sizes = dict(memory=mebibytes(MEMORY_BYTES), processes=PROCESSES)
         limits = (DESCRIBE_GROUP.format(cgroup=self.groups.describe(), **sizes) if self.groups
                   else DESCRIBE_NO_GROUP.format(reason=self.why_no_group, **sizes))
+        times = dict(cpu=self.timeout, wall=self.wall_seconds)
+        if self.measures_cpu:
+            time_limit = DESCRIBE_CPU_GROUP.format(cgroup=self.groups.describe(), **times)
+        else:
+            reason = self.groups.why_no_cpu if self.groups else self.why_no_group
+            time_limit = DESCRIBE_CPU_PER_PROCESS.format(reason=reason, **times)
         tmp = f"a private /tmp of {mebibytes(TMP_BYTES)}" if self.namespaces else "the shared /tmp"
         return [f"Isolation: {isolation}; {users}",
-                f"Limits per run: {self.timeout:g} s, {limits}; {mebibytes(FILE_BYTES)} per file; {tmp}; "
+                f"Limits per run: {time_limit}; {limits}; {mebibytes(FILE_BYTES)} per file; {tmp}; "
                 f"{self.python}"]
 
     # Running
@@ -173,7 +223,8 @@ class Sandbox:
             terminal: bool = False):
         """Run `command(home)` (an argv) with `stdin` and `environment(home)` added to a
         scrubbed environment, its home filled from `snapshot` plus `files` ({name: bytes});
-        an `Outcome`, or a terminal `Screen` when `terminal`."""
+        an `Outcome`, or a `TerminalOutcome` (a terminal `Screen`, and which limit was hit)
+        when `terminal`."""
         if self.stopping.is_set():
             raise Stopped
         uid = self.new_user()
@@ -191,16 +242,21 @@ class Sandbox:
         if group:
             wrapped = group.enter_argv(wrapped)
         run_id = object()
+        watch = None
         try:
+            if self.measures_cpu:
+                watch = CpuWatch(group, self.timeout, lambda: self._kill_run(run_id, uid, group))
+            started = lambda pid: self._started(run_id, pid, uid, group)  # noqa: E731
             if terminal:
                 from golden.terminal import run_in_terminal
 
-                return run_in_terminal(
-                    wrapped, stdin, "/", env, self.timeout, depth=2 if self.namespaces else 0,
-                    started=lambda pid: self._started(run_id, pid, uid, group))
-            return self._piped(wrapped, stdin, env, lambda pid: self._started(run_id, pid, uid, group),
-                               group)
+                screen = run_in_terminal(wrapped, stdin, "/", env, self.wall_seconds,
+                                         depth=2 if self.namespaces else 0, started=started)
+                return self._terminal_outcome(screen, watch)
+            return self._piped(wrapped, stdin, env, started, group, watch)
         finally:
+            if watch:
+                watch.stop()
             with self._lock:
                 self._running.pop(run_id, None)
             self._end(uid, group)
@@ -210,7 +266,7 @@ class Sandbox:
                 self._clean_after(uid, Path(home))
 
     def limits(self) -> list:
-        return [("RLIMIT_CPU", int(self.timeout) + CPU_SECONDS_OVER_TIMEOUT),
+        return [("RLIMIT_CPU", math.ceil(self.timeout) + CPU_SECONDS_OVER_TIMEOUT),
                 ("RLIMIT_AS", MEMORY_BYTES), ("RLIMIT_FSIZE", FILE_BYTES),
                 ("RLIMIT_NOFILE", OPEN_FILES), ("RLIMIT_NPROC", PROCESSES),
                 ("RLIMIT_CORE", 0)]
@@ -251,16 +307,39 @@ class Sandbox:
             group.kill()
         kill_user(uid)
 
-    def _piped(self, argv: list, stdin: bytes, env: dict, started, group) -> Outcome:
+    def _kill_run(self, run_id, uid: int, group) -> None:
+        """Kill every process of one run (from the CPU watcher's thread)."""
+        with self._lock:
+            running = self._running.get(run_id)
+        if running:
+            _kill_group(running[0])
+        self._end(uid, group)
+
+    def _over_cpu(self, watch, cpu_seconds) -> bool:
+        """Whether the run went over its CPU limit: killed for it, or ended past it
+        between two looks."""
+        return bool(watch and watch.hit) or (cpu_seconds is not None
+                                             and cpu_seconds > self.timeout)
+
+    def _terminal_outcome(self, screen, watch) -> TerminalOutcome:
+        cpu_seconds = watch.stop() if watch else None
+        over_cpu = self._over_cpu(watch, cpu_seconds) and not screen.too_large
+        limit = CPU if over_cpu else WALL if screen.timed_out else ""
+        return TerminalOutcome(screen.output, None if over_cpu else screen.status, bool(limit),
+                               screen.too_large, limit, cpu_seconds)
+
+    def _piped(self, argv: list, stdin: bytes, env: dict, started, group, watch=None) -> Outcome:
         """Pipe stdin in, collect stdout and stderr up to MOST_OUTPUT bytes each,
-        kill the whole run at the time limit or when output overflows."""
+        kill the whole run at the wall-clock cap or when output overflows (`watch`
+        kills it at the CPU limit)."""
         process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, cwd="/", env=env, start_new_session=True)
         started(process.pid)
         threading.Thread(target=_feed, args=(process.stdin, stdin), daemon=True).start()
         outputs = {process.stdout: bytearray(), process.stderr: bytearray()}
-        deadline = time.monotonic() + self.timeout
+        deadline = time.monotonic() + self.wall_seconds
         timed_out, too_large = False, ""
+        status = usage = None
         with selectors.DefaultSelector() as selector:
             for stream in outputs:
                 selector.register(stream, selectors.EVENT_READ)
@@ -277,23 +356,30 @@ class Sandbox:
                     outputs[key.fileobj] += chunk
                     if len(outputs[key.fileobj]) > MOST_OUTPUT:
                         too_large = "stdout" if key.fileobj is process.stdout else "stderr"
-        if not (timed_out or too_large):
-            try:  # its output closed, the program may still be running
-                process.wait(max(0.0, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                timed_out = True
+        if not (timed_out or too_large):  # its output closed, the program may still be running
+            status, usage = _reap(process, deadline)
+            timed_out = status is None
         if timed_out or too_large or self.stopping.is_set():
             _kill_group(process.pid)
             if group:
                 group.kill()
-        status = process.wait()
+        if status is None:
+            status, usage = _reap(process)
         for stream in outputs:
             stream.close()
-        stopped = timed_out or too_large or (status < 0 and self.stopping.is_set())
+        if watch:
+            cpu_seconds = watch.stop()
+        elif usage and not self.namespaces:  # what the marker sees: the program it started,
+            cpu_seconds = usage.ru_utime + usage.ru_stime  # and the children it waited for
+        else:  # bubblewrap: its own CPU time, not its PID namespace's
+            cpu_seconds = None
+        over_cpu = self._over_cpu(watch, cpu_seconds) and not too_large
+        limit = CPU if over_cpu else WALL if timed_out else ""
+        stopped = bool(limit) or too_large or (status < 0 and self.stopping.is_set())
         return Outcome(bytes(outputs[process.stdout][:MOST_OUTPUT]),
                        bytes(outputs[process.stderr][:MOST_OUTPUT]),
-                       None if stopped else status, timed_out, too_large,
-                       bool(group and group.out_of_memory()))
+                       None if stopped else status, bool(limit), too_large,
+                       bool(group and group.out_of_memory()), limit, cpu_seconds)
 
     # Setting up
 
@@ -447,6 +533,56 @@ def _walk(folder: Path):
                     pending.append(Path(entry.path))
                 else:
                     yield entry
+
+
+class CpuWatch:
+    """A thread that reads the CPU time of a run's control group every CPU_POLL_SECONDS,
+    and kills the run (`kill()`) once it is over `limit` seconds."""
+
+    def __init__(self, group, limit: float, kill):
+        self.group, self.limit, self.kill = group, limit, kill
+        self.hit = False  # the run was killed for its CPU time
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+        self._thread.start()
+
+    def _watch(self) -> None:
+        while not self._done.wait(CPU_POLL_SECONDS):
+            try:
+                seconds = self.group.cpu_seconds()
+            except Unavailable:
+                return  # the group is gone: the run has ended
+            if seconds > self.limit:
+                self.hit = True
+                self.kill()
+                return
+
+    def stop(self) -> float:
+        """Stop watching (a kill under way ends first); the run's CPU time, None if unknown."""
+        self._done.set()
+        self._thread.join()
+        try:
+            return self.group.cpu_seconds()
+        except Unavailable:
+            return None
+
+
+def _reap(process: subprocess.Popen, deadline: float = None):
+    """(exit status as subprocess gives it, resource usage) once `process` ends, which
+    it reaps, so that its CPU time and its waited-for children's are known; (None, None)
+    if it is still running at `deadline`."""
+    while True:
+        try:
+            pid, status, usage = os.wait4(process.pid, 0 if deadline is None else os.WNOHANG)
+        except ChildProcessError:  # reaped elsewhere: no usage to give
+            return process.wait(), None
+        if pid:
+            process.returncode = os.waitstatus_to_exitcode(status)
+            return process.returncode, usage
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return None, None
+        time.sleep(min(REAP_POLL_SECONDS, remaining))
 
 
 def processes_of(uid: int) -> list:

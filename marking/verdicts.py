@@ -1,11 +1,13 @@
 """The verdict on one run of a case: what differs, said with the run's bytes escaped."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from golden.visible import escaped, first_difference, visible_diff
+from marking.near_miss import explain, normalise
 from marking.sandbox import MEMORY_BYTES, MOST_OUTPUT, mebibytes
 
 PASS = "pass"
+FORGIVEN = "pass, forgiven"
 WRONG = "wrong output"
 WRONG_STATUS = "wrong exit status"
 WRONG_STDERR = "wrong stderr"
@@ -23,7 +25,16 @@ TRACEBACK_AFTER_PASS = "but stderr ends: {line}"
 STATUS_DIFFERS = "exit status {got}, want {want}"
 STDERR_ENDS = "; exit status {status}, stderr ends: {line}"
 KILLED = "killed by signal {signal}"
-NO_END = "no end in {seconds:g} s"
+NO_END = "no end within the wall-clock cap of {seconds:g} s"
+USED_CPU = " (it used {seconds:.1f} s of CPU)"
+OVER_CPU = "over the CPU time limit of {seconds:g} s"
+FORGIVEN_DETAIL = "equal once {name} are ignored, at a cost of {share:.0%} of its marks"
+NORMALISATION_WORDS = {"trailing_spaces": "trailing spaces", "line_ends": "\\r\\n line ends",
+                       "final_newline": "the final newline", "blank_lines": "blank lines",
+                       "letter_case": "letter case"}
+A_CRASH = "a crash"
+THE_TIME_LIMIT = "the time limit"
+THE_MEMORY_LIMIT = "the memory limit"
 OVERFLOW = "{stream} over {most} "
 MEMORY = "the run went over {memory} of memory"
 INTERRUPTED = "the marking was interrupted"
@@ -36,10 +47,12 @@ class Verdict:
     kind: str
     detail: str = ""  # escaped: safe on a terminal, in JSON and in HTML once HTML-escaped
     diff: str = ""
+    near_miss: str = ""  # one sentence on how close the output came, when it can be said
+    credit: float = 0.0  # the share of the case's marks it earns
 
     @property
     def passed(self) -> bool:
-        return self.kind == PASS
+        return self.kind in (PASS, FORGIVEN)
 
 
 def last_line(stderr: bytes) -> str:
@@ -47,39 +60,92 @@ def last_line(stderr: bytes) -> str:
     return escaped(lines[-1]) if lines else ""
 
 
-def judge(case, mode: str, outcome, timeout: float) -> Verdict:
-    """The verdict on one run (an `Outcome`, or a terminal `Screen` for TERMINAL)."""
+@dataclass(frozen=True)
+class Rules:
+    """How an assignment compares: what besides stdout, what it forgives at what cost,
+    and the time limits, for the verdict's words."""
+    compare: frozenset = frozenset({"status", "stderr"})
+    normalise: dict = field(default_factory=dict)  # name -> share of the marks deducted
+    cpu_seconds: float = 30.0
+    wall_seconds: float = 120.0
+
+
+def judge(case, mode: str, outcome, rules: Rules = Rules()) -> Verdict:
+    """The verdict on one run (an `Outcome`, or a terminal screen for TERMINAL)."""
     terminal = mode == TERMINAL
     got = outcome.output if terminal else outcome.stdout
     want = case.screen if terminal else case.stdout
     stderr = outcome.output if terminal else outcome.stderr
-    if outcome.too_large:
-        stream = "the screen" if terminal else outcome.too_large
-        return Verdict(case.id, mode, TOO_LARGE, OVERFLOW.format(stream=stream,
-                                                                 most=mebibytes(MOST_OUTPUT)))
-    if outcome.timed_out:
-        return Verdict(case.id, mode, TIMEOUT, NO_END.format(seconds=timeout))
-    if getattr(outcome, "out_of_memory", False) and got != want:
-        return Verdict(case.id, mode, OUT_OF_MEMORY, MEMORY.format(memory=mebibytes(MEMORY_BYTES)))
+    verdict = _limit_hit(case, mode, outcome, got, want, rules)
+    if verdict is not None:
+        return verdict
     status = outcome.status
     traceback = b"Traceback" in stderr and last_line(stderr)
-    if got == want:
-        if not terminal and case.status is not None and status != case.status:
-            return Verdict(case.id, mode, WRONG_STATUS, STATUS_DIFFERS.format(got=status,
-                                                                               want=case.status))
-        if not terminal and case.stderr is not None and stderr != case.stderr:
-            diff = visible_diff(stderr, case.stderr, f"{case.id} (stderr)")
-            return Verdict(case.id, mode, WRONG_STDERR, diff.splitlines()[0].partition(": ")[2],
-                           diff)
+    if got == want or _forgiven(got, want, rules):
+        extra = None if terminal else _status_and_stderr(case, mode, status, stderr, rules)
+        if extra is not None:
+            return extra
+        if got != want:
+            name, share = _forgiven(got, want, rules)
+            return Verdict(case.id, mode, FORGIVEN, FORGIVEN_DETAIL.format(name=name, share=share),
+                           visible_diff(got, want, f"{case.id} ({mode})"),
+                           explain(got, want), 1 - share)
         detail = TRACEBACK_AFTER_PASS.format(line=traceback) if traceback else ""
-        return Verdict(case.id, mode, PASS, detail)
+        return Verdict(case.id, mode, PASS, detail, credit=1.0)
     diff = visible_diff(got, want, f"{case.id} ({mode})")
     if status is not None and status != 0 and (traceback or status < 0):
         reason = traceback or KILLED.format(signal=-status)
-        return Verdict(case.id, mode, CRASH, reason, diff)
-    detail = first_difference(got.decode("utf-8", "surrogateescape"),
-                              want.decode("utf-8", "surrogateescape"))
+        return Verdict(case.id, mode, CRASH, reason, diff, explain(got, want, A_CRASH))
+    near_miss = explain(got, want)
+    detail = near_miss or first_difference(got.decode("utf-8", "surrogateescape"),
+                                           want.decode("utf-8", "surrogateescape"))
     line = last_line(stderr)
     if status and line and not terminal:
         detail += STDERR_ENDS.format(status=status, line=line)
-    return Verdict(case.id, mode, WRONG, detail, diff)
+    return Verdict(case.id, mode, WRONG, detail, diff, near_miss)
+
+
+def _limit_hit(case, mode, outcome, got, want, rules):
+    if outcome.too_large:
+        stream = "the screen" if mode == TERMINAL else outcome.too_large
+        return Verdict(case.id, mode, TOO_LARGE, OVERFLOW.format(stream=stream,
+                                                                 most=mebibytes(MOST_OUTPUT)))
+    if outcome.timed_out:
+        used = getattr(outcome, "cpu_seconds", None)
+        if getattr(outcome, "limit", "") == "cpu":
+            detail = OVER_CPU.format(seconds=rules.cpu_seconds)
+        else:
+            detail = NO_END.format(seconds=rules.wall_seconds) + (
+                USED_CPU.format(seconds=used) if used is not None else "")
+        return Verdict(case.id, mode, TIMEOUT, detail, visible_diff(got, want, case.id),
+                       explain(got, want, THE_TIME_LIMIT))
+    if getattr(outcome, "out_of_memory", False) and got != want:
+        return Verdict(case.id, mode, OUT_OF_MEMORY, MEMORY.format(memory=mebibytes(MEMORY_BYTES)),
+                       visible_diff(got, want, case.id), explain(got, want, THE_MEMORY_LIMIT))
+    return None
+
+
+def _status_and_stderr(case, mode, status, stderr, rules):
+    """A wrong exit status or stderr, where the case gives one and the assignment compares it."""
+    if "status" in rules.compare and case.status is not None and status != case.status:
+        return Verdict(case.id, mode, WRONG_STATUS, STATUS_DIFFERS.format(got=status,
+                                                                           want=case.status))
+    if "stderr" in rules.compare and case.stderr is not None and stderr != case.stderr:
+        diff = visible_diff(stderr, case.stderr, f"{case.id} (stderr)")
+        near_miss = explain(stderr, case.stderr)
+        return Verdict(case.id, mode, WRONG_STDERR,
+                       near_miss or diff.splitlines()[0].partition(": ")[2], diff, near_miss)
+    return None
+
+
+def _forgiven(got: bytes, want: bytes, rules: Rules):
+    """(name, share deducted) of the cheapest normalisation the assignment allows under
+    which the outputs are equal; all of them together as a last resort; else None."""
+    for name, share in sorted(rules.normalise.items(), key=lambda item: item[1]):
+        if normalise(got, [name]) == normalise(want, [name]):
+            return NORMALISATION_WORDS[name], share
+    names = list(rules.normalise)
+    if len(names) > 1 and normalise(got, names) == normalise(want, names):
+        return (" and ".join(NORMALISATION_WORDS[name] for name in names),
+                min(1.0, sum(rules.normalise.values())))
+    return None

@@ -8,9 +8,10 @@ import sys
 
 import pytest
 
-from marking.cgroups import Groups, Unavailable, _own_paths
+from marking.cgroups import Groups, Unavailable, _own_paths, cpu_seconds_of
 
 V1 = "12:pids:/ours\n4:memory:/ours/deeper\n1:name=systemd:/\n0::/\n"
+V1_CPU = V1 + "3:cpu,cpuacct:/ours/cpu\n"
 
 
 def test_the_marker_s_own_groups_are_read_per_controller():
@@ -34,6 +35,36 @@ def test_groups_are_made_below_the_marker_s_own(tmp_path):
 def test_no_controllers_means_no_groups_and_says_why(tmp_path):
     with pytest.raises(Unavailable, match="no memory and pids controllers"):
         Groups(tmp_path, "0::/\n")
+
+
+def test_cpu_time_is_read_from_the_cpuacct_group_of_the_run(tmp_path):
+    for controller, own in (("memory", "ours/deeper"), ("pids", "ours"), ("cpuacct", "ours/cpu")):
+        (tmp_path / controller / own).mkdir(parents=True)
+    groups = Groups(tmp_path, V1_CPU)
+    assert groups.measures_cpu and groups.cpu_parent.parent == tmp_path / "cpuacct/ours/cpu"
+    run = groups.new(64 << 20, 8)
+    memory, pids, cpu = run.folders
+    assert cpu == run.cpu_folder and (memory / "memory.limit_in_bytes").exists()
+    (cpu / "cpuacct.usage").write_text("1500000000\n")  # nanoseconds
+    assert run.cpu_seconds() == 1.5
+
+
+def test_without_cpuacct_the_groups_still_work_and_say_why_there_is_no_cpu_time(tmp_path):
+    for controller, own in (("memory", "ours/deeper"), ("pids", "ours")):
+        (tmp_path / controller / own).mkdir(parents=True)
+    groups = Groups(tmp_path, V1_CPU)  # listed in /proc/self/cgroup, but not mounted
+    assert not groups.measures_cpu and groups.why_no_cpu == "the cpuacct controller is not mounted"
+    run = groups.new(64 << 20, 8)
+    assert len(run.folders) == 2 and (run.folders[1] / "pids.max").read_text() == "8\n"
+    with pytest.raises(Unavailable, match="the cpuacct controller is not mounted"):
+        run.cpu_seconds()
+
+
+def test_cpu_time_of_cgroup_v2_is_cpu_stat_s_usage():
+    assert cpu_seconds_of(2, "usage_usec 2500000\nuser_usec 2000000\nsystem_usec 500000\n") == 2.5
+    assert cpu_seconds_of(1, "42000000\n") == 0.042
+    with pytest.raises(Unavailable, match="usage_usec"):
+        cpu_seconds_of(2, "user_usec 1\n")
 
 
 def test_entering_a_group_happens_before_the_program_starts(tmp_path):
@@ -101,3 +132,16 @@ def test_processes_are_limited_for_the_whole_run():
                    "        if os.fork() == 0:\n            os.closerange(0, 3)\n"
                    "            time.sleep(30)\n            os._exit(0)\n"
                    "        made += 1\n    except OSError:\n        break\nprint(made)", check)
+
+
+def test_cpu_time_is_the_whole_run_s_children_that_ended_included():
+    def check(run, stdout):
+        if not run.cpu_folder:
+            run.remove()
+            pytest.skip(f"no CPU accounting in this machine's groups: {run.why_no_cpu}")
+        assert stdout.strip() == "both burnt"
+        assert 0.6 <= run.cpu_seconds() < 30, "two processes of 0.3 s of CPU each"
+
+    run_in_a_group(1 << 30, 8, "import os, time\npid = os.fork()\nstarted = time.process_time()\n"
+                   "while time.process_time() - started < 0.3:\n    pass\n"
+                   "if pid == 0:\n    os._exit(0)\nos.waitpid(pid, 0)\nprint('both burnt')", check)

@@ -27,6 +27,7 @@ from pathlib import Path
 import pytest
 
 from golden.cases import EXPECTED_OUTPUTS, ROOT, load_cases, programs
+from marking.assignment import load, names
 from marking.cgroups import CGROUP_ROOT, CONTROLLERS, _own_paths
 from marking.mark import GOLDEN_READABLE, golden_copies_readable
 from marking.tree import remove_tree
@@ -129,12 +130,12 @@ class Markings:
         path.chmod(mode)
         return path
 
-    def start(self, folder: Path, *options, env: dict = None) -> Running:
+    def start(self, folder: Path, *options, env: dict = None, assignment="seeded") -> Running:
         self.count += 1
         scratch = self.folder(f"tmpdir-{self.count}", 0o755)
         results = self.tmp_path / f"results-{self.count}.json"
-        argv = [sys.executable, "-m", "marking.mark", str(folder), "--json", str(results),
-                "--timeout", str(TIMEOUT), "--jobs", "2", *options]
+        argv = [sys.executable, "-m", "marking.mark", str(folder), "--assignment", str(assignment),
+                "--json", str(results), "--timeout", str(TIMEOUT), "--jobs", "2", *options]
         process = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                    env={**os.environ, "TMPDIR": str(scratch), **(env or {})})
         self.pids.append(process.pid)
@@ -164,8 +165,9 @@ class Markings:
                           f"folders: {stray}"
         return marked
 
-    def mark(self, folder: Path, *options, case: str, env: dict = None) -> Marked:
-        return self.finish(self.start(folder, *options, env=env), case)
+    def mark(self, folder: Path, *options, case: str, env: dict = None,
+             assignment="seeded") -> Marked:
+        return self.finish(self.start(folder, *options, env=env, assignment=assignment), case)
 
     def clean(self) -> None:
         """Whatever the marking's users left, should a test have failed: their processes,
@@ -520,7 +522,8 @@ def test_two_markers_at_once_neither_sees_the_other(markings, tmp_path, isolatio
     hunted.assert_reported()
     assert hunted.written["score"] == 0
     marked.assert_reported(status=0)
-    assert marked.written["score"] == marked.written["max_score"] and len(marked.tests) == 4, \
+    assert all(test["score"] == test["max_score"] for test in marked.tests.values()) \
+        and len(marked.tests) == 4, \
         f"{marked.case}: a correct submission lost marks to a marking beside it:\n{marked.report}"
     assert not marked.users & hunted.users, "two markings at once shared a throwaway user"
 
@@ -548,8 +551,24 @@ def test_a_program_that_ignores_a_large_stdin_does_not_stop_the_marker(markings,
     write_program(folder, "hoyle_cli.py", "raise SystemExit(3)\n")
     cases = ["hoyle_cli/many_digits", "hoyle_cli/long_lines", "hoyle_cli/eof_at_main_menu"]
     assert len((EXPECTED_OUTPUTS / "hoyle_cli" / "many_digits.in").read_bytes()) > 1 << 16
-    marked = markings.mark(folder, *[option for case in cases for option in ("--only", case)],
-                           case="attack 6a, a large stdin never read")
+    chosen = [case.split("/")[1] for case in cases]
+    others = [case.name for case in load_cases("hoyle_cli") if case.name not in chosen]
+    assignment = tmp_path / "large_inputs.toml"  # the kit's own cases, which no shipped
+    assignment.write_text(f"""\
+title = "the cases with the largest inputs"
+marks = 3
+cpu_seconds = 30
+[[programs]]
+name = "hoyle_cli"
+kit_only = {json.dumps(others)}
+[[programs.groups]]
+name = "large inputs"
+marks = 3
+cases = {json.dumps(chosen)}
+visibility = "visible"
+""")  # assignment marks: a file of the test's own does
+    marked = markings.mark(folder, case="attack 6a, a large stdin never read",
+                           assignment=assignment)
     marked.assert_reported()
     for case in cases:
         assert marked.output(case).startswith("wrong"), \
@@ -784,16 +803,16 @@ def test_empty_programs_score_nothing(markings, tmp_path):
     folder.mkdir()
     for program in programs():
         (folder / f"{program}.py").write_text("")
-    marked = markings.mark(folder, "--isolation", "fallback", "--jobs", "4",
-                           case="attack 9, empty programs")
-    marked.assert_reported()
-    free = [name for name, test in marked.tests.items() if test["score"]]
-    assert not free, f"{marked.case}: an empty program scores on {free}"
-    for program in programs():
-        cases = [name for name in marked.tests if name.startswith(f"{program}/")]
-        assert len(cases) == len(load_cases(program)), \
-            f"{marked.case}: {program}: {len(cases)} of {len(load_cases(program))} cases ran"
-    assert marked.written["score"] == 0
+    for name in names():
+        marked = markings.mark(folder, "--isolation", "fallback", "--jobs", "4",
+                               case=f"attack 9, empty programs, {name}", assignment=name)
+        marked.assert_reported()
+        free = [test for test, verdict in marked.tests.items() if verdict["score"]]
+        assert not free, f"{marked.case}: an empty program scores on {free}"
+        marked_cases = sum(len(cases) for cases in load(name).programs.values())
+        assert len(marked.tests) == marked_cases, \
+            f"{marked.case}: {len(marked.tests)} of {marked_cases} cases ran"
+        assert marked.written["score"] == 0
 
 
 # Anything else an attacker would try

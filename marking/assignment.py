@@ -1,0 +1,209 @@
+"""An assignment as data: the file `assignments/NAME.toml` says which golden
+cases count and what each is worth, who may see it, the time limit, the
+deadline and the late rule, and what is forgiven at a cost. The JSON Schema
+beside the files checks their shape; this module checks what a schema cannot
+(the marks add up, every golden case is either marked or the kit's own) and
+turns the file into the cases the marker runs.
+"""
+
+import fnmatch
+import json
+import math
+import sys
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import jsonschema
+
+from golden.cases import ROOT, Case, load_cases
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:
+    import tomli as tomllib
+
+ASSIGNMENTS = ROOT / "assignments"
+SCHEMA = ASSIGNMENTS / "assignment.schema.json"
+COMPARED = ("status", "stderr")
+MARKS_DIGITS = 6  # marks are compared and shown rounded: a third of 13 never adds up exactly
+
+NO_SUCH = "no assignment {name!r}; the assignments are: {names}"
+UNREADABLE = "{path}: {problem}"
+MARKS_DO_NOT_ADD_UP = "{path}: the groups' marks add up to {total:g}, not the assignment's {marks:g}"
+UNCLASSIFIED = ("{path}: {program}: golden cases neither marked nor kit-only: {cases} "
+                "(add them to a group or to kit_only)")
+EMPTY_GROUP = "{path}: {program}: group {group!r} matches no golden case"
+NO_PROGRAM = "{path}: {program}: no golden cases in expected_outputs/{program}/"
+BAD_DEADLINE = "{path}: deadline {deadline!r} is not a date and time such as 2027-03-09T09:00:00"
+BAD_ZONE = "{path}: unknown time zone {zone!r}"
+UNKNOWN_WEIGHT = "{path}: {program}: group {group!r} weighs cases it does not hold: {cases}"
+
+
+class AssignmentError(ValueError):
+    """An assignment file that cannot be marked with; the message says where and why."""
+
+
+@dataclass(frozen=True)
+class MarkedCase:
+    """A golden case as this assignment marks it."""
+    case: Case
+    marks: float
+    group: str
+    visibility: str
+    compare: frozenset  # of COMPARED: what besides stdout, where the case gives it
+
+
+@dataclass(frozen=True)
+class Late:
+    """A late rule applied to one submission."""
+    days: int  # full days late (0: on time)
+    cap: float  # the highest mark it may get
+    mark: float
+    accepted: bool
+
+    def explain(self, raw: float, rule) -> str:
+        if self.days == 0:
+            return ""
+        if not self.accepted:
+            return (f"{self.days} full days late, past the {rule.days} days a submission is "
+                    "accepted: 0")
+        return (f"{self.days} full day{'s' * (self.days != 1)} late: the maximum mark falls by "
+                f"{self.days} × {rule.cap_per_day:.0%} to {self.cap:g}, so {raw:g} becomes "
+                f"{self.mark:g}")
+
+
+@dataclass(frozen=True)
+class LateRule:
+    days: int
+    cap_per_day: float
+
+    def apply(self, raw: float, marks: float, deadline: datetime, submitted: datetime) -> Late:
+        """Accepted up to `days` full days late; the maximum mark falls by `cap_per_day`
+        of the marks per full day late, and the mark is held under it."""
+        late = max(0, math.floor((submitted - deadline) / timedelta(days=1)))
+        if late > self.days or (late == self.days and submitted - deadline > timedelta(self.days)):
+            return Late(late, 0.0, 0.0, False)
+        cap = round(marks * (1 - self.cap_per_day * late), MARKS_DIGITS)
+        return Late(late, cap, round(min(raw, cap), MARKS_DIGITS), True)
+
+
+@dataclass(frozen=True)
+class Assignment:
+    name: str
+    title: str
+    marks: float
+    cpu_seconds: float
+    wall_seconds: float  # None: the sandbox's own cap, well above the CPU limit
+    programs: dict  # program -> [MarkedCase], most marks first
+    kit_only: dict  # program -> [Case]
+    deadline: datetime = None  # aware
+    late: LateRule = None
+    normalise: dict = None  # normalisation name -> share of a case's marks deducted
+
+    def program_marks(self, program: str) -> float:
+        return round(sum(marked.marks for marked in self.programs[program]), MARKS_DIGITS)
+
+    def mark_after_deadline(self, raw: float, submitted: datetime = None):
+        """The late rule's verdict, or None when the assignment has no deadline or the
+        submission's time is unknown."""
+        if self.deadline is None or submitted is None:
+            return None
+        if self.late is None:
+            rule = LateRule(0, 0)
+            return rule.apply(raw, self.marks, self.deadline, submitted)
+        return self.late.apply(raw, self.marks, self.deadline, submitted)
+
+
+def names() -> list:
+    return sorted(path.stem for path in ASSIGNMENTS.glob("*.toml"))
+
+
+def load(name: str, folder: Path = ASSIGNMENTS) -> Assignment:
+    """The assignment NAME of `folder`, or the file NAME when it ends in .toml (an
+    instructor's own, kept anywhere)."""
+    path = Path(name) if name.endswith(".toml") else folder / f"{name}.toml"
+    name = path.stem
+    if not path.is_file():
+        raise AssignmentError(NO_SUCH.format(name=name, names=", ".join(names()) or "none"))
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as problem:
+        raise AssignmentError(UNREADABLE.format(path=path, problem=problem)) from None
+    if isinstance(data.get("deadline"), datetime):
+        data["deadline"] = data["deadline"].isoformat()
+    schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(data))
+    if error is not None:
+        where = "/".join(str(part) for part in error.absolute_path) or "the file"
+        raise AssignmentError(f"{path}: {where}: {error.message}")
+    return _assignment(name, path, data)
+
+
+def _assignment(name: str, path: Path, data: dict) -> Assignment:
+    programs, kit_only = {}, {}
+    for program in data["programs"]:
+        programs[program["name"]], kit_only[program["name"]] = _cases(path, program)
+    total = sum(marked.marks for cases in programs.values() for marked in cases)
+    if round(total, MARKS_DIGITS) != round(data["marks"], MARKS_DIGITS):
+        raise AssignmentError(MARKS_DO_NOT_ADD_UP.format(path=path, total=total,
+                                                         marks=data["marks"]))
+    deadline = _deadline(path, data)
+    cpu = data["cpu_seconds"]
+    late = data.get("late")
+    wall = data.get("wall_seconds")
+    return Assignment(name, data["title"], data["marks"], cpu,
+                      None if wall is None else max(cpu, wall), programs, kit_only,
+                      deadline, LateRule(late["days"], late["cap_per_day"]) if late else None,
+                      data.get("normalise", {}))
+
+
+def _deadline(path: Path, data: dict):
+    if "deadline" not in data:
+        return None
+    try:
+        zone = ZoneInfo(data["time_zone"])
+    except (ZoneInfoNotFoundError, ValueError):
+        raise AssignmentError(BAD_ZONE.format(path=path, zone=data["time_zone"])) from None
+    try:
+        local = datetime.fromisoformat(data["deadline"])
+    except ValueError:
+        raise AssignmentError(BAD_DEADLINE.format(path=path, deadline=data["deadline"])) from None
+    return local.replace(tzinfo=zone) if local.tzinfo is None else local
+
+
+def _cases(path: Path, program: dict):
+    """The program's marked cases, most marks first, and its kit-only ones; every
+    golden case must be one or the other."""
+    name = program["name"]
+    try:
+        cases = load_cases(name)
+    except FileNotFoundError:
+        raise AssignmentError(NO_PROGRAM.format(path=path, program=name)) from None
+    kit_only = [case for case in cases if _matches(case.name, program.get("kit_only", []))]
+    left = [case for case in cases if case not in kit_only]
+    marked = []
+    for group in program["groups"]:
+        members = [case for case in left if _matches(case.name, group["cases"])]
+        if not members:
+            raise AssignmentError(EMPTY_GROUP.format(path=path, program=name, group=group["name"]))
+        left = [case for case in left if case not in members]
+        weights = group.get("weights", {})
+        unknown = sorted(set(weights) - {case.name for case in members})
+        if unknown:
+            raise AssignmentError(UNKNOWN_WEIGHT.format(path=path, program=name,
+                                                        group=group["name"], cases=unknown))
+        total = sum(weights.get(case.name, 1) for case in members)
+        compare = frozenset(group.get("compare", COMPARED))
+        marked += [MarkedCase(case, group["marks"] * weights.get(case.name, 1) / total,
+                              group["name"], group["visibility"], compare) for case in members]
+    if left:
+        raise AssignmentError(UNCLASSIFIED.format(path=path, program=name,
+                                                  cases=", ".join(case.name for case in left)))
+    marked.sort(key=lambda marked: -marked.marks)  # stable: the file's order among equals
+    return marked, kit_only
+
+
+def _matches(name: str, patterns: list) -> bool:
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)

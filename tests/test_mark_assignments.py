@@ -1,0 +1,110 @@
+"""The marker marks what an assignment marks, the way it marks it: its cases and
+marks, its visibility, its late rule, what it forgives, and a report a student
+can act on."""
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+
+from golden.cases import ROOT
+from tests.test_mark import TIMEOUT, open_scratch, submission
+
+
+def run_marker(folder, *options, assignment="seeded"):
+    """(exit status, report, stderr, results.json) of one marking."""
+    results = folder.parent / "results.json"
+    scratch = open_scratch()
+    try:
+        done = subprocess.run([sys.executable, "-m", "marking.mark", str(folder), "--assignment",
+                               str(assignment), "--json", str(results), "--timeout", str(TIMEOUT),
+                               "--jobs", "2", *options], cwd=ROOT, capture_output=True,
+                              timeout=300, env={"TMPDIR": str(scratch), "PATH": "/usr/bin:/bin"})
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    assert b"Traceback" not in done.stderr, done.stderr.decode()
+    return (done.returncode, done.stdout.decode(), done.stderr.decode(),
+            json.loads(results.read_text()) if results.exists() else {})
+
+
+def trailing_space(tmp_path):
+    return submission(tmp_path, "solitaire_1.py", 'ready to start!"', 'ready to start! "')
+
+
+def test_a_perfect_standalone_solitaire_1_gets_its_share_and_fails_for_the_missing_program(tmp_path):
+    folder = submission(tmp_path)
+    (folder / "solitaire_2.py").unlink()
+    status, report, _, written = run_marker(folder, "--only", "solitaire_1/seed_*")
+    assert status == 1
+    assert "solitaire_2.py is not in the submission (a link does not count): 0 of 6.5 marks" in report
+    assert written["max_score"] == 13 and written["score"] == 4.5
+    assert "Partial run: 21 of 50 cases marked (--only); the others count 0" in report
+
+
+def test_failures_that_differ_the_same_way_are_drawn_once_with_how_to_reproduce_them(tmp_path):
+    status, report, stderr, written = run_marker(trailing_space(tmp_path), "--only",
+                                                 "solitaire_1/seed_*")
+    assert "solitaire_1/seed_0 and 20 more cases differ the same way: only spaces or tabs at " \
+           "line ends differ: line 2 ends with `␠` where no space is expected" in report
+    assert report.count("--- expected") == 1
+    assert "  input: '0\\n'" in report
+    assert "  reproduce: printf '0\\n' | python3 solitaire_1.py | diff - " \
+           "expected_outputs/solitaire_1/seed_0.out" in report
+    assert re.search(r"^\[21/21\] wrong output +solitaire_1/seed_", stderr, re.M), stderr
+    cases = re.findall(r"^  wrong output +[0-9.]+  (\S+):", report, re.M)
+    assert cases[:3] == ["solitaire_1/seed_0", "solitaire_1/seed_27", "solitaire_1/seed_705"], \
+        "the worked examples carry the most marks: they come first"
+
+
+def test_results_json_carries_the_assignment_s_marks_and_visibility(tmp_path):
+    _, _, _, written = run_marker(trailing_space(tmp_path), "--only", "solitaire_1/seed_0",
+                                  "--only", "solitaire_1/seed_4", "--only", "solitaire_1/simulate_500_10")
+    tests = {test["name"]: test for test in written["tests"]}
+    assert tests["solitaire_1/seed_0"]["visibility"] == "visible"
+    assert tests["solitaire_1/seed_4"]["visibility"] == "after_due_date"
+    assert tests["solitaire_1/seed_0"]["max_score"] == 0.5
+    assert tests["solitaire_1/simulate_500_10"]["status"] == "passed"
+    assert tests["solitaire_1/seed_0"]["output"].startswith(
+        "wrong output: only spaces or tabs at line ends differ")
+
+
+def test_the_late_rule_is_applied_and_explained(tmp_path):
+    """Two full days late (and a part day): the maximum mark falls to 11.7."""
+    status, report, _, written = run_marker(submission(tmp_path), "--only", "solitaire_*/seed_0*",
+                                            "--submitted", "2027-03-11T10:30")
+    assert "Late rule: 2 full days late: the maximum mark falls by 2 × 5% to 11.7, so 1 " \
+           "becomes 1" in report, report
+    assert written["score"] == 1
+
+
+def test_a_submission_past_the_late_limit_gets_nothing(tmp_path):
+    _, report, _, written = run_marker(submission(tmp_path), "--only", "solitaire_1/seed_0",
+                                       "--submitted", "2027-03-20T09:00+11:00")
+    assert "past the 5 days a submission is accepted: 0" in report and written["score"] == 0
+
+
+def test_a_download_holding_one_folder_is_entered(tmp_path):
+    inner = submission(tmp_path)
+    outer = tmp_path / "download"
+    outer.mkdir()
+    inner.rename(outer / "z1234567")
+    status, report, _, _ = run_marker(outer, "--only", "solitaire_1/seed_0")
+    assert status == 0
+    assert "The submission folder holds one folder, z1234567: marking what it holds" in report
+
+
+def test_an_assignment_may_forgive_trailing_spaces_at_a_stated_cost(tmp_path):
+    policy = tmp_path / "forgiving.toml"
+    policy.write_text((ROOT / "assignments" / "seeded.toml").read_text()
+                      + textwrap.dedent("""
+                          [normalise]
+                          trailing_spaces = 0.25
+                          """))
+    status, report, _, written = run_marker(trailing_space(tmp_path), "--only",
+                                            "solitaire_1/seed_0", assignment=policy)
+    tests = {test["name"]: test for test in written["tests"]}
+    assert tests["solitaire_1/seed_0"]["score"] == 0.375
+    assert "pass, forgiven" in report
+    assert "equal once trailing spaces are ignored, at a cost of 25% of its marks" in report

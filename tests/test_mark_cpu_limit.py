@@ -1,0 +1,181 @@
+"""The time limit of a run is CPU time, for all its processes together, with a
+wall-clock cap well above it: a run that burns CPU is stopped near the limit
+however many processes it spreads over, one that waits is stopped at the cap,
+and an honest program passes however loaded the machine is.
+
+Each test runs `Sandbox` itself on a snapshot of one program, `prog.py`, in
+both isolations, piped and in a terminal. Times are asserted only with wide
+margins: the machine may be busy with other work."""
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+import marking.sandbox
+from golden.cases import ROOT
+from marking.cgroups import Unavailable
+from marking.sandbox import CPU, WALL, Sandbox
+from tests.test_mark import open_scratch
+
+IS_ROOT = os.geteuid() == 0
+NAMESPACES = pytest.param("namespaces", id="namespaces", marks=pytest.mark.skipif(
+    shutil.which("bwrap") is None or not IS_ROOT,
+    reason="--isolation namespaces is tested here with bubblewrap (bwrap) installed, as root"))
+FALLBACK = pytest.param("fallback", id="fallback")
+BOTH = [NAMESPACES, FALLBACK]
+TERMINAL = pytest.param(True, id="terminal")
+PIPED = pytest.param(False, id="piped")
+BUSY = "while True:\n    pass\n"
+
+BURN_IN_THREE = """\
+    import os
+    for _ in range(2):  # three processes, each burning CPU until the run is killed
+        if os.fork() == 0:
+            break
+    while True:
+        pass
+    """
+SLEEP = """\
+    import time
+    print("asleep", flush=True)
+    time.sleep(120)
+    """
+HALF_A_SECOND = """\
+    import time
+    started = time.process_time()
+    while time.process_time() - started < 0.5:
+        pass
+    print("done", flush=True)
+    """
+
+
+@pytest.fixture
+def scratch():
+    """The marker's scratch folder: in /tmp, crossable by the fallback's run users."""
+    folder = open_scratch()
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def snapshot_of(scratch: Path, code: str) -> Path:
+    folder = scratch / "snapshot"
+    folder.mkdir()
+    (folder / "prog.py").write_text(textwrap.dedent(code), encoding="utf-8")
+    return folder
+
+
+@contextmanager
+def sandbox(scratch: Path, isolation: str, timeout: float, **options):
+    box = Sandbox(timeout, scratch, [ROOT], isolation=isolation, **options)
+    try:
+        yield box
+    finally:
+        box.close()
+
+
+def run(box: Sandbox, snapshot: Path, terminal: bool):
+    """The run's outcome, and the wall-clock seconds it took."""
+    if terminal:
+        pytest.importorskip("pexpect", reason="the terminal runs need pexpect")
+    started = time.monotonic()
+    outcome = box.run(snapshot, lambda home: [box.python, str(home / "prog.py")], b"", {},
+                      terminal=terminal)
+    return outcome, time.monotonic() - started
+
+
+def needs_cpu_measured(box: Sandbox) -> None:
+    if not box.measures_cpu:
+        reason = box.groups.why_no_cpu if box.groups else box.why_no_group
+        pytest.skip(f"no control group measures the run's CPU time here ({reason})")
+
+
+@pytest.mark.parametrize("terminal", [PIPED, TERMINAL])
+@pytest.mark.parametrize("isolation", BOTH)
+def test_three_processes_burning_cpu_are_killed_at_the_limit_of_the_whole_run(scratch, isolation,
+                                                                             terminal):
+    with sandbox(scratch, isolation, 1, wall_seconds=60) as box:
+        needs_cpu_measured(box)
+        assert "1 s of CPU for the whole run (cgroup v" in box.describe()[1]
+        assert "wall-clock cap 60 s" in box.describe()[1]
+        outcome, seconds = run(box, snapshot_of(scratch, BURN_IN_THREE), terminal)
+    assert outcome.timed_out and outcome.limit == CPU and outcome.status is None, outcome
+    assert outcome.cpu_seconds >= 1, outcome
+    # Three processes held to 1 s each (the rlimits alone) would use 3 s; the backstop, 6 s.
+    assert outcome.cpu_seconds < 2, f"{outcome.cpu_seconds:.2f} s of CPU for a limit of 1 s"
+    assert seconds < box.wall_seconds / 2, f"killed after {seconds:.1f} s, not at the CPU limit"
+
+
+@pytest.mark.parametrize("terminal", [PIPED, TERMINAL])
+@pytest.mark.parametrize("isolation", BOTH)
+def test_a_run_that_sleeps_is_killed_at_the_wall_clock_cap(scratch, isolation, terminal):
+    with sandbox(scratch, isolation, 1) as box:
+        assert box.wall_seconds == marking.sandbox.WALL_FACTOR * 1
+        outcome, seconds = run(box, snapshot_of(scratch, SLEEP), terminal)
+    assert outcome.timed_out and outcome.limit == WALL and outcome.status is None, outcome
+    assert seconds >= box.wall_seconds - 0.1, f"killed after {seconds:.1f} s"
+    assert seconds < box.wall_seconds + 30, f"killed only after {seconds:.1f} s"
+    assert (outcome.output if terminal else outcome.stdout).startswith(b"asleep")
+    if box.measures_cpu:
+        assert outcome.cpu_seconds < 1, outcome
+
+
+@pytest.mark.parametrize("terminal", [PIPED, TERMINAL])
+@pytest.mark.parametrize("isolation", BOTH)
+def test_an_honest_program_passes_on_a_loaded_machine(scratch, isolation, terminal):
+    """0.5 s of CPU under a 2 s limit, while 4 busy processes of this test share one core
+    with the run: at a fifth of a core it needs some 2.5 s of wall clock, more than
+    the limit, and passes all the same (the wall-clock cap is set well away, so that
+    other work on the machine cannot reach it)."""
+    everywhere = os.sched_getaffinity(0)
+    busy = []
+    with sandbox(scratch, isolation, 2, wall_seconds=60) as box:
+        try:
+            os.sched_setaffinity(0, {min(everywhere)})  # this thread, and what it starts
+            # Each in a session of its own, as each run is: with the kernel's autogroups,
+            # the processes of one session share a single fair share of the core.
+            busy = [subprocess.Popen([sys.executable, "-c", BUSY], start_new_session=True)
+                    for _ in range(4)]
+            outcome, seconds = run(box, snapshot_of(scratch, HALF_A_SECOND), terminal)
+        finally:
+            os.sched_setaffinity(0, everywhere)
+            for process in busy:
+                process.kill()
+            for process in busy:
+                process.wait()
+    got = outcome.output if terminal else outcome.stdout
+    assert not outcome.timed_out and outcome.limit == "" and outcome.status == 0, \
+        f"{outcome} after {seconds:.1f} s"
+    assert got.endswith(b"done\n")
+    if box.measures_cpu:
+        assert 0.5 <= outcome.cpu_seconds < 2, outcome
+
+
+def test_the_wall_clock_cap_is_never_below_the_cpu_limit(scratch):
+    with sandbox(scratch, "fallback", 3, wall_seconds=1) as box:
+        assert box.wall_seconds == 3
+    with sandbox(scratch, "fallback", 3) as box:
+        assert box.wall_seconds == 3 * marking.sandbox.WALL_FACTOR
+        assert ("RLIMIT_CPU", 4) in box.limits()
+
+
+def test_without_a_group_each_process_is_held_by_its_rlimit(scratch, monkeypatch):
+    """No control group (not root, or none can be made): the report says the limit holds
+    per process; in the fallback the run's CPU time is what the marker reaps."""
+    def refused():
+        raise Unavailable("none here (this test)")
+
+    monkeypatch.setattr(marking.sandbox, "Groups", refused)
+    with sandbox(scratch, "fallback", 1, wall_seconds=60) as box:
+        assert not box.measures_cpu
+        assert "1 s of CPU per process (rlimits only" in box.describe()[1]
+        outcome, seconds = run(box, snapshot_of(scratch, BUSY), False)
+    assert outcome.timed_out and outcome.limit == CPU and outcome.status is None, outcome
+    assert outcome.cpu_seconds >= 1, outcome
+    assert seconds < box.wall_seconds / 2, f"killed after {seconds:.1f} s"
