@@ -18,6 +18,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import jsonschema
 
 from golden.cases import ROOT, Case, load_cases
+from golden.visible import escaped
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -38,6 +39,12 @@ EMPTY_GROUP = "{path}: {program}: group {group!r} matches no golden case"
 NO_PROGRAM = "{path}: {program}: no golden cases in expected_outputs/{program}/"
 BAD_DEADLINE = "{path}: deadline {deadline!r} is not a date and time such as 2027-03-09T09:00:00"
 BAD_ZONE = "{path}: unknown time zone {zone!r}"
+NOT_A_FILE = "{path} is not an assignment file"
+ON_TIME = "on time: {raw:g} stands"
+PART_DAY = "late by less than a full day: {raw:g} stands"
+REFUSED = "more than {most} full days late, past what is accepted: 0"
+CAPPED = ("{days} full day{s} late: the maximum mark falls by {days} × {cap_per_day:.0%} to "
+          "{cap:g}, so {raw:g} becomes {mark:g}")
 UNKNOWN_WEIGHT = "{path}: {program}: group {group!r} weighs cases it does not hold: {cases}"
 
 
@@ -56,37 +63,43 @@ class MarkedCase:
 
 
 @dataclass(frozen=True)
+class LateRule:
+    days: int  # full days late a submission is still accepted
+    cap_per_day: float
+
+    def apply(self, raw: float, marks: float, deadline: datetime, submitted: datetime) -> "Late":
+        """Accepted up to `days` full days late; the maximum mark falls by `cap_per_day`
+        of the marks per full day late, and the mark is held under it."""
+        late = submitted - deadline
+        days = max(0, math.floor(late / timedelta(days=1)))
+        if late > timedelta(days=self.days):
+            return Late(self, late, days, 0.0, 0.0, False)
+        cap = round(marks * (1 - self.cap_per_day * days), MARKS_DIGITS)
+        return Late(self, late, days, cap, round(min(raw, cap), MARKS_DIGITS), True)
+
+
+NO_LATE_SUBMISSIONS = LateRule(0, 0)  # a deadline without a late rule
+
+
+@dataclass(frozen=True)
 class Late:
     """A late rule applied to one submission."""
-    days: int  # full days late (0: on time)
+    rule: LateRule
+    late: timedelta  # negative: early
+    days: int  # full days late
     cap: float  # the highest mark it may get
     mark: float
     accepted: bool
 
-    def explain(self, raw: float, rule) -> str:
-        if self.days == 0:
-            return ""
+    def explain(self, raw: float) -> str:
+        if self.late <= timedelta(0):
+            return ON_TIME.format(raw=raw)
         if not self.accepted:
-            return (f"{self.days} full days late, past the {rule.days} days a submission is "
-                    "accepted: 0")
-        return (f"{self.days} full day{'s' * (self.days != 1)} late: the maximum mark falls by "
-                f"{self.days} × {rule.cap_per_day:.0%} to {self.cap:g}, so {raw:g} becomes "
-                f"{self.mark:g}")
-
-
-@dataclass(frozen=True)
-class LateRule:
-    days: int
-    cap_per_day: float
-
-    def apply(self, raw: float, marks: float, deadline: datetime, submitted: datetime) -> Late:
-        """Accepted up to `days` full days late; the maximum mark falls by `cap_per_day`
-        of the marks per full day late, and the mark is held under it."""
-        late = max(0, math.floor((submitted - deadline) / timedelta(days=1)))
-        if late > self.days or (late == self.days and submitted - deadline > timedelta(self.days)):
-            return Late(late, 0.0, 0.0, False)
-        cap = round(marks * (1 - self.cap_per_day * late), MARKS_DIGITS)
-        return Late(late, cap, round(min(raw, cap), MARKS_DIGITS), True)
+            return REFUSED.format(most=self.rule.days)
+        if self.days == 0:
+            return PART_DAY.format(raw=raw)
+        return CAPPED.format(days=self.days, s="s" * (self.days != 1), cap_per_day=self.rule.cap_per_day,
+                             cap=self.cap, raw=raw, mark=self.mark)
 
 
 @dataclass(frozen=True)
@@ -110,10 +123,7 @@ class Assignment:
         submission's time is unknown."""
         if self.deadline is None or submitted is None:
             return None
-        if self.late is None:
-            rule = LateRule(0, 0)
-            return rule.apply(raw, self.marks, self.deadline, submitted)
-        return self.late.apply(raw, self.marks, self.deadline, submitted)
+        return (self.late or NO_LATE_SUBMISSIONS).apply(raw, self.marks, self.deadline, submitted)
 
 
 def names() -> list:
@@ -123,10 +133,13 @@ def names() -> list:
 def load(name: str, folder: Path = ASSIGNMENTS) -> Assignment:
     """The assignment NAME of `folder`, or the file NAME when it ends in .toml (an
     instructor's own, kept anywhere)."""
-    path = Path(name) if name.endswith(".toml") else folder / f"{name}.toml"
-    name = path.stem
+    own = name.endswith(".toml")
+    path = Path(name) if own else folder / f"{name}.toml"
+    if own and not path.is_file():
+        raise AssignmentError(NOT_A_FILE.format(path=escaped(str(path))))
     if not path.is_file():
-        raise AssignmentError(NO_SUCH.format(name=name, names=", ".join(names()) or "none"))
+        raise AssignmentError(NO_SUCH.format(name=escaped(name), names=", ".join(names()) or "none"))
+    name = path.stem
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as problem:

@@ -30,7 +30,7 @@ class Unavailable(RuntimeError):
     """No control group can be made here; the message says why."""
 
 
-def _own_paths(proc_cgroup: str) -> dict:
+def own_paths(proc_cgroup: str) -> dict:
     """{controller: path} for v1 lines, {"": path} for the v2 line of /proc/self/cgroup."""
     paths = {}
     for line in proc_cgroup.splitlines():
@@ -46,7 +46,7 @@ class Groups:
     def __init__(self, root: Path = CGROUP_ROOT, proc_cgroup: str = None):
         if proc_cgroup is None:
             proc_cgroup = Path("/proc/self/cgroup").read_text()
-        own = _own_paths(proc_cgroup)
+        own = own_paths(proc_cgroup)
         name = f"marker-{os.getpid()}-{secrets.token_hex(4)}"
         self.cpu_parent, self.why_no_cpu = None, ""
         if all((root / controller).is_dir() and controller in own for controller in CONTROLLERS):
@@ -121,7 +121,12 @@ class Groups:
         return Group(self, f"run-{secrets.token_hex(6)}", memory_bytes, processes)
 
     def remove(self) -> None:
+        """The marker's groups, and any run's group still in them (a run's own removal
+        failed): their processes killed first."""
         for parent in self.parents:
+            for left in parent.glob("run-*"):
+                kill_every(lambda: _processes(left))
+                _rmdir(left)
             _rmdir(parent)
 
 
@@ -185,13 +190,7 @@ class Group:
         return cpu_seconds_of(self.version, text)
 
     def processes(self) -> set:
-        pids = set()
-        for folder in self.folders:
-            try:
-                pids.update(int(pid) for pid in (folder / "cgroup.procs").read_text().split())
-            except OSError:
-                pass
-        return pids
+        return set().union(*(_processes(folder) for folder in self.folders))
 
     def kill(self) -> None:
         """Kill every process of the run, those that left its process group or session included."""
@@ -227,6 +226,13 @@ def kill_every(processes) -> None:
             except OSError:
                 pass
         time.sleep(0.005)
+
+
+def _processes(folder: Path) -> set:
+    try:
+        return {int(pid) for pid in (folder / "cgroup.procs").read_text().split()}
+    except OSError:
+        return set()
 
 
 def _write(path: Path, value) -> None:

@@ -11,11 +11,14 @@ JOB is JSON: {"home", "snapshot" (or null), "files": {name: hex}, "uid" (-1: sta
 "limits": [[name, value]], "argv"}.
 """
 
+import ctypes
 import json
 import os
 import resource
 import shutil
 import sys
+
+PR_SET_NO_NEW_PRIVS = 38
 
 
 def fill_home(home: str, snapshot: str, files: dict) -> None:
@@ -39,9 +42,12 @@ def hand_over(home: str, snapshot: str, files: dict, uid: int) -> None:
 
 
 def become(uid: int) -> None:
+    """Drop to the run's user, for good: no setuid program can raise it again (bubblewrap
+    does this too; the fallback has only this)."""
     os.setgroups([])
     os.setgid(uid)
     os.setuid(uid)
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
 
 
 def set_limits(limits: list, uid: int) -> None:

@@ -60,6 +60,10 @@ NO_ASSIGNMENT = ("say which assignment to mark against: --assignment NAME (make 
 BAD_ARGS = "ARGS cannot be read as options: {problem}"
 NOTHING_MATCHES = "no case of {assignment} matches {patterns}"
 BAD_TIME = "--submitted: {text!r} is not a date and time such as 2027-03-11T14:30"
+NO_DEADLINE = "--submitted: {name} has no deadline, so no late rule to apply"
+NEEDS_PEXPECT = "--tty needs pexpect (make mark installs it)"
+JSON_PROBLEM = "--json: {problem}"
+EXIT_MARKER_ERROR = 3  # the marker failed on a case: not the student's fault
 PROGRESS = "[{done}/{total}] {kind:<16} {case}"
 
 
@@ -183,6 +187,8 @@ def arguments_from_make() -> list:
 
 
 def submitted_at(text: str, assignment):
+    if assignment.deadline is None:
+        raise ValueError(NO_DEADLINE.format(name=assignment.name))
     try:
         when = datetime.fromisoformat(text)
     except ValueError:
@@ -199,22 +205,23 @@ def main(argv=None) -> int:
         parse.error(NO_ASSIGNMENT.format(names=", ".join(names())))
     try:
         assignment = load(options.assignment)
-        submitted = submitted_at(options.submitted, assignment) if options.submitted else None
+        submitted = (None if options.submitted is None
+                     else submitted_at(options.submitted, assignment))
     except (AssignmentError, ValueError) as problem:
         parse.error(str(problem))
     if options.json:
         try:
             check_json_target(options.json.absolute())
         except ValueError as problem:
-            parse.error(f"--json: {problem}")
+            parse.error(JSON_PROBLEM.format(problem=problem))
     if options.tty and importlib.util.find_spec("pexpect") is None:
-        parse.error("--tty needs pexpect (make mark installs it)")
+        parse.error(NEEDS_PEXPECT)
     patterns = options.only or ["*"]
     selected = {program: [marked for marked in cases
                           if any(fnmatch.fnmatchcase(marked.case.id, pattern) for pattern in patterns)]
                 for program, cases in assignment.programs.items()}
     if not any(selected.values()):
-        parse.error(NOTHING_MATCHES.format(assignment=options.assignment,
+        parse.error(NOTHING_MATCHES.format(assignment=assignment.name,
                                            patterns=" or ".join(patterns)))
     scratch = Path(tempfile.mkdtemp(prefix="marking-"))
     try:
@@ -241,7 +248,7 @@ def mark(options, parse, scratch: Path, assignment, selected: dict, submitted) -
     except RuntimeError as problem:
         parse.error(str(problem))
     header = [MARKING.format(submission=escaped(str(submission), most=1000),
-                             assignment=options.assignment, title=assignment.title,
+                             assignment=assignment.name, title=assignment.title,
                              marks=assignment.marks), *sandbox.describe(), *notes]
     if copied.left_out:
         header.append(f"Left out of the copy: {describe_left_out(copied)}")
@@ -252,21 +259,23 @@ def mark(options, parse, scratch: Path, assignment, selected: dict, submitted) -
     finally:
         sandbox.close()
     results.seconds = time.monotonic() - started
-    results.partial = bool(options.only)
+    results.selected = sum(len(chosen) for chosen in selected.values())
     results.late = assignment.mark_after_deadline(results.score, submitted)
     write_report(results, Terminal(sys.stdout))
     if options.json:
-        extra = {"assignment": options.assignment, "isolation": sandbox.describe(),
+        extra = {"assignment": assignment.name, "isolation": sandbox.describe(),
                  "users": sandbox.users, "cgroups": [str(parent) for parent in sandbox.groups.parents]
                  if sandbox.groups else []}
         try:
             write_json(options.json.absolute(), gradescope(results, extra))
         except OSError as problem:
-            print(f"--json: {problem}", file=sys.stderr)
+            print(JSON_PROBLEM.format(problem=problem), file=sys.stderr)
             return 1
     if sandbox.stopping.is_set():
         return EXIT_INTERRUPTED
     every = [result for cases in results.programs.values() if cases is not None for result in cases]
+    if any(verdict.kind == MARKER_ERROR for result in every for verdict in result.verdicts):
+        return EXIT_MARKER_ERROR
     complete = all(cases is not None for cases in results.programs.values())
     return 0 if complete and every and all(result.passed for result in every) else 1
 

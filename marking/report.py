@@ -8,12 +8,13 @@ import json
 import os
 import shlex
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from marking.verdicts import NOT_RUN, PASS, PIPE, WRONG, WRONG_STDERR
 
 MISSING = "missing"
+MISSING_LINE = "{program}\n  {missing:<16} {why}"
 NOT_SUBMITTED = "{program}.py is not in the submission (a link does not count): 0 of {marks:g} marks"
 PROGRAM_HEAD = "{program}: {passed}/{total} cases pass, {earned:.2f} of {marks:g} marks"
 CASE_LINE = "  {kind:<16} {marks:5.2f}  {case}{mode}{detail}"
@@ -39,7 +40,8 @@ class CaseResult:
 
     @property
     def passed(self) -> bool:
-        return bool(self.verdicts) and all(verdict.passed for verdict in self.verdicts)
+        """Every mode passed, and with all its marks: a forgiven case earns less."""
+        return bool(self.verdicts) and all(verdict.kind == PASS for verdict in self.verdicts)
 
     @property
     def earned(self) -> float:
@@ -56,9 +58,8 @@ class Results:
     header: list
     programs: dict  # program -> [CaseResult], or None when the program is missing
     seconds: float = 0.0
-    partial: bool = False
+    selected: int = None  # cases chosen by --only: None when every case was
     late: object = None  # marking.assignment.Late
-    notes: list = field(default_factory=list)
 
     @property
     def score(self) -> float:
@@ -80,16 +81,15 @@ class Results:
 
     def summary(self) -> list:
         lines = []
-        if self.partial:
-            lines.append(PARTIAL.format(run=self.cases, total=sum(
-                len(cases) for cases in self.assignment.programs.values())))
+        total = sum(len(cases) for cases in self.assignment.programs.values())
+        if self.selected is not None and self.selected < total:
+            lines.append(PARTIAL.format(run=self.selected, total=total))
         if self.not_run:
             lines.append(INTERRUPTED.format(not_run=self.not_run, total=self.cases))
         lines.append(SCORE.format(score=self.score, total=self.assignment.marks,
                                   seconds=self.seconds))
         if self.late:
-            lines.append(LATE.format(explanation=self.late.explain(self.score,
-                                                                   self.assignment.late)))
+            lines.append(LATE.format(explanation=self.late.explain(self.score)))
             lines.append(MARK.format(mark=self.mark, total=self.assignment.marks))
         return lines
 
@@ -137,7 +137,8 @@ def write_report(results: Results, out) -> None:
         marks = results.assignment.program_marks(program)
         print("", file=out)
         if program_results is None:
-            print(f"{program}\n  {MISSING:<16} {NOT_SUBMITTED.format(program=program, marks=marks)}",
+            print(MISSING_LINE.format(program=program, missing=MISSING,
+                                      why=NOT_SUBMITTED.format(program=program, marks=marks)),
                   file=out)
             continue
         passed = sum(result.passed for result in program_results)
@@ -167,7 +168,7 @@ def write_report(results: Results, out) -> None:
         print(REPRODUCE.format(command=reproduce(case)), file=out)
         print(verdict.diff, file=out)
     print("", file=out)
-    for line in results.notes + results.summary():
+    for line in results.summary():
         print(line, file=out)
 
 
@@ -195,9 +196,8 @@ def gradescope(results: Results, extra_data: dict) -> dict:
                           "visibility": result.marked.visibility, "output": text})
     for number, test in enumerate(tests, 1):
         test["number"] = str(number)
-    return {"score": round(results.mark, 4), "max_score": results.assignment.marks,
-            "execution_time": round(results.seconds, 3),
-            "output": "\n".join(results.header + results.notes + results.summary()),
+    return {"score": round(results.mark, 4), "execution_time": round(results.seconds, 3),
+            "output": "\n".join(results.header + results.summary()),
             "visibility": "visible", "stdout_visibility": "hidden", "tests": tests,
             "extra_data": extra_data}
 

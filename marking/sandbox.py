@@ -57,6 +57,9 @@ CPU_SECONDS_OVER_TIMEOUT = 1  # RLIMIT_CPU per process: a backstop behind the ru
 # holds up the marking for no more than 4 times the limit. Busier than that,
 # fewer --jobs at once is the cure, not a higher cap.
 WALL_FACTOR = 4
+# A run that uses no CPU for as long as its whole allowance (its stdin was all given at
+# once) is sleeping or waiting, not working: it ends then, not at the wall-clock cap.
+IDLE_FLOOR_SECONDS = 2
 CPU_POLL_SECONDS = 0.05  # how often the run's CPU time is read: it may go over by this per core
 REAP_POLL_SECONDS = 0.01
 MEMORY_BYTES = 1 << 30
@@ -114,6 +117,7 @@ DESCRIBE_CPU_PER_PROCESS = ("{cpu:g} s of CPU per process (rlimits only, the who
                             "is not measured: {reason}), wall-clock cap {wall:g} s")
 CPU = "cpu"
 WALL = "wall"
+IDLE = "idle"
 
 
 class Stopped(Exception):
@@ -128,7 +132,7 @@ class Outcome:
     timed_out: bool = False  # over the CPU limit or the wall-clock cap: `limit` says which
     too_large: str = ""  # the stream that overflowed
     out_of_memory: bool = False
-    limit: str = ""  # when timed out: CPU ("cpu") or WALL ("wall")
+    limit: str = ""  # when timed out: CPU, IDLE or WALL
     cpu_seconds: float = None  # the run's CPU time, when known
 
 
@@ -139,8 +143,9 @@ class TerminalOutcome:
     status: int  # exit status, -N when killed by signal N, None when stopped
     timed_out: bool
     too_large: bool = False
-    limit: str = ""  # when timed out: CPU ("cpu") or WALL ("wall")
+    limit: str = ""  # when timed out: CPU, IDLE or WALL
     cpu_seconds: float = None  # the run's CPU time, when known
+    out_of_memory: bool = False
 
 
 def scrubbed_environment(home: str, **extra) -> dict:
@@ -252,7 +257,7 @@ class Sandbox:
 
                 screen = run_in_terminal(wrapped, stdin, "/", env, self.wall_seconds,
                                          depth=2 if self.namespaces else 0, started=started)
-                return self._terminal_outcome(screen, watch)
+                return self._terminal_outcome(screen, watch, group)
             return self._piped(wrapped, stdin, env, started, group, watch)
         finally:
             if watch:
@@ -321,12 +326,14 @@ class Sandbox:
         return bool(watch and watch.hit) or (cpu_seconds is not None
                                              and cpu_seconds > self.timeout)
 
-    def _terminal_outcome(self, screen, watch) -> TerminalOutcome:
+    def _terminal_outcome(self, screen, watch, group) -> TerminalOutcome:
         cpu_seconds = watch.stop() if watch else None
         over_cpu = self._over_cpu(watch, cpu_seconds) and not screen.too_large
-        limit = CPU if over_cpu else WALL if screen.timed_out else ""
-        return TerminalOutcome(screen.output, None if over_cpu else screen.status, bool(limit),
-                               screen.too_large, limit, cpu_seconds)
+        idle = bool(watch and watch.idle) and not over_cpu
+        limit = CPU if over_cpu else IDLE if idle else WALL if screen.timed_out else ""
+        return TerminalOutcome(screen.output, None if limit else screen.status, bool(limit),
+                               screen.too_large, limit, cpu_seconds,
+                               bool(group and group.out_of_memory()))
 
     def _piped(self, argv: list, stdin: bytes, env: dict, started, group, watch=None) -> Outcome:
         """Pipe stdin in, collect stdout and stderr up to MOST_OUTPUT bytes each,
@@ -374,7 +381,8 @@ class Sandbox:
         else:  # bubblewrap: its own CPU time, not its PID namespace's
             cpu_seconds = None
         over_cpu = self._over_cpu(watch, cpu_seconds) and not too_large
-        limit = CPU if over_cpu else WALL if timed_out else ""
+        idle = bool(watch and watch.idle) and not over_cpu
+        limit = CPU if over_cpu else IDLE if idle else WALL if timed_out else ""
         stopped = bool(limit) or too_large or (status < 0 and self.stopping.is_set())
         return Outcome(bytes(outputs[process.stdout][:MOST_OUTPUT]),
                        bytes(outputs[process.stderr][:MOST_OUTPUT]),
@@ -506,6 +514,7 @@ def world_writable_folders(tops=SHARED_FOLDERS, most: int = MOST_SHARED_FOLDERS)
             continue
     return sorted(found)
 
+
 def _open_folders(folder: Path) -> list:
     """Make `folder` and those above it in the sandbox, open to all (bubblewrap would
     copy the modes of the machine's own, such as a 0700 /root above an interpreter)."""
@@ -542,18 +551,23 @@ class CpuWatch:
     def __init__(self, group, limit: float, kill):
         self.group, self.limit, self.kill = group, limit, kill
         self.hit = False  # the run was killed for its CPU time
+        self.idle = False  # the run was killed for using none for as long as its allowance
         self._done = threading.Event()
         self._thread = threading.Thread(target=self._watch, daemon=True)
         self._thread.start()
 
     def _watch(self) -> None:
+        last, since = -1.0, time.monotonic()
         while not self._done.wait(CPU_POLL_SECONDS):
             try:
                 seconds = self.group.cpu_seconds()
             except Unavailable:
                 return  # the group is gone: the run has ended
-            if seconds > self.limit:
-                self.hit = True
+            now = time.monotonic()
+            if seconds != last:
+                last, since = seconds, now
+            if seconds > self.limit or now - since > max(self.limit, IDLE_FLOOR_SECONDS):
+                self.hit, self.idle = seconds > self.limit, seconds <= self.limit
                 self.kill()
                 return
 

@@ -16,6 +16,9 @@ FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 CHUNK = 1 << 20
 
+LINK = "link"
+NOT_PLAIN = "not a plain file"
+UNREADABLE_FILE = "unreadable"
 LINK_REFUSED = "{path} is a link; give the folder itself"
 NOT_A_FOLDER = "{path} is not a folder"
 UNREADABLE = "{path} cannot be read: {reason}"
@@ -87,7 +90,8 @@ def copy_tree(source: Path, target: Path, skip=lambda name: None, limits: Limits
                     raise Refused(TOO_DEEP.format(path=source, most=limits.depth))
                 child = _open_child(entry.name, source_fd, FOLDER)
                 if child is None:
-                    copied.leave_out("unreadable")
+                    copied.files -= 1
+                    copied.leave_out(UNREADABLE_FILE)
                     continue
                 os.mkdir(entry.name, 0o700, dir_fd=target_fd)
                 frames.append((child, os.open(entry.name, FOLDER, dir_fd=target_fd),
@@ -95,16 +99,16 @@ def copy_tree(source: Path, target: Path, skip=lambda name: None, limits: Limits
             elif entry.is_file(follow_symlinks=False):
                 size = _copy_file(entry.name, source_fd, target_fd, file_mode,
                                   limits.bytes - copied.bytes)
-                if size is None:
+                if isinstance(size, str):
                     copied.files -= 1
-                    copied.leave_out("not a plain file")
+                    copied.leave_out(size)
                 elif copied.bytes + size > limits.bytes:
                     raise Refused(TOO_LARGE.format(path=source, most_mib=limits.bytes >> 20))
                 else:
                     copied.bytes += size
             else:
                 copied.files -= 1
-                copied.leave_out("link" if entry.is_symlink() else "not a plain file")
+                copied.leave_out(LINK if entry.is_symlink() else NOT_PLAIN)
     finally:
         for source_fd, target_fd, _ in frames:
             os.close(source_fd)
@@ -126,14 +130,14 @@ def _open_child(name: str, folder_fd: int, flags: int):
 
 def _copy_file(name: str, source_fd: int, target_fd: int, file_mode, room: int):
     """Copy one plain file, reading at most `room` + 1 bytes (its size as read,
-    not as listed, is what counts); None when it is not a plain file after all."""
+    not as listed, is what counts); or why it was left out."""
     fd = _open_child(name, source_fd, FILE)
     if fd is None:
-        return None
+        return UNREADABLE_FILE
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):  # swapped for something else since it was listed
-            return None
+            return NOT_PLAIN
         written = 0
         out = os.open(name, NEW_FILE, file_mode(stat.S_IMODE(mode)), dir_fd=target_fd)
         try:

@@ -4,7 +4,7 @@ from dataclasses import dataclass, field
 
 from golden.visible import escaped, first_difference, visible_diff
 from marking.near_miss import explain, normalise
-from marking.sandbox import MEMORY_BYTES, MOST_OUTPUT, mebibytes
+from marking.sandbox import CPU, IDLE, IDLE_FLOOR_SECONDS, MEMORY_BYTES, MOST_OUTPUT, mebibytes
 
 PASS = "pass"
 FORGIVEN = "pass, forgiven"
@@ -28,12 +28,14 @@ KILLED = "killed by signal {signal}"
 NO_END = "no end within the wall-clock cap of {seconds:g} s"
 USED_CPU = " (it used {seconds:.1f} s of CPU)"
 OVER_CPU = "over the CPU time limit of {seconds:g} s"
+IDLE_DETAIL = "no CPU time used for {seconds:g} s: sleeping or waiting, not working"
 FORGIVEN_DETAIL = "equal once {name} are ignored, at a cost of {share:.0%} of its marks"
 NORMALISATION_WORDS = {"trailing_spaces": "trailing spaces", "line_ends": "\\r\\n line ends",
                        "final_newline": "the final newline", "blank_lines": "blank lines",
                        "letter_case": "letter case"}
 A_CRASH = "a crash"
 THE_TIME_LIMIT = "the time limit"
+THE_SCREEN = "the screen"
 THE_MEMORY_LIMIT = "the memory limit"
 OVERFLOW = "{stream} over {most} "
 MEMORY = "the run went over {memory} of memory"
@@ -107,19 +109,21 @@ def judge(case, mode: str, outcome, rules: Rules = Rules()) -> Verdict:
 
 def _limit_hit(case, mode, outcome, got, want, rules):
     if outcome.too_large:
-        stream = "the screen" if mode == TERMINAL else outcome.too_large
+        stream = THE_SCREEN if mode == TERMINAL else outcome.too_large
         return Verdict(case.id, mode, TOO_LARGE, OVERFLOW.format(stream=stream,
                                                                  most=mebibytes(MOST_OUTPUT)))
     if outcome.timed_out:
-        used = getattr(outcome, "cpu_seconds", None)
-        if getattr(outcome, "limit", "") == "cpu":
+        used = outcome.cpu_seconds
+        if outcome.limit == CPU:
             detail = OVER_CPU.format(seconds=rules.cpu_seconds)
+        elif outcome.limit == IDLE:
+            detail = IDLE_DETAIL.format(seconds=max(rules.cpu_seconds, IDLE_FLOOR_SECONDS))
         else:
             detail = NO_END.format(seconds=rules.wall_seconds) + (
                 USED_CPU.format(seconds=used) if used is not None else "")
         return Verdict(case.id, mode, TIMEOUT, detail, visible_diff(got, want, case.id),
                        explain(got, want, THE_TIME_LIMIT))
-    if getattr(outcome, "out_of_memory", False) and got != want:
+    if outcome.out_of_memory and got != want:
         return Verdict(case.id, mode, OUT_OF_MEMORY, MEMORY.format(memory=mebibytes(MEMORY_BYTES)),
                        visible_diff(got, want, case.id), explain(got, want, THE_MEMORY_LIMIT))
     return None

@@ -61,6 +61,39 @@ def test_no_deadline_no_late_rule():
     assert load("patience").mark_after_deadline(20, datetime(2030, 1, 1)) is None
 
 
+def test_a_deadline_without_a_late_rule_takes_no_late_submission(tmp_path):
+    text = GOOD.read_text().replace("cpu_seconds = 30", 'cpu_seconds = 30\n'
+                                    'deadline = 2027-01-01T09:00:00\ntime_zone = "UTC"')
+    (tmp_path / "strict.toml").write_text(text)
+    strict = load(str(tmp_path / "strict.toml"))
+    for late, said in ((timedelta(hours=1), "more than 0 full days late, past what is accepted: 0"),
+                       (timedelta(days=3), "more than 0 full days late, past what is accepted: 0"),
+                       (-timedelta(hours=1), "on time: 20 stands")):
+        verdict = strict.mark_after_deadline(20, strict.deadline + late)
+        assert verdict.explain(20) == said, late
+
+
+def test_the_late_rule_says_what_it_did():
+    seeded = load("seeded")
+    for late, said in ((timedelta(hours=5), "late by less than a full day: 12 stands"),
+                       (timedelta(days=2, hours=1), "2 full days late: the maximum mark falls by "
+                                                    "2 × 5% to 11.7, so 12 becomes 11.7"),
+                       (timedelta(days=6), "more than 5 full days late, past what is accepted: 0")):
+        assert seeded.mark_after_deadline(12, seeded.deadline + late).explain(12) == said
+
+
+def test_the_normalisations_are_named_alike_everywhere():
+    """The schema's names, the functions that apply them, and the words the feedback uses."""
+    import json
+
+    from marking.assignment import SCHEMA
+    from marking.near_miss import NORMALISATIONS
+    from marking.verdicts import NORMALISATION_WORDS
+
+    in_schema = set(json.loads(SCHEMA.read_text())["properties"]["normalise"]["properties"])
+    assert in_schema == set(NORMALISATIONS) == set(NORMALISATION_WORDS)
+
+
 GOOD = ASSIGNMENTS / "patience.toml"
 
 
@@ -73,7 +106,15 @@ GOOD = ASSIGNMENTS / "patience.toml"
      "neither marked nor kit-only: golf_bad_commands_end_of_input"),
     (lambda text: text.replace('cases = ["golf_*"]', 'cases = ["golf_*", "chess_*"]')
      .replace('cases = ["little_spider_*"]', 'cases = ["nothing_*"]'), "matches no golden case"),
-    (lambda text: text + 'deadline = "tomorrow"\n', "deadline"),
+    (lambda text: text.replace("cpu_seconds = 30", 'cpu_seconds = 30\ndeadline = "tomorrow"\n'
+                                                   'time_zone = "Australia/Sydney"'),
+     "deadline: 'tomorrow' does not match"),
+    (lambda text: text.replace("cpu_seconds = 30", 'cpu_seconds = 30\ndeadline = 2027-01-01T09:00:00Z\n'
+                                                   'time_zone = "Australia/Sydney"'),
+     "deadline: '2027-01-01T09:00:00+00:00' does not match"),
+    (lambda text: text.replace("[[programs.groups]]\n  name = \"Golf\"",
+                               "[[programs.groups]]\n  name = \"Golf\"\n  compare = [\"exit\"]"),
+     "compare/0: 'exit' is not one of"),
     (lambda text: text.replace("cpu_seconds = 30", 'cpu_seconds = 30\ndeadline = 2027-01-01T09:00:00\n'
                                                    'time_zone = "Mars/Olympus"'),
      "unknown time zone 'Mars/Olympus'"),

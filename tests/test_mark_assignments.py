@@ -9,6 +9,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from golden.cases import ROOT
 from tests.test_mark import TIMEOUT, open_scratch, submission
 
@@ -39,7 +41,7 @@ def test_a_perfect_standalone_solitaire_1_gets_its_share_and_fails_for_the_missi
     status, report, _, written = run_marker(folder, "--only", "solitaire_1/seed_*")
     assert status == 1
     assert "solitaire_2.py is not in the submission (a link does not count): 0 of 6.5 marks" in report
-    assert written["max_score"] == 13 and written["score"] == 4.5
+    assert written["score"] == 4.5 and "Score: 4.50/13.00" in report
     assert "Partial run: 21 of 50 cases marked (--only); the others count 0" in report
 
 
@@ -82,7 +84,8 @@ def test_the_late_rule_is_applied_and_explained(tmp_path):
 def test_a_submission_past_the_late_limit_gets_nothing(tmp_path):
     _, report, _, written = run_marker(submission(tmp_path), "--only", "solitaire_1/seed_0",
                                        "--submitted", "2027-03-20T09:00+11:00")
-    assert "past the 5 days a submission is accepted: 0" in report and written["score"] == 0
+    assert "more than 5 full days late, past what is accepted: 0" in report
+    assert written["score"] == 0
 
 
 def test_a_download_holding_one_folder_is_entered(tmp_path):
@@ -108,3 +111,15 @@ def test_an_assignment_may_forgive_trailing_spaces_at_a_stated_cost(tmp_path):
     assert tests["solitaire_1/seed_0"]["score"] == 0.375
     assert "pass, forgiven" in report
     assert "equal once trailing spaces are ignored, at a cost of 25% of its marks" in report
+
+
+def test_a_program_that_only_sleeps_ends_at_its_cpu_allowance_not_the_wall_cap(tmp_path):
+    """Its stdin was given at once: using no CPU for as long as its whole allowance, it is
+    waiting, not working, and the marking does not wait for the wall-clock cap."""
+    sleeper = submission(tmp_path, "solitaire_1.py", "def main() -> None:\n",
+                         "def main() -> None:\n    import time\n    time.sleep(600)\n")
+    status, report, _, written = run_marker(sleeper, "--only", "solitaire_1/seed_0")
+    if not written["extra_data"]["cgroups"]:
+        pytest.skip("no control group measures the CPU here (not root): the wall-clock cap ends it")
+    output = {test["name"]: test for test in written["tests"]}["solitaire_1/seed_0"]["output"]
+    assert output.startswith(f"timeout: no CPU time used for {TIMEOUT} s"), output

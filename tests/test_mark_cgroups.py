@@ -8,14 +8,14 @@ import sys
 
 import pytest
 
-from marking.cgroups import Groups, Unavailable, _own_paths, cpu_seconds_of
+from marking.cgroups import Groups, Unavailable, own_paths, cpu_seconds_of
 
 V1 = "12:pids:/ours\n4:memory:/ours/deeper\n1:name=systemd:/\n0::/\n"
 V1_CPU = V1 + "3:cpu,cpuacct:/ours/cpu\n"
 
 
 def test_the_marker_s_own_groups_are_read_per_controller():
-    assert _own_paths(V1) == {"pids": "/ours", "memory": "/ours/deeper", "name=systemd": "/",
+    assert own_paths(V1) == {"pids": "/ours", "memory": "/ours/deeper", "name=systemd": "/",
                               "": "/"}
 
 

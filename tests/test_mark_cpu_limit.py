@@ -21,7 +21,7 @@ import pytest
 import marking.sandbox
 from golden.cases import ROOT
 from marking.cgroups import Unavailable
-from marking.sandbox import CPU, WALL, Sandbox
+from marking.sandbox import CPU, IDLE, WALL, Sandbox
 from tests.test_mark import open_scratch
 
 IS_ROOT = os.geteuid() == 0
@@ -46,6 +46,15 @@ SLEEP = """\
     import time
     print("asleep", flush=True)
     time.sleep(120)
+    """
+DOZE = """\
+    import time
+    print("asleep", flush=True)
+    for _ in range(600):  # a little CPU now and then: waiting for something, not idle
+        end = time.process_time() + 0.005
+        while time.process_time() < end:
+            pass
+        time.sleep(0.2)
     """
 HALF_A_SECOND = """\
     import time
@@ -114,16 +123,31 @@ def test_three_processes_burning_cpu_are_killed_at_the_limit_of_the_whole_run(sc
 
 @pytest.mark.parametrize("terminal", [PIPED, TERMINAL])
 @pytest.mark.parametrize("isolation", BOTH)
-def test_a_run_that_sleeps_is_killed_at_the_wall_clock_cap(scratch, isolation, terminal):
+def test_a_run_that_dozes_is_killed_at_the_wall_clock_cap(scratch, isolation, terminal):
     with sandbox(scratch, isolation, 1) as box:
         assert box.wall_seconds == marking.sandbox.WALL_FACTOR * 1
-        outcome, seconds = run(box, snapshot_of(scratch, SLEEP), terminal)
+        outcome, seconds = run(box, snapshot_of(scratch, DOZE), terminal)
     assert outcome.timed_out and outcome.limit == WALL and outcome.status is None, outcome
     assert seconds >= box.wall_seconds - 0.1, f"killed after {seconds:.1f} s"
     assert seconds < box.wall_seconds + 30, f"killed only after {seconds:.1f} s"
     assert (outcome.output if terminal else outcome.stdout).startswith(b"asleep")
     if box.measures_cpu:
         assert outcome.cpu_seconds < 1, outcome
+
+
+@pytest.mark.parametrize("terminal", [PIPED, TERMINAL])
+@pytest.mark.parametrize("isolation", BOTH)
+def test_a_run_that_only_sleeps_ends_once_idle_for_its_cpu_allowance(scratch, isolation, terminal):
+    """No CPU used for as long as its whole allowance (2 s here): it ends then, well
+    before the wall-clock cap, where the CPU time is measured."""
+    with sandbox(scratch, isolation, 2) as box:
+        outcome, seconds = run(box, snapshot_of(scratch, SLEEP), terminal)
+    assert outcome.timed_out and outcome.status is None, outcome
+    if not box.measures_cpu:
+        assert outcome.limit == WALL, outcome
+        return
+    assert outcome.limit == IDLE, outcome
+    assert seconds < box.wall_seconds - 2, f"killed only after {seconds:.1f} s"
 
 
 @pytest.mark.parametrize("terminal", [PIPED, TERMINAL])

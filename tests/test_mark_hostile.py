@@ -28,7 +28,7 @@ import pytest
 
 from golden.cases import EXPECTED_OUTPUTS, ROOT, load_cases, programs
 from marking.assignment import load, names
-from marking.cgroups import CGROUP_ROOT, CONTROLLERS, _own_paths
+from marking.cgroups import CGROUP_ROOT, CONTROLLERS, own_paths
 from marking.mark import GOLDEN_READABLE, golden_copies_readable
 from marking.tree import remove_tree
 from tests.test_mark import TIMEOUT, processes_of, submission
@@ -232,7 +232,7 @@ IPC_REMOVERS = {"shm": lambda number: _libc.shmctl(number, IPC_RMID, None),
 
 def marker_groups(pid: int) -> list:
     """The control groups a marker of process id `pid` made (marking/cgroups.py names them)."""
-    own = _own_paths(Path("/proc/self/cgroup").read_text())
+    own = own_paths(Path("/proc/self/cgroup").read_text())
     parents = [CGROUP_ROOT / controller / own[controller].lstrip("/")
                for controller in CONTROLLERS if controller in own]
     if "" in own:
