@@ -2,12 +2,16 @@
 
     python3 -m golden.expected PROGRAM [--seed N]... [--simulate N I]...
                                [--input NAME FILE]... [--stats FILE] [--args "ARGS"]
-                               [--force]
+                               [--status N] [--end-of-input] [--force]
 
 A seed case NAME is seed_N with stdin "N\\n"; --input makes a case of any
-stdin. Existing cases are kept unless --force (a case that has no terminal
-screen yet gets one): a new expected output is a change of behaviour, to be
-reviewed in `git diff` like code.
+stdin (the interactive programs, hoyle_cli and patience, take only that).
+Existing cases are kept unless --force (a case that has no terminal screen
+yet gets one): a new expected output is a change of behaviour, to be reviewed
+in `git diff` like code. Nothing is written for what the kit cannot vouch for:
+a crash, an exit status other than 0 (unless --status says it), a program
+that asks for more input after the last line (unless --end-of-input), a
+simulate(n, i) with n < 1.
 """
 
 import argparse
@@ -23,6 +27,14 @@ from golden.run import run_on_terminal, run_piped
 
 
 UNFINISHED_SCREEN = "the terminal run did not end in time; nothing written"
+NONZERO_STATUS = ("exit status {status}, stderr ends: {said}; nothing written (give --status "
+                  "{status} if that is the point of the case)")
+RAN_OUT_OF_INPUT = ("the program asked for more input after the last line, so the case ends at "
+                    "end of input; nothing written (give --end-of-input if that is its point)")
+NO_SIMULATE = "simulate({n}, {i}): n must be 1 or more (the specification excludes n < 1)"
+INTERACTIVE = {"hoyle_cli", "patience"}  # a seed alone is not a game of theirs
+SEED_FOR_INTERACTIVE = ("{program} is interactive: give a whole input file with --input NAME "
+                        "FILE, not --seed")
 
 
 def finished_screen(case: Case):
@@ -31,9 +43,11 @@ def finished_screen(case: Case):
     return None if screen.timed_out or screen.too_large else screen.output
 
 
-def write_case(program: str, name: str, stdin, stats, args, force: bool) -> str:
-    """Run the case in a scratch folder; only a run that ends without a
-    traceback or a time-out replaces the case's files, all of them."""
+def write_case(program: str, name: str, stdin, stats, args, force: bool, status=None,
+               end_of_input: bool = False) -> str:
+    """Run the case in a scratch folder; only a run that ends as the case says (without a
+    traceback or a time-out, with exit status 0 or `status`, at end of input only when
+    `end_of_input`) replaces the case's files, all of them; `status` is then recorded."""
     folder = EXPECTED_OUTPUTS / program
     folder.mkdir(parents=True, exist_ok=True)
     case = Case(program, name, folder)
@@ -55,12 +69,19 @@ def write_case(program: str, name: str, stdin, stats, args, force: bool) -> str:
             reason = "no answer in time" if piped.timed_out else \
                 piped.stderr.decode("utf-8", "replace").strip().splitlines()[-1]
             return f"FAILED   {case.id}: {reason}; nothing written"
+        if piped.status != (status or 0):
+            said = piped.stderr.decode("utf-8", "replace").strip().splitlines() or ["(nothing)"]
+            return f"FAILED   {case.id}: {NONZERO_STATUS.format(status=piped.status, said=said[-1])}"
         trial.file(".out").write_bytes(piped.stdout)
+        if status is not None:
+            trial.file(".status").write_bytes(f"{status}\n".encode())
         if case.simulate is None:
-            screen = finished_screen(trial)
-            if screen is None:
+            screen = run_on_terminal(trial, ROOT)
+            if screen.timed_out or screen.too_large:
                 return f"FAILED   {case.id}: {UNFINISHED_SCREEN}"
-            trial.file(".tty").write_bytes(screen)
+            if screen.read_past_input and not end_of_input:
+                return f"FAILED   {case.id}: {RAN_OUT_OF_INPUT}"
+            trial.file(".tty").write_bytes(screen.output)
         for suffix in SUFFIXES:
             case.file(suffix).unlink(missing_ok=True)
             if trial.file(suffix).exists():
@@ -83,6 +104,10 @@ def main(argv=None) -> int:
     parser.add_argument("--args", type=shlex.split, help='command-line arguments of the --seed and --input runs, '
                         'as a shell writes them: --args="GAME --seed 5"')
     parser.add_argument("--force", action="store_true", help="write existing cases again")
+    parser.add_argument("--status", type=int, help="the exit status the cases end with, when "
+                        "not 0 (recorded in NAME.status and compared)")
+    parser.add_argument("--end-of-input", action="store_true",
+                        help="the cases are meant to end at end of input, asking for more")
     options = parser.parse_args(argv)
     console.end_silently_on_closed_pipe()
     if not (ROOT / f"{options.program}.py").exists():
@@ -94,7 +119,13 @@ def main(argv=None) -> int:
     jobs += [(name, Path(file).read_bytes(), stats, args) for name, file in options.input]
     if not jobs:
         parser.error("nothing to write: give --seed, --simulate or --input")
-    reports = [write_case(options.program, name, stdin, case_stats, case_args, options.force)
+    if options.seed and options.program in INTERACTIVE:
+        parser.error(SEED_FOR_INTERACTIVE.format(program=options.program))
+    for n, i in options.simulate:
+        if n < 1:
+            parser.error(NO_SIMULATE.format(n=n, i=i))
+    reports = [write_case(options.program, name, stdin, case_stats, case_args, options.force,
+                          options.status, options.end_of_input)
                for name, stdin, case_stats, case_args in jobs]
     print("\n".join(reports))
     print("Review the new files (git status, git diff) before committing them.")

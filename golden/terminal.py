@@ -30,6 +30,7 @@ class Screen:
     status: int  # exit status, -N when killed by signal N (as subprocess says), None when stopped
     timed_out: bool
     too_large: bool = False
+    read_past_input: bool = False  # it waited for input again after the last line typed
 
 
 def _plain_newlines() -> None:
@@ -148,7 +149,7 @@ class _Session:
         except OSError:
             pass
 
-    def finish(self) -> Screen:
+    def finish(self, read_past_input: bool = False) -> Screen:
         while time.monotonic() < self.deadline and self.drain(0.05):
             pass
         too_large = len(self.output) > self.most_output
@@ -157,7 +158,7 @@ class _Session:
         status = None if stopped else (
             self.child.exitstatus if self.child.signalstatus is None else -self.child.signalstatus)
         return Screen(bytes(self.output[:self.most_output]), status, stopped and not too_large,
-                      too_large)
+                      too_large, read_past_input)
 
 
 def run_in_terminal(argv, stdin: bytes, cwd, env, timeout: float,
@@ -178,6 +179,9 @@ def run_in_terminal(argv, stdin: bytes, cwd, env, timeout: float,
         if lines[-1] and session.wait_for_prompt():
             session.type(lines[-1])
             session.end_of_input()  # ends a last line that has no newline
+        read_past_input = False
         while session.wait_for_prompt():
+            read_past_input = True
             session.end_of_input()
+        return session.finish(read_past_input)
     return session.finish()

@@ -91,15 +91,17 @@ def append_score(path, score: int) -> None:
     The line goes in one write, so another program appending at the same moment cannot
     split it. The last-byte check is not locked: while another write is under way it may
     see that write half done and add an LF too many, an empty line, which reading ignores.
+    For the same reason a file that is not empty but cannot be read (write-only) gets an
+    LF first: an empty line at worst, never a score glued to the last line.
     """
-    line = f"{score}\n".encode()
-    if _ends_inside_a_line(path):
-        line = b"\n" + line
     try:
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK, 0o666)
     except OSError:
         return
     try:
+        line = f"{score}\n".encode()
+        if os.fstat(fd).st_size > 0 and _last_byte(path) != b"\n":
+            line = b"\n" + line
         os.write(fd, line)
     except OSError:
         pass
@@ -107,16 +109,16 @@ def append_score(path, score: int) -> None:
         os.close(fd)
 
 
-def _ends_inside_a_line(path) -> bool:
-    """Whether the file is not empty and its last byte is not LF (False when it cannot be read)."""
+def _last_byte(path):
+    """The file's last byte; None when it is empty or cannot be read."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError:
-        return False
+        return None
     try:
         size = os.fstat(fd).st_size
-        return size > 0 and os.pread(fd, 1, size - 1) != b"\n"
+        return os.pread(fd, 1, size - 1) if size > 0 else None
     except OSError:
-        return False
+        return None
     finally:
         os.close(fd)

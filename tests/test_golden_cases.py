@@ -69,3 +69,48 @@ def test_make_expected_writes_nothing_for_a_run_that_crashes(tmp_path):
                           cwd=tmp_path, capture_output=True, timeout=60)
     assert done.returncode == 1 and b"FAILED   broken/a: ValueError: boom" in done.stdout
     assert not list((tmp_path / "expected_outputs" / "broken").iterdir())
+
+
+def kit_copy(tmp_path, *programs):
+    """The kit's programs and packages in a scratch folder, with an empty expected_outputs/."""
+    for part in (*[f"{program}.py" for program in programs], "common", "golden", "hoyle",
+                 "patience_games"):
+        (shutil.copytree if (ROOT / part).is_dir() else shutil.copy)(ROOT / part, tmp_path / part)
+    return tmp_path
+
+
+def expected(tmp_path, *argv):
+    done = subprocess.run([sys.executable, "-m", "golden.expected", *argv], cwd=tmp_path,
+                          capture_output=True, timeout=120)
+    return done.returncode, (done.stdout + done.stderr).decode()
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["patience", "--seed", "5"], "patience is interactive: give a whole input file with --input"),
+    (["hoyle_cli", "--seed", "5"], "hoyle_cli is interactive"),
+    (["solitaire_1", "--simulate", "0", "5"], "simulate(0, 5): n must be 1 or more"),
+    (["solitaire_2", "--seed", "5"], "the program asked for more input after the last line"),
+    (["patience", "--input", "bad", "stdin", "--args=chess"], "exit status 2, stderr ends: "
+                                                              "patience.py: error: argument game"),
+])
+def test_make_expected_refuses_what_it_cannot_vouch_for(tmp_path, argv, said):
+    kit_copy(tmp_path, "solitaire_1", "solitaire_2", "hoyle_cli", "patience")
+    (tmp_path / "stdin").write_bytes(b"quit\n")
+    status, output = expected(tmp_path, *argv)
+    assert status != 0 and said in output, output
+    written = [path.name for path in (tmp_path / "expected_outputs").rglob("*") if path.is_file()] \
+        if (tmp_path / "expected_outputs").exists() else []
+    assert not written, f"written all the same: {written}"
+
+
+def test_a_case_about_its_exit_status_and_end_of_input_says_so(tmp_path):
+    kit_copy(tmp_path, "solitaire_1")
+    (tmp_path / "nothing").write_bytes(b"")
+    status, output = expected(tmp_path, "solitaire_1", "--input", "no_input", "nothing")
+    assert status == 1 and "exit status 1" in output, output
+    status, output = expected(tmp_path, "solitaire_1", "--input", "no_input", "nothing",
+                              "--status", "1", "--end-of-input")
+    assert status == 0, output
+    folder = tmp_path / "expected_outputs" / "solitaire_1"
+    assert (folder / "no_input.status").read_bytes() == b"1\n"
+    assert (folder / "no_input.out").read_bytes() == (EXPECTED_OUTPUTS / "solitaire_1" / "no_input.out").read_bytes()

@@ -87,6 +87,27 @@ def test_a_last_line_without_lf_is_ended_first(tmp_path):
     assert path.read_bytes() == b"3\n"
 
 
+def test_a_write_only_file_never_gets_a_score_glued_to_its_last_line(tmp_path, monkeypatch):
+    """`5` with no LF, in a file the program may write but not read (mode 0222): a game of
+    48 must not make it `548`. An LF goes first, an empty line at worst, which reading
+    ignores. (Root reads any file, so the refusal to read is made at os.open.)"""
+    path = tmp_path / "stats.txt"
+    for before, after in ((b"5", b"5\n48\n"), (b"5\n", b"5\n\n48\n"), (b"", b"48\n")):
+        path.write_bytes(before)
+        opening = os.open
+
+        def write_only(file, flags, *args, **keywords):
+            if not flags & (os.O_WRONLY | os.O_RDWR):
+                raise PermissionError(13, "Permission denied", str(file))
+            return opening(file, flags, *args, **keywords)
+
+        monkeypatch.setattr(os, "open", write_only)
+        append_score(path, 48)
+        monkeypatch.undo()
+        assert path.read_bytes() == after, before
+        assert read_stats(path).lost == len(after.split()) == (2 if before.strip() else 1)
+
+
 def test_a_file_that_cannot_be_read_counts_as_no_games(tmp_path):
     assert read_stats(tmp_path / "missing.txt") == Stats()
     assert read_stats(tmp_path) == Stats()  # a folder
