@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from golden.cases import ROOT
+from golden.cases import ROOT, load_cases
 from marking.sandbox import WALL_FACTOR
 
 TIMEOUT = 3
@@ -47,7 +47,7 @@ def mark(folder, *options, assignment="seeded"):
     started = time.monotonic()
     try:
         done = subprocess.run([sys.executable, "-m", "marking.mark", str(folder), "--assignment",
-                               assignment, "--json", str(results), "--timeout", str(TIMEOUT),
+                               str(assignment), "--json", str(results), "--timeout", str(TIMEOUT),
                                "--jobs", "2", *options],
                               cwd=ROOT, capture_output=True, timeout=300,
                               env=dict(os.environ, TMPDIR=str(scratch)))
@@ -189,14 +189,33 @@ def test_links_and_stats_files_in_a_submission_stay_out_of_the_runs(tmp_path):
 
 
 def test_a_traceback_after_the_right_output_passes_with_a_word_on_it(tmp_path):
+    """Where the assignment compares stdout alone, the traceback costs nothing but is said;
+    the shipped assignment compares stderr too, and the case then fails."""
     broken = submission(tmp_path, "solitaire_1.py", '    print("\\n".join(narrate(play(new_deck(seed)))))\n',
                         '    print("\\n".join(narrate(play(new_deck(seed)))))\n    sys.stdout.flush()\n'
                         '    raise RuntimeError("after the game")\n')
     broken.joinpath("solitaire_1.py").write_text("import sys\n" + broken.joinpath("solitaire_1.py").read_text())
-    status, report, tests, _ = mark(broken, "--only", "solitaire_1/seed_0")
-    assert status == 0 and tests["solitaire_1/seed_0"]["score"] > 0
+    others = [case.name for case in load_cases("solitaire_1") if case.name != "seed_0"]
+    stdout_only = tmp_path / "stdout_only.toml"
+    stdout_only.write_text(f"""title = "stdout alone"
+marks = 1
+cpu_seconds = 30
+[[programs]]
+name = "solitaire_1"
+kit_only = {json.dumps(others)}
+[[programs.groups]]
+name = "one game"
+marks = 1
+cases = ["seed_0"]
+visibility = "visible"
+compare = []
+""")
+    status, report, tests, _ = mark(broken, assignment=stdout_only)
+    assert status == 0 and tests["solitaire_1/seed_0"]["score"] > 0, report
     assert re.search(case_line("pass", "solitaire_1/seed_0")
                      + ": but stderr ends: RuntimeError: after the game", report), report
+    status, report, tests, _ = mark(broken, "--only", "solitaire_1/seed_0")
+    assert status == 1 and re.search(case_line("wrong exit status", "solitaire_1/seed_0"), report), report
 
 
 def test_the_submission_s_files_never_run_as_the_marker(tmp_path):
