@@ -15,8 +15,16 @@ def some_stack(number, test):
     return lambda game: any(test(stack) for stack in stage(number)(game).stacks)
 
 
-def ace_at(position):
-    return lambda stack: stack.has_ace and len(stack.discarded) + 1 == position
+def ace_at(position, last=None):
+    """The stack's Ace at this position; with `last`, also whether it is the stack's last card
+    (what `(and last)` says)."""
+    return lambda stack: (stack.has_ace and len(stack.discarded) + 1 == position
+                          and (last is None or (len(stack.kept) == 1) == last))
+
+
+def the_stack(number, index, test):
+    """The stage's stack at this index (0: the `first` stack) passes the test."""
+    return lambda game: test(stage(number)(game).stacks[index])
 
 
 def won_with(cards):
@@ -56,6 +64,30 @@ SHAPES = [
      lambda game: not stage(2)(game).stacks[0].has_ace),
     ("a seed above 2**32", 2**32 + 7, lambda game: True),
     ("a seed above 2**64", 2**64 + 1, lambda game: True),
+    # The `... card in ... stack` lines no other marked seed case prints (README: "Every
+    # position line"): (stage, stack index, position, last).
+    ("Sixth (and last) card in third stack, stage 2", 43, the_stack(2, 2, ace_at(6, last=True))),
+    ("Fifth (and last) card in second stack, stage 3", 43, the_stack(3, 1, ace_at(5, last=True))),
+    ("Fifth card in fourth stack, stage 1", 1183, the_stack(1, 3, ace_at(5, last=False))),
+    ("Third (and last) card in third stack, stage 2", 1183, the_stack(2, 2, ace_at(3, last=True))),
+    ("Second (and last) card in second stack, stage 3", 1183, the_stack(3, 1, ace_at(2, last=True))),
+    ("Seventh (and last) card in first stack, stage 2", 1607, the_stack(2, 0, ace_at(7, last=True))),
+    ("Seventh (and last) card in third stack, stage 2", 1607, the_stack(2, 2, ace_at(7, last=True))),
+    ("Sixth card in second stack, stage 1", 2100, the_stack(1, 1, ace_at(6, last=False))),
+    ("Third (and last) card in first stack, stage 2", 2100, the_stack(2, 0, ace_at(3, last=True))),
+    ("Second (and last) card in third stack, stage 2", 2100, the_stack(2, 2, ace_at(2, last=True))),
+    ("Ninth (and last) card in third stack, stage 2", 3062, the_stack(2, 2, ace_at(9, last=True))),
+    ("Eighth card in second stack, stage 2", 3634, the_stack(2, 1, ace_at(8, last=False))),
+    ("Seventh (and last) card in second stack, stage 3", 3634, the_stack(3, 1, ace_at(7, last=True))),
+    ("Eighth (and last) card in third stack, stage 1", 6982, the_stack(1, 2, ace_at(8, last=True))),
+    ("Eighth (and last) card in fourth stack, stage 1", 6982, the_stack(1, 3, ace_at(8, last=True))),
+    ("First (and last) card in second stack, stage 2", 6982, the_stack(2, 1, ace_at(1, last=True))),
+    ("Tenth (and last) card in first stack, stage 2", 31527, the_stack(2, 0, ace_at(10, last=True))),
+    ("Seventh card in second stack, stage 2", 31527, the_stack(2, 1, ace_at(7, last=False))),
+    ("Sixth (and last) card in first stack, stage 3", 31527, the_stack(3, 0, ace_at(6, last=True))),
+    ("Eighth card in first stack, stage 2", 54057, the_stack(2, 0, ace_at(8, last=False))),
+    ("Tenth (and last) card in third stack, stage 2", 54057, the_stack(2, 2, ace_at(10, last=True))),
+    ("Sixth (and last) card in second stack, stage 3", 54057, the_stack(3, 1, ace_at(6, last=True))),
 ]
 
 
