@@ -109,6 +109,9 @@ def load_cases(program: str, root: Path = EXPECTED_OUTPUTS) -> list:
             problems.append(f"{case.name}: no .in (and not named simulate_N_I)")
         elif case.simulate is not None and case.file(".in").exists():
             problems.append(f"{case.name}: a simulate case takes no .in")
+        elif case.screen is not None and b"\r" in case.stdin:
+            problems.append(f"{case.name}: a .tty for a stdin that holds a CR: a terminal makes "
+                            "the CR a line end of its own, and the screen a race")
         elif not case.stdout and case.status in (None, 0) and not case.stderr:
             problems.append(f"{case.name}: an empty .out needs a .status or .err, "
                             "else an empty program passes")

@@ -33,6 +33,8 @@ def test_a_case_is_its_files(tmp_path):
     ({"a.out": b""}, "a: no .in"),
     ({"simulate_1_0.in": b"", "simulate_1_0.out": b""}, "takes no .in"),
     ({"a.in": b"", "a.out": b"", "a.txt": b""}, "a.txt: not a case file"),
+    ({"a.in": b"", "a.out": b""}, r"an empty \.out needs a \.status or \.err"),
+    ({"a.in": b"1\r\n", "a.out": b"x", "a.tty": b"1\n\nx"}, r"a \.tty for a stdin that holds a CR"),
 ])
 def test_a_folder_that_does_not_hold_whole_cases_is_refused(tmp_path, files, problem):
     with pytest.raises(CaseError, match=problem):

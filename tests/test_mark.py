@@ -118,6 +118,19 @@ def test_our_own_programs_get_full_marks(assignment, total):
     assert f"Score: {total:.2f}/{total:.2f}" in report
 
 
+def assignment_of(path: Path, program: str, cases: list, compare=None) -> Path:
+    """An assignment file of a test's own: these cases of one program, a mark each; every
+    other case of the program the kit's own; `compare` as the group says (default both)."""
+    others = [case.name for case in load_cases(program) if case.name not in cases]
+    path.write_text("\n".join([
+        'title = "a test\'s own"', f"marks = {len(cases)}", "cpu_seconds = 30", "[[programs]]",
+        f'name = "{program}"', f"kit_only = {json.dumps(others)}", "[[programs.groups]]",
+        'name = "the cases"', f"marks = {len(cases)}", f"cases = {json.dumps(cases)}",
+        'visibility = "visible"', *([f"compare = {json.dumps(compare)}"] if compare is not None else [])
+    ]) + "\n")
+    return path
+
+
 def case_line(kind: str, case_id: str) -> str:
     """How the report names a case's verdict: its kind, its marks, the case."""
     return rf"{re.escape(kind)} +[0-9.]+  {re.escape(case_id)}"
@@ -195,21 +208,8 @@ def test_a_traceback_after_the_right_output_passes_with_a_word_on_it(tmp_path):
                         '    print("\\n".join(narrate(play(new_deck(seed)))))\n    sys.stdout.flush()\n'
                         '    raise RuntimeError("after the game")\n')
     broken.joinpath("solitaire_1.py").write_text("import sys\n" + broken.joinpath("solitaire_1.py").read_text())
-    others = [case.name for case in load_cases("solitaire_1") if case.name != "seed_0"]
-    stdout_only = tmp_path / "stdout_only.toml"
-    stdout_only.write_text(f"""title = "stdout alone"
-marks = 1
-cpu_seconds = 30
-[[programs]]
-name = "solitaire_1"
-kit_only = {json.dumps(others)}
-[[programs.groups]]
-name = "one game"
-marks = 1
-cases = ["seed_0"]
-visibility = "visible"
-compare = []
-""")
+    stdout_only = assignment_of(tmp_path / "stdout_only.toml", "solitaire_1", ["seed_0"],
+                                compare=[])
     status, report, tests, _ = mark(broken, assignment=stdout_only)
     assert status == 0 and tests["solitaire_1/seed_0"]["score"] > 0, report
     assert re.search(case_line("pass", "solitaire_1/seed_0")

@@ -26,12 +26,12 @@ from pathlib import Path
 
 import pytest
 
-from golden.cases import EXPECTED_OUTPUTS, ROOT, load_cases, programs
+from golden.cases import EXPECTED_OUTPUTS, ROOT, programs
 from marking.assignment import load, names
 from marking.cgroups import CGROUP_ROOT, CONTROLLERS, own_paths
 from marking.mark import GOLDEN_READABLE, golden_copies_readable
 from marking.tree import remove_tree
-from tests.test_mark import TIMEOUT, processes_of, submission
+from tests.test_mark import TIMEOUT, assignment_of, processes_of, submission
 
 IS_ROOT = os.geteuid() == 0
 needs_root = pytest.mark.skipif(not IS_ROOT, reason="only as root does the marker run each case "
@@ -551,22 +551,8 @@ def test_a_program_that_ignores_a_large_stdin_does_not_stop_the_marker(markings,
     write_program(folder, "hoyle_cli.py", "raise SystemExit(3)\n")
     cases = ["hoyle_cli/many_digits", "hoyle_cli/long_lines", "hoyle_cli/eof_at_main_menu"]
     assert len((EXPECTED_OUTPUTS / "hoyle_cli" / "many_digits.in").read_bytes()) > 1 << 16
-    chosen = [case.split("/")[1] for case in cases]
-    others = [case.name for case in load_cases("hoyle_cli") if case.name not in chosen]
-    assignment = tmp_path / "large_inputs.toml"  # the kit's own cases, which no shipped
-    assignment.write_text(f"""\
-title = "the cases with the largest inputs"
-marks = 3
-cpu_seconds = 30
-[[programs]]
-name = "hoyle_cli"
-kit_only = {json.dumps(others)}
-[[programs.groups]]
-name = "large inputs"
-marks = 3
-cases = {json.dumps(chosen)}
-visibility = "visible"
-""")  # assignment marks: a file of the test's own does
+    assignment = assignment_of(tmp_path / "large_inputs.toml", "hoyle_cli",  # kit cases: no
+                               [case.split("/")[1] for case in cases])  # shipped one marks them
     marked = markings.mark(folder, case="attack 6a, a large stdin never read",
                            assignment=assignment)
     marked.assert_reported()
