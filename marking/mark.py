@@ -311,7 +311,8 @@ def mark_cases(sandbox, options, root: Path, assignment, selected: dict, header:
 
     def rules_of(marked):
         return rules.setdefault(marked.compare, Rules(marked.compare, assignment.normalise,
-                                                      sandbox.timeout, sandbox.wall_seconds))
+                                                      sandbox.timeout, sandbox.wall_seconds,
+                                                      sandbox.idle_seconds))
     marking = Marking(sandbox, root, modes, rules_of)
     done = {}
     with ThreadPoolExecutor(options.jobs) as pool:

@@ -28,6 +28,7 @@ process to the limit, and the run's CPU time is what the marker sees of the
 process it started once it reaps it.
 """
 
+import functools
 import json
 import math
 import os
@@ -46,7 +47,7 @@ from pathlib import Path
 
 from marking import launcher
 from marking.cgroups import Groups, Unavailable, kill_every
-from marking.tree import remove_tree
+from marking.tree import remove_tree, tree_bytes
 
 CPU_SECONDS_OVER_TIMEOUT = 1  # RLIMIT_CPU per process: a backstop behind the run's own limit
 # The wall-clock cap, as a multiple of the CPU limit. It only has to stop a run
@@ -169,6 +170,7 @@ class Sandbox:
         self.timeout = timeout  # seconds of CPU for a whole run
         self.wall_seconds = max(timeout, WALL_FACTOR * timeout if wall_seconds is None
                                 else wall_seconds)
+        self.idle_seconds = max(timeout, IDLE_FLOOR_SECONDS)  # where the CPU time is measured
         self.scratch = scratch
         self.hidden = [Path(path) for path in hidden]
         self.as_root = os.geteuid() == 0
@@ -250,7 +252,8 @@ class Sandbox:
         watch = None
         try:
             if self.measures_cpu:
-                watch = CpuWatch(group, self.timeout, lambda: self._kill_run(run_id, uid, group))
+                watch = CpuWatch(group, self.timeout, self.idle_seconds,
+                                 lambda: self._kill_run(run_id, uid, group))
             started = lambda pid: self._started(run_id, pid, uid, group)  # noqa: E731
             if terminal:
                 from golden.terminal import run_in_terminal
@@ -414,7 +417,7 @@ class Sandbox:
                 bound.append(prefix)
         argv += ["--proc", "/proc", "--dev", "/dev",
                  "--perms", "1777", "--size", str(TMP_BYTES), "--tmpfs", "/tmp",
-                 "--size", str(HOME_ROOM_BYTES + _size(snapshot)), "--tmpfs", SANDBOX_HOME,
+                 "--size", str(HOME_ROOM_BYTES + snapshot_bytes(snapshot)), "--tmpfs", SANDBOX_HOME,
                  "--ro-bind", str(snapshot), SANDBOX_SNAPSHOT]
         for path in self.hidden:  # the kit, say, if it lies under a folder bound above
             if any(_under(path, folder) for folder in bound):
@@ -524,32 +527,22 @@ def _open_folders(folder: Path) -> list:
     return argv
 
 
+@functools.lru_cache(maxsize=64)
+def snapshot_bytes(snapshot: Path) -> int:
+    """Once per snapshot, not once per run: nothing writes in a snapshot after it is taken."""
+    return tree_bytes(snapshot)
+
+
 def _under(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
-
-
-def _size(folder: Path) -> int:
-    """The bytes of the snapshot (made by the marker: plain files, a bounded depth)."""
-    return sum(entry.stat().st_size for entry in _walk(folder))
-
-
-def _walk(folder: Path):
-    pending = [folder]
-    while pending:
-        with os.scandir(pending.pop()) as listing:
-            for entry in listing:
-                if entry.is_dir(follow_symlinks=False):
-                    pending.append(Path(entry.path))
-                else:
-                    yield entry
 
 
 class CpuWatch:
     """A thread that reads the CPU time of a run's control group every CPU_POLL_SECONDS,
     and kills the run (`kill()`) once it is over `limit` seconds."""
 
-    def __init__(self, group, limit: float, kill):
-        self.group, self.limit, self.kill = group, limit, kill
+    def __init__(self, group, limit: float, idle: float, kill):
+        self.group, self.limit, self.idle_limit, self.kill = group, limit, idle, kill
         self.hit = False  # the run was killed for its CPU time
         self.idle = False  # the run was killed for using none for as long as its allowance
         self._done = threading.Event()
@@ -566,7 +559,7 @@ class CpuWatch:
             now = time.monotonic()
             if seconds != last:
                 last, since = seconds, now
-            if seconds > self.limit or now - since > max(self.limit, IDLE_FLOOR_SECONDS):
+            if seconds > self.limit or now - since > self.idle_limit:
                 self.hit, self.idle = seconds > self.limit, seconds <= self.limit
                 self.kill()
                 return

@@ -116,8 +116,8 @@ def copy_tree(source: Path, target: Path, skip=lambda name: None, limits: Limits
     return copied
 
 
-def _entries(folder_fd: int):
-    with os.scandir(folder_fd) as listing:
+def _entries(folder):  # a descriptor or a path
+    with os.scandir(folder) as listing:
         yield from listing
 
 
@@ -149,6 +149,18 @@ def _copy_file(name: str, source_fd: int, target_fd: int, file_mode, room: int):
         return written
     finally:
         os.close(fd)
+
+
+def tree_bytes(folder: Path) -> int:
+    """The bytes of the plain files under a folder the marker made (no link in it)."""
+    total, pending = 0, [folder]
+    while pending:
+        for entry in _entries(pending.pop()):
+            if entry.is_dir(follow_symlinks=False):
+                pending.append(Path(entry.path))
+            else:
+                total += entry.stat(follow_symlinks=False).st_size
+    return total
 
 
 def remove_tree(path: Path) -> None:

@@ -4,7 +4,7 @@ from dataclasses import dataclass, field
 
 from golden.visible import escaped, first_difference, visible_diff
 from marking.near_miss import explain, normalise
-from marking.sandbox import CPU, IDLE, IDLE_FLOOR_SECONDS, MEMORY_BYTES, MOST_OUTPUT, mebibytes
+from marking.sandbox import CPU, IDLE, MEMORY_BYTES, MOST_OUTPUT, mebibytes
 
 PASS = "pass"
 FORGIVEN = "pass, forgiven"
@@ -70,6 +70,7 @@ class Rules:
     normalise: dict = field(default_factory=dict)  # name -> share of the marks deducted
     cpu_seconds: float = 30.0
     wall_seconds: float = 120.0
+    idle_seconds: float = 30.0
 
 
 def judge(case, mode: str, outcome, rules: Rules = Rules()) -> Verdict:
@@ -117,7 +118,7 @@ def _limit_hit(case, mode, outcome, got, want, rules):
         if outcome.limit == CPU:
             detail = OVER_CPU.format(seconds=rules.cpu_seconds)
         elif outcome.limit == IDLE:
-            detail = IDLE_DETAIL.format(seconds=max(rules.cpu_seconds, IDLE_FLOOR_SECONDS))
+            detail = IDLE_DETAIL.format(seconds=rules.idle_seconds)
         else:
             detail = NO_END.format(seconds=rules.wall_seconds) + (
                 USED_CPU.format(seconds=used) if used is not None else "")

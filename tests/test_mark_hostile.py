@@ -28,7 +28,6 @@ import pytest
 
 from golden.cases import EXPECTED_OUTPUTS, ROOT, programs
 from marking.assignment import load, names
-from marking.cgroups import CGROUP_ROOT, CONTROLLERS, own_paths
 from marking.mark import GOLDEN_READABLE, golden_copies_readable
 from marking.tree import remove_tree
 from tests.test_mark import TIMEOUT, assignment_of, processes_of, submission
@@ -122,7 +121,7 @@ class Markings:
         self.tmp_path = tmp_path
         self.world = Path(tempfile.mkdtemp(prefix="hostile-", dir="/tmp"))
         self.world.chmod(0o755)
-        self.users, self.pids, self.count = set(), [], 0
+        self.users, self.groups, self.count = set(), set(), 0
 
     def folder(self, name: str, mode: int) -> Path:
         path = self.world / name
@@ -138,7 +137,6 @@ class Markings:
                 "--json", str(results), "--timeout", str(TIMEOUT), "--jobs", "2", *options]
         process = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                    env={**os.environ, "TMPDIR": str(scratch), **(env or {})})
-        self.pids.append(process.pid)
         return Running(process, scratch, results, time.monotonic())
 
     def finish(self, running: Running, case: str) -> Marked:
@@ -154,9 +152,9 @@ class Markings:
         assert marked.status >= 0, f"{case}: the marker was killed by signal {-marked.status}"
         left = processes_of(marked.users, str(running.scratch))
         assert not left, f"{case}: processes of this marking left running: {left}"
-        groups = {str(group) for group in marker_groups(running.process.pid)}
-        groups.update(group for group in written.get("extra_data", {}).get("cgroups", [])
-                      if Path(group).exists())
+        self.groups.update(written.get("extra_data", {}).get("cgroups", []))
+        groups = [group for group in written.get("extra_data", {}).get("cgroups", [])
+                  if Path(group).exists()]
         assert not groups, f"{case}: the marker left its control groups: {sorted(groups)}"
         stray = sorted(str(path) for path in running.scratch.iterdir())
         assert not stray, f"{case}: the marker left its scratch folder behind: {stray[:5]}"
@@ -172,7 +170,7 @@ class Markings:
     def clean(self) -> None:
         """Whatever the marking's users left, should a test have failed: their processes,
         their files in the shared folders, their System V IPC objects; the control groups
-        of the markers started here; the world folder."""
+        the markings named (results.json's extra_data); the world folder."""
         for uid in self.users:
             if processes_of({uid}):
                 subprocess.run(["kill", "-KILL", "-1"], user=uid, group=uid, extra_groups=[],
@@ -182,11 +180,10 @@ class Markings:
         for kind, remove in IPC_REMOVERS.items():
             for number in ipc_objects(kind, self.users):
                 remove(number)
-        for pid in self.pids:
-            for group in marker_groups(pid):
-                for run in group.glob("run-*"):
-                    _rmdir(run)
-                _rmdir(group)
+        for group in map(Path, self.groups):
+            for run in group.glob("run-*"):
+                _rmdir(run)
+            _rmdir(group)
         remove_tree(self.world)
 
 
@@ -228,16 +225,6 @@ IPC_RMID = 0
 IPC_REMOVERS = {"shm": lambda number: _libc.shmctl(number, IPC_RMID, None),
                 "sem": lambda number: _libc.semctl(number, 0, IPC_RMID),
                 "msg": lambda number: _libc.msgctl(number, IPC_RMID, None)}
-
-
-def marker_groups(pid: int) -> list:
-    """The control groups a marker of process id `pid` made (marking/cgroups.py names them)."""
-    own = own_paths(Path("/proc/self/cgroup").read_text())
-    parents = [CGROUP_ROOT / controller / own[controller].lstrip("/")
-               for controller in CONTROLLERS if controller in own]
-    if "" in own:
-        parents.append(CGROUP_ROOT / own[""].lstrip("/"))
-    return [group for parent in parents for group in parent.glob(f"marker-{pid}-*")]
 
 
 def _rmdir(path: Path) -> None:

@@ -91,3 +91,10 @@ def test_removal_opens_up_folders_their_owner_locked(tmp_path):
     (doomed / "locked").chmod(0)
     remove_tree(doomed)
     assert not doomed.exists()
+
+
+def test_a_tree_s_bytes_are_its_plain_files(tmp_path):
+    from marking.tree import tree_bytes
+
+    source = tree(tmp_path / "source", {"a.py": b"12345", "pkg/b.py": b"678", "pkg/deep/c": b""})
+    assert tree_bytes(source) == 8
