@@ -43,6 +43,11 @@ def finished_screen(case: Case):
     return None if screen.timed_out or screen.too_large else screen.output
 
 
+def typed_cr(case: Case) -> bool:
+    """A CR typed at a terminal is a line end of its own, and the screen a race: no .tty."""
+    return b"\r" in case.stdin
+
+
 def write_case(program: str, name: str, stdin, stats, args, force: bool, status=None,
                end_of_input: bool = False) -> str:
     """Run the case in a scratch folder; only a run that ends as the case says (without a
@@ -52,7 +57,7 @@ def write_case(program: str, name: str, stdin, stats, args, force: bool, status=
     folder.mkdir(parents=True, exist_ok=True)
     case = Case(program, name, folder)
     if case.file(".out").exists() and not force:
-        if case.simulate is None and case.screen is None:
+        if case.simulate is None and case.screen is None and not typed_cr(case):
             screen = finished_screen(case)
             if screen is None:
                 return f"FAILED   {case.id}: {UNFINISHED_SCREEN}"
@@ -75,7 +80,7 @@ def write_case(program: str, name: str, stdin, stats, args, force: bool, status=
         trial.file(".out").write_bytes(piped.stdout)
         if status is not None:
             trial.file(".status").write_bytes(f"{status}\n".encode())
-        if case.simulate is None and b"\r" not in trial.stdin:  # a CR typed: a race (cases.py)
+        if case.simulate is None and not typed_cr(trial):
             screen = run_on_terminal(trial, ROOT)
             if screen.timed_out or screen.too_large:
                 return f"FAILED   {case.id}: {UNFINISHED_SCREEN}"

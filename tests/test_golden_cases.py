@@ -116,3 +116,16 @@ def test_a_case_about_its_exit_status_and_end_of_input_says_so(tmp_path):
     folder = tmp_path / "expected_outputs" / "solitaire_1"
     assert (folder / "no_input.status").read_bytes() == b"1\n"
     assert (folder / "no_input.out").read_bytes() == (EXPECTED_OUTPUTS / "solitaire_1" / "no_input.out").read_bytes()
+
+
+def test_make_expected_adds_no_screen_for_a_typed_cr(tmp_path):
+    """A kept case without a .tty gets one, but not when its stdin holds a CR."""
+    kit_copy(tmp_path, "hoyle_cli")
+    folder = tmp_path / "expected_outputs" / "hoyle_cli"
+    folder.mkdir(parents=True)
+    for suffix in (".in", ".out", ".status", ".err"):
+        shutil.copy(EXPECTED_OUTPUTS / "hoyle_cli" / f"whitespace_bytes{suffix}", folder)
+    status, output = expected(tmp_path, "hoyle_cli", "--input", "whitespace_bytes",
+                              str(folder / "whitespace_bytes.in"))
+    assert status == 0 and "kept" in output, output
+    assert not (folder / "whitespace_bytes.tty").exists()
