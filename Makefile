@@ -5,6 +5,7 @@ PROGRAM ?= solitaire_1
 SEEDS ?=
 SIMULATE ?=
 PYTEST_ARGS ?=
+OUT ?= solutions
 comma := ,
 
 VENV_PYTHON := $(VENV)/bin/python
@@ -14,7 +15,7 @@ SUBMISSION ?=
 ASSIGNMENT ?=
 ARGS ?=
 
-.PHONY: play test expected mark bench bench-mark exact clean
+.PHONY: play test expected mark bench bench-mark exact standalone verify clean
 
 play:  ## play PROGRAM: make play PROGRAM=patience ARGS="golf --seed 3"
 	$(PYTHON) $(PROGRAM).py $(ARGS)
@@ -50,6 +51,9 @@ bench: $(STAMP)  ## simulate's time per game against the bare seed-and-shuffle l
 
 bench-mark: $(STAMP)  ## marking time per case: no sandbox, the fallback, namespaces
 	$(VENV_PYTHON) bench/mark.py
+
+standalone:  ## single-file sample solutions, standard library only: make standalone OUT=solutions
+	$(PYTHON) -m standalone.bundle $(OUT)
 
 exact:  ## the exact winning probabilities of solitaire_1
 	$(PYTHON) -c "from solitaire_1 import exact_distribution; exact_distribution()"

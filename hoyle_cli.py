@@ -1,7 +1,7 @@
 """Calculation (Goren's Hoyle), the interactive console game of a C++ class
 assignment, byte for byte: `python3 hoyle_cli.py`.
 
-Specification: hoyle_cli.md. The game lives in the `hoyle` package; this file
+Specification: docs/hoyle_cli.md. The game lives in the `hoyle` package; this file
 is the edge of the process: stdin read as bytes, one line at a time, from fd 0;
 stdout written as UTF-8 and flushed before every read; the stats file named by
 HOYLE_STATS_FILE; and the ending, always quiet with status 0: menu item 3, end
@@ -20,7 +20,7 @@ EXIT_STATUS = 0
 
 
 def end_at_once(*_signal) -> None:
-    """Ctrl-C: the program ends at once, no traceback, no message (spec §8)."""
+    """Ctrl-C: the program ends at once, no traceback, no message (docs/hoyle_cli.md §8)."""
     os._exit(EXIT_STATUS)
 
 

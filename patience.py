@@ -1,6 +1,6 @@
 """Five patience games at the terminal, one command per line, so that a game can
 be scripted on stdin: `python3 patience.py GAME [--seed N]`, with `--ms N` for
-FreeCell and `--suits 1|2|4` for Spider (specification: patience.md).
+FreeCell and `--suits 1|2|4` for Spider (specification: docs/patience.md).
 
 The games live in the `patience_games` package; this file is the edge: the
 arguments, and the loop that prints the board, reads a line and prints the
@@ -70,7 +70,8 @@ def new_session(options: argparse.Namespace):
     return Session(game, deal(game, cards)), title.format(game=game.name, seed=seed)
 
 
-def play(options: argparse.Namespace) -> None:
+def converse(options: argparse.Namespace) -> None:
+    """One game at the console: the board, then a reply to each line typed."""
     session, title = new_session(options)
     print("\n".join(session.opening(title)))
     while True:
@@ -87,7 +88,7 @@ def play(options: argparse.Namespace) -> None:
 
 
 def main(argv=None) -> None:
-    console.run(lambda: play(arguments(argv)))
+    console.run(lambda: converse(arguments(argv)))
 
 
 if __name__ == "__main__":

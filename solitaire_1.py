@@ -1,7 +1,7 @@
 """The 32-card "Aces" game: a seeded deal played out in three stages, narrated
 board by board, and `simulate(n, i)` for probability tables.
 
-Specification: solitaire_1.md. The rules below return data (stacks, piles,
+Specification: docs/solitaire_1.md. The rules below return data (stacks, piles,
 turned-over stacks); the narration turns that data into lines; only `main`
 reads and prints.
 """

@@ -2,7 +2,7 @@
 lines collected and read through the line viewer, and `simulate(n, i)` for
 probability tables.
 
-Specification: solitaire_2.md. The rules below return data (the moves of each
+Specification: docs/solitaire_2.md. The rules below return data (the moves of each
 round, the cards left); the narration turns the moves into lines; only `main`
 reads and prints.
 """

@@ -21,16 +21,25 @@ def shuffled(cards: list, seed: int) -> list:
     return deck
 
 
-def shuffled_decks(cards: tuple, first: int, count: int):
+def decks_one_by_one(cards: tuple, first: int, count: int):
     """The decks of seeds first, first+1, ..., first+count-1, each as bytes (one
-    card, below 256, a byte): numpy's batch shuffle does them bit for bit when
-    it is installed and they are many, else `shuffled` one seed at a time."""
-    end = first + count
+    card, below 256, a byte), `shuffled` one seed at a time: the standard
+    library's way, and the one a standalone sample solution keeps."""
+    for seed in range(first, first + count):
+        yield bytes(shuffled(cards, seed))
+
+
+def shuffled_decks(cards: tuple, first: int, count: int):
+    """The same decks as `decks_one_by_one`: numpy's batch shuffle does them bit
+    for bit when it is installed and they are many."""
     if count < BATCH_FROM or not batch_shuffle.available():
-        for seed in range(first, end):
-            yield bytes(shuffled(cards, seed))
-        return
+        return decks_one_by_one(cards, first, count)
+    return batched_decks(cards, first, count)
+
+
+def batched_decks(cards: tuple, first: int, count: int):
     size = len(cards)
+    end = first + count
     for start in range(first, end, BATCH_SIZE):
         dealt = batch_shuffle.shuffled_batch(cards, range(start, min(start + BATCH_SIZE, end)))
         dealt = dealt.astype("uint8").tobytes()

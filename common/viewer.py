@@ -1,7 +1,7 @@
 """The line viewer: the user reads a program's collected lines by asking for
 line ranges at a menu, until `q` or end of input.
 
-Specification: solitaire_2.md section 6. The grammar of a request is the pure
+Specification: docs/solitaire_2.md section 6. The grammar of a request is the pure
 function `parse_request`; `view` is the loop at the console edge.
 """
 

@@ -11,6 +11,9 @@ A case NAME of PROGRAM is a set of files in expected_outputs/PROGRAM/:
     NAME.stats  the stats file's content before the run (optional)
     NAME.status the exact exit status, in decimal (optional: compared only when given)
     NAME.err    the exact stderr when stdin is piped (optional: compared only when given)
+    NAME.head   a byte count K (optional): stdout's reader takes K bytes and closes
+                its end, as `| head -c K` does; .out holds those K bytes, and the
+                program, whose output goes on, meets a closed pipe
 
 A case whose stdout is empty must give .status or .err: else an empty
 program would pass it.
@@ -26,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 EXPECTED_OUTPUTS = ROOT / "expected_outputs"
 SIMULATE_NAME = re.compile(r"simulate_(-?\d+)_(-?\d+)")
-SUFFIXES = (".in", ".args", ".out", ".tty", ".stats", ".status", ".err")
+SUFFIXES = (".in", ".args", ".out", ".tty", ".stats", ".status", ".err", ".head")
 NOTES = "README.md"  # why each case is there, for the reviewer
 
 
@@ -89,6 +92,12 @@ class Case:
         """The stderr the case demands, or None when it demands none."""
         return self._optional(".err")
 
+    @property
+    def head(self):
+        """How many bytes of stdout are read before the reader closes its end, or None."""
+        text = self._optional(".head")
+        return None if text is None else int(text)
+
 
 def programs(root: Path = EXPECTED_OUTPUTS) -> list:
     return sorted(folder.name for folder in root.iterdir() if folder.is_dir())
@@ -112,6 +121,10 @@ def load_cases(program: str, root: Path = EXPECTED_OUTPUTS) -> list:
         elif case.screen is not None and b"\r" in case.stdin:
             problems.append(f"{case.name}: a .tty for a stdin that holds a CR: a terminal makes "
                             "the CR a line end of its own, and the screen a race")
+        elif case.head is not None and (case.head < 1 or len(case.stdout) != case.head
+                                        or case.screen is not None):
+            problems.append(f"{case.name}: a .head case reads K >= 1 bytes: its .out holds "
+                            "exactly K bytes and it has no .tty")
         elif not case.stdout and case.status in (None, 0) and not case.stderr:
             problems.append(f"{case.name}: an empty .out needs a .status or .err, "
                             "else an empty program passes")

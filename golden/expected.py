@@ -2,7 +2,7 @@
 
     python3 -m golden.expected PROGRAM [--seed N]... [--simulate N I]...
                                [--input NAME FILE]... [--stats FILE] [--args "ARGS"]
-                               [--status N] [--end-of-input] [--force]
+                               [--status N] [--end-of-input] [--head K] [--force]
 
 A seed case NAME is seed_N with stdin "N\\n"; --input makes a case of any
 stdin (the interactive programs, hoyle_cli and patience, take only that).
@@ -31,6 +31,10 @@ NONZERO_STATUS = ("exit status {status}, stderr ends: {said}; nothing written (g
                   "{status} if that is the point of the case)")
 RAN_OUT_OF_INPUT = ("the program asked for more input after the last line, so the case ends at "
                     "end of input; nothing written (give --end-of-input if that is its point)")
+PIPE_CAPACITY = 1 << 16  # what a Linux pipe holds by default: written, never read
+TOO_SHORT_FOR_HEAD = ("the program writes {size} bytes piped: with --head {head} it could end "
+                      "before it meets the closed pipe (it must write more than {most}); "
+                      "nothing written")
 NO_SIMULATE = "simulate({n}, {i}): n must be 1 or more (the specification excludes n < 1)"
 INTERACTIVE = {"hoyle_cli", "patience"}  # a seed alone is not a game of theirs
 SEED_FOR_INTERACTIVE = ("{program} is interactive: give a whole input file with --input NAME "
@@ -49,10 +53,11 @@ def typed_cr(case: Case) -> bool:
 
 
 def write_case(program: str, name: str, stdin, stats, args, force: bool, status=None,
-               end_of_input: bool = False) -> str:
+               end_of_input: bool = False, head: int = None) -> str:
     """Run the case in a scratch folder; only a run that ends as the case says (without a
     traceback or a time-out, with exit status 0 or `status`, at end of input only when
-    `end_of_input`) replaces the case's files, all of them; `status` is then recorded."""
+    `end_of_input`) replaces the case's files, all of them, its exit status and stderr
+    included. With `head`, stdout's reader goes away after that many bytes."""
     folder = EXPECTED_OUTPUTS / program
     folder.mkdir(parents=True, exist_ok=True)
     case = Case(program, name, folder)
@@ -70,6 +75,12 @@ def write_case(program: str, name: str, stdin, stats, args, force: bool, status=
             if content is not None:
                 trial.file(suffix).write_bytes(content)
         piped = run_piped(trial, ROOT)
+        if head is not None and len(piped.stdout) <= head + PIPE_CAPACITY:
+            return f"FAILED   {case.id}: " + TOO_SHORT_FOR_HEAD.format(
+                size=len(piped.stdout), head=head, most=head + PIPE_CAPACITY)
+        if head is not None:
+            trial.file(".head").write_bytes(f"{head}\n".encode())
+            piped = run_piped(trial, ROOT)
         if piped.timed_out or b"Traceback" in piped.stderr:
             reason = "no answer in time" if piped.timed_out else \
                 piped.stderr.decode("utf-8", "replace").strip().splitlines()[-1]
@@ -78,9 +89,10 @@ def write_case(program: str, name: str, stdin, stats, args, force: bool, status=
             said = piped.stderr.decode("utf-8", "replace").strip().splitlines() or ["(nothing)"]
             return f"FAILED   {case.id}: {NONZERO_STATUS.format(status=piped.status, said=said[-1])}"
         trial.file(".out").write_bytes(piped.stdout)
-        if status is not None:
-            trial.file(".status").write_bytes(f"{status}\n".encode())
-        if case.simulate is None and not typed_cr(trial):
+        if case.simulate is None:
+            trial.file(".status").write_bytes(f"{piped.status}\n".encode())
+            trial.file(".err").write_bytes(piped.stderr)
+        if case.simulate is None and head is None and not typed_cr(trial):
             screen = run_on_terminal(trial, ROOT)
             if screen.timed_out or screen.too_large:
                 return f"FAILED   {case.id}: {UNFINISHED_SCREEN}"
@@ -111,6 +123,9 @@ def main(argv=None) -> int:
     parser.add_argument("--force", action="store_true", help="write existing cases again")
     parser.add_argument("--status", type=int, help="the exit status the cases end with, when "
                         "not 0 (recorded in NAME.status and compared)")
+    parser.add_argument("--head", type=int, metavar="K",
+                        help="stdout's reader takes K bytes and closes its end, as `| head -c K` "
+                        "does (the program must write more than K + 64 KiB)")
     parser.add_argument("--end-of-input", action="store_true",
                         help="the cases are meant to end at end of input, asking for more")
     options = parser.parse_args(argv)
@@ -129,8 +144,10 @@ def main(argv=None) -> int:
     for n, i in options.simulate:
         if n < 1:
             parser.error(NO_SIMULATE.format(n=n, i=i))
+    if options.head is not None and (options.head < 1 or options.seed or options.simulate):
+        parser.error("--head K takes K >= 1 and --input cases only")
     reports = [write_case(options.program, name, stdin, case_stats, case_args, options.force,
-                          options.status, options.end_of_input)
+                          options.status, options.end_of_input, options.head)
                for name, stdin, case_stats, case_args in jobs]
     print("\n".join(reports))
     print("Review the new files (git status, git diff) before committing them.")

@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,6 +51,8 @@ def workspace(case: Case, env: dict = None):
 def run_piped(case: Case, implementation: Path, timeout: float = DEFAULT_TIMEOUT,
               env: dict = None) -> Run:
     with workspace(case, env) as (folder, environment):
+        if case.head is not None:
+            return run_into_head(case, implementation, folder, environment, timeout)
         try:
             done = subprocess.run(command(case, implementation), input=case.stdin,
                                   capture_output=True, cwd=folder, env=environment,
@@ -57,6 +60,38 @@ def run_piped(case: Case, implementation: Path, timeout: float = DEFAULT_TIMEOUT
         except subprocess.TimeoutExpired as expired:
             return Run(expired.stdout or b"", expired.stderr or b"", None, True)
     return Run(done.stdout, done.stderr, done.returncode, False)
+
+
+def run_into_head(case: Case, implementation: Path, folder, environment, timeout: float) -> Run:
+    """stdout read as `| head -c K` reads it: K bytes, then the read end closed."""
+    with tempfile.TemporaryFile() as stdin, tempfile.TemporaryFile() as stderr:
+        stdin.write(case.stdin)
+        stdin.seek(0)
+        process = subprocess.Popen(command(case, implementation), stdin=stdin,
+                                   stdout=subprocess.PIPE, stderr=stderr, cwd=folder,
+                                   env=environment)
+        killed = threading.Event()
+        timer = threading.Timer(timeout, lambda: (killed.set(), process.kill()))
+        timer.start()
+        try:
+            stdout = read_head(process.stdout.fileno(), case.head)
+            process.stdout.close()
+            status = process.wait()
+        finally:
+            timer.cancel()
+        stderr.seek(0)
+        return Run(stdout, stderr.read(), None if killed.is_set() else status, killed.is_set())
+
+
+def read_head(fd: int, count: int) -> bytes:
+    """At most `count` bytes of the pipe `fd`, never one more (the rest stays unread)."""
+    taken = bytearray()
+    while len(taken) < count:
+        chunk = os.read(fd, count - len(taken))
+        if not chunk:
+            break
+        taken += chunk
+    return bytes(taken)
 
 
 def run_on_terminal(case: Case, implementation: Path, timeout: float = DEFAULT_TIMEOUT,

@@ -7,5 +7,5 @@
     stats     the stats file: one score per finished game, and what it says
     session   the conversation: menus, prompts, turns, end of game
 
-Specification: hoyle_cli.md.
+Specification: docs/hoyle_cli.md.
 """

@@ -1,4 +1,4 @@
-"""C++ `cin` over a buffer of bytes, as the game's reads need it (spec §6).
+"""C++ `cin` over a buffer of bytes, as the game's reads need it (docs/hoyle_cli.md §6).
 
 The reader takes one line at a time (up to and including its LF, or the last
 bytes before the end of input) and takes the next line only when a read needs

@@ -1,5 +1,5 @@
-"""Every text the program prints, once each (spec §3-§7). Lines end with their LF;
-prompts have none, since the read follows them at once."""
+"""Every text the program prints, once each (docs/hoyle_cli.md §3-§7). Lines end with
+their LF; prompts have none, since the read follows them at once."""
 
 # --- Main menu and options (§3) ---------------------------------------------
 WELCOME = "Welcome to Calculation!\n"

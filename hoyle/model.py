@@ -1,4 +1,4 @@
-"""The cards, the rules and the score of Calculation, as data (spec §1-§2).
+"""The cards, the rules and the score of Calculation, as data (docs/hoyle_cli.md §1-§2).
 
 A `Game` is immutable: every move returns a new one, so a move that the rules
 refuse can be asked about (`accepts`, `check_draw`) before it is made, and a

@@ -1,4 +1,5 @@
-"""Cards, boards and waste piles as the text the console prints (spec §1, §4.3, §4.4, §4.9).
+"""Cards, boards and waste piles as the text the console prints
+(docs/hoyle_cli.md §1, §4.3, §4.4, §4.9).
 
 Everything here returns strings; nothing prints.
 """

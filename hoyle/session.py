@@ -1,4 +1,5 @@
-"""The conversation of hoyle_cli.py: menus, prompts, turns and the end of a game (spec §3-§5).
+"""The conversation of hoyle_cli.py: menus, prompts, turns and the end of a game
+(docs/hoyle_cli.md §3-§5).
 
 A `Session` reads through a `Cin` and writes text through a callable; it knows
 nothing of files, terminals or exit statuses, so the tests can run it in-process.

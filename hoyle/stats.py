@@ -1,4 +1,4 @@
-"""The stats file: one line per finished game, the score (spec §7).
+"""The stats file: one line per finished game, the score (docs/hoyle_cli.md §7).
 
 Writing appends one line with one write to a file opened with O_APPEND, so
 games that end at the same moment in two programs keep both lines. Reading

@@ -161,7 +161,7 @@ class Marking:
             outcome = self.sandbox.run(
                 self.snapshot, lambda home: command(case, home, self.sandbox.python), case.stdin,
                 files, lambda home: {STATS_VARIABLE: str(home / STATS_FILE)},
-                terminal=mode == TERMINAL)
+                terminal=mode == TERMINAL, head=case.head)
         except Stopped:
             return Verdict(case.id, mode, NOT_RUN, INTERRUPTED)
         except Exception as problem:  # a fault of the marker must not cost the report

@@ -110,6 +110,8 @@ def reproduce(case) -> str:
     else:
         run = shlex.join(["python3", f"{case.program}.py", *case.args])
         run = f"printf {shell_bytes(case.stdin)} | {run}"
+    if case.head is not None:
+        run = f"{run} | head -c {case.head}"
     return f"{run} | diff - {expected}"
 
 

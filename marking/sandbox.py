@@ -227,11 +227,11 @@ class Sandbox:
     # Running
 
     def run(self, snapshot: Path, command, stdin: bytes, files: dict, environment=lambda home: {},
-            terminal: bool = False):
+            terminal: bool = False, head: int = None):
         """Run `command(home)` (an argv) with `stdin` and `environment(home)` added to a
         scrubbed environment, its home filled from `snapshot` plus `files` ({name: bytes});
         an `Outcome`, or a `TerminalOutcome` (a terminal `Screen`, and which limit was hit)
-        when `terminal`."""
+        when `terminal`. With `head`, stdout's reader goes away after that many bytes."""
         if self.stopping.is_set():
             raise Stopped
         uid = self.new_user()
@@ -261,7 +261,7 @@ class Sandbox:
                 screen = run_in_terminal(wrapped, stdin, "/", env, self.wall_seconds,
                                          depth=2 if self.namespaces else 0, started=started)
                 return self._terminal_outcome(screen, watch, group)
-            return self._piped(wrapped, stdin, env, started, group, watch)
+            return self._piped(wrapped, stdin, env, started, group, watch, head)
         finally:
             if watch:
                 watch.stop()
@@ -338,10 +338,12 @@ class Sandbox:
                                screen.too_large, limit, cpu_seconds,
                                bool(group and group.out_of_memory()))
 
-    def _piped(self, argv: list, stdin: bytes, env: dict, started, group, watch=None) -> Outcome:
-        """Pipe stdin in, collect stdout and stderr up to MOST_OUTPUT bytes each,
-        kill the whole run at the wall-clock cap or when output overflows (`watch`
-        kills it at the CPU limit)."""
+    def _piped(self, argv: list, stdin: bytes, env: dict, started, group, watch=None,
+               head: int = None) -> Outcome:
+        """Pipe stdin in, collect stdout and stderr up to MOST_OUTPUT bytes each (stdout
+        up to `head` bytes, then its read end closed, as `| head -c` does), kill the whole
+        run at the wall-clock cap or when output overflows (`watch` kills it at the CPU
+        limit)."""
         process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, cwd="/", env=env, start_new_session=True)
         started(process.pid)
@@ -359,11 +361,16 @@ class Sandbox:
                     timed_out = True
                     break
                 for key, _ in selector.select(remaining):
-                    chunk = os.read(key.fd, 1 << 16)
+                    heading = head is not None and key.fileobj is process.stdout
+                    chunk = os.read(key.fd, head - len(outputs[process.stdout]) if heading
+                                    else 1 << 16)
                     if not chunk:
                         selector.unregister(key.fileobj)
                         continue
                     outputs[key.fileobj] += chunk
+                    if heading and len(outputs[process.stdout]) == head:
+                        selector.unregister(process.stdout)
+                        process.stdout.close()  # the reader is gone: the program meets EPIPE
                     if len(outputs[key.fileobj]) > MOST_OUTPUT:
                         too_large = "stdout" if key.fileobj is process.stdout else "stderr"
         if not (timed_out or too_large):  # its output closed, the program may still be running

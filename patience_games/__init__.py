@@ -1,5 +1,5 @@
 """Five patience games on one rules engine: Golf, Little Spider, Spider,
-FreeCell and Curds and Whey (specification: patience.md).
+FreeCell and Curds and Whey (specification: docs/patience.md).
 
 - cards.py        a card, its character and its two-letter name
 - engine.py       piles and their rules as data; positions, moves, refusals

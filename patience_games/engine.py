@@ -196,7 +196,7 @@ class Game:
     draw: Callable = None  # (Game, Position) -> Position or Refusal: the stock command
     start_score: Optional[int] = None
     move_score: int = 0
-    rules: str = ""  # the help's words on the rules, and on what the spec left silent
+    rules: str = ""  # the help's words on the rules, and on what docs/patience.md leaves silent
     draw_help: str = ""  # the help's line on the stock command, when the game has one
 
     def index(self, label: str) -> int:

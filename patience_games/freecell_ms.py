@@ -1,6 +1,6 @@
 """Microsoft FreeCell's numbered deals, so that deals players know can be replayed.
 
-The generator (spec, FreeCell): state = N; each draw sets
+The generator (docs/patience.md, FreeCell): state = N; each draw sets
 state = (state * 214013 + 2531011) mod 2^31 and returns state >> 16. The deck
 starts AC AD AH AS 2C ... KS; while cards remain, draw r, swap card
 r mod (cards remaining) with the last card and deal the last card.

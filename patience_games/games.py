@@ -83,7 +83,7 @@ SPIDER_STOCK = PileKind(text.STOCK, text.STOCK_TAKES, leaves=Leave.NEVER,
 SPIDER_TABLEAU = PileKind(text.TABLEAU_PILE, text.SPIDER_TABLEAU_TAKES, builds=(ONE_BELOW,),
                           empty=TAKES_ANY_CARD, leaves=Leave.RUN, leaving=text.SPIDER_RUN,
                           runs=(ONE_BELOW_IN_SUIT,))
-SPIDER_SUITS = {1: (SPADES,), 2: (HEARTS, SPADES), 4: (HEARTS, DIAMONDS, CLUBS, SPADES)}
+SPIDER_SUIT_SETS = {1: (SPADES,), 2: (HEARTS, SPADES), 4: (HEARTS, DIAMONDS, CLUBS, SPADES)}
 SPIDER_RUN_SCORE = 100
 
 
@@ -127,7 +127,7 @@ def table_empty(game: Game, position: Position) -> bool:
 def spider(suits: int) -> Game:
     """Spider with 104 cards of 1, 2 or 4 suits: card n has rank n % 13 + 1 and the
     (n // 13)-th of the mode's suits, taken in turn."""
-    names = SPIDER_SUITS[suits]
+    names = SPIDER_SUIT_SETS[suits]
     return Game(
         text.SPIDER.format(suits=text.SPIDER_SUITS[suits]),
         piles=(PileSpec(SPIDER_STOCK, "s", rest=True),
@@ -147,35 +147,35 @@ def spider(suits: int) -> Game:
 
 # --- FreeCell ----------------------------------------------------------------------------
 
-FREE_CELL = PileKind(text.FREE_CELL, text.FREE_CELL_TAKES, empty=TAKES_ANY_CARD,
-                     leaving=text.ONE_CARD_LEAVING, show=Show.SQUARED)
-FOUNDATION = PileKind(text.FOUNDATION, text.FOUNDATION_TAKES, text.EMPTY_FOUNDATION_TAKES,
-                      builds=(ONE_ABOVE_IN_SUIT,),
-                      empty=Empty(ranks=frozenset({ACE})), leaves=Leave.NEVER,
-                      leaving=text.FOUNDATION_LEAVING, show=Show.SQUARED)
-CASCADE = PileKind(text.CASCADE, text.CASCADE_TAKES, builds=(ONE_BELOW_OTHER_COLOUR,),
-                   empty=TAKES_ANY_CARD, leaves=Leave.RUN, leaving=text.CASCADE_RUN,
-                   runs=(ONE_BELOW_OTHER_COLOUR,))
+FREECELL_FREE_CELL = PileKind(text.FREE_CELL, text.FREE_CELL_TAKES, empty=TAKES_ANY_CARD,
+                              leaving=text.ONE_CARD_LEAVING, show=Show.SQUARED)
+FREECELL_FOUNDATION = PileKind(text.FOUNDATION, text.FOUNDATION_TAKES,
+                               text.EMPTY_FOUNDATION_TAKES, builds=(ONE_ABOVE_IN_SUIT,),
+                               empty=Empty(ranks=frozenset({ACE})), leaves=Leave.NEVER,
+                               leaving=text.FOUNDATION_LEAVING, show=Show.SQUARED)
+FREECELL_CASCADE = PileKind(text.CASCADE, text.CASCADE_TAKES, builds=(ONE_BELOW_OTHER_COLOUR,),
+                            empty=TAKES_ANY_CARD, leaves=Leave.RUN, leaving=text.CASCADE_RUN,
+                            runs=(ONE_BELOW_OTHER_COLOUR,))
 
 
 def sequence_limit(game: Game, position: Position, move: Move):
     """A sequence moves at once when it has at most (N + 1) × 2^M cards: N empty free
     cells, M empty cascades not counting the destination."""
     empty = [index for index, pile in enumerate(position.piles) if not pile.cards]
-    free = sum(1 for index in empty if game.piles[index].kind == FREE_CELL)
+    free = sum(1 for index in empty if game.piles[index].kind == FREECELL_FREE_CELL)
     cascades = sum(1 for index in empty
-                   if game.piles[index].kind == CASCADE and index != move.destination)
+                   if game.piles[index].kind == FREECELL_CASCADE and index != move.destination)
     limit = (free + 1) * 2 ** cascades
     return Refusal(Reason.OVER_LIMIT, move, (limit, free, cascades)) if move.count > limit else None
 
 
 FREECELL_GAME = Game(
     text.FREECELL,
-    piles=(*labelled(FREE_CELL, "abcd"),
-           *labelled(FOUNDATION, ("h1", "h2", "h3", "h4")),
-           *labelled(CASCADE, range(1, 5), dealt=7),
-           *labelled(CASCADE, range(5, 9), dealt=6)),
-    won=all_on(52, FOUNDATION),
+    piles=(*labelled(FREECELL_FREE_CELL, "abcd"),
+           *labelled(FREECELL_FOUNDATION, ("h1", "h2", "h3", "h4")),
+           *labelled(FREECELL_CASCADE, range(1, 5), dealt=7),
+           *labelled(FREECELL_CASCADE, range(5, 9), dealt=6)),
+    won=all_on(52, FREECELL_FOUNDATION),
     aliases={"h": ("h1", "h2", "h3", "h4")},
     move_limit=sequence_limit,
     rules=text.FREECELL_RULES,

@@ -31,8 +31,11 @@ def test_the_seeded_assignment_is_its_handout():
     assert (seeded.marks, seeded.cpu_seconds) == (13, 30)
     assert seeded.deadline == datetime(2027, 3, 9, 9, 0, tzinfo=ZoneInfo("Australia/Sydney"))
     assert (seeded.late.days, seeded.late.cap_per_day) == (5, 0.05)
-    kit_only = {case.name for case in seeded.kit_only["solitaire_1"]}
-    assert {"bad_seed_lines", "bytes_not_utf8", "seed_without_newline"} <= kit_only
+    assert {case.name for case in seeded.kit_only["solitaire_1"]} == {"bytes_not_utf8"}
+    input_group = {m.case.name: m.compare for m in seeded.programs["solitaire_1"]
+                   if m.group == "input and its end"}
+    assert input_group["no_input"] == {"status", "stderr"}, "handout section 7: exit status 1"
+    assert "bad_seed_lines" in input_group, "handout section 7: Not an integer: ... on stderr"
 
 
 def test_the_handout_s_late_example():

@@ -1,6 +1,6 @@
 """What every program of the kit does alike at its edge: an import starts
 nothing, the output is UTF-8 whatever the locale, and Ctrl-C at the first
-prompt ends it without a traceback, with the status its specification gives."""
+prompt ends it without a traceback, with the status its handout in docs/ gives."""
 
 import os
 import subprocess

@@ -1,8 +1,9 @@
 """A terminal screen is pinned only where every faithful reading of the
-specification agrees. The specifications say "read a line"; a student reads it
-with `input()`, the kit with `sys.stdin.readline()` (which keeps the last
-character of a line ended by Ctrl-D). A copy of solitaire_1 and solitaire_2
-whose reader is `input()` must pass every golden case, piped and at a terminal."""
+specification (docs/solitaire_1.md §7, docs/solitaire_2.md §5-§6) agrees. The
+specifications say "read a line"; a student reads it with `input()`, the kit
+with `sys.stdin.readline()` (which keeps the last character of a line ended by
+Ctrl-D). A copy of solitaire_1 and solitaire_2 whose reader is `input()` must
+pass every golden case, piped and at a terminal."""
 
 import shutil
 from pathlib import Path

@@ -6,7 +6,8 @@ import sys
 
 import pytest
 
-from golden.cases import EXPECTED_OUTPUTS, ROOT, CaseError, load_cases, programs
+from golden.cases import EXPECTED_OUTPUTS, ROOT, Case, CaseError, load_cases, programs
+from golden.run import run_piped
 
 
 def make_folder(tmp_path, files):
@@ -35,6 +36,9 @@ def test_a_case_is_its_files(tmp_path):
     ({"a.in": b"", "a.out": b"", "a.txt": b""}, "a.txt: not a case file"),
     ({"a.in": b"", "a.out": b""}, r"an empty \.out needs a \.status or \.err"),
     ({"a.in": b"1\r\n", "a.out": b"x", "a.tty": b"1\n\nx"}, r"a \.tty for a stdin that holds a CR"),
+    ({"a.in": b"", "a.out": b"abc", "a.head": b"2\n"}, r"its \.out holds exactly K bytes"),
+    ({"a.in": b"", "a.out": b"ab", "a.head": b"2\n", "a.tty": b"ab"}, r"and it has no \.tty"),
+    ({"a.in": b"", "a.out": b"", "a.head": b"0\n", "a.status": b"0\n"}, r"reads K >= 1 bytes"),
 ])
 def test_a_folder_that_does_not_hold_whole_cases_is_refused(tmp_path, files, problem):
     with pytest.raises(CaseError, match=problem):
@@ -129,3 +133,31 @@ def test_make_expected_adds_no_screen_for_a_typed_cr(tmp_path):
                               str(folder / "whitespace_bytes.in"))
     assert status == 0 and "kept" in output, output
     assert not (folder / "whitespace_bytes.tty").exists()
+
+
+def test_make_expected_writes_a_closed_stdout_case_only_where_the_program_meets_the_closed_pipe(
+        tmp_path):
+    """`| head -c K`: the case keeps K bytes, the status and stderr; a program that
+    writes too little to meet the closed pipe is refused."""
+    kit_copy(tmp_path, "hoyle_cli")
+    (tmp_path / "short").write_bytes(b"3\n")
+    status, output = expected(tmp_path, "hoyle_cli", "--input", "short", "short", "--head", "10")
+    assert status == 1 and "it could end before it meets the closed pipe" in output, output
+    (tmp_path / "long").write_bytes(b"9\n" * 2000 + b"3\n")
+    status, output = expected(tmp_path, "hoyle_cli", "--input", "long", "long", "--head", "10")
+    assert status == 0, output
+    case = next(case for case in load_cases("hoyle_cli", tmp_path / "expected_outputs"))
+    assert (case.head, case.stdout, case.status, case.stderr, case.screen) == \
+        (10, b"Welcome to", 0, b"", None)
+
+
+def test_a_closed_stdout_case_is_read_as_head_reads_it(tmp_path):
+    """The reader takes exactly K bytes and goes away: a program that does not
+    handle the closed pipe shows it in its exit status and stderr."""
+    (tmp_path / "noisy.py").write_text("import sys\nfor i in range(100000): print(i)\n")
+    (tmp_path / "cases").mkdir()
+    root = make_folder(tmp_path / "cases", {"a.in": b"", "a.out": b"0\n1\n", "a.head": b"4\n"})
+    case = load_cases("prog", root)[0]
+    run = run_piped(Case("noisy", case.name, case.folder), tmp_path)
+    assert run.stdout == b"0\n1\n"
+    assert run.status != 0 and b"BrokenPipeError" in run.stderr

@@ -1,4 +1,4 @@
-"""C++ `cin` semantics over bytes (spec §6), one case per rule."""
+"""C++ `cin` semantics over bytes (docs/hoyle_cli.md §6), one case per rule."""
 
 import pytest
 

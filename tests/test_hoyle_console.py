@@ -1,6 +1,6 @@
-"""hoyle_cli.py as a process (spec §8): status 0 and an empty stderr whatever happens,
-stdout flushed before each read, the stats file's path (locale, import and Ctrl-C at the
-first prompt: tests/test_every_program.py)."""
+"""hoyle_cli.py as a process (docs/hoyle_cli.md §8): status 0 and an empty stderr
+whatever happens, stdout flushed before each read, the stats file's path (locale,
+import and Ctrl-C at the first prompt: tests/test_every_program.py)."""
 
 import os
 import select

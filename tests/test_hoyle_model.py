@@ -1,4 +1,5 @@
-"""The rules of Calculation apart from the console (spec §1-§2): cards, foundations, moves, score."""
+"""The rules of Calculation apart from the console (docs/hoyle_cli.md §1-§2): cards,
+foundations, moves, score."""
 
 import pytest
 

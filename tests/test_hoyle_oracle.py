@@ -1,6 +1,6 @@
 """hoyle_cli against tests/oracles/hoyle_oracle.py, an implementation written
-from the specification alone: every golden case, the stats file after real
-runs, and random token streams fed to the real program."""
+from its specification, docs/hoyle_cli.md, alone: every golden case, the stats
+file after real runs, and random token streams fed to the real program."""
 
 import os
 import subprocess

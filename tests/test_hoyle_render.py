@@ -1,4 +1,5 @@
-"""Cards, boards and waste piles as text (spec §1, §4.3, §4.4, §4.9), against the spec's own examples.
+"""Cards, boards and waste piles as text (docs/hoyle_cli.md §1, §4.3, §4.4, §4.9), against the
+spec's own examples.
 
 Expected texts are written as in the spec: `␣` marks a space that could be missed."""
 

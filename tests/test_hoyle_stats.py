@@ -1,4 +1,5 @@
-"""The stats file (spec §7): what a file says, and how finished games are added to it."""
+"""The stats file (docs/hoyle_cli.md §7): what a file says, and how finished games
+are added to it."""
 
 import os
 import subprocess

@@ -134,6 +134,7 @@ def test_the_deal_goes_row_by_row_from_the_top_after_the_base_cards():
 
 
 def test_card_numbers_follow_the_spec():
+    """docs/patience.md, Terms: numbering as in docs/solitaire_2.md, 13 a suit, Ace to King."""
     assert [numbered(n) for n in (0, 12, 13, 26, 51)] == [
         Card(HEARTS, 1), Card(HEARTS, 13), Card(DIAMONDS, 1), Card(CLUBS, 1), Card(SPADES, 13)]
 

@@ -1,7 +1,7 @@
 """FreeCell's rules: cascades down in alternating colours, foundations up in
 suit from the Ace, one card per free cell, the sequence limit (N + 1) × 2^M
-not counting the destination, and Microsoft's deals 1 and 617 as the spec
-prints them."""
+not counting the destination, and Microsoft's deals 1 and 617 as
+docs/patience.md prints them."""
 
 import pytest
 

@@ -85,7 +85,7 @@ def test_simulate_returns_none_and_prints_only_the_table(capsys):
 
 
 def screen_from_stdout(stdout: bytes, stdin: bytes) -> bytes:
-    """The terminal of spec §7 by hand: each typed line echoed after its prompt,
+    """The terminal of docs/solitaire_1.md §7 by hand: each typed line echoed after its prompt,
     the message of a line that is not an integer under it."""
     screen, rest = b"", stdout
     for typed in re.findall(rb"[^\n]*\n|[^\n]+$", stdin):

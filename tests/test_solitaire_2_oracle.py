@@ -1,5 +1,6 @@
 """solitaire_2 against tests/oracles/solitaire_2_oracle.py, an implementation
-written from the specification alone: thousands of seeds, every golden case."""
+written from its specification, docs/solitaire_2.md, alone: thousands of seeds,
+every golden case."""
 
 import random
 

@@ -1,6 +1,6 @@
 """The rules of solitaire_2 on hand-built decks, checked move by move, and the
-collected lines they give; then random deals checked against the rules as spec
-section 3 words them."""
+collected lines they give; then random deals checked against the rules as
+docs/solitaire_2.md section 3 words them."""
 
 import pytest
 from hypothesis import given, settings

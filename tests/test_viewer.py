@@ -1,5 +1,6 @@
 """The line viewer: its grammar as a table, the same grammar against an
-independent reading of spec section 6 on random lines, and the loop's output."""
+independent reading of docs/solitaire_2.md section 6 on random lines, and the
+loop's output."""
 
 import io
 import sys

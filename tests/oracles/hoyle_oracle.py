@@ -1,4 +1,4 @@
-"""Independent reading of /work/shared/spec/hoyle_cli.md ("Calculation"), used only by tests.
+"""Independent reading of docs/hoyle_cli.md ("Calculation"), used only by tests.
 
 A clean-room second implementation for differential testing: it was written
 from the specification and its worked examples alone, without looking at the

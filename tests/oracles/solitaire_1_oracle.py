@@ -1,4 +1,4 @@
-"""Independent reading of spec/solitaire_1.md, used only by tests.
+"""Independent reading of docs/solitaire_1.md, used only by tests.
 
 A clean-room second implementation of the 32-card "Aces" game, written from
 the specification alone (never from solitaire_1.py), for differential

@@ -1,0 +1,1 @@
+"""Single-file sample solutions of the reference programs (`make standalone`)."""

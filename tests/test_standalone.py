@@ -1,0 +1,59 @@
+"""The sample solutions `make standalone` writes: one file each, the standard
+library only, and every golden case passes, piped and at a terminal."""
+
+import ast
+import sys
+
+import pytest
+
+from golden.cases import load_cases
+from golden.run import run_on_terminal, run_piped
+from standalone.bundle import KIT_PACKAGES, PROGRAMS, write_all
+from tests.bytes_check import expect_same
+
+CASES = [case for program in PROGRAMS for case in load_cases(program)]
+SCREENS = [case for case in CASES if case.screen is not None]
+
+
+@pytest.fixture(scope="module")
+def solutions(tmp_path_factory):
+    """A folder holding nothing but the four sample solutions."""
+    folder = tmp_path_factory.mktemp("solutions")
+    write_all(folder)
+    return folder
+
+
+@pytest.mark.parametrize("program", PROGRAMS)
+def test_a_solution_imports_the_standard_library_only(solutions, program):
+    tree = ast.parse((solutions / f"{program}.py").read_text(encoding="utf-8"))
+    imported = {alias.name.split(".")[0] for node in ast.walk(tree)
+                if isinstance(node, ast.Import) for alias in node.names}
+    imported |= {node.module.split(".")[0] for node in ast.walk(tree)
+                 if isinstance(node, ast.ImportFrom)}
+    assert imported <= set(sys.stdlib_module_names), f"{program}: {imported - set(sys.stdlib_module_names)}"
+    assert not imported & set(KIT_PACKAGES)
+
+
+@pytest.mark.parametrize("program", PROGRAMS)
+def test_a_solution_says_what_it_was_written_from(solutions, program):
+    text = (solutions / f"{program}.py").read_text(encoding="utf-8")
+    assert text.startswith('"""'), f"{program}: the program's own docstring comes first"
+    assert f"written by `make standalone` from {program}.py" in text
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda case: case.id)
+def test_a_solution_passes_every_case_piped(solutions, case):
+    run = run_piped(case, solutions)
+    assert not run.timed_out, f"{case.id}: no answer in time"
+    expect_same(run.stdout, case.stdout, f"{case.id} stdout of the sample solution")
+    if case.status is not None:
+        assert run.status == case.status, f"{case.id}: exit status {run.status}, want {case.status}"
+    if case.stderr is not None:
+        expect_same(run.stderr, case.stderr, f"{case.id} stderr of the sample solution")
+
+
+@pytest.mark.parametrize("case", SCREENS, ids=lambda case: case.id)
+def test_a_solution_passes_every_case_at_a_terminal(solutions, case):
+    screen = run_on_terminal(case, solutions)
+    assert not screen.timed_out, f"{case.id}: no answer in time"
+    expect_same(screen.output, case.screen, f"{case.id} terminal screen of the sample solution")

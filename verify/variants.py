@@ -1,0 +1,77 @@
+"""Variants of a sample solution, as data: `tests/wrong/PROGRAM/NAME.toml` (a
+mistake students make) and `tests/honest/PROGRAM/NAME.toml` (another faithful
+reading of the handout). Each file says in words what the student did, then the
+changes that turn the sample solution (`make standalone`) into that program:
+
+    mistake = "Eighth (and last) printed without its space"
+    [[change]]
+    find = '" (and last)"'
+    replace = '"(and last)"'
+
+A `find` must occur exactly once in the solution as changed so far (or give
+`count`, how many times it occurs, to change them all): a change that no longer
+finds its text fails loudly instead of leaving a right program behind.
+"""
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:
+    import tomli as tomllib
+
+NOT_FOUND = "{path}: change {index}: the text to find occurs {found} times, not {count}:\n{find}"
+UNCHANGED = "{path}: the changes leave the sample solution as it was"
+BAD_FILE = "{path}: {problem}"
+NEEDS = "{path}: needs `mistake` (what the student did, in words) and at least one [[change]]"
+
+
+class VariantError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Variant:
+    program: str
+    name: str
+    mistake: str
+    changes: tuple  # of (find, replace, count)
+    path: Path
+
+    @property
+    def id(self) -> str:
+        return f"{self.program}/{self.name}"
+
+    def applied_to(self, solution: str) -> str:
+        """The variant's program: the changes made to the sample solution's text, in order."""
+        text = solution
+        for index, (find, replace, count) in enumerate(self.changes, 1):
+            found = text.count(find)
+            if found != count:
+                raise VariantError(NOT_FOUND.format(path=self.path, index=index, found=found,
+                                                    count=count, find=find))
+            text = text.replace(find, replace)
+        if text == solution:
+            raise VariantError(UNCHANGED.format(path=self.path))
+        return text
+
+
+def read_variant(path: Path) -> Variant:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as problem:
+        raise VariantError(BAD_FILE.format(path=path, problem=problem)) from None
+    changes = data.get("change", [])
+    if not isinstance(data.get("mistake"), str) or not changes or not all(
+            isinstance(c.get("find"), str) and isinstance(c.get("replace"), str) for c in changes):
+        raise VariantError(NEEDS.format(path=path))
+    return Variant(program=path.parent.name, name=path.stem, mistake=data["mistake"],
+                   changes=tuple((c["find"], c["replace"], c.get("count", 1)) for c in changes),
+                   path=path)
+
+
+def read_variants(folder: Path) -> list:
+    """Every variant under `folder` (one subfolder per program), in name order."""
+    return [read_variant(path) for path in sorted(folder.glob("*/*.toml"))]
