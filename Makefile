@@ -52,6 +52,9 @@ bench: $(STAMP)  ## simulate's time per game against the bare seed-and-shuffle l
 bench-mark: $(STAMP)  ## marking time per case: no sandbox, the fallback, namespaces
 	$(VENV_PYTHON) bench/mark.py
 
+verify: $(STAMP)  ## the golden cases against the references, honest variants and tests/wrong/
+	$(VENV_PYTHON) -m verify
+
 standalone:  ## single-file sample solutions, standard library only: make standalone OUT=solutions
 	$(PYTHON) -m standalone.bundle $(OUT)
 

@@ -98,6 +98,10 @@ class Case:
         text = self._optional(".head")
         return None if text is None else int(text)
 
+    def as_read(self, whole_stdout: bytes) -> bytes:
+        """What the case's reader takes of a whole stdout: all of it, or its first K bytes."""
+        return whole_stdout if self.head is None else whole_stdout[:self.head]
+
 
 def programs(root: Path = EXPECTED_OUTPUTS) -> list:
     return sorted(folder.name for folder in root.iterdir() if folder.is_dir())

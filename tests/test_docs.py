@@ -126,3 +126,22 @@ def test_every_worked_example_a_handout_names_exists():
                 missing.append(f"{name}: {example}")
     assert checked > 0, "no handout names a worked example"
     assert not missing, "worked examples that do not exist:\n" + "\n".join(missing)
+
+
+def test_the_handouts_index_states_each_assignment_s_marks_deadline_and_late_rule():
+    from marking.assignment import load, names
+
+    index = (DOCS / "README.md").read_text(encoding="utf-8")
+    for name in names():
+        assignment = load(name)
+        row = next((line for line in index.splitlines() if line.startswith(f"| `{name}` |")), None)
+        assert row, f"docs/README.md: no row for the assignment {name}"
+        cells = [cell.strip() for cell in row.strip("|").split("|")]
+        assert cells[2] == f"{assignment.marks:g}", f"{name}: marks {cells[2]} in docs/README.md"
+        if assignment.deadline is None:
+            assert cells[3] == "none", f"{name}: docs/README.md gives a deadline it does not have"
+            continue
+        when = assignment.deadline.strftime("%Y-%m-%d %H:%M")
+        assert cells[3] == f"{when}, {assignment.deadline.tzinfo.key}", f"{name}: deadline {cells[3]}"
+        days, cap = assignment.late.days, assignment.late.cap_per_day
+        assert f"up to {days} days late" in cells[4] and f"{cap:.0%} per full day" in cells[4]

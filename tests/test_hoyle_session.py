@@ -35,7 +35,7 @@ def test_in_process_the_session_prints_what_the_program_prints(case, tmp_path):
     stats = tmp_path / "hoyle_stats.txt"
     if case.stats is not None:
         stats.write_bytes(case.stats)
-    expect_same(play(case.stdin, stats), case.stdout, f"{case.id} in-process")
+    expect_same(case.as_read(play(case.stdin, stats)), case.stdout, f"{case.id} in-process")
 
 
 def test_each_finished_game_adds_its_score_and_an_unfinished_game_nothing(tmp_path):

@@ -83,7 +83,7 @@ def mark(folder: Path, assignment: str, program: str, options, tty: bool = False
 
 def submission_of(variant, solutions: Path, folder: Path) -> Path:
     """A folder holding the variant's program alone, as a student hands it in."""
-    folder.mkdir()
+    folder.mkdir(parents=True)
     solution = (solutions / f"{variant.program}.py").read_text(encoding="utf-8")
     (folder / f"{variant.program}.py").write_text(variant.applied_to(solution), encoding="utf-8")
     return folder
@@ -109,7 +109,7 @@ def check_references(assignments: dict, options) -> list:
 def check_honest(variants, assignments, solutions, scratch, options) -> list:
     problems = []
     for variant in variants:
-        folder = submission_of(variant, solutions, scratch / f"honest-{variant.name}")
+        folder = submission_of(variant, solutions, scratch / "honest" / variant.id)
         for tty in (False, True):
             marked = mark(folder, assignments[variant.program], variant.program, options, tty)
             verdict = "ok" if not marked.failed else "FAILS"
@@ -124,7 +124,7 @@ def check_honest(variants, assignments, solutions, scratch, options) -> list:
 def check_wrong(variants, assignments, solutions, scratch, options):
     problems, counts, failing = [], [], set()
     for variant in variants:
-        folder = submission_of(variant, solutions, scratch / f"wrong-{variant.name}")
+        folder = submission_of(variant, solutions, scratch / "wrong" / variant.id)
         marked = mark(folder, assignments[variant.program], variant.program, options)
         caught = len(marked.failed) >= AT_LEAST
         counts.append(len(marked.failed))
@@ -153,7 +153,6 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    console.use_utf8_streams()
     options = parser().parse_args(argv)
     try:
         wrong = selected(read_variants(WRONG), options.only)
@@ -190,6 +189,7 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
+    console.use_utf8_streams()
     try:
         sys.exit(main())
     except KeyboardInterrupt:

@@ -1,0 +1,76 @@
+"""`make verify`'s variants: a wrong or honest program is the sample solution
+with changes, and a change that no longer applies fails loudly."""
+
+import pytest
+
+from verify.variants import VariantError, read_variant, read_variants
+from verify.__main__ import HONEST, WRONG, assignment_of_each_program
+
+SOLUTION = 'print("Eighth (and last) card")\nprint("done")\nprint("done")\n'
+
+
+def variant_file(tmp_path, text, program="solitaire_1", name="a_mistake"):
+    folder = tmp_path / program
+    folder.mkdir(exist_ok=True)
+    path = folder / f"{name}.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_variant_is_the_solution_with_its_changes(tmp_path):
+    variant = read_variant(variant_file(tmp_path, """
+mistake = "no space before (and last)"
+[[change]]
+find = 'Eighth (and last)'
+replace = 'Eighth(and last)'
+[[change]]
+find = '"done"'
+replace = '"Done"'
+count = 2
+"""))
+    assert (variant.id, variant.mistake) == ("solitaire_1/a_mistake", "no space before (and last)")
+    assert variant.applied_to(SOLUTION) == 'print("Eighth(and last) card")\nprint("Done")\nprint("Done")\n'
+
+
+@pytest.mark.parametrize("change, problem", [
+    ("find = 'Ninth'\nreplace = 'Nineth'", "occurs 0 times, not 1"),
+    ("find = '\"done\"'\nreplace = '\"Done\"'", "occurs 2 times, not 1"),
+    ("find = 'done'\nreplace = 'done'\ncount = 2", "leave the sample solution as it was"),
+])
+def test_a_change_that_does_not_apply_as_written_is_refused(tmp_path, change, problem):
+    variant = read_variant(variant_file(tmp_path, f'mistake = "x"\n[[change]]\n{change}\n'))
+    with pytest.raises(VariantError, match=problem):
+        variant.applied_to(SOLUTION)
+
+
+@pytest.mark.parametrize("text", ['mistake = "x"\n', '[[change]]\nfind = "a"\nreplace = "b"\n',
+                                  'mistake = "x"\n[[change]]\nfind = "a"\n', "mistake = \n"])
+def test_a_variant_file_without_its_mistake_or_changes_is_refused(tmp_path, text):
+    with pytest.raises(VariantError, match="a_mistake.toml"):
+        read_variant(variant_file(tmp_path, text))
+
+
+def test_the_kit_s_variants_cover_every_program_and_read():
+    wrong, honest = read_variants(WRONG), read_variants(HONEST)
+    programs = set(assignment_of_each_program())
+    assert {v.program for v in wrong} == programs, "a program without known-wrong variants"
+    assert len(wrong) >= 60
+    assert {v.program for v in honest} == {"solitaire_1", "solitaire_2", "patience"}
+
+
+def test_verify_fails_on_a_wrong_program_that_no_case_catches(tmp_path, monkeypatch, capsys):
+    """A "mistake" that changes only a comment passes every case: verify must say MISSED."""
+    import verify.__main__ as verify
+
+    variant_file(tmp_path, '''
+mistake = "changes a comment only"
+[[change]]
+find = "# --- solitaire_1.py: the program itself"
+replace = "# --- solitaire_1.py: my program"
+''', name="harmless")
+    monkeypatch.setattr(verify, "WRONG", tmp_path)
+    monkeypatch.setattr(verify, "HONEST", tmp_path / "none")
+    assert verify.main(["--only", "solitaire_1/harmless"]) == 1
+    said = capsys.readouterr().out
+    assert "MISSED  wrong       solitaire_1/harmless" in said
+    assert "Wrong programs caught: 0/1" in said and "verify: 1 problem(s)" in said
