@@ -5,7 +5,9 @@ PROGRAM ?= solitaire_1
 SEEDS ?=
 SIMULATE ?=
 PYTEST_ARGS ?=
-OUT ?= solutions
+OUT ?=
+SUBMISSIONS ?=
+TIMES ?=
 comma := ,
 
 VENV_PYTHON := $(VENV)/bin/python
@@ -15,12 +17,12 @@ SUBMISSION ?=
 ASSIGNMENT ?=
 ARGS ?=
 
-.PHONY: play test expected mark bench bench-mark exact standalone verify clean
+.PHONY: play test expected mark mark-class bench bench-mark exact standalone verify clean
 
 play:  ## play PROGRAM: make play PROGRAM=patience ARGS="golf --seed 3"
 	$(PYTHON) $(PROGRAM).py $(ARGS)
 
-$(STAMP): requirements-dev.txt requirements-fast.txt requirements-mark.txt
+$(STAMP): requirements-dev.txt requirements-fast.txt requirements-mark.txt requirements-class.txt
 	$(PYTHON) -m venv $(VENV)
 	$(VENV_PYTHON) -m pip install --quiet --disable-pip-version-check \
 		-r requirements-dev.txt -r requirements-fast.txt
@@ -39,12 +41,21 @@ expected: $(STAMP)
 # make mark SUBMISSION=DIR ASSIGNMENT=seeded ARGS="--jobs 2 --tty --json results.json"
 # SUBMISSION, ASSIGNMENT and ARGS reach Python through the environment,
 # unexpanded: no shell and no make function ever reads a byte of them.
-unexport SUBMISSION ASSIGNMENT ARGS
+unexport SUBMISSION ASSIGNMENT ARGS SUBMISSIONS TIMES
 mark: export MARK_SUBMISSION = $(value SUBMISSION)
 mark: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
 mark: export MARK_ARGS = $(value ARGS)
 mark: $(STAMP)
 	$(VENV_PYTHON) -m marking.mark
+
+# make mark-class SUBMISSIONS=DIR ASSIGNMENT=seeded [OUT=marked] [TIMES=times.csv] [ARGS="--force"]
+mark-class: export MARK_SUBMISSIONS = $(value SUBMISSIONS)
+mark-class: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
+mark-class: export MARK_OUT = $(value OUT)
+mark-class: export MARK_TIMES = $(value TIMES)
+mark-class: export MARK_ARGS = $(value ARGS)
+mark-class: $(STAMP)
+	$(VENV_PYTHON) -m classroom.mark_class
 
 bench: $(STAMP)  ## simulate's time per game against the bare seed-and-shuffle loop
 	$(VENV_PYTHON) bench/simulate.py
@@ -56,7 +67,7 @@ verify: $(STAMP)  ## the golden cases against the references, honest variants an
 	$(VENV_PYTHON) -m verify
 
 standalone:  ## single-file sample solutions, standard library only: make standalone OUT=solutions
-	$(PYTHON) -m standalone.bundle $(OUT)
+	$(PYTHON) -m standalone.bundle $(or $(OUT),solutions)
 
 exact:  ## the exact winning probabilities of solitaire_1
 	$(PYTHON) -c "from solitaire_1 import exact_distribution; exact_distribution()"

@@ -114,6 +114,7 @@ class Assignment:
     deadline: datetime = None  # aware
     late: LateRule = None
     normalise: dict = None  # normalisation name -> share of a case's marks deducted
+    path: Path = None  # the file it was read from
 
     def program_marks(self, program: str) -> float:
         return round(sum(marked.marks for marked in self.programs[program]), MARKS_DIGITS)
@@ -169,7 +170,7 @@ def _assignment(name: str, path: Path, data: dict) -> Assignment:
     return Assignment(name, data["title"], data["marks"], cpu,
                       None if wall is None else max(cpu, wall), programs, kit_only,
                       deadline, LateRule(late["days"], late["cap_per_day"]) if late else None,
-                      data.get("normalise", {}))
+                      data.get("normalise", {}), path.absolute())
 
 
 def _deadline(path: Path, data: dict):

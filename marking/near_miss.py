@@ -41,6 +41,16 @@ QUOTED = "`{}`"
 CUT_BEFORE = "…"
 UNKNOWN = "unknown normalisation: {names} (known: {known})"
 
+# Each sentence's kind, for counting near misses across a class.
+KINDS = {TRAILING_SPACES: "spaces or tabs at line ends", LINE_ENDS: "line ends",
+         FINAL_NEWLINE: "the final newline", LETTER_CASE: "letter case",
+         BLANK_TOO_MANY: "blank lines", BLANK_MISSING: "blank lines",
+         VARIATION_SELECTOR: "an emoji's variation selector", ORDER: "the order of lines",
+         NUMBERS: "numbers only", NO_OUTPUT: "no output at all", STOPS_AFTER: "output cut short",
+         STOPS_WITHIN: "output cut short", EXTRA_LINES: "output goes on too long",
+         GOES_ON: "output goes on too long", ONE_LINE: "one line differs"}
+OTHER_KIND = "other"
+
 MOST_SHOWN = 80  # characters of a line quoted in a sentence
 CONTEXT_CHARS = 30  # quoted before the first difference when it lies further in
 ESCAPE = "surrogateescape"  # bytes that are not UTF-8 survive decoding, and come back
@@ -304,3 +314,12 @@ def _line_count(data: bytes) -> int:
 
 def _count(number: int, noun: str) -> str:
     return f"{number or 'no'} {noun}{'s' if number > 1 else ''}"
+
+
+def kind_of(sentence: str) -> str:
+    """The kind of near miss a sentence of this module says (OTHER_KIND for any other)."""
+    for template, kind in KINDS.items():
+        literal_parts = re.split(r"\{[a-z]+\}", template)
+        if re.fullmatch(".*".join(map(re.escape, literal_parts)), sentence, re.S):
+            return kind
+    return OTHER_KIND

@@ -11,6 +11,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from marking.near_miss import kind_of
 from marking.verdicts import NOT_RUN, PASS, PIPE, WRONG, WRONG_STDERR
 
 MISSING = "missing"
@@ -201,7 +202,34 @@ def gradescope(results: Results, extra_data: dict) -> dict:
     return {"score": round(results.mark, 4), "execution_time": round(results.seconds, 3),
             "output": "\n".join(results.header + results.summary()),
             "visibility": "visible", "stdout_visibility": "hidden", "tests": tests,
-            "extra_data": extra_data}
+            "extra_data": {**extra_data, **marking_data(results)}}
+
+
+def marking_data(results: Results) -> dict:
+    """What a class's grade sheet and summary need, as data: each program's marks, the
+    raw score, the late rule applied, and each case's worst verdict and near miss."""
+    late = results.late
+    cases = []
+    for program_results in results.programs.values():
+        for result in program_results or []:
+            worst = next(iter(result.failed), None)
+            cases.append({"case": result.marked.case.id, "visibility": result.marked.visibility,
+                          "passed": result.passed, "kind": worst.kind if worst else PASS,
+                          "near_miss": worst.near_miss if worst else "",
+                          "near_miss_kind": kind_of(worst.near_miss)
+                          if worst and worst.near_miss else ""})
+    return {
+        "raw_score": round(results.score, 4),
+        "programs": {program: {"marks": results.assignment.program_marks(program),
+                               "earned": round(sum(r.earned for r in program_results), 4)
+                               if program_results is not None else 0, "submitted":
+                               program_results is not None}
+                     for program, program_results in results.programs.items()},
+        "late": None if late is None else {"days": late.days, "accepted": late.accepted,
+                                           "cap": late.cap, "mark": late.mark,
+                                           "explanation": late.explain(results.score)},
+        "cases": cases,
+    }
 
 
 def check_json_target(path: Path) -> None:

@@ -233,9 +233,17 @@ def test_a_zip_socket_member_is_refused(tmp_path):
     refused(tmp_path, archive(tmp_path / "ann.zip", socket("listen")), "'listen'")
 
 
+@pytest.mark.filterwarnings("ignore:Duplicate name")
 @pytest.mark.parametrize("name", FORMATS)
 def test_a_member_twice_is_refused(tmp_path, name):
     refused(tmp_path, archive(tmp_path / name, file("a.py", b"1"), file("a.py", b"2")), "'a.py'")
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_a_member_name_too_long_for_the_file_system_is_refused(tmp_path, name):
+    member = "x" * 300 + ".py"
+    reason = refused(tmp_path, archive(tmp_path / name, file(member)), "'xxxxxxxx")
+    assert "cannot be written: File name too long" in reason
 
 
 # Names that are not plain text.
@@ -289,11 +297,16 @@ def test_folders_made_on_the_way_count_as_files(tmp_path):
     refused(tmp_path, built, "'d.py'", Limits(files=3))
 
 
+def test_a_folder_named_again_and_again_counts_against_the_limit(tmp_path):
+    built = archive(tmp_path / "ann.tar.gz", folder("."), *[folder("a")] * 5)
+    refused(tmp_path, built, "'a'", Limits(files=3))
+
+
 @pytest.mark.parametrize("name", FORMATS)
 def test_deeper_than_the_limit_is_refused(tmp_path, name):
     reason = refused(tmp_path, archive(tmp_path / name, file("a/b/c.py"), file("a/b/c/d.py")),
                      "'a/b/c/d.py'", Limits(depth=3))
-    assert "more than 3 folders deep" in reason
+    assert "more than 3 levels deep" in reason
 
 
 def test_more_bytes_than_the_limit_is_refused_without_writing_past_it(tmp_path, written):
@@ -356,6 +369,18 @@ def test_a_tar_header_larger_than_any_submission_needs_is_refused_before_it_is_r
     assert "headers and data" in reason
 
 
+def test_an_archive_larger_than_any_submission_within_the_limits_is_refused_unread(tmp_path):
+    built = archive(tmp_path / "ann.zip", file("noise.bin", os.urandom(300 << 10)))
+    reason = refused(tmp_path, built, "'ann.zip'", Limits(bytes=100 << 10, files=2))
+    assert "more than any submission within the limits needs" in reason
+
+
+def test_a_zip_table_of_contents_past_the_member_limit_is_refused_before_it_is_read(tmp_path):
+    built = archive(tmp_path / "ann.zip", *[file(f"{number:04}.py") for number in range(400)])
+    reason = refused(tmp_path, built, "'ann.zip'", Limits(files=1))
+    assert "table of contents" in reason
+
+
 # Not an archive at all.
 
 @pytest.mark.parametrize("name", ["ann.zip", "ann.tar.gz", "ann.tgz"])
@@ -389,13 +414,13 @@ def test_the_entries_of_a_class_folder_are_its_students_in_name_order(tmp_path):
     archive(roster / "ari.tgz", file("a.py"))
     (roster / ".DS_Store").write_bytes(b"")
     (roster / "notes.txt").write_text("marks later")
-    listed = entries(roster)
-    assert [(name, path.name, kind) for name, path, kind in listed] == [
-        ("ari", "ari.tgz", ARCHIVE_KIND), ("bea", "bea.zip", ARCHIVE_KIND),
-        ("cal", "cal.tar.gz", ARCHIVE_KIND), ("dan", "dan", FOLDER_KIND),
-        ("notes.txt", "notes.txt", REFUSED_KIND)]
-    assert listed[-1].reason == "'notes.txt' is neither a folder nor a .zip, .tar.gz or .tgz archive"
-    assert [entry.reason for entry in listed[:-1]] == [""] * 4
+    (roster / "eli.zip").mkdir()  # a folder, whatever its name says
+    assert [(name, path.name, kind, reason) for name, path, kind, reason in entries(roster)] == [
+        ("ari", "ari.tgz", ARCHIVE_KIND, ""), ("bea", "bea.zip", ARCHIVE_KIND, ""),
+        ("cal", "cal.tar.gz", ARCHIVE_KIND, ""), ("dan", "dan", FOLDER_KIND, ""),
+        ("eli", "eli.zip", FOLDER_KIND, ""),
+        ("notes.txt", "notes.txt", REFUSED_KIND,
+         "'notes.txt' is neither a folder nor a .zip, .tar.gz or .tgz archive")]
 
 
 def test_a_linked_entry_of_a_class_folder_is_refused(tmp_path):
@@ -422,8 +447,8 @@ def test_two_entries_for_one_student_are_both_refused(tmp_path):
     listed = entries(roster)
     assert [(entry.name, entry.path.name, entry.kind) for entry in listed] == [
         ("ann", "ann", "refused"), ("ann", "ann.zip", "refused"), ("bob", "bob.tgz", "archive")]
-    assert listed[0].reason == "'ann' and 'ann.zip' are all for student 'ann': keep one"
-    assert listed[1].reason == "'ann.zip' and 'ann' are all for student 'ann': keep one"
+    assert listed[0].reason == "'ann' and 'ann.zip' are for one student, 'ann': keep one"
+    assert listed[1].reason == "'ann.zip' and 'ann' are for one student, 'ann': keep one"
 
 
 def test_an_entry_whose_name_is_not_plain_text_is_refused_and_shown_escaped(tmp_path):

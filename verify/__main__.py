@@ -71,7 +71,7 @@ def mark(folder: Path, assignment: str, program: str, options, tty: bool = False
                    "--only", f"{program}/*", "--json", str(results), "--jobs", str(options.jobs),
                    "--isolation", options.isolation, *(["--tty"] if tty else [])]
         done = subprocess.run(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        if done.returncode not in (0, 1):
+        if done.returncode not in (0, 1) or not results.exists():
             raise MarkerFailed(MARKER_FAILED.format(
                 status=done.returncode, name=folder.name,
                 stderr=escaped(done.stderr[-2000:].decode("utf-8", "replace"))))

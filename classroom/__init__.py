@@ -1,0 +1,1 @@
+"""Marking a whole class: `make mark-class`."""

@@ -1,0 +1,241 @@
+"""The most similar pairs of a class's submissions, flagged for a person to read, never penalised.
+
+Tool: copydetect 0.5 (MOSS's winnowing; names, strings and comments filtered out before matching),
+for its public Python API (CodeFingerprint, compare_files), its boilerplate fingerprints (the
+reference programs and the handout's code, which everyone may share, never count), and as pure
+Python on numpy and pygments it runs on CPython 3.10-3.13 offline (it imports matplotlib for its
+report's plots, which we do not draw, so that comes along). Not compare50: its newest
+release needs attrs<21 where jsonschema (requirements-mark.txt) needs attrs>=22.2, its API is
+private (compare50._api), and lib50 brings requests and cryptography to fetch from GitHub.
+
+copydetect's own report is one page that loads Bootstrap from a CDN and writes file paths
+unescaped, so each listed pair gets a page of ours, rendered by jinja2 with autoescape and a
+Content-Security-Policy that runs no script: nothing a student wrote reaches it unescaped.
+"""
+
+import io
+import logging
+import unicodedata
+from dataclasses import dataclass
+from itertools import combinations
+from pathlib import Path, PurePosixPath
+
+import jinja2
+import numpy as np
+from copydetect import CodeFingerprint, compare_files, defaults
+
+from golden.visible import escaped, show_char
+
+LANGUAGE = "python"  # the tokenizer, whatever a file is called
+NOISE = defaults.NOISE_THRESHOLD  # k: a match shorter than this (filtered characters) is noise
+WINDOW = defaults.GUARANTEE_THRESHOLD - NOISE + 1  # 1: every k-gram is a fingerprint
+MOST_BYTES = 256 * 1024  # read of a file: its tokenizer takes about 5 s a megabyte
+FOLDER = "similarity"
+PAGE = "pair-{rank:03d}.html"
+OLD_PAGES = "pair-*.html"
+HIDDEN = {"Cc", "Cf", "Co", "Cn"}  # controls, format (bidi overrides...), private, unassigned
+KEPT = "\n\t\r"
+
+SKIPPED_LINK = "similarity: {path} is a link, not a file: not compared"
+SKIPPED_BINARY = "similarity: {path} holds a NUL byte, so it is not a program: not compared"
+SKIPPED_UNREADABLE = "similarity: cannot read {path} ({problem}): not compared"
+CUT = "similarity: {path} is larger than {kib} KiB: only its first {kib} KiB are compared"
+
+TITLE = "{program}: {first} and {second}"
+SCORE = "{percent:.0f}% similar (the larger of the two shares below)"
+SHARE = "{name}: {percent:.0f}% of this file is also in the other's"
+NOTE = ("A flag for a person to read, not a verdict and never a mark. Marked: what the two files "
+        "share beyond the code everyone may share (the reference programs and the handout's "
+        "code); names, strings and comments are left out of the matching.")
+TRUNCATED = "Only the first {kib} KiB of this file were compared and are shown."
+
+PAGE_TEMPLATE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy"
+      content="default-src 'none'; style-src 'unsafe-inline'">
+<meta name="referrer" content="no-referrer">
+<title>{{ title }}</title>
+<style>
+body { font-family: sans-serif; margin: 1em; }
+.sides { display: grid; grid-template-columns: 1fr 1fr; gap: 1em; }
+pre { overflow: auto; border: 1px solid #ccc; padding: .5em; font-size: 12px; }
+mark { background: #f6c6c6; }
+</style>
+</head>
+<body>
+<h1>{{ title }}</h1>
+<p><strong>{{ score }}</strong></p>
+<p>{{ note }}</p>
+<div class="sides">
+{%- for side in sides %}
+<section>
+<h2>{{ side.heading }}</h2>
+{%- if side.truncated %}<p>{{ side.truncated }}</p>{% endif %}
+<pre>
+{%- for text, copied in side.pieces -%}
+{%- if copied %}<mark>{{ text }}</mark>{% else %}{{ text }}{% endif -%}
+{%- endfor -%}
+</pre>
+</section>
+{%- endfor %}
+</div>
+</body>
+</html>
+"""
+
+_TEMPLATE = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined) \
+    .from_string(PAGE_TEMPLATE)
+_log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Pair:
+    """Two students' versions of one program, and how much of them is the same."""
+    first: str
+    second: str
+    program: str
+    score: float  # 0..1: the larger share of either file that the other holds (copydetect)
+    view: str  # the side-by-side page, relative to the output folder
+
+
+@dataclass(frozen=True)
+class _Code:
+    text: str
+    truncated: bool
+
+
+@dataclass(frozen=True)
+class _Match:
+    first: str
+    second: str
+    program: str
+    score: float
+    shares: tuple
+    slices: tuple
+    codes: tuple  # the two _Code, as read once
+
+
+def scan(submissions: dict, programs: list, shared: list, out: Path,
+         most: int = 20) -> list[Pair]:
+    """The `most` most similar pairs, most similar first, each with its page under out/similarity/.
+
+    Each program is compared only with the same program of the other students; a student without
+    it (or whose copy is a link or binary) is left out of that program's pairs. Pairs that share
+    nothing beyond the shared code are not listed. Pages of an earlier scan are removed first, so
+    that none is left that this scan does not list.
+    """
+    folder = Path(out) / FOLDER
+    for old in folder.glob(OLD_PAGES):
+        old.unlink()
+    if len(submissions) < 2 or most <= 0:
+        return []
+    boilerplate = _boilerplate(shared)
+    matches = []
+    for program in programs:
+        codes = {}
+        for name in sorted(submissions):
+            code = _read(Path(submissions[name]) / program)
+            if code is not None:
+                codes[name] = (code, _fingerprint(program, code.text, boilerplate))
+        for first, second in combinations(codes, 2):
+            matches.extend(_compare(program, (first, second), codes[first], codes[second]))
+    matches.sort(key=lambda match: (-match.score, match.program, match.first, match.second))
+    pairs = []
+    for rank, match in enumerate(matches[:most], start=1):
+        page = PAGE.format(rank=rank)
+        folder.mkdir(parents=True, exist_ok=True)
+        sides = [_side(*side) for side in zip((match.first, match.second), match.shares,
+                                              match.codes, match.slices)]
+        html = _TEMPLATE.render(
+            title=TITLE.format(program=match.program, first=match.first, second=match.second),
+            score=SCORE.format(percent=100 * match.score), note=NOTE, sides=sides)
+        (folder / page).write_text(html, encoding="utf-8")
+        pairs.append(Pair(match.first, match.second, match.program, match.score,
+                          str(PurePosixPath(FOLDER, page))))
+    return pairs
+
+
+def _read(path: Path):
+    """The first MOST_BYTES of a regular file as text, or None: a 5 MB file costs no more than a
+    256 KiB one, bytes that are not UTF-8 become U+FFFD, and a link (which could show a file from
+    outside the submission) or a file with a NUL byte is not compared."""
+    if path.is_symlink():
+        _log.warning(SKIPPED_LINK.format(path=_shown(path)))
+        return None
+    if not path.is_file():
+        return None
+    try:
+        with path.open("rb") as stream:
+            data = stream.read(MOST_BYTES + 1)
+    except OSError as error:
+        _log.warning(SKIPPED_UNREADABLE.format(path=_shown(path),
+                                                problem=error.strerror or error))
+        return None
+    if b"\0" in data:
+        _log.warning(SKIPPED_BINARY.format(path=_shown(path)))
+        return None
+    truncated = len(data) > MOST_BYTES
+    if truncated:
+        _log.warning(CUT.format(path=_shown(path), kib=MOST_BYTES // 1024))
+    return _Code(data[:MOST_BYTES].decode("utf-8", errors="replace"), truncated)
+
+
+def _fingerprint(name: str, text: str, boilerplate) -> CodeFingerprint:
+    """copydetect's fingerprint of text we read ourselves (fp=): it never opens the file."""
+    return CodeFingerprint(name, NOISE, WINDOW, boilerplate, language=LANGUAGE,
+                           fp=io.StringIO(text))
+
+
+def _boilerplate(shared: list):
+    """Every k-gram of the shared files (window 1, as copydetect's boilerplate_dirs does): a
+    match inside them is never counted."""
+    hashes = set()
+    for path in shared:
+        code = _read(Path(path))
+        if code is not None:
+            hashes.update(CodeFingerprint(str(path), NOISE, 1, language=LANGUAGE,
+                                          fp=io.StringIO(code.text)).hashes)
+    return np.unique(np.array(sorted(hashes), dtype=np.int64))
+
+
+def _compare(program, names, one, other):
+    """The pair, when the two share anything beyond the boilerplate."""
+    overlap, shares, slices = compare_files(one[1], other[1])
+    if overlap == 0:
+        return []
+    shares = tuple(min(1.0, float(share)) for share in shares)
+    return [_Match(*names, program, max(shares), shares,
+                   tuple(np.asarray(side, dtype=np.int64) for side in slices),
+                   (one[0], other[0]))]
+
+
+def _side(name, share, code, slices) -> dict:
+    """One column of a page: the file as pieces of (text, shared with the other file?), for the
+    template to escape."""
+    text = code.text
+    pieces, at = [], 0
+    for start, end in sorted(zip(slices[0].tolist(), slices[1].tolist())):
+        start, end = max(at, min(start, len(text))), min(end, len(text))
+        if start > at:
+            pieces.append((_drawn(text[at:start]), False))
+        if end > start:
+            pieces.append((_drawn(text[start:end]), True))
+            at = end
+    pieces.append((_drawn(text[at:]), False))
+    return {"heading": SHARE.format(name=name, percent=100 * share),
+            "truncated": TRUNCATED.format(kib=MOST_BYTES // 1024) if code.truncated else "",
+            "pieces": pieces}
+
+
+def _drawn(text: str) -> str:
+    """Code as it is: a control, a bidi override or a zero-width character (which could make the
+    page show other code than the file holds) drawn as ⟨U+202E⟩; tabs and line ends kept."""
+    return "".join(show_char(char) if char not in KEPT and unicodedata.category(char) in HIDDEN
+                   else char for char in text)
+
+
+def _shown(path: Path) -> str:
+    """A path for the terminal: a folder name can hold escape sequences."""
+    return escaped(str(path), most=1000)

@@ -1,0 +1,202 @@
+"""The similarity scan of a class (classroom/similarity.py), as examples: who copied whom comes
+first, the reference programs everyone may start from never count, a student's code reaches the
+pages escaped, and no file a student can hand in stops the scan."""
+
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("copydetect", reason="the similarity scan needs copydetect: "
+                    "pip install -r requirements-class.txt")
+
+from classroom.similarity import FOLDER, MOST_BYTES, scan  # noqa: E402
+from golden.cases import ROOT  # noqa: E402
+
+PROGRAM = "solitaire_1.py"
+REFERENCE = ROOT / PROGRAM
+HOSTILE = "</pre><script>alert(1)</script>"
+
+OWN_WORK = textwrap.dedent('''\
+    import random
+
+    def shuffle_deck(seed):
+        deck = list(range(32))
+        random.Random(seed).shuffle(deck)
+        return deck
+
+    def count_aces(deck):
+        aces = 0
+        for card in deck:
+            if card % 8 == 0:
+                aces += 1
+        return aces
+
+    def deal_rows(deck, rows):
+        table = [[] for _ in range(rows)]
+        for index, card in enumerate(deck):
+            table[index % rows].append(card)
+        return table
+
+    def main():
+        seed = int(input("Seed: "))
+        deck = shuffle_deck(seed)
+        for row in deal_rows(deck, 4):
+            print(" ".join(str(card) for card in row), count_aces(row))
+
+    if __name__ == "__main__":
+        main()
+    ''')
+
+OTHER_WORK = textwrap.dedent('''\
+    from random import Random
+
+    SUITS = "CDHS"
+
+    class Game:
+        def __init__(self, seed):
+            self.cards = [(suit, rank) for suit in SUITS for rank in range(1, 9)]
+            Random(seed).shuffle(self.cards)
+            self.piles = {suit: [] for suit in SUITS}
+
+        def play(self):
+            while self.cards:
+                suit, rank = self.cards.pop()
+                if rank == 1 or self.piles[suit]:
+                    self.piles[suit].append(rank)
+            return sum(len(pile) for pile in self.piles.values())
+
+    try:
+        print("Cards placed:", Game(int(input())).play())
+    except ValueError:
+        print("Please type a whole number")
+    ''')
+
+
+def renamed(code: str) -> str:
+    """What a student who copied does first: other names, other comments."""
+    for old, new in (("deck", "cards"), ("card", "c"), ("aces", "n_aces"), ("table", "grid"),
+                     ("rows", "how_many"), ("seed", "s"), ("index", "i")):
+        code = code.replace(old, new)
+    return "# my own solution\n" + code
+
+
+def class_of(tmp_path: Path, programs: dict) -> dict:
+    """A folder for each student, holding their programs: {student: {file: text or bytes}}."""
+    submissions = {}
+    for student, files in programs.items():
+        folder = tmp_path / "class" / student
+        folder.mkdir(parents=True)
+        for name, content in files.items():
+            (folder / name).write_bytes(content if isinstance(content, bytes)
+                                        else content.encode())
+        submissions[student] = folder
+    return submissions
+
+
+def test_the_pair_who_copied_comes_first_with_a_clearly_higher_score(tmp_path):
+    submissions = class_of(tmp_path, {"alice": {PROGRAM: OWN_WORK},
+                                      "bob": {PROGRAM: renamed(OWN_WORK)},
+                                      "carol": {PROGRAM: OTHER_WORK}})
+    pairs = scan(submissions, [PROGRAM], [REFERENCE], tmp_path / "out")
+
+    first = pairs[0]
+    assert (first.first, first.second, first.program) == ("alice", "bob", PROGRAM)
+    assert first.score > 0.9
+    assert all(pair.score < first.score - 0.5 for pair in pairs[1:])
+    assert [pair.score for pair in pairs] == sorted((pair.score for pair in pairs), reverse=True)
+    assert (tmp_path / "out" / first.view).is_file()
+    assert first.view.startswith(FOLDER + "/")
+
+
+def test_starting_from_the_reference_program_is_not_flagged(tmp_path):
+    """dave hands in the reference as it is, erin adds a function to it: they share only what
+    everyone may share. Without the reference as shared code, the same pair would top the list."""
+    reference = REFERENCE.read_text()
+    submissions = class_of(tmp_path, {"dave": {PROGRAM: reference},
+                                      "erin": {PROGRAM: reference + "\n\n" + OWN_WORK}})
+
+    flagged = scan(submissions, [PROGRAM], [REFERENCE], tmp_path / "out")
+    assert all(pair.score < 0.2 for pair in flagged)
+
+    unshared = scan(submissions, [PROGRAM], [], tmp_path / "unshared")
+    assert unshared[0].score > 0.9
+
+
+def test_each_program_is_compared_only_with_the_same_program(tmp_path):
+    """frank's solitaire_2.py is gina's solitaire_1.py: different programs, never a pair; hal has
+    no solitaire_1.py and is left out of its pairs."""
+    submissions = class_of(tmp_path, {"frank": {PROGRAM: OTHER_WORK, "solitaire_2.py": OWN_WORK},
+                                      "gina": {PROGRAM: OWN_WORK, "solitaire_2.py": OTHER_WORK},
+                                      "hal": {"solitaire_2.py": renamed(OTHER_WORK)}})
+    pairs = scan(submissions, [PROGRAM, "solitaire_2.py"], [REFERENCE], tmp_path / "out")
+
+    assert [(pair.first, pair.second, pair.program) for pair in pairs[:1]] == [
+        ("gina", "hal", "solitaire_2.py")]
+    assert all(pair.score < 0.5 for pair in pairs[1:])
+    assert not any("hal" in (pair.first, pair.second) and pair.program == PROGRAM
+                   for pair in pairs)
+
+
+def test_code_and_names_reach_the_page_escaped(tmp_path):
+    hostile = (f"# {HOSTILE}\nWARNING = '{HOSTILE}'\n" + OWN_WORK).replace(
+        "print(", f"print('{HOSTILE}', ")
+    name = "<img src=x onerror=alert(2)>"
+    submissions = class_of(tmp_path, {"alice": {PROGRAM: hostile},
+                                      name: {PROGRAM: renamed(hostile)}})
+    pairs = scan(submissions, [PROGRAM], [REFERENCE], tmp_path / "out")
+
+    page = (tmp_path / "out" / pairs[0].view).read_text(encoding="utf-8")
+    assert "<script>alert(1)</script>" not in page
+    assert "&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert name not in page and "&lt;img src=x onerror=alert(2)&gt;" in page
+    assert "<script" not in page.lower()
+
+
+def test_characters_that_would_hide_code_are_drawn(tmp_path):
+    """A bidi override (the "Trojan Source" trick) or a terminal escape shows as what it is."""
+    tricky = OWN_WORK.replace("aces = 0", "aces = 0  # \u202e ;)\x1b[2J")
+    submissions = class_of(tmp_path, {"alice": {PROGRAM: tricky}, "bob": {PROGRAM: tricky}})
+    pairs = scan(submissions, [PROGRAM], [REFERENCE], tmp_path / "out")
+
+    page = (tmp_path / "out" / pairs[0].view).read_text(encoding="utf-8")
+    assert "\u202e" not in page and "\x1b" not in page
+    assert "⟨U+202E⟩" in page and "⟨U+001B⟩[2J" in page
+
+
+def test_binary_empty_undecodable_and_huge_files_do_not_stop_the_scan(tmp_path):
+    huge = (OWN_WORK * (5 * 1024 * 1024 // len(OWN_WORK) + 1)).encode()
+    submissions = class_of(tmp_path, {
+        "alice": {PROGRAM: OWN_WORK},
+        "binary": {PROGRAM: bytes(range(256)) * 64},
+        "empty": {PROGRAM: b""},
+        "latin1": {PROGRAM: "# écrit à la main\n".encode("latin-1") + OTHER_WORK.encode()},
+        "huge": {PROGRAM: huge}})
+    started = time.monotonic()
+    pairs = scan(submissions, [PROGRAM], [REFERENCE], tmp_path / "out")
+
+    assert time.monotonic() - started < 15
+    assert {pair.first for pair in pairs} | {pair.second for pair in pairs} <= {
+        "alice", "huge", "latin1"}
+    huge_pair = next(pair for pair in pairs if {"alice", "huge"} == {pair.first, pair.second})
+    page = (tmp_path / "out" / huge_pair.view).read_text(encoding="utf-8")
+    assert f"Only the first {MOST_BYTES // 1024} KiB" in page
+
+
+def test_a_class_of_one_has_no_pairs(tmp_path):
+    submissions = class_of(tmp_path, {"alice": {PROGRAM: OWN_WORK}})
+    assert scan(submissions, [PROGRAM], [REFERENCE], tmp_path / "out") == []
+    assert scan({}, [PROGRAM], [REFERENCE], tmp_path / "out") == []
+    assert not (tmp_path / "out").exists()
+
+
+def test_most_bounds_the_list_and_a_new_scan_leaves_no_old_page(tmp_path):
+    submissions = class_of(tmp_path, {f"student{n}": {PROGRAM: OWN_WORK} for n in range(5)})
+    out = tmp_path / "out"
+    assert len(scan(submissions, [PROGRAM], [REFERENCE], out)) == 10
+    pairs = scan(submissions, [PROGRAM], [REFERENCE], out, most=3)
+
+    assert len(pairs) == 3
+    assert sorted(page.name for page in (out / FOLDER).iterdir()) == sorted(
+        Path(pair.view).name for pair in pairs)
