@@ -16,6 +16,7 @@ VISIBLE = "visible"
 PASSED = "passed"
 BINS = 10
 SHOWN_PAIRS = 20
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 CSV_COLUMNS = ("student", "{program}", "raw total", "days late", "mark", "status",
                "cases passed", "note")
 
@@ -39,6 +40,13 @@ def grade_row(student: str, assignment, results, status: str, reason: str) -> di
     }
 
 
+def spreadsheet_text(text: str) -> str:
+    """A cell a spreadsheet shows as text: one that starts like a formula (`=`, `+`, `-`,
+    `@`, a tab or a CR) gets a leading apostrophe, so that a student's folder named
+    `=HYPERLINK(...)` is never run when the sheet is opened."""
+    return "'" + text if text[:1] in FORMULA_STARTS else text
+
+
 def write_grades(path: Path, assignment, rows: list) -> None:
     programs = list(assignment.programs)
     with open(path, "w", newline="", encoding="utf-8") as file:
@@ -46,9 +54,10 @@ def write_grades(path: Path, assignment, rows: list) -> None:
         sheet.writerow([column.format(program=program) for column in CSV_COLUMNS
                         for program in (programs if "{program}" in column else [None])])
         for row in rows:
-            sheet.writerow([row["student"], *[f"{row['programs'][p]:g}" for p in programs],
+            sheet.writerow([spreadsheet_text(row["student"]), *[f"{row['programs'][p]:g}" for p in programs],
                             f"{row['raw']:g}", row["days_late"], f"{row['mark']:g}",
-                            row["status"], f"{row['passed']}/{row['cases']}", row["note"]])
+                            row["status"], f"{row['passed']}/{row['cases']}",
+                            spreadsheet_text(row["note"])])
 
 
 def feedback_of(student: str, assignment, results, row: dict) -> dict:

@@ -159,3 +159,12 @@ def test_a_times_file_that_cannot_be_read_is_refused_before_marking(marked_class
     done = mark_class(klass, assignment, tmp_path / "out", "--times", str(tmp_path / "times.csv"))
     assert done.returncode == 2 and said in done.stderr, done.stderr
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("name, cell", [("ann", "ann"), ("=HYPERLINK(\"x\")", "'=HYPERLINK(\"x\")"),
+                                        ("+1", "'+1"), ("@SUM(A1)", "'@SUM(A1)"),
+                                        ("-2", "'-2")])
+def test_a_name_that_starts_like_a_formula_is_text_in_the_grade_sheet(name, cell):
+    from classroom.pages import spreadsheet_text
+
+    assert spreadsheet_text(name) == cell

@@ -9,7 +9,7 @@ import pytest
 from golden.cases import load_cases
 from golden.run import run_on_terminal, run_piped
 from standalone.bundle import KIT_PACKAGES, PROGRAMS, write_all
-from tests.bytes_check import expect_same
+from tests.bytes_check import expect_case_passes, expect_same
 
 CASES = [case for program in PROGRAMS for case in load_cases(program)]
 SCREENS = [case for case in CASES if case.screen is not None]
@@ -43,13 +43,7 @@ def test_a_solution_says_what_it_was_written_from(solutions, program):
 
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case.id)
 def test_a_solution_passes_every_case_piped(solutions, case):
-    run = run_piped(case, solutions)
-    assert not run.timed_out, f"{case.id}: no answer in time"
-    expect_same(run.stdout, case.stdout, f"{case.id} stdout of the sample solution")
-    if case.status is not None:
-        assert run.status == case.status, f"{case.id}: exit status {run.status}, want {case.status}"
-    if case.stderr is not None:
-        expect_same(run.stderr, case.stderr, f"{case.id} stderr of the sample solution")
+    expect_case_passes(run_piped(case, solutions), case, "the sample solution")
 
 
 @pytest.mark.parametrize("case", SCREENS, ids=lambda case: case.id)
