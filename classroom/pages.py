@@ -8,10 +8,26 @@ from collections import Counter
 from pathlib import Path
 
 from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup, escape
+
+SHOWN_SPACE = "␠"  # how the marker's diffs show a space: few fonts draw it
+
+
+def shown_marks(value: float) -> str:
+    """Marks as people read them: at most two decimals, no trailing zeros."""
+    return f"{value:.2f}".rstrip("0").rstrip(".")
+
+
+def spaces_drawn(text: str) -> Markup:
+    """A diff for a page: escaped, each shown space drawn as a dot of its own colour."""
+    return Markup(str(escape(text)).replace(
+        SHOWN_SPACE, '<span class="space" title="a space">\u00b7</span>'))
+
 
 TEMPLATES = Environment(loader=PackageLoader("classroom", "templates"),
                         autoescape=select_autoescape(["html"]), trim_blocks=True,
                         lstrip_blocks=True, keep_trailing_newline=True)
+TEMPLATES.filters.update(marks=shown_marks, spaces_drawn=spaces_drawn)
 VISIBLE = "visible"
 PASSED = "passed"
 BINS = 10
@@ -54,8 +70,9 @@ def write_grades(path: Path, assignment, rows: list) -> None:
         sheet.writerow([column.format(program=program) for column in CSV_COLUMNS
                         for program in (programs if "{program}" in column else [None])])
         for row in rows:
-            sheet.writerow([spreadsheet_text(row["student"]), *[f"{row['programs'][p]:g}" for p in programs],
-                            f"{row['raw']:g}", row["days_late"], f"{row['mark']:g}",
+            sheet.writerow([spreadsheet_text(row["student"]),
+                            *[shown_marks(row["programs"][p]) for p in programs],
+                            shown_marks(row["raw"]), row["days_late"], shown_marks(row["mark"]),
                             row["status"], f"{row['passed']}/{row['cases']}",
                             spreadsheet_text(row["note"])])
 
@@ -63,10 +80,12 @@ def write_grades(path: Path, assignment, rows: list) -> None:
 def feedback_of(student: str, assignment, results, row: dict) -> dict:
     """What a student may see: the visible cases in full, the others only counted."""
     tests = (results or {}).get("tests", [])
-    shown = [test for test in tests if test.get("visibility") == VISIBLE]
+    shown = [test for test in tests if test.get("visibility") == VISIBLE and "/" in test["name"]]
     others = [test for test in tests if test.get("visibility") != VISIBLE and "/" in test["name"]]
+    missing = [test["output"] for test in tests if "/" not in test["name"]]
     late = ((results or {}).get("extra_data") or {}).get("late")
     return {"student": student, "assignment": assignment, "row": row, "shown": shown,
+            "missing": missing,
             "others": len(others), "others_passed": sum(t["status"] == PASSED for t in others),
             "late": late}
 

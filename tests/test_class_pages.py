@@ -1,0 +1,463 @@
+"""The pages a class's marking writes (classroom/pages.py, classroom/templates/), as examples:
+every page is well-formed HTML, what a student wrote (their folder's name, their program's
+output) reaches a page escaped, and a browser shows each student their name, their mark and
+the visible diff.
+
+One small class is marked once for the whole module (25 s on an idle machine, 50 s busy):
+
+    ann          the sample solutions, unchanged: full marks
+    bob          solitaire_1.py prints "Eigth" for "Eighth": one visible case fails
+    <b>eve<b>    a hostile folder name; solitaire_1.py prints `</pre><script>alert(1)</script>`
+                 first, and solitaire_2.py is missing
+
+(A folder cannot be called `<b>eve</b>`: "/" separates folders. `<b>eve<b>` is as hostile:
+unescaped, it would open two <b> elements that nothing closes.)
+
+The browser tests run headless Chromium, about 1.2 s a page:
+
+    chromium --headless=new --no-sandbox --disable-gpu --user-data-dir=DIR \
+             --dump-dom | --screenshot=FILE --window-size=1000,1400  file:///.../page.html
+
+--no-sandbox because Chromium's sandbox refuses to run as root (as in a CI container);
+--user-data-dir a fresh profile, so that no run shares or leaves state in ~/.config/chromium.
+--dump-dom needs JavaScript on, and an alert() then waits for a click forever: a page whose
+source holds a <script> is not opened, and a render that hangs fails after CHROMIUM_TIMEOUT.
+They are skipped where no `chromium` is installed (.ci/run installs it). The screenshots are
+kept under pytest's temporary folder and their paths printed (pytest -s shows them).
+"""
+
+import csv
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("jinja2", reason="the class's pages need jinja2: "
+                    "pip install -r requirements-class.txt")
+
+from golden.cases import ROOT  # noqa: E402
+from standalone.bundle import write_all  # noqa: E402
+
+HOSTILE_NAME = "<b>eve<b>"
+HOSTILE_LINE = "</pre><script>alert(1)</script>"
+ESCAPED_NAME = "&lt;b&gt;eve&lt;b&gt;"
+ESCAPED_LINE = "&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt;"
+PROGRAMS = ("solitaire_1.py", "solitaire_2.py")
+MARKING_TIMEOUT = 300  # seconds; it takes 25-50 s on 2 cores
+
+WINDOW = (1000, 1400)
+BAR = (74, 114, 176)  # #4a72b0, the histogram's bars (templates/summary.html)
+DIFF_BACKGROUND = (246, 246, 246)  # #f6f6f6, a <pre>'s background (templates/base.html)
+FEWEST_COLOURS = 50  # a blank page has 1; text alone brings hundreds (anti-aliasing)
+CHROMIUM_TIMEOUT = 30  # seconds; a page takes 1-2 s
+
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
+        "track", "wbr"}
+ONCE = ("html", "head", "body", "title")
+
+
+# --- what pages are: a small well-formedness checker, and the text a browser shows ---------
+
+class WellFormed(HTMLParser):
+    """Problems of an HTML page: a <!DOCTYPE html> first; every non-void element closed, in
+    order; one each of <html>, <head>, <body> and <title> (an SVG shape's own <title>, its
+    tooltip, aside). Stricter than HTML, which lets a browser guess where an element ends: our
+    templates should never make it guess."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.problems, self.open, self.doctypes, self.seen = [], [], 0, dict.fromkeys(ONCE, 0)
+        self.started = False
+
+    def where(self) -> str:
+        line, column = self.getpos()
+        return f"line {line}, column {column + 1}"
+
+    def in_svg(self) -> bool:
+        return any(name == "svg" for name, _ in self.open)
+
+    def handle_decl(self, decl):
+        if decl.lower() == "doctype html":
+            self.doctypes += 1
+            if self.started:
+                self.problems.append(f"{self.where()}: <!DOCTYPE html> after the first element")
+        else:
+            self.problems.append(f"{self.where()}: unexpected declaration <!{decl}>")
+
+    def handle_starttag(self, tag, attrs):
+        self.started = True
+        if tag in self.seen and not self.in_svg():  # an SVG shape may have its own <title>
+            self.seen[tag] += 1
+        if tag not in VOID:
+            self.open.append((tag, self.where()))
+
+    def handle_startendtag(self, tag, attrs):
+        # <x/>: fine for a void element, and for anything inside <svg> (foreign content)
+        self.started = True
+        if tag not in VOID and not self.in_svg():
+            self.problems.append(f"{self.where()}: <{tag}/> is not a void element")
+
+    def handle_endtag(self, tag):
+        if tag in VOID:
+            self.problems.append(f"{self.where()}: </{tag}> closes a void element")
+        elif tag not in (name for name, _ in self.open):
+            self.problems.append(f"{self.where()}: </{tag}> closes nothing")
+        else:
+            name, opened = self.open.pop()
+            if name != tag:
+                self.problems.append(f"{self.where()}: </{tag}> but <{name}> (opened at "
+                                     f"{opened}) is still open")
+                while self.open.pop()[0] != tag:
+                    pass
+
+    def close(self):
+        super().close()
+        self.problems += [f"<{name}> (opened at {opened}) is never closed"
+                          for name, opened in self.open]
+        if self.doctypes != 1:
+            self.problems.append(f"{self.doctypes} <!DOCTYPE html>, not 1")
+        self.problems += [f"{count} <{tag}>, not 1" for tag, count in self.seen.items()
+                          if count != 1]
+
+
+def html_problems(text: str) -> list:
+    checker = WellFormed()
+    checker.feed(text)
+    checker.close()
+    return checker.problems
+
+
+@dataclass
+class Dom:
+    """What a page holds as a browser sees it: its text, its elements, its table rows, the
+    text of each <pre class="diff"> and where each link goes."""
+    text: str = ""
+    tags: list = field(default_factory=list)
+    rows: list = field(default_factory=list)
+    diffs: list = field(default_factory=list)
+    links: dict = field(default_factory=dict)  # a link's text -> its href
+    scripted: list = field(default_factory=list)  # (tag, attribute) for onclick=, javascript:
+
+
+class DomReader(HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.dom, self.texts, self.row, self.cell, self.diff, self.link = Dom(), [], None, None, \
+            None, None
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        self.dom.tags.append(tag)
+        self.dom.scripted += [(tag, name) for name, value in attrs.items() if name.startswith("on")
+                              or (value or "").strip().lower().startswith("javascript:")]
+        if tag == "tr":
+            self.row = []
+        elif tag in ("td", "th"):
+            self.cell = []
+        elif tag == "pre" and "diff" in (attrs.get("class") or "").split():
+            self.diff = []
+        elif tag == "a":
+            self.link = (attrs.get("href"), [])
+
+    def handle_endtag(self, tag):
+        if tag == "tr" and self.row is not None:
+            self.dom.rows.append(self.row)
+            self.row = None
+        elif tag in ("td", "th") and self.cell is not None:
+            if self.row is not None:
+                self.row.append("".join(self.cell).strip())
+            self.cell = None
+        elif tag == "pre" and self.diff is not None:
+            self.dom.diffs.append("".join(self.diff))
+            self.diff = None
+        elif tag == "a" and self.link is not None:
+            href, text = self.link
+            self.dom.links["".join(text).strip()] = href
+            self.link = None
+
+    def handle_data(self, data):
+        self.texts.append(data)
+        for part in (self.cell, self.diff, self.link and self.link[1]):
+            if part is not None:
+                part.append(data)
+
+    def close(self):
+        super().close()
+        self.dom.text = "".join(self.texts)
+
+
+def read_dom(html: str) -> Dom:
+    reader = DomReader()
+    reader.feed(html)
+    reader.close()
+    return reader.dom
+
+
+# --- the class, marked once ------------------------------------------------------------------
+
+@dataclass
+class Marked:
+    out: Path
+    grades: dict  # student -> their row of grades.csv
+    pages: dict  # student -> their feedback.html, found by the summary's link
+    seconds: float
+
+
+def sample_solutions(folder: Path) -> None:
+    """The reference programs, as a student who copied them would hand them in."""
+    write_all(folder)
+    for path in folder.iterdir():
+        if path.name not in PROGRAMS:
+            path.unlink()
+
+
+def build_class(root: Path) -> Path:
+    ann, bob, eve = (root / name for name in ("ann", "bob", HOSTILE_NAME))
+    for student in (ann, bob, eve):
+        sample_solutions(student)
+    program = bob / "solitaire_1.py"
+    text = program.read_text(encoding="utf-8")
+    assert '"Eighth"' in text
+    program.write_text(text.replace('"Eighth"', '"Eigth"'), encoding="utf-8")
+    program = eve / "solitaire_1.py"
+    text = program.read_text(encoding="utf-8")
+    assert text.count("def main() -> None:\n") == 1
+    program.write_text(text.replace("def main() -> None:\n", "def main() -> None:\n"
+                                    f"    print({HOSTILE_LINE!r})\n"), encoding="utf-8")
+    (eve / "solitaire_2.py").unlink()
+    return root
+
+
+@pytest.fixture(scope="module")
+def marked(tmp_path_factory) -> Marked:
+    submissions = build_class(tmp_path_factory.mktemp("class"))
+    out = tmp_path_factory.mktemp("marked")
+    start = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "classroom.mark_class", str(submissions),
+                           "--assignment", "seeded", "--out", str(out), "--jobs", "2"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=MARKING_TIMEOUT)
+    seconds = time.monotonic() - start
+    assert done.returncode == 0, f"mark_class: status {done.returncode}\n{done.stderr[-3000:]}"
+    print(f"\nmarked the class in {seconds:.1f} s: {out}")
+    with open(out / "grades.csv", newline="", encoding="utf-8") as file:
+        grades = {row["student"]: row for row in csv.DictReader(file)}
+    assert set(grades) == {"ann", "bob", HOSTILE_NAME}
+    links = read_dom((out / "summary.html").read_text(encoding="utf-8")).links
+    pages = {student: out / links[student] for student in grades if student in links}
+    return Marked(out, grades, pages, seconds)
+
+
+def all_pages(marked: Marked) -> list:
+    return sorted(marked.out.rglob("*.html"))
+
+
+# --- the checker itself ----------------------------------------------------------------------
+
+GOOD = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>t</title></head>
+<body><p>a<br>b</p><svg><rect width="1" height="1"/><rect><title>1 to 2</title></rect></svg>
+<pre class="diff">&lt;/pre&gt;</pre></body></html>"""
+
+
+def test_the_checker_passes_a_well_formed_page():
+    assert html_problems(GOOD) == []
+
+
+@pytest.mark.parametrize("broken, problem", [
+    (GOOD.replace("<!DOCTYPE html>\n", ""), "0 <!DOCTYPE html>"),
+    (GOOD.replace("</p>", ""), "</body> but <p>"),
+    (GOOD.replace("<p>a", "<p><b>a"), "</p> but <b>"),
+    (GOOD.replace("</body>", "</body></body>"), "</body> closes nothing"),
+    (GOOD.replace("</body></html>", ""), "<body> (opened at line 3, column 1) is never closed"),
+    (GOOD.replace("<title>t</title>", ""), "0 <title>"),
+    (GOOD.replace("<body>", "<body><body>").replace("</body>", "</body></body>"), "2 <body>"),
+    (GOOD.replace("<br>", "<br></br>"), "</br> closes a void element"),
+    (GOOD.replace("<br>", "<p/>"), "<p/> is not a void element"),
+    # what an unescaped student would do to a page
+    (GOOD.replace("&lt;/pre&gt;", HOSTILE_LINE), "</pre> closes nothing"),
+    (GOOD.replace("<p>a", f"<p>{HOSTILE_NAME}"), "</p> but <b>"),
+], ids=["no doctype", "unclosed p", "misnested", "stray end tag", "never closed", "no title",
+        "two bodies", "void end tag", "self-closed p", "hostile output", "hostile name"])
+def test_the_checker_finds_a_broken_page(broken, problem):
+    problems = html_problems(broken)
+    assert any(problem in found for found in problems), problems
+
+
+# --- the pages as files ----------------------------------------------------------------------
+
+def test_each_student_has_a_feedback_page_linked_from_the_summary(marked):
+    assert set(marked.pages) == set(marked.grades)
+    for student, page in marked.pages.items():
+        assert page.name == "feedback.html" and page.is_file(), (student, page)
+    assert marked.pages["bob"] == marked.out / "students" / "bob" / "feedback.html"
+
+
+def test_every_page_is_well_formed(marked):
+    pages = all_pages(marked)
+    assert marked.out / "summary.html" in pages
+    assert set(marked.pages.values()) <= set(pages)
+    for page in pages:
+        problems = html_problems(page.read_text(encoding="utf-8"))
+        assert problems == [], f"{page.relative_to(marked.out)}:\n" + "\n".join(problems)
+
+
+def test_no_page_holds_a_students_markup_raw(marked):
+    for page in all_pages(marked):
+        html = page.read_text(encoding="utf-8")
+        where = page.relative_to(marked.out)
+        assert HOSTILE_LINE not in html and "<script" not in html, where
+        assert HOSTILE_NAME not in html, where
+
+
+def test_what_a_student_wrote_is_there_escaped(marked):
+    summary = (marked.out / "summary.html").read_text(encoding="utf-8")
+    eve = marked.pages[HOSTILE_NAME].read_text(encoding="utf-8")
+    assert ESCAPED_NAME in summary
+    assert f'<strong class="student">{ESCAPED_NAME}</strong>' in eve
+    assert "<title>" in eve and f"{ESCAPED_NAME}</title>" in eve
+    assert ESCAPED_LINE in eve
+
+
+# --- the pages in a browser ------------------------------------------------------------------
+
+SHOWN = {"summary": None, "bob": "bob", "eve": HOSTILE_NAME}  # page -> the student it is for
+
+
+@dataclass
+class Rendered:
+    dom: Dom
+    html: str
+    screenshot: Path
+
+
+@pytest.fixture(scope="module")
+def chromium() -> str:
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not found:
+        pytest.skip("no chromium binary on PATH: the browser tests need headless Chromium "
+                    "(apt-get install chromium; .ci/run installs it)")
+    return found
+
+
+def run_chromium(binary: str, profile: Path, page: Path, *options: str) -> str:
+    command = [binary, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+               f"--user-data-dir={profile}", "--hide-scrollbars", *options, page.as_uri()]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=CHROMIUM_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"chromium {' '.join(options)}: still rendering {page} after "
+                    f"{CHROMIUM_TIMEOUT} s (a script's alert() waits for a click forever)")
+    assert done.returncode == 0, f"chromium: status {done.returncode}\n{done.stderr[-3000:]}"
+    return done.stdout
+
+
+class Browser:
+    """The pages of SHOWN as Chromium renders them (the DOM after rendering, and a screenshot),
+    each rendered once, when a test first asks for it."""
+
+    def __init__(self, binary: str, pages: dict, shots: Path, profile: Path):
+        self.binary, self.pages, self.shots, self.profile = binary, pages, shots, profile
+        self.done, self.failed = {}, {}
+
+    def __getitem__(self, key: str) -> Rendered:
+        if key in self.failed:
+            pytest.fail(self.failed[key])
+        if key not in self.done:
+            try:
+                self.done[key] = self.render(key)
+            except pytest.fail.Exception as failure:
+                self.failed[key] = str(failure)
+                raise
+        return self.done[key]
+
+    def render(self, key: str) -> Rendered:
+        page = self.pages[key]
+        if "<script" in page.read_text(encoding="utf-8").lower():
+            # Chromium would run it: an alert() would hold the page open until the timeout
+            pytest.fail(f"{page} holds a <script>: not opened in a browser")
+        start = time.monotonic()
+        html = run_chromium(self.binary, self.profile, page, "--dump-dom")
+        middle = time.monotonic()
+        screenshot = self.shots / f"{key}.png"
+        run_chromium(self.binary, self.profile, page, f"--screenshot={screenshot}",
+                     "--window-size={},{}".format(*WINDOW))
+        end = time.monotonic()
+        print(f"\n{key}: DOM in {middle - start:.1f} s, screenshot in {end - middle:.1f} s: "
+              f"{screenshot}")
+        return Rendered(read_dom(html), html, screenshot)
+
+
+@pytest.fixture(scope="module")
+def rendered(chromium, marked, tmp_path_factory) -> Browser:
+    pages = {key: marked.pages[student] if student else marked.out / "summary.html"
+             for key, student in SHOWN.items()}
+    return Browser(chromium, pages, tmp_path_factory.mktemp("screenshots"),
+                   tmp_path_factory.mktemp("chromium-profile"))
+
+
+def test_the_summary_shows_every_students_name_and_mark(marked, rendered):
+    summary = rendered["summary"].dom
+    for student, grades in marked.grades.items():
+        assert student in summary.text
+        rows = [row for row in summary.rows if row and row[0] == student]
+        assert len(rows) == 1, (student, summary.rows)
+        assert rows[0][1] == grades["mark"], (student, rows[0], grades["mark"])
+        assert summary.links[student] == marked.pages[student].relative_to(marked.out).as_posix()
+
+
+@pytest.mark.parametrize("key", ["bob", "eve"])
+def test_a_feedback_page_shows_the_students_name_and_mark(marked, rendered, key):
+    student = SHOWN[key]
+    dom = rendered[key].dom
+    assert student in dom.text
+    assert f"Mark: {marked.grades[student]['mark']} / " in dom.text, dom.text[:500]
+    # a name such as <b>eve<b> is text on the page, never an element
+    assert "b" not in dom.tags
+
+
+def test_bobs_page_shows_his_diff(rendered):
+    lines = [line for diff in rendered["bob"].dom.diffs for line in diff.splitlines()]
+    assert any(line.startswith("-Eighth") for line in lines), lines
+    assert any(line.startswith("+Eigth") for line in lines), lines
+
+
+def test_eves_page_shows_her_output_as_text(rendered):
+    assert any(HOSTILE_LINE in diff for diff in rendered["eve"].dom.diffs), rendered["eve"].dom
+    assert "missing program" in rendered["eve"].dom.text
+
+
+@pytest.mark.parametrize("key", list(SHOWN))
+def test_no_page_runs_a_script(rendered, key):
+    assert "script" not in rendered[key].dom.tags
+    assert "<script" not in rendered[key].html
+    assert rendered[key].dom.scripted == []  # nor onerror=..., href="javascript:..."
+
+
+def pixels(screenshot: Path) -> dict:
+    """colour -> how many pixels have it."""
+    from PIL import Image
+    with Image.open(screenshot) as image:
+        assert image.size == WINDOW, (screenshot, image.size)
+        return {colour: count for count, colour in
+                image.convert("RGB").getcolors(maxcolors=WINDOW[0] * WINDOW[1])}
+
+
+@pytest.mark.parametrize("key", list(SHOWN))
+def test_the_screenshot_is_the_window_and_not_blank(rendered, key):
+    colours = pixels(rendered[key].screenshot)
+    assert len(colours) >= FEWEST_COLOURS, (rendered[key].screenshot, len(colours))
+
+
+def test_the_histogram_is_drawn(rendered):
+    screenshot = rendered["summary"].screenshot
+    assert pixels(screenshot).get(BAR, 0) >= 1000, screenshot
+
+
+def test_bobs_diff_has_its_background(rendered):
+    screenshot = rendered["bob"].screenshot
+    assert pixels(screenshot).get(DIFF_BACKGROUND, 0) >= 10000, screenshot
