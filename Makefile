@@ -17,7 +17,7 @@ SUBMISSION ?=
 ASSIGNMENT ?=
 ARGS ?=
 
-.PHONY: play test expected mark mark-class bench bench-mark exact standalone verify clean
+.PHONY: play test expected mark mark-class gradescope bench bench-mark exact standalone verify clean
 
 play:  ## play PROGRAM: make play PROGRAM=patience ARGS="golf --seed 3"
 	$(PYTHON) $(PROGRAM).py $(ARGS)
@@ -56,6 +56,14 @@ mark-class: export MARK_TIMES = $(value TIMES)
 mark-class: export MARK_ARGS = $(value ARGS)
 mark-class: $(STAMP)
 	$(VENV_PYTHON) -m classroom.mark_class
+
+# make gradescope ASSIGNMENT=seeded [OUT=autograder.zip] [ARGS="--budget 1200"]
+# Gradescope's autograder.zip for one assignment (a name, or FILE.toml).
+gradescope: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
+gradescope: export MARK_OUT = $(value OUT)
+gradescope: export MARK_ARGS = $(value ARGS)
+gradescope: $(STAMP)
+	$(VENV_PYTHON) -m gradescope.build
 
 bench: $(STAMP)  ## simulate's time per game against the bare seed-and-shuffle loop
 	$(VENV_PYTHON) bench/simulate.py

@@ -115,6 +115,7 @@ class Assignment:
     late: LateRule = None
     normalise: dict = None  # normalisation name -> share of a case's marks deducted
     path: Path = None  # the file it was read from
+    python: str = None  # the Python version (X.Y) that runs the submissions, where one is installed
 
     def program_marks(self, program: str) -> float:
         return round(sum(marked.marks for marked in self.programs[program]), MARKS_DIGITS)
@@ -170,7 +171,7 @@ def _assignment(name: str, path: Path, data: dict) -> Assignment:
     return Assignment(name, data["title"], data["marks"], cpu,
                       None if wall is None else max(cpu, wall), programs, kit_only,
                       deadline, LateRule(late["days"], late["cap_per_day"]) if late else None,
-                      data.get("normalise", {}), path.absolute())
+                      data.get("normalise", {}), path.absolute(), data.get("python"))
 
 
 def _deadline(path: Path, data: dict):

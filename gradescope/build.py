@@ -1,0 +1,312 @@
+"""Gradescope's autograder for an assignment: `make gradescope ASSIGNMENT=NAME`.
+
+    python3 -m gradescope.build NAME|FILE.toml [--out autograder.zip] [--budget SECONDS]
+
+The zip holds, and holds only: setup.sh and run_autograder (Gradescope's two
+entry points), the marker's own modules (those `python -m marking.mark`
+imports, found by importing it), this package's runtime (run.py, the results
+schema, the autograder's settings), the assignment file and its schema,
+requirements-mark.txt, and the golden case files of the assignment's programs
+(no other program's, no reference program, no kit tests). Entries are sorted,
+with fixed times and modes: the same kit and assignment give the same bytes.
+"""
+
+import argparse
+import io
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+from golden.cases import EXPECTED_OUTPUTS, ROOT, SUFFIXES
+from marking.assignment import AssignmentError, load, names
+
+from gradescope import run
+
+MARKER = "marking.mark"
+PACKAGE = Path(__file__).resolve().parent.relative_to(ROOT).as_posix()
+RUNTIME = [f"{PACKAGE}/__init__.py", f"{PACKAGE}/run.py", f"{PACKAGE}/results.schema.json"]
+DATA = ["assignments/assignment.schema.json", "requirements-mark.txt"]
+SETTINGS = f"{PACKAGE}/{run.SETTINGS_NAME}"
+FIXED_TIME = (1980, 1, 1, 0, 0, 0)  # the earliest a zip can say: no build time in the bytes
+EXECUTABLE, PLAIN = 0o100755, 0o100644  # regular files; what unzip restores
+# Gradescope's default timeout for a whole submission is 10 minutes: the marker is
+# stopped a minute before, so that results.json is written in time.
+DEFAULT_BUDGET = 540
+IMAGE_PYTHON = "python3"
+NO_INTERPRETER_NAMED = ("the assignment names no interpreter: the submission runs on the image's "
+                        "python3 (Python 3.10 on Gradescope's default image, Ubuntu 22.04)")
+INTERPRETER_NAMED = "the submission runs on Python {version}, as the assignment names"
+LONG_RUN = ("note: {cases} tests of {cpu:g} s of CPU each: a submission whose every test runs "
+            "out of time needs up to {total:g} s of CPU, more than the budget of {budget:g} s; the "
+            "tests not reached then count 0 and the results say so. Gradescope's timeout "
+            "(assignment settings) must stay above the budget: --budget SECONDS sets it")
+WROTE = "wrote {out}: {name}, {cases} marked cases of {programs}, {files} files; {interpreter}"
+NO_ASSIGNMENT = ("say which assignment: make gradescope ASSIGNMENT=NAME (or FILE.toml); "
+                 "the assignments are: {names}")
+BAD_ARGS = "ARGS cannot be read as options: {problem}"
+# The assignment's name goes into the scripts and a path: letters, digits, _ and - only.
+SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
+BAD_NAME = ("{name!r}: name the assignment file with letters, digits, _ and - only "
+            "(its name goes into the autograder's scripts)")
+
+SETUP = r"""#!/usr/bin/env bash
+# Gradescope runs this once, as root and with the network, while it builds the
+# autograder's image (Ubuntu 22.04). It installs what marking @NAME@ needs and
+# nothing else, then makes the marker and its golden cases readable by root only.
+#
+#   bash setup.sh [system] [venv] [check] [lock]    (no step given: all four, in order)
+#
+# AUTOGRADER_ROOT (default /autograder) moves the whole layout, for a test.
+set -euo pipefail
+root="${AUTOGRADER_ROOT:-/autograder}"
+source_dir="$root/source"
+venv="$root/venv"
+# Interpreter: @INTERPRETER@.
+python=@PYTHON@
+time_zone=@TIME_ZONE@  # non-empty: the deadline is in a time zone, which needs tzdata
+
+system() {
+  # bubblewrap: the marker's namespace sandbox. Without it, or where the container
+  # refuses namespaces, the marker uses its hardened fallback and says so: an
+  # apt-get failure is not fatal. The interpreter and its venv module are.
+  local packages=(bubblewrap)
+  [[ -z "$time_zone" ]] || packages+=(tzdata)
+  if ! command -v "$python" >/dev/null || ! "$python" -c 'import ensurepip, venv' 2>/dev/null; then
+    packages+=("$python" "$python-venv")
+  fi
+  if ! { DEBIAN_FRONTEND=noninteractive apt-get update -qq &&
+         DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+           "${packages[@]}" >/dev/null; }; then
+    echo "setup.sh: apt-get could not install ${packages[*]}; going on without" >&2
+  fi
+  command -v "$python" >/dev/null || { echo "setup.sh: no $python: cannot mark" >&2; exit 1; }
+}
+
+venv() {
+  # The marker's own packages (requirements-mark.txt), apart from the system's.
+  "$python" -m venv "$venv"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-cache-dir \
+    -r "$source_dir/requirements-mark.txt"
+}
+
+check() {
+  # The marker loads the assignment here, as it will for each submission: a time
+  # zone or an interpreter that is missing fails the build, not the students.
+  (cd "$source_dir" && "$venv/bin/python" -m @PACKAGE@.run --check)
+}
+
+lock() {
+  # The marker's source and the golden cases: root's alone. Submissions run as
+  # other users (a throwaway user per run), in namespaces or in the fallback.
+  chmod -R go-rwx "$source_dir"
+}
+
+steps=("$@")
+((${#steps[@]})) || steps=(system venv check lock)
+for step in "${steps[@]}"; do
+  case "$step" in
+    system|venv|check|lock) "$step" ;;
+    *) echo "setup.sh: no step $step (system, venv, check, lock)" >&2; exit 2 ;;
+  esac
+done
+"""
+
+RUN_AUTOGRADER = r"""#!/usr/bin/env bash
+# Gradescope runs this as root for each submission. It marks /autograder/submission
+# with the assignment @NAME@ and leaves /autograder/results/results.json whatever
+# happens: @PACKAGE@/run.py writes the marker's results or, when the marker cannot
+# mark, a fallback that says why with a score of 0; should Python itself not start,
+# the fallback below. It always exits 0: any other status is a platform error.
+# No `set -e`: this script must reach its end.
+set -uo pipefail
+root="${AUTOGRADER_ROOT:-/autograder}"
+results="$root/results/results.json"
+python="$root/venv/bin/python"
+[[ -x "$python" ]] || python=python3
+mkdir -p "$root/results"
+(cd "$root/source" && "$python" -m @PACKAGE@.run) ||
+  echo "run_autograder: @PACKAGE@/run.py did not end normally (status $?)"
+if [[ ! -s "$results" ]]; then
+  cat > "$results" <<'FALLBACK'
+@FALLBACK@
+FALLBACK
+fi
+exit 0
+"""
+
+
+def filled(template: str, **values) -> str:
+    """The template with each @NAME@ replaced (bash keeps its own braces and dollars)."""
+    for name, value in values.items():
+        template = template.replace(f"@{name}@", value)
+    left = re.findall(r"@[A-Z_]+@", template)
+    assert not left, f"unfilled: {left}"
+    return template
+
+
+def marker_modules() -> list:
+    """The kit's files that `python -m marking.mark` imports, relative to the kit: asked of
+    a fresh interpreter that imports it (lazy imports for --tty, which the autograder does
+    not use, stay out)."""
+    ask = ("import json, sys; import " + MARKER + "; "
+           "print(json.dumps(sorted({name: getattr(module, '__file__', None) "
+           "for name, module in sys.modules.items()}.items(), key=str)))")
+    done = subprocess.run([sys.executable, "-c", ask], cwd=ROOT, capture_output=True, text=True,
+                          check=True, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    found = set()
+    for name, file in json.loads(done.stdout):
+        if not file:
+            continue
+        path = Path(file).resolve()
+        try:
+            relative = path.relative_to(ROOT)
+        except ValueError:
+            continue
+        if relative.parts[0] == name.split(".")[0] and relative.suffix == ".py":
+            found.add(relative.as_posix())
+    return sorted(found)
+
+
+def case_files(program: str) -> list:
+    """Every case file of the program's golden folder (the notes for the reviewer stay out)."""
+    folder = EXPECTED_OUTPUTS / program
+    return sorted(f"expected_outputs/{program}/{path.name}" for path in folder.iterdir()
+                  if path.is_file() and path.suffix in SUFFIXES)
+
+
+def settings(assignment, budget: float) -> dict:
+    return {"assignment": assignment.name, "title": assignment.title, "marks": assignment.marks,
+            "cpu_seconds": assignment.cpu_seconds, "deadline": assignment.deadline is not None,
+            "python": interpreter_of(assignment),
+            "budget_seconds": int(budget) if budget == int(budget) else budget,
+            "programs": {program: assignment.program_marks(program)
+                         for program in assignment.programs}}
+
+
+def interpreter_of(assignment):
+    """The Python version the assignment names (an optional `python = "3.11"`), or None."""
+    return getattr(assignment, "python", None)
+
+
+def entries(assignment, budget: float) -> dict:
+    """{name in the zip: (bytes, mode)}."""
+    if not SAFE_NAME.fullmatch(assignment.name):
+        raise ValueError(BAD_NAME.format(name=assignment.name))
+    files = {}
+    for name in [*marker_modules(), *RUNTIME, *DATA,
+                 *(name for program in assignment.programs for name in case_files(program))]:
+        files[name] = ((ROOT / name).read_bytes(), PLAIN)
+    files[f"assignments/{assignment.name}.toml"] = (assignment.path.read_bytes(), PLAIN)
+    config = settings(assignment, budget)
+    files[SETTINGS] = (json.dumps(config, indent=2, sort_keys=True).encode() + b"\n", PLAIN)
+    version = interpreter_of(assignment)
+    interpreter = (INTERPRETER_NAMED.format(version=version) if version else NO_INTERPRETER_NAMED)
+    files["setup.sh"] = (filled(
+        SETUP, NAME=assignment.name, PACKAGE=PACKAGE, INTERPRETER=interpreter,
+        PYTHON=shlex.quote(f"python{version}" if version else IMAGE_PYTHON),
+        TIME_ZONE="yes" if assignment.deadline is not None else "''").encode(), EXECUTABLE)
+    fallback = json.dumps(run.fallback(config, run.PYTHON_FAILED, "python", None, 0.0), indent=2,
+                          ensure_ascii=True)
+    files["run_autograder"] = (filled(RUN_AUTOGRADER, NAME=assignment.name, PACKAGE=PACKAGE,
+                                      FALLBACK=fallback).encode(), EXECUTABLE)
+    return files
+
+
+def zip_bytes(files: dict) -> bytes:
+    """The zip of `files`, sorted, with fixed times and modes: the same files, the same bytes."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name in sorted(files):
+            data, mode = files[name]
+            if name.endswith((".sh", "run_autograder")):
+                data = data.replace(b"\r\n", b"\n")
+            info = zipfile.ZipInfo(name, date_time=FIXED_TIME)
+            info.create_system = 3  # unix: the modes below are read
+            info.external_attr = mode << 16
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, data, compresslevel=9)
+    return buffer.getvalue()
+
+
+def write(out: Path, data: bytes) -> None:
+    """A new file renamed over `out`: a link there is replaced, never followed."""
+    out = out.absolute()
+    fd, temporary = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent)
+    try:
+        with os.fdopen(fd, "wb") as file:
+            file.write(data)
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, out)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def budget_seconds(text: str) -> float:
+    value = float(text)
+    if not 10 <= value <= 3600:
+        raise argparse.ArgumentTypeError("seconds from 10 to 3600 (Gradescope allows 40 minutes)")
+    return value
+
+
+def parser() -> argparse.ArgumentParser:
+    parse = argparse.ArgumentParser(prog="python3 -m gradescope.build", description=__doc__,
+                                    formatter_class=argparse.RawDescriptionHelpFormatter)
+    parse.add_argument("assignment", nargs="?", metavar="NAME|FILE.toml",
+                       help=f"one of: {', '.join(names())}; or an assignment file of your own")
+    parse.add_argument("--out", type=Path, default=Path("autograder.zip"),
+                       help="the zip to write (default autograder.zip)")
+    parse.add_argument("--budget", type=budget_seconds, default=DEFAULT_BUDGET,
+                       help="seconds the marker may take for one submission before it is stopped "
+                            f"(default {DEFAULT_BUDGET}: Gradescope's default timeout is 600)")
+    return parse
+
+
+def arguments_from_make() -> list:
+    """`make gradescope` hands ASSIGNMENT, OUT and ARGS over in the environment, unexpanded."""
+    try:
+        options = shlex.split(os.environ.get("MARK_ARGS", ""))
+    except ValueError as problem:
+        parser().error(BAD_ARGS.format(problem=problem))
+    out = os.environ.get("MARK_OUT", "")
+    assignment = os.environ.get("MARK_ASSIGNMENT", "")
+    return [*options, *(["--out", out] if out else []), *(["--", assignment] if assignment else [])]
+
+
+def main(argv=None) -> int:
+    parse = parser()
+    options = parse.parse_args(argv)
+    if not options.assignment:
+        parse.error(NO_ASSIGNMENT.format(names=", ".join(names())))
+    try:
+        assignment = load(options.assignment)
+    except AssignmentError as problem:
+        parse.error(str(problem))
+    if not options.out.parent.is_dir():
+        parse.error(f"--out: no folder {options.out.parent}")
+    try:
+        files = entries(assignment, options.budget)
+    except ValueError as problem:
+        parse.error(str(problem))
+    write(options.out, zip_bytes(files))
+    cases = sum(len(marked) for marked in assignment.programs.values())
+    version = interpreter_of(assignment)
+    print(WROTE.format(out=options.out, name=assignment.name, cases=cases,
+                       programs=", ".join(assignment.programs), files=len(files),
+                       interpreter=INTERPRETER_NAMED.format(version=version) if version
+                       else NO_INTERPRETER_NAMED))
+    if cases * assignment.cpu_seconds > options.budget:
+        print(LONG_RUN.format(cases=cases, cpu=assignment.cpu_seconds,
+                              total=cases * assignment.cpu_seconds, budget=options.budget))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(arguments_from_make() if len(sys.argv) == 1 and "MARK_ASSIGNMENT" in os.environ
+                  else None))

@@ -1,0 +1,438 @@
+"""run_autograder's entry, on Gradescope: mark the submission with this autograder's
+assignment and leave a valid results.json, whatever the submission or the marker does.
+
+    cd /autograder/source && /autograder/venv/bin/python -m gradescope.run [--check]
+
+It runs `python -m marking.mark /autograder/submission --assignment assignments/NAME.toml
+--json /autograder/results/results.json --jobs N` (N: the cores this container may use)
+and touches nothing of the submission itself: the marker copies it, following no link.
+The marker's results.json, once checked against results.schema.json, gets a short
+Markdown summary at the top (the score, or only the visible tests' score while some
+tests are not shown; the late rule; the isolation that held). When the marker refuses
+the submission, fails, or writes nothing valid, a fallback takes its place: score 0, a
+clear message, a failed test per program. The marker is stopped (and what it marked
+kept, the rest counting 0) at the autograder's time budget, before Gradescope's own
+timeout would leave no results at all. It always exits 0.
+
+This file needs the standard library only: it must work when nothing else does.
+Environment: AUTOGRADER_ROOT (default /autograder), AUTOGRADER_ISOLATION (auto,
+namespaces or fallback; default auto), AUTOGRADER_BUDGET_SECONDS (default: the budget
+the zip was built with).
+"""
+
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from datetime import datetime
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SOURCE = HERE.parent  # the unzipped autograder: the marker runs from here
+SETTINGS_NAME = "autograder.json"
+SCHEMA = HERE / "results.schema.json"
+ISOLATIONS = ("auto", "namespaces", "fallback")
+MARKED = (0, 1)  # the marker's normal ends: all passed, or not
+REFUSED, MARKER_ERROR, INTERRUPTED = 2, 3, 130
+GRACE_SECONDS = 60  # after the budget, for the marker to stop its runs and write what it marked
+MOST_SHOWN = 600  # characters of a refusal shown to the student
+SUMMARY_PREFIXES = ("Marking ", "Score:", "Late rule:", "Mark:", "Partial run:", "Interrupted:")
+MARKDOWN_SPECIAL = set("\\`*[]<>")  # what could make a link, an image, HTML, code or emphasis
+
+# What the student reads when the marker did not mark (no byte of theirs unescaped).
+REFUSED_MESSAGE = "The marker refused this submission: {reason}"
+MARKER_FAILED = ("The marker itself failed ({what}): this is not your submission's fault. Your "
+                 "instructor can see what happened in the autograder's log and mark it again.")
+NO_RESULTS = "exit status {status}, and no valid results"
+PYTHON_FAILED = ("The autograder could not start Python: this is not your submission's fault. Your "
+                 "instructor can see what happened in the autograder's log and mark it again.")
+OUT_OF_TIME = ("The marking did not finish within the autograder's time budget ({budget:g} s) and "
+               "left no results: a program that never ends, or waits, uses its whole time limit "
+               "in every test.")
+STOPPED = ("**The marking was stopped at the autograder's time budget ({budget:g} s): {not_run} of "
+           "{total} tests did not run and count 0.** A program that never ends, or waits, uses "
+           "its whole time limit in every test.")
+NOT_MARKED_TEST = "Not marked: {message}"
+SCORE_LINE = "**Score: {score:.2f} of {marks:g}**"
+VISIBLE_LINE = ("**Visible tests: {earned:.2f} of {most:g} marks.** {others} more test{s} "
+                "({marks:g} marks) count{verb} too: Gradescope shows {them}, and the total, when "
+                "the assignment's settings allow.")
+PROGRAM_LINE = "- {program}: {earned:.2f} of {marks:g} marks"
+MISSING_LINE = "- **{program}.py is not in the submission**: 0 of {marks:g} marks"
+LATE_ON_TIME = "- Late rule: on time"
+LATE_PART_DAY = "- Late rule: late by less than a full day: no cap"
+LATE_CAPPED = "- Late rule: {days} full day{s} late: the mark is capped at {cap:g} of {marks:g}"
+LATE_REFUSED = "- Late rule: late beyond what is accepted: the mark is 0"
+NO_SUBMITTED_TIME = "submission_metadata.json gives no submission time that can be read: {problem}"
+
+
+class Paths:
+    """Gradescope's layout, below AUTOGRADER_ROOT."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.submission = root / "submission"
+        self.results_folder = root / "results"
+        self.results = self.results_folder / "results.json"
+        self.metadata = root / "submission_metadata.json"
+
+    @classmethod
+    def from_environment(cls):
+        return cls(Path(os.environ.get("AUTOGRADER_ROOT") or "/autograder"))
+
+
+def log(text: str) -> None:
+    """run_autograder's stdout: Gradescope shows it to instructors only."""
+    print(f"run_autograder: {text}", flush=True)
+
+
+def shown(text: str, most: int = MOST_SHOWN) -> str:
+    """`text` as one line a student may see: only printable characters (others as
+    ⟨U+XXXX⟩), Markdown's special characters escaped, at most `most` characters."""
+    text = str(text)
+    cut = len(text) > most
+    out = []
+    for char in text[:most]:
+        if char == "\n":
+            out.append(" ")
+        elif not char.isprintable():
+            out.append(f"⟨U+{ord(char):04X}⟩")
+        elif char in MARKDOWN_SPECIAL:
+            out.append("\\" + char)
+        else:
+            out.append(char)
+    return "".join(out) + ("…" if cut else "")
+
+
+def load_settings():
+    try:
+        return json.loads((HERE / SETTINGS_NAME).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as problem:
+        log(f"cannot read {SETTINGS_NAME}: {problem}")
+        return None
+
+
+def fallback(config, message: str, reason: str, status, seconds: float) -> dict:
+    """The results when the marker did not mark: score 0, the message (our own words,
+    and escaped text only), a failed test per program."""
+    programs = (config or {}).get("programs", {})
+    tests = [{"name": f"{program}: not marked", "number": str(number), "score": 0,
+              "max_score": marks, "status": "failed", "visibility": "visible",
+              "output": NOT_MARKED_TEST.format(message=message), "output_format": "md"}
+             for number, (program, marks) in enumerate(programs.items(), 1)]
+    return {"score": 0, "execution_time": round(seconds, 3), "output": message,
+            "output_format": "md", "visibility": "visible", "stdout_visibility": "hidden",
+            "tests": tests,
+            "extra_data": {"autograder": {"fallback": reason, "marker_exit": status}}}
+
+
+def validator():
+    """A function that gives the schema's complaints about a results object; None without
+    jsonschema (then nothing the marker wrote is trusted: it needs jsonschema itself)."""
+    try:
+        import jsonschema
+        schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
+        check = jsonschema.Draft202012Validator(schema)
+    except Exception as problem:  # no jsonschema, or an unreadable schema
+        log(f"cannot check results.json: {type(problem).__name__}: {problem}")
+        return None
+    return lambda results: [error.message for error in check.iter_errors(results)]
+
+
+def read_results(path: Path):
+    """The marker's results.json, or None when there is none, or it is not valid."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        with os.fdopen(fd, "rb") as file:
+            results = json.loads(file.read().decode("utf-8"))
+    except (OSError, ValueError) as problem:
+        log(f"no results from the marker: {problem}")
+        return None
+    complaints = validate(results)
+    if complaints:
+        log(f"the marker's results.json is not valid: {'; '.join(complaints[:5])}")
+        return None
+    return results
+
+
+def validate(results) -> list:
+    check = validator()
+    return ["cannot be checked"] if check is None else check(results)
+
+
+def write_results(path: Path, results: dict) -> None:
+    """A new file renamed over results.json: a reader never sees half a file."""
+    fd, temporary = tempfile.mkstemp(prefix=".results.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as file:
+            json.dump(results, file, indent=2, ensure_ascii=False)
+            file.write("\n")
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def root_only(path: Path, directory: bool) -> None:
+    """Take every right of group and others away from a file of the platform's, through a
+    descriptor that follows no link (as Gradescope's best practices advise for results/)."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | (os.O_DIRECTORY if directory else 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return
+    try:
+        os.fchmod(fd, os.fstat(fd).st_mode & 0o700)
+    except OSError as problem:
+        log(f"cannot make {path} root's only: {problem}")
+    finally:
+        os.close(fd)
+
+
+def cores() -> int:
+    """The CPUs this container may use: its affinity, under its cgroup's CPU quota."""
+    try:
+        count = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        count = os.cpu_count() or 1
+    quotas = [("/sys/fs/cgroup/cpu.max", None),
+              ("/sys/fs/cgroup/cpu/cpu.cfs_quota_us", "/sys/fs/cgroup/cpu/cpu.cfs_period_us")]
+    for quota_file, period_file in quotas:
+        try:
+            if period_file is None:
+                quota, period = Path(quota_file).read_text().split()[:2]
+            else:
+                quota, period = Path(quota_file).read_text(), Path(period_file).read_text()
+            if quota.strip() not in ("max", "-1"):
+                count = min(count, math.ceil(int(quota) / int(period)))
+            break
+        except (OSError, ValueError):
+            continue
+    return max(1, min(count, 64))
+
+
+def submitted_at(paths: Paths, config: dict):
+    """Gradescope's submission time (submission_metadata.json's created_at), for the late
+    rule, when the assignment has a deadline; else None."""
+    if not config.get("deadline") or not paths.metadata.is_file():
+        return None
+    try:
+        fd = os.open(paths.metadata, os.O_RDONLY | os.O_NOFOLLOW)
+        with os.fdopen(fd, "rb") as file:
+            text = json.loads(file.read().decode("utf-8"))["created_at"]
+        text = text[:-1] + "+00:00" if text.endswith("Z") else text
+        head, dot, rest = text.partition(".")
+        if dot:  # Python 3.10 reads 3 or 6 digits of a fraction of a second: drop it
+            rest = rest.lstrip("0123456789")
+            text = head + rest
+        return datetime.fromisoformat(text).isoformat()
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as problem:
+        log(NO_SUBMITTED_TIME.format(problem=problem))
+        return None
+
+
+def marker_environment() -> dict:
+    """The marker's environment: ours, without what would make it read its options from
+    `make mark`'s variables instead of its command line."""
+    return {name: value for name, value in os.environ.items() if not name.startswith("MARK_")}
+
+
+def run_marker(command: list, budget: float):
+    """(exit status, stdout, stderr, stopped at the budget). The marker's output is held
+    until it ends, then logged: nothing of it reaches a file while submissions run."""
+    process = subprocess.Popen(command, cwd=SOURCE, stdin=subprocess.DEVNULL,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env=marker_environment(), start_new_session=True)
+    stopped = False
+    try:
+        out, err = process.communicate(timeout=budget)
+    except subprocess.TimeoutExpired:
+        stopped = True
+        log(f"the time budget ({budget:g} s) is spent: stopping the marker")
+        # As Ctrl-C: once marking, it kills every run and writes what it marked; before,
+        # KeyboardInterrupt still removes its folders.
+        process.send_signal(signal.SIGINT)
+        try:
+            out, err = process.communicate(timeout=GRACE_SECONDS)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            out, err = process.communicate()
+    return process.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), \
+        stopped
+
+
+def refusal(stderr: str) -> str:
+    """The marker's reason for refusing, from its usage error line."""
+    said = [line.split(": error: ", 1)[1] for line in stderr.splitlines() if ": error: " in line]
+    return said[-1] if said else "no reason given"
+
+
+def budget_of(config: dict) -> float:
+    try:
+        return max(1.0, float(os.environ["AUTOGRADER_BUDGET_SECONDS"]))
+    except (KeyError, ValueError):
+        return float(config.get("budget_seconds") or 540)
+
+
+def mark(paths: Paths, config: dict, started: float) -> dict:
+    root_only(paths.results_folder, directory=True)
+    root_only(paths.metadata, directory=False)  # it holds earlier results, and who submitted
+    try:
+        paths.results.unlink()  # only what the marker writes now counts
+    except FileNotFoundError:
+        pass
+    isolation = os.environ.get("AUTOGRADER_ISOLATION", "auto")
+    isolation = isolation if isolation in ISOLATIONS else "auto"
+    command = [sys.executable, "-m", "marking.mark", str(paths.submission),
+               "--assignment", f"assignments/{config['assignment']}.toml",
+               "--json", str(paths.results), "--jobs", str(cores()), "--isolation", isolation]
+    submitted = submitted_at(paths, config)
+    if submitted:
+        command += ["--submitted", submitted]
+    budget = budget_of(config)
+    log("$ " + " ".join(command))
+    status, out, err, stopped = run_marker(command, budget)
+    print(out, end="", flush=True)
+    print(err, end="", flush=True)
+    log(f"the marker exited with status {status}")
+    seconds = time.monotonic() - started
+    if status in MARKED or (stopped and status == INTERRUPTED):
+        results = read_results(paths.results)
+        if results is not None:
+            return summarised(results, config, status, budget if stopped else None)
+        if stopped:
+            return fallback(config, OUT_OF_TIME.format(budget=budget), "budget", status, seconds)
+        return fallback(config, MARKER_FAILED.format(what=NO_RESULTS.format(status=status)),
+                        "no results", status, seconds)
+    if stopped:
+        return fallback(config, OUT_OF_TIME.format(budget=budget), "budget", status, seconds)
+    if status == REFUSED:
+        return fallback(config, REFUSED_MESSAGE.format(reason=shown(refusal(err))), "refused",
+                        status, seconds)
+    what = ("it failed on a case" if status == MARKER_ERROR else
+            f"killed by signal {-status}" if status < 0 else f"exit status {status}")
+    return fallback(config, MARKER_FAILED.format(what=what), "marker failed", status, seconds)
+
+
+def summarised(results: dict, config: dict, status: int, budget) -> dict:
+    """The marker's results with a short Markdown summary on top, for Gradescope."""
+    extra = results.setdefault("extra_data", {})
+    tests = results.get("tests", [])
+    lines = []
+    if budget is not None:
+        not_run = sum(1 for case in extra.get("cases", []) if case.get("kind") == "not run")
+        lines.append(STOPPED.format(budget=budget, not_run=not_run, total=len(tests)))
+    shown_tests = [test for test in tests if test.get("visibility", "visible") == "visible"]
+    others = [test for test in tests if test.get("visibility", "visible") != "visible"]
+    if not others:
+        lines.append(SCORE_LINE.format(score=results["score"], marks=config["marks"]))
+    else:
+        lines.append(VISIBLE_LINE.format(
+            earned=sum(test.get("score", 0) for test in shown_tests),
+            most=round(sum(test.get("max_score", 0) for test in shown_tests), 2),
+            others=len(others), s="s" * (len(others) != 1), verb="" if len(others) != 1 else "s",
+            marks=round(sum(test.get("max_score", 0) for test in others), 2),
+            them="them" if len(others) != 1 else "it"))
+    lines.append("")
+    for program, data in extra.get("programs", {}).items():
+        if not data.get("submitted", True):
+            lines.append(MISSING_LINE.format(program=shown(program), marks=data["marks"]))
+        elif not others:
+            lines.append(PROGRAM_LINE.format(program=shown(program), earned=data["earned"],
+                                             marks=data["marks"]))
+    late = extra.get("late")
+    if late:
+        lines.append(late_line(late, config, exact=not others))
+    for line in extra.get("isolation", []):
+        lines.append(f"- {shown(line, 1000)}")
+    lines += [f"- {shown(line, 1000)}" for line in notes(results.get("output", ""), extra)]
+    results["output"] = "\n".join(lines).strip() + "\n"
+    results["output_format"] = "md"
+    results["stdout_visibility"] = "hidden"
+    extra["autograder"] = {"marker_exit": status, "stopped_at_budget": budget is not None}
+    return results
+
+
+def late_line(late: dict, config: dict, exact: bool) -> str:
+    """The late rule; its arithmetic (which shows the raw score) only when every test is shown."""
+    if exact and late.get("explanation"):
+        return f"- Late rule: {shown(late['explanation'])}"
+    if not late.get("accepted", True):
+        return LATE_REFUSED
+    if late.get("days", 0) == 0:
+        return (LATE_ON_TIME if str(late.get("explanation", "")).startswith("on time")
+                else LATE_PART_DAY)
+    return LATE_CAPPED.format(days=late["days"], s="s" * (late["days"] != 1), cap=late["cap"],
+                              marks=config["marks"])
+
+
+def notes(output: str, extra: dict) -> list:
+    """What the marker's header says besides its own lines: the folder entered, what was
+    left out of the copy."""
+    known = set(extra.get("isolation", []))
+    return [line for line in output.splitlines()
+            if line and line not in known and not line.startswith(SUMMARY_PREFIXES)
+            and not (line.endswith(" at once") and line.split(" ", 1)[0].isdigit())]
+
+
+def check() -> int:
+    """setup.sh's check: the marker loads this autograder's assignment here (its time zone,
+    its cases), on the interpreter the assignment names."""
+    config = load_settings()
+    if config is None:
+        return 1
+    try:
+        from marking.assignment import load  # the marker's own, as each submission will use it
+        assignment = load(f"assignments/{config['assignment']}.toml")
+    except Exception as problem:
+        print(f"check: the marker cannot load its assignment: {type(problem).__name__}: {problem}")
+        return 1
+    version = config.get("python")
+    running = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    if version and running != version:
+        print(f"check: Python {running} runs the marker, not {version} as the assignment names")
+        return 1
+    check_results = validator()
+    if check_results is None or check_results(fallback(config, "check", "check", None, 0.0)):
+        print("check: the fallback results do not pass results.schema.json")
+        return 1
+    cases = sum(len(marked) for marked in assignment.programs.values())
+    print(f"check: ready to mark {assignment.name} ({cases} cases, {assignment.marks:g} marks) "
+          f"with Python {running}; {cores()} cases at once")
+    return 0
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv == ["--check"]:
+        return check()
+    started = time.monotonic()
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # not ignored: the marker inherits it
+    paths = Paths.from_environment()
+    config = load_settings()
+    try:
+        if config is None:
+            results = fallback(None, MARKER_FAILED.format(what="its settings cannot be read"),
+                               "no settings", None, 0.0)
+        else:
+            results = mark(paths, config, started)
+    except BaseException:  # whatever it is, the student gets results, and the log the trace
+        traceback.print_exc(file=sys.stdout)
+        results = fallback(config, MARKER_FAILED.format(what="the autograder failed"),
+                           "autograder failed", None, time.monotonic() - started)
+    try:
+        paths.results_folder.mkdir(parents=True, exist_ok=True)
+        write_results(paths.results, results)
+    except OSError as problem:
+        log(f"cannot write {paths.results}: {problem}")  # run_autograder writes its own
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

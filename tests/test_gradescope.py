@@ -1,0 +1,404 @@
+"""The Gradescope autograder (gradescope/), tested as the platform runs it: the zip is
+built for a small assignment, unpacked into a root laid out as Gradescope's
+(source/, submission/, results/), setup.sh's lock step is run on it, and
+run_autograder marks a submission there; results.json is checked against the
+JSON Schema written from Gradescope's specification.
+
+setup.sh's install steps (apt-get, then pip into a venv) need the network, which
+the tests never use: the root's venv/bin/python is instead a two-line launcher of
+the interpreter running the tests, which holds requirements-mark.txt already (the
+project's .venv is built from requirements-dev.txt, which includes it)."""
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from golden.cases import EXPECTED_OUTPUTS, ROOT, SUFFIXES, load_cases
+from gradescope import build
+from marking.assignment import load, names
+from standalone.bundle import write_all
+
+VISIBLE, HIDDEN = ["seed_0", "seed_27"], ["seed_705"]
+ASSIGNMENT = """title = "Gradescope's test"
+marks = 6
+cpu_seconds = 2
+deadline = 2027-03-09T09:00:00
+time_zone = "Australia/Sydney"
+
+[late]
+days = 5
+cap_per_day = 0.1
+
+[[programs]]
+name = "solitaire_1"
+kit_only = {kit_only}
+
+  [[programs.groups]]
+  name = "shown"
+  marks = 4
+  cases = {visible}
+  visibility = "visible"
+
+  [[programs.groups]]
+  name = "kept back"
+  marks = 2
+  cases = {hidden}
+  visibility = "hidden"
+"""
+NAME = "gs_test"
+SCHEMA = json.loads((ROOT / "gradescope" / "results.schema.json").read_text(encoding="utf-8"))
+VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
+AS_ROOT = os.geteuid() == 0
+HOSTILE = """import os, sys
+root = {root!r}
+for path in (root + "/submission_metadata.json", root + "/results"):
+    try:
+        open(path).read() if path.endswith(".json") else os.listdir(path)
+        print("LEAK:", path)
+    except OSError:
+        pass
+try:
+    with open(root + "/results/results.json", "w") as file:
+        file.write('{{"score": 1000}}')
+    print("LEAK: results written")
+except OSError:
+    pass
+for path in (root + "/source/expected_outputs/solitaire_1/seed_27.out",
+             "../source/expected_outputs/solitaire_1/seed_27.out",
+             "/autograder/source/expected_outputs/solitaire_1/seed_27.out"):
+    try:
+        with open(path) as file:
+            sys.stdout.write(file.read())
+        break
+    except OSError:
+        pass
+else:
+    print("the golden output stays out of reach")
+"""
+
+
+def valid(results: dict) -> dict:
+    errors = [error.message for error in VALIDATOR.iter_errors(results)]
+    assert not errors, errors
+    return results
+
+
+@pytest.fixture(scope="module")
+def kit(tmp_path_factory):
+    """The assignment file, its zip, and the sample solution."""
+    folder = tmp_path_factory.mktemp("gradescope")
+    others = [case.name for case in load_cases("solitaire_1") if case.name not in VISIBLE + HIDDEN]
+    assignment = folder / f"{NAME}.toml"
+    assignment.write_text(ASSIGNMENT.format(kit_only=json.dumps(others),
+                                            visible=json.dumps(VISIBLE), hidden=json.dumps(HIDDEN)),
+                          encoding="utf-8")
+    out = folder / "autograder.zip"
+    done = subprocess.run([sys.executable, "-m", "gradescope.build", str(assignment), "--out",
+                           str(out)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    solutions = folder / "solutions"
+    write_all(solutions)
+    return assignment, out, solutions
+
+
+@pytest.fixture
+def autograder(kit):
+    """Make a root laid out as Gradescope's (/autograder: open to all, as there), unpack the
+    zip into source/ as unzip does (modes kept), lock it with setup.sh's own step, and
+    give a function that marks a submission there with run_autograder."""
+    _, archive, _ = kit
+    made = []
+
+    def make(files: dict = None, metadata: dict = None, python: str = None):
+        root = Path(tempfile.mkdtemp(prefix="autograder-"))
+        made.append(root)
+        root.chmod(0o755)
+        source, submission = root / "source", root / "submission"
+        for folder in (source, submission, root / "results", root / "venv" / "bin"):
+            folder.mkdir(parents=True)
+        with zipfile.ZipFile(archive) as unpacked:
+            for info in unpacked.infolist():
+                unpacked.extract(info, source)
+                (source / info.filename).chmod(info.external_attr >> 16 & 0o777)
+        launcher = root / "venv" / "bin" / "python"
+        launcher.write_text(f"#!/bin/sh\nexec {python or sys.executable} \"$@\"\n")
+        launcher.chmod(0o755)
+        for name, text in (files or {}).items():
+            (submission / name).parent.mkdir(parents=True, exist_ok=True)
+            (submission / name).write_text(text, encoding="utf-8")
+        if metadata is not None:
+            (root / "submission_metadata.json").write_text(json.dumps(metadata))
+        setup(root, "lock")
+        return root
+
+    def run(root: Path, **environment):
+        done = subprocess.run(["bash", str(root / "source" / "run_autograder")], cwd=root,
+                              env={**os.environ, "AUTOGRADER_ROOT": str(root), **environment},
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stdout + done.stderr
+        results = json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
+        return valid(results), done
+
+    yield make, run
+    for root in made:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def setup(root: Path, *steps):
+    return subprocess.run(["bash", str(root / "source" / "setup.sh"), *steps],
+                          env={**os.environ, "AUTOGRADER_ROOT": str(root)}, capture_output=True,
+                          text=True, timeout=120, check=True)
+
+
+def solution(kit, change=None) -> dict:
+    text = (kit[2] / "solitaire_1.py").read_text(encoding="utf-8")
+    return {"solitaire_1.py": change(text) if change else text}
+
+
+def by_name(results: dict) -> dict:
+    return {test["name"]: test for test in results["tests"]}
+
+
+# The zip
+
+
+def test_the_zip_holds_the_marker_its_assignment_and_only_that_programs_cases(kit):
+    assignment, archive, _ = kit
+    with zipfile.ZipFile(archive) as unpacked:
+        infos = {info.filename: info for info in unpacked.infolist()}
+        names_in = set(infos)
+        cases = {name for name in names_in if name.startswith("expected_outputs/")}
+        golden = {f"expected_outputs/solitaire_1/{path.name}"
+                  for path in (EXPECTED_OUTPUTS / "solitaire_1").iterdir()
+                  if path.suffix in SUFFIXES}
+        assert cases == golden  # every case file of the program (kit_only ones too)
+        assert all(unpacked.read(name) == (ROOT / name).read_bytes() for name in sorted(cases))
+        code = names_in - cases
+        assert {"setup.sh", "run_autograder", f"assignments/{NAME}.toml",
+                "assignments/assignment.schema.json", "requirements-mark.txt",
+                "gradescope/run.py", "gradescope/results.schema.json", "gradescope/autograder.json",
+                "marking/mark.py", "marking/sandbox.py", "marking/launcher.py", "golden/cases.py",
+                "common/console.py"} <= code
+        assert {name.split("/")[0] for name in code} == {
+            "setup.sh", "run_autograder", "assignments", "requirements-mark.txt", "gradescope",
+            "marking", "golden", "common"}
+        assert not any(name.startswith("tests/") or "__pycache__" in name or "/README" in name
+                       for name in names_in)
+        assert "golden/terminal.py" not in code and "golden/expected.py" not in code  # not imported
+        assert "gradescope/build.py" not in code and "assignments/seeded.toml" not in code
+        for script in ("setup.sh", "run_autograder"):
+            data = unpacked.read(script)
+            assert data.startswith(b"#!/usr/bin/env bash\n") and b"\r" not in data
+            assert infos[script].external_attr >> 16 == 0o100755
+        assert b"set -euo pipefail" in unpacked.read("setup.sh")
+        assert all(info.date_time == build.FIXED_TIME for info in infos.values())
+        assert list(infos) == sorted(infos)
+        settings = json.loads(unpacked.read("gradescope/autograder.json"))
+    assert settings["programs"] == {"solitaire_1": 6} and settings["python"] is None
+    for script in ("setup.sh", "run_autograder"):
+        with zipfile.ZipFile(archive) as unpacked:
+            text = unpacked.read(script).decode()
+        assert subprocess.run(["bash", "-n"], input=text, text=True).returncode == 0, script
+
+
+def test_the_same_assignment_gives_the_same_bytes(kit, tmp_path):
+    assignment, archive, _ = kit
+    again = tmp_path / "again.zip"
+    build.main([str(assignment), "--out", str(again)])
+    assert again.read_bytes() == archive.read_bytes()
+
+
+@pytest.mark.parametrize("name", names())
+def test_each_shipped_assignment_ships_its_own_programs_cases_only(name):
+    assignment = load(name)
+    files = build.entries(assignment, build.DEFAULT_BUDGET)
+    programs = {path.split("/")[1] for path in files if path.startswith("expected_outputs/")}
+    assert programs == set(assignment.programs)
+    assert not any(path.endswith(f"/{program}.py") or path == f"{program}.py"
+                   for path in files for program in programs)
+    assert set(path for path in files if path.startswith("assignments/")) == {
+        "assignments/assignment.schema.json", f"assignments/{name}.toml"}
+    fallback = json.loads(files["run_autograder"][0].decode().split("<<'FALLBACK'\n")[1]
+                          .split("\nFALLBACK\n")[0])
+    assert [test["name"] for test in valid(fallback)["tests"]] == [
+        f"{program}: not marked" for program in assignment.programs]
+
+
+def test_an_assignment_file_whose_name_would_reach_a_script_is_refused(kit, tmp_path):
+    assignment, _, _ = kit
+    odd = tmp_path / "hw1$(reboot).toml"
+    odd.write_text(assignment.read_text(encoding="utf-8"), encoding="utf-8")
+    with pytest.raises(SystemExit) as refused:
+        build.main([str(odd), "--out", str(tmp_path / "odd.zip")])
+    assert refused.value.code == 2 and not (tmp_path / "odd.zip").exists()
+
+
+def test_an_interpreter_the_assignment_names_is_the_one_setup_installs():
+    class Named:
+        python = "3.11"
+
+        def __init__(self, assignment):
+            self.assignment = assignment
+
+        def __getattr__(self, name):
+            return getattr(self.assignment, name)
+
+    files = build.entries(Named(load("calculation")), build.DEFAULT_BUDGET)
+    setup_text = files["setup.sh"][0].decode()
+    assert "\npython=python3.11\n" in setup_text and "Python 3.11" in setup_text
+    assert "time_zone=''" in setup_text  # no deadline: no tzdata
+    assert json.loads(files["gradescope/autograder.json"][0])["python"] == "3.11"
+    plain = build.entries(load("seeded"), build.DEFAULT_BUDGET)["setup.sh"][0].decode()
+    assert "\npython=python3\n" in plain and "names no interpreter" in plain
+    assert "time_zone=yes" in plain
+
+
+def test_setup_checks_the_assignment_and_leaves_the_source_to_root_alone(autograder):
+    make, _ = autograder
+    root = make()
+    assert "check: ready to mark gs_test (3 cases, 6 marks)" in setup(root, "check").stdout
+    for folder, folders, files in os.walk(root / "source"):
+        for path in [Path(folder), *(Path(folder) / name for name in files)]:
+            assert stat.S_IMODE(path.stat().st_mode) & 0o077 == 0, path
+
+
+def test_the_schema_is_draft_2020_12_and_refuses_what_gradescope_would():
+    jsonschema.Draft202012Validator.check_schema(SCHEMA)
+    assert "gradescope-autograders.readthedocs.io/en/latest/specs" in SCHEMA["description"]
+    assert not VALIDATOR.is_valid({"output": "no score anywhere"})
+    assert not VALIDATOR.is_valid({"tests": [{"name": "no score", "status": "passed"}]})
+    assert not VALIDATOR.is_valid({"score": 1, "tests": [{"status": "ok"}]})
+    assert not VALIDATOR.is_valid({"score": 1, "output_format": "markdown"})
+    assert not VALIDATOR.is_valid({"score": 1, "visibilty": "hidden"})
+    assert VALIDATOR.is_valid({"tests": [{"score": 1, "max_score": 1, "name": "a", "number": "1.1",
+                                          "status": "passed", "visibility": "after_published",
+                                          "tags": ["x"], "output_format": "ansi"}],
+                               "leaderboard": [{"name": "Time", "value": 1.5, "order": "asc"}]})
+
+
+# Marking, as the platform runs it
+
+
+def test_a_perfect_submission_scores_every_mark_less_the_late_rule(autograder, kit):
+    make, run = autograder
+    root = make(solution(kit), metadata={"created_at": "2027-03-10T10:00:00.365935+11:00"})
+    results, _ = run(root)
+    assert results["score"] == 5.4  # a full day late: 90% of 6
+    assert all(test["status"] == "passed" for test in results["tests"])
+    tests = by_name(results)
+    assert tests["solitaire_1/seed_705"]["visibility"] == "hidden"
+    assert tests["solitaire_1/seed_27"]["visibility"] == "visible"
+    assert results["output_format"] == "md" and results["stdout_visibility"] == "hidden"
+    summary = results["output"]
+    assert "**Visible tests: 4.00 of 4 marks.** 1 more test (2 marks) counts too" in summary
+    assert "Late rule: 1 full day late: the mark is capped at 5.4 of 6" in summary
+    assert "- Isolation: " in summary and "5.4" not in summary.split("Late rule")[0]
+    assert results["extra_data"]["late"]["days"] == 1
+
+
+def test_a_wrong_word_fails_with_the_near_miss_and_the_diff(autograder, kit):
+    make, run = autograder
+    wrong = solution(kit, lambda text: text.replace('"Eighth"', '"Eigth"'))
+    root = make({f"my [work](x)\x1b/{name}": text for name, text in wrong.items()})
+    results, _ = run(root)
+    seed_27 = by_name(results)["solitaire_1/seed_27"]
+    assert seed_27["status"] == "failed" and seed_27["score"] == 0
+    assert "replace" in seed_27["output"] and "-Eighth␠" in seed_27["output"]
+    assert "+Eigth␠" in seed_27["output"]
+    assert results["score"] < 6
+    summary = results["output"]  # the folder's name, escaped twice: control bytes, then Markdown
+    assert "\x1b" not in summary
+    assert "my \\[work\\](x)⟨U+001B⟩: marking what it holds" in summary
+
+
+def test_a_missing_program_scores_0_and_says_so_at_the_top(autograder):
+    make, run = autograder
+    results, _ = run(make({}))
+    assert results["score"] == 0
+    missing = by_name(results)["solitaire_1.py"]
+    assert missing["status"] == "failed" and "not in the submission" in missing["output"]
+    assert "**solitaire_1.py is not in the submission**: 0 of 6 marks" in results["output"]
+
+
+@pytest.mark.parametrize("isolation", ["auto", "fallback"])
+def test_a_hostile_submission_reaches_no_golden_output_and_no_results(autograder, isolation):
+    if not AS_ROOT:  # as on Gradescope, where run_autograder is root's
+        pytest.skip("without root there is no throwaway user: the runs share your user id, and "
+                    "without namespaces they can read the source you own")
+    make, run = autograder
+    root = make(metadata={"created_at": "2027-03-01T10:00:00Z"})
+    (root / "submission" / "solitaire_1.py").write_text(HOSTILE.format(root=str(root)))
+    results, done = run(root, AUTOGRADER_ISOLATION=isolation)
+    seed_27 = by_name(results)["solitaire_1/seed_27"]
+    assert seed_27["status"] == "failed" and seed_27["score"] == 0
+    assert results["score"] == 0
+    assert "got U+0074 LATIN SMALL LETTER T" in seed_27["output"]  # "the golden output stays..."
+    assert "LEAK" not in json.dumps(results) and "LEAK" not in done.stdout
+    held = "Isolation: FALLBACK" if isolation == "fallback" else "Isolation: "
+    assert held in results["output"] and held in "".join(results["extra_data"]["isolation"])
+    assert "other users can read" not in done.stdout  # the marker finds the golden cases locked
+
+
+def test_a_program_that_never_ends_times_out_in_each_test(autograder):
+    make, run = autograder
+    results, _ = run(make({"solitaire_1.py": "while True:\n    pass\n"}))
+    assert results["score"] == 0
+    for test in results["tests"]:
+        assert test["status"] == "failed" and test["score"] == 0
+        if test["visibility"] == "visible":
+            assert test["output"].startswith("timeout"), test["output"]
+    assert results["extra_data"]["autograder"]["marker_exit"] == 1
+
+
+def test_the_time_budget_stops_the_marker_and_keeps_valid_results(autograder):
+    make, run = autograder
+    root = make({"solitaire_1.py": "while True:\n    pass\n"})
+    results, _ = run(root, AUTOGRADER_BUDGET_SECONDS="3")
+    assert results["score"] == 0
+    assert all(test["status"] == "failed" for test in results["tests"])
+    assert "time budget (3 s)" in results["output"]
+    assert results["extra_data"]["autograder"]["stopped_at_budget"]
+
+
+def test_a_refused_submission_gets_the_reason_and_0(autograder):
+    make, run = autograder
+    root = make({f"f{number}.txt": "" for number in range(2001)})
+    results, _ = run(root)
+    assert results["score"] == 0 and results["extra_data"]["autograder"]["marker_exit"] == 2
+    assert results["output"].startswith("The marker refused this submission: ")
+    assert "2000" in results["output"]
+    assert [test["name"] for test in results["tests"]] == ["solitaire_1: not marked"]
+
+
+@pytest.mark.parametrize("breakage", ["refused assignment", "unimportable marker",
+                                      "no python"])
+def test_a_marker_that_cannot_mark_still_gives_valid_results(autograder, kit, breakage):
+    make, run = autograder
+    root = make(solution(kit), python="/nonexistent/python" if breakage == "no python" else None)
+    source = root / "source"
+    if breakage == "refused assignment":
+        toml = source / "assignments" / f"{NAME}.toml"
+        toml.write_text(toml.read_text().replace("marks = 6", "marks = 7"))
+    elif breakage == "unimportable marker":
+        (source / "marking" / "report.py").unlink()
+    results, done = run(root)
+    assert results["score"] == 0
+    assert [(test["name"], test["status"], test["score"], test["max_score"])
+            for test in results["tests"]] == [("solitaire_1: not marked", "failed", 0, 6)]
+    said = results["output"]
+    if breakage == "refused assignment":
+        assert said.startswith("The marker refused this submission: ") and "add up" in said
+    elif breakage == "unimportable marker":
+        assert "The marker itself failed (exit status 1, and no valid results)" in said
+        assert "ModuleNotFoundError" in done.stdout  # the log, for the instructor
+    else:
+        assert said.startswith("The autograder could not start Python")
