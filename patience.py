@@ -14,13 +14,14 @@ import random
 from common import console
 from common.deal import shuffled
 from patience_games import messages as text
-from patience_games.commands import whole_number
+from patience_games.commands import LONGEST_NUMBER, shown, whole_number
 from patience_games.engine import deal
 from patience_games.freecell_ms import ms_deck
 from patience_games.games import ALIASES, GAMES, spider
 from patience_games.session import Session
 
 RANDOM_SEEDS = 10 ** 6
+MS_DEALS = 2 ** 31 - 1  # the generator takes its state mod 2^31: deal 2^31 + n would be deal n
 USAGE_GAMES = ", ".join(GAMES)
 
 
@@ -33,9 +34,29 @@ def game_name(value: str) -> str:
 
 
 def deal_number(value: str) -> int:
-    number = whole_number(value)
+    """--ms: a Microsoft deal, 1 to 2^31 - 1."""
+    number = whole_number(value, 1, MS_DEALS)
     if number is None:
-        raise argparse.ArgumentTypeError(text.NOT_POSITIVE.format(value=value))
+        raise argparse.ArgumentTypeError(text.BAD_DEAL_NUMBER.format(most=MS_DEALS,
+                                                                     value=shown(value)))
+    return number
+
+
+def seed_number(value: str) -> int:
+    """--seed: a whole number in ASCII digits, maybe negative, never too long to convert."""
+    digits = value[1:] if value.startswith("-") else value
+    number = whole_number(digits, 0)
+    if number is None:
+        raise argparse.ArgumentTypeError(text.BAD_SEED.format(digits=LONGEST_NUMBER,
+                                                              value=shown(value)))
+    return -number if value.startswith("-") else number
+
+
+def suits_number(value: str) -> int:
+    """--suits: a number in ASCII digits, for argparse to check against the choices."""
+    number = whole_number(value, 0)
+    if number is None:
+        raise argparse.ArgumentTypeError(text.BAD_SUITS.format(value=shown(value)))
     return number
 
 
@@ -44,9 +65,9 @@ def arguments(argv=None) -> argparse.Namespace:
         prog="patience.py", description="Play a patience game, one command per line "
         "(type help in the game for the commands and the rules).")
     parser.add_argument("game", type=game_name, help=USAGE_GAMES)
-    parser.add_argument("--seed", type=int, help="the deal's seed (default: chosen at random and shown)")
-    parser.add_argument("--ms", type=deal_number, metavar="N", help="FreeCell: Microsoft deal N")
-    parser.add_argument("--suits", type=int, choices=(1, 2, 4), help="Spider: 1, 2 or 4 suits (default 4)")
+    parser.add_argument("--seed", type=seed_number, help="the deal's seed (default: chosen at random and shown)")
+    parser.add_argument("--ms", type=deal_number, metavar="N", help=f"FreeCell: Microsoft deal N, 1 to {MS_DEALS}")
+    parser.add_argument("--suits", type=suits_number, choices=(1, 2, 4), help="Spider: 1, 2 or 4 suits (default 4)")
     options = parser.parse_args(argv)
     if options.ms is not None and options.game != "freecell":
         parser.error(text.ONLY_FOR.format(option="--ms", game="freecell"))

@@ -56,10 +56,29 @@ WORDS = {**{word: Help() for word in HELP_WORDS}, **{word: Quit() for word in QU
          **{word: Undo() for word in UNDO_WORDS}, **{word: Draw() for word in DRAW_WORDS}}
 
 
+# The most digits a number may have, leading zeros counted: int() converts this
+# many whatever the interpreter's limit on converting long integers (4300 digits
+# by default, PYTHONINTMAXSTRDIGITS may lower it to 640:
+# sys.int_info.str_digits_check_threshold), so no word makes it raise.
+LONGEST_NUMBER = 640
+SHOWN_LENGTH = 40  # a longer word is shown by its start and its length
 
-def whole_number(word: str):
-    """The number a word writes in ASCII digits, when it is 1 or more; else None."""
-    return int(word) if word.isascii() and word.isdigit() and int(word) >= 1 else None
+
+def whole_number(word: str, least: int = 1, most: Optional[int] = None):
+    """The number a word writes in ASCII digits (at most LONGEST_NUMBER of them),
+    when it is from `least` to `most` (no upper bound when None); else None."""
+    if not (word.isascii() and word.isdigit()) or len(word) > LONGEST_NUMBER:
+        return None
+    number = int(word)
+    return number if number >= least and (most is None or number <= most) else None
+
+
+def shown(word: str) -> str:
+    """A word as a message quotes it: a long one by its start and its length."""
+    if len(word) <= SHOWN_LENGTH:
+        return word
+    return text.LONG_WORD.format(start=word[:SHOWN_LENGTH // 2], length=len(word))
+
 
 def piles_named(game: Game, label: str):
     """The indexes of the piles a label names, or None."""
@@ -96,5 +115,5 @@ def parse(game: Game, line: str):
     if len(words) == 3:
         count = whole_number(words[2])
         if count is None:
-            return NotUnderstood(text.BAD_COUNT.format(text=words[2]))
+            return NotUnderstood(text.BAD_COUNT.format(text=shown(words[2])))
     return MoveCards(sources[0], destinations, count)

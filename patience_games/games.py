@@ -183,10 +183,13 @@ FREECELL_GAME = Game(
 
 
 # --- Curds and Whey ------------------------------------------------------------------------
+# Where docs/patience.md is silent, as PySolFC's pysollib/games/curdsandwhey.py: an empty
+# pile takes any unit led by a King (its CurdsAndWhey_RowStack checks only the first card
+# against base_rank=KING), so a group of Kings too.
 
 CURDS_TABLEAU = PileKind(text.TABLEAU_PILE, text.CURDS_TAKES, text.CURDS_EMPTY_TAKES,
                          builds=(ONE_BELOW_IN_SUIT, SAME_RANK_OTHER_SUIT),
-                         empty=Empty(ranks=frozenset({KING}), then=(ONE_BELOW_IN_SUIT,)),
+                         empty=Empty(ranks=frozenset({KING})),
                          leaves=Leave.RUN, leaving=text.CURDS_RUN,
                          runs=(ONE_BELOW_IN_SUIT, SAME_RANK_OTHER_SUIT), runs_of_one_kind=True)
 

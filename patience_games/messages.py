@@ -7,7 +7,10 @@ from patience_games.engine import Reason
 
 PROMPT = "> "
 NOT_A_GAME = "unknown game {name!r} (choose from {games})"
-NOT_POSITIVE = "a deal number is a whole number from 1, not {value!r}"
+BAD_DEAL_NUMBER = "a Microsoft deal number is a whole number from 1 to {most}, not '{value}'"
+BAD_SEED = "a seed is a whole number of at most {digits} digits, not '{value}'"
+BAD_SUITS = "the number of suits is 1, 2 or 4, not '{value}'"
+LONG_WORD = "{start}… ({length} characters)"
 ONLY_FOR = "{option} is for {game} only"
 SEED_AND_MS = "give --seed or --ms, not both"
 TITLE_SEED = "{game}, seed {seed}"
@@ -68,7 +71,8 @@ CASCADE_TAKES = "a cascade is built down in alternating colours"
 CASCADE_RUN = "several cards move together only as a sequence down in alternating colours"
 CURDS_TAKES = ("a card goes on the card of its suit one rank higher, or on a card of its rank "
                "and another suit")
-CURDS_EMPTY_TAKES = "an empty pile takes only a King or a sequence starting with a King"
+CURDS_EMPTY_TAKES = ("an empty pile takes only a King, a sequence starting with a King or a "
+                     "group of Kings")
 CURDS_RUN = ("several cards move together only as a sequence down in one suit or as a group "
              "of one rank, not as a mix of the two")
 
@@ -176,5 +180,6 @@ Curds and Whey: build four sequences, each King down to Ace in one suit.
   follows one of them.
 - An empty pile takes only a King or a sequence starting with a King.
 - Won when the table shows the four suit sequences King to Ace.
-Where the rules are silent: a group of Kings does not move onto an empty pile
-as a unit (it is not a sequence); its Kings move one at a time."""
+Where the rules are silent: a group of Kings moves onto an empty pile as a
+unit, like a sequence starting with a King. Rules as PySolFC's
+pysollib/games/curdsandwhey.py where the handout is silent."""

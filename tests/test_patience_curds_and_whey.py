@@ -1,7 +1,8 @@
 """Curds and Whey's rules: building on the same suit one rank higher or on the
 same rank in another suit; suit sequences and same-rank groups moving as units
 in part or whole, a pile mixing both not moving as one unit; the empty pile
-taking only a King or a King-led sequence; and the win."""
+taking only a King or a King-led sequence, and (where docs/patience.md is
+silent, as PySolFC's pysollib/games/curdsandwhey.py) a group of Kings; and the win."""
 
 import pytest
 
@@ -65,16 +66,39 @@ def test_cards_out_of_step_are_no_unit():
 
 @pytest.mark.parametrize("names, why", [
     ("KH", None), ("KH QH JH", None), ("QH", Reason.EMPTY_PILE_REFUSES),
-    ("7H 7S", Reason.EMPTY_PILE_REFUSES), ("KH KS", Reason.EMPTY_PILE_REFUSES),
-    ("AS", Reason.EMPTY_PILE_REFUSES)])
-def test_an_empty_pile_takes_only_a_king_or_a_sequence_starting_with_a_king(names, why):
+    ("7H 7S", Reason.EMPTY_PILE_REFUSES), ("QH QS QD", Reason.EMPTY_PILE_REFUSES),
+    ("AS", Reason.EMPTY_PILE_REFUSES), ("KH KS", None), ("KH KS KD KC", None)])
+def test_an_empty_pile_takes_only_a_king_or_a_unit_led_by_a_king(names, why):
     before = position(GAME, {"1": f"2C {names}", "2": ""})
     assert reason(GAME, before, "1", "2", len(names.split())) is why
 
 
-def test_a_king_of_a_group_goes_alone_onto_an_empty_pile():
-    after = play(GAME, position(GAME, {"1": "2C KH KS"}), move(GAME, "1", "2"))
-    assert labelled_piles(GAME, after)["2"] == "KS"
+def test_a_group_of_kings_moves_onto_an_empty_pile_as_a_unit_in_part_or_whole():
+    """PySolFC's CurdsAndWhey_RowStack checks only the first card against its
+    base rank King: a group of Kings is a unit led by a King."""
+    before = position(GAME, {"1": "2C KH KS KD"})
+    assert best_move(GAME, before, GAME.index("1"), GAME.index("2")) == move(GAME, "1", "2", 3)
+    after = play(GAME, before, move(GAME, "1", "2", 3))
+    assert labelled_piles(GAME, after)["1"] == "2C" and labelled_piles(GAME, after)["2"] == "KH KS KD"
+    assert reason(GAME, before, "1", "2", 2) is None
+
+
+@pytest.mark.parametrize("names, count", [("KS KH QH", 3), ("KH QH QS", 3)])
+def test_a_king_led_mix_of_a_group_and_a_sequence_is_no_unit_even_for_an_empty_pile(names, count):
+    before = position(GAME, {"1": f"2C {names}"})
+    assert reason(GAME, before, "1", "2", count) is Reason.NOT_A_RUN
+
+
+@pytest.mark.parametrize("names, onto", [("7H 7S 7D", "8H"), ("7S 6S", "7H"), ("7S 6S 5S", "7D")])
+def test_a_unit_goes_where_its_first_card_goes(names, onto):
+    """As PySolFC: a group led by a card of the pile's suit one rank lower, or a
+    suit sequence led by a card of the pile's rank."""
+    before = position(GAME, {"1": f"2C {names}", "2": onto})
+    assert reason(GAME, before, "1", "2", len(names.split())) is None
+
+
+def test_the_help_names_the_pysolfc_file_followed_where_the_handout_is_silent():
+    assert "pysollib/games/curdsandwhey.py" in " ".join(GAME.rules.split())
 
 
 def test_won_when_the_table_shows_four_suit_sequences_king_to_ace():
