@@ -17,7 +17,7 @@ SUBMISSION ?=
 ASSIGNMENT ?=
 ARGS ?=
 
-.PHONY: play test expected mark mark-class gradescope bench bench-mark exact standalone verify clean
+.PHONY: play test expected mark mark-class gradescope simulate-patience bench bench-mark bench-class exact standalone verify clean
 
 play:  ## play PROGRAM: make play PROGRAM=patience ARGS="golf --seed 3"
 	$(PYTHON) $(PROGRAM).py $(ARGS)
@@ -65,6 +65,13 @@ gradescope: export MARK_ARGS = $(value ARGS)
 gradescope: $(STAMP)
 	$(VENV_PYTHON) -m gradescope.build
 
+# make simulate-patience GAME=golf N=200 I=1: deals won, proven lost and undecided
+GAME ?= golf
+N ?= 100
+I ?= 1
+simulate-patience:
+	$(PYTHON) patience.py simulate $(GAME) $(N) $(I)
+
 bench: $(STAMP)  ## simulate's time per game against the bare seed-and-shuffle loop
 	$(VENV_PYTHON) bench/simulate.py
 
@@ -76,6 +83,9 @@ verify: $(STAMP)  ## the golden cases against the references, honest variants an
 
 standalone:  ## single-file sample solutions, standard library only: make standalone OUT=solutions
 	$(PYTHON) -m standalone.bundle $(or $(OUT),solutions)
+
+bench-class: $(STAMP)  ## a class marked end to end: students per minute, time outside the students' programs
+	$(VENV_PYTHON) bench/mark_class.py
 
 exact:  ## the exact winning probabilities of solitaire_1
 	$(PYTHON) -c "from solitaire_1 import exact_distribution; exact_distribution()"

@@ -10,6 +10,7 @@ a closed stdout pipe quietly. `import patience` starts nothing.
 
 import argparse
 import random
+import sys
 
 from common import console
 from common.deal import shuffled
@@ -19,6 +20,7 @@ from patience_games.engine import deal
 from patience_games.freecell_ms import ms_deck
 from patience_games.games import ALIASES, GAMES, spider
 from patience_games.session import Session
+from patience_games.simulate import simulate
 
 RANDOM_SEEDS = 10 ** 6
 MS_DEALS = 2 ** 31 - 1  # the generator takes its state mod 2^31: deal 2^31 + n would be deal n
@@ -108,8 +110,37 @@ def converse(options: argparse.Namespace) -> None:
             return
 
 
+def deal_count(value: str) -> int:
+    number = whole_number(value, 1)
+    if number is None:
+        raise argparse.ArgumentTypeError(text.BAD_DEAL_COUNT.format(value=shown(value)))
+    return number
+
+
+def simulate_arguments(argv) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="patience.py simulate", description=text.SIMULATE_USAGE)
+    parser.add_argument("game", type=game_name, help=f"one of: {USAGE_GAMES}")
+    parser.add_argument("count", type=deal_count, metavar="N", help="how many deals")
+    parser.add_argument("first", type=seed_number, metavar="I", help="the first deal's seed "
+                        "(FreeCell: its Microsoft deal number)")
+    options = parser.parse_args(argv)
+    last = options.first + options.count - 1
+    if options.game == "freecell" and not (1 <= options.first and last <= MS_DEALS):
+        parser.error(text.BAD_FIRST_DEAL.format(most=MS_DEALS, value=options.first))
+    return options
+
+
+def tabulate(options: argparse.Namespace) -> None:
+    """The table of `patience.py simulate` (the search runs in processes of its own)."""
+    print("\n".join(simulate(options.game, options.count, options.first)), flush=True)
+
+
 def main(argv=None) -> None:
-    console.run(lambda: converse(arguments(argv)))
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["simulate"]:
+        console.run(lambda: tabulate(simulate_arguments(argv[1:])))
+    else:
+        console.run(lambda: converse(arguments(argv)))
 
 
 if __name__ == "__main__":

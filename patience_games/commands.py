@@ -11,6 +11,8 @@ HELP_WORDS = ("help", "?")
 QUIT_WORDS = ("quit", "q")
 UNDO_WORDS = ("undo", "u")
 DRAW_WORDS = ("draw", "deal", "d")
+HINT_WORDS = ("hint",)
+SOLVE_WORDS = ("solve",)
 
 
 @dataclass(frozen=True)
@@ -34,6 +36,16 @@ class Draw:
 
 
 @dataclass(frozen=True)
+class Hint:
+    pass
+
+
+@dataclass(frozen=True)
+class Solve:
+    pass
+
+
+@dataclass(frozen=True)
 class Nothing:
     """An empty line."""
 
@@ -53,7 +65,8 @@ class NotUnderstood:
 
 
 WORDS = {**{word: Help() for word in HELP_WORDS}, **{word: Quit() for word in QUIT_WORDS},
-         **{word: Undo() for word in UNDO_WORDS}, **{word: Draw() for word in DRAW_WORDS}}
+         **{word: Undo() for word in UNDO_WORDS}, **{word: Draw() for word in DRAW_WORDS},
+         **{word: Hint() for word in HINT_WORDS}, **{word: Solve() for word in SOLVE_WORDS}}
 
 
 # The most digits a number may have, leading zeros counted: int() converts this

@@ -32,15 +32,7 @@ import subprocess
 from dataclasses import dataclass
 
 from patience_games.engine import Move, play, refusal
-
-WON, LOST, GAVE_UP = "won", "lost", "gave up"
-
-
-@dataclass(frozen=True)
-class Outcome:
-    verdict: str
-    line: tuple
-    nodes: int
+from patience_games.solver import GAVE_UP, LOST, WON, Outcome
 
 
 FC_SOLVE = "fc-solve"
@@ -215,7 +207,7 @@ def solve_and_explain(game, position, iterations: int = DEFAULT_ITERATIONS):
     return Outcome(GAVE_UP, (), nodes), "; ".join(reasons)
 
 
-def solve(game, position, iterations: int = DEFAULT_ITERATIONS) -> Outcome:
+def solve_freecell(game, position, iterations: int = DEFAULT_ITERATIONS) -> Outcome:
     """FreeCell from `position`: WON with a line of legal moves that ends in the
     win, LOST when fc-solve has searched every position reachable, or GAVE_UP
     (the budget of `iterations` states spent, a timeout, or a move the rules

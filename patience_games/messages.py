@@ -20,6 +20,25 @@ TYPE_HELP = "Type help for the commands."
 WON = "You won!"
 SCORE = "score {score}, runs removed {runs}"
 NOTHING_TO_UNDO = "There is no move to undo."
+HINT = "Hint: {command}"
+ALREADY_WON = "The game is won already."
+CANNOT_BE_WON = "This position cannot be won: the search tried every line from it."
+SEARCH_GAVE_UP = "The search gave up after {nodes} positions without finding a win."
+SOLVING = "Solving: {moves} moves to the win."
+SOLVE_STEP = "> {command}"
+
+# --- patience.py simulate GAME N I --------------------------------------------------
+TABLE_OUTCOME = "Deals"
+TABLE_COUNT = "Count"
+TABLE_FREQUENCY = "Frequency"
+TABLE_WON = "won"
+TABLE_LOST = "proven lost"
+TABLE_UNDECIDED = "undecided"
+TABLE_TIME = "Time per deal: {milliseconds:.1f} ms of search"
+TABLE_PROGRESS = "{done}/{count} deals"
+SIMULATE_USAGE = "patience.py simulate GAME N I: the deals I to I+N-1 (--ms numbers for FreeCell)"
+BAD_DEAL_COUNT = "N is the number of deals, a whole number from 1, not '{value}'"
+BAD_FIRST_DEAL = "I is the first deal, a whole number (1 to {most} for FreeCell), not '{value}'"
 UNKNOWN_COMMAND = "Unknown command '{text}'. Type help for the commands."
 UNKNOWN_PILE = "There is no pile '{label}' in {game}. The piles are: {labels}."
 SEVERAL_SOURCES = "'{label}' names several piles; move from one of them: {labels}."
@@ -107,6 +126,8 @@ Commands, one per line:
                as may legally move together (the most that may)
   FROM TO N    move the top N cards
 {draw}  undo, u      take back the last move
+  hint         a move from which the game can still be won
+  solve        play a winning line to the end, move by move
   help, ?      this help
   quit, q      stop (end of input stops too; both exit with status 0)
 Piles: {piles}.

@@ -3,7 +3,7 @@ to print out, and whether the game is over. The history makes undo exact."""
 
 from dataclasses import dataclass
 
-from patience_games import commands, messages as text
+from patience_games import assist, commands, messages as text, solver
 from patience_games.engine import Game, Move, Position, Refusal, best_move, draw, play, refusal
 from patience_games.render import board, help_lines, refusal_text, refusals_text
 
@@ -58,6 +58,10 @@ class Session:
                 return Reply([text.NOTHING_TO_UNDO])
             self.history.pop()
             return Reply(["", *board(self.game, self.position)])
+        if isinstance(command, commands.Hint):
+            return Reply([self.hint()])
+        if isinstance(command, commands.Solve):
+            return self.solve()
         if isinstance(command, commands.Draw):
             outcome = draw(self.game, self.position)
             if isinstance(outcome, Refusal):
@@ -71,3 +75,28 @@ class Session:
         if self.game.won(self.game, outcome):
             return Reply([*lines, text.WON], finished=True)
         return Reply(lines)
+
+    def hint(self) -> str:
+        if self.game.won(self.game, self.position):
+            return text.ALREADY_WON
+        outcome, problem = assist.search(self.game, self.position)
+        if outcome is None:
+            return problem
+        if outcome.verdict != solver.WON:
+            return assist.verdict_line(outcome)
+        return text.HINT.format(command=assist.command_of(self.game, outcome.line[0]))
+
+    def solve(self) -> Reply:
+        """A winning line played on the board, each step as its command and the board
+        after it; undo takes the steps back one by one."""
+        outcome, problem = assist.search(self.game, self.position)
+        if outcome is None:
+            return Reply([problem])
+        if outcome.verdict != solver.WON:
+            return Reply([assist.verdict_line(outcome)])
+        lines = [text.SOLVING.format(moves=len(outcome.line))]
+        for step in outcome.line:
+            self.history.append(solver.follow(self.game, self.position, step))
+            lines += ["", text.SOLVE_STEP.format(command=assist.command_of(self.game, step)),
+                      *board(self.game, self.position)]
+        return Reply([*lines, text.WON], finished=True)

@@ -6,9 +6,10 @@ A program keeps its own text whole; what it imports from the kit's packages is
 copied in above it, one top-level definition at a time and only what it uses
 (followed through the kit's own imports), each module's part under a heading
 naming its file. References through a module (`console.read_seed`) become the
-plain name (`read_seed`). Two kit names that would meet under one name in a
-file are refused, as is a top-level statement the bundler does not know how to
-carry: it never writes a program that differs from the one it read.
+plain name (`read_seed`); where two modules define one name, the second comes
+in under its module's name before it (`solver_WON`). A top-level statement the
+bundler does not know how to carry is refused: it never writes a program that
+differs from the one it read.
 """
 
 import ast
@@ -115,7 +116,8 @@ class Bundle:
         self.program = program
         self.modules = {}
         self.needed = {}  # (module, name) -> statement
-        self.owner = {}  # name -> module that defines it in the bundle
+        self.owner = {}  # name in the bundle -> module that defines it
+        self.bundle_names = {}  # (module, name) -> its name in the bundle
         self.edits = {}  # module -> list of (start, end, replacement) in its bytes
 
     def module(self, name: str) -> Module:
@@ -133,6 +135,8 @@ class Bundle:
     def follow(self, module: Module, statement) -> None:
         """Note every kit name `statement` uses, and what the text must say instead."""
         for node in ast.walk(statement):
+            if isinstance(node, ast.ImportFrom) and node.module and is_kit(node.module):
+                raise BundleError(not_carried(module, node))
             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
                     and node.value.id in module.kit_modules:
                 name = self.need(module.kit_modules[node.value.id], node.attr)
@@ -143,25 +147,42 @@ class Bundle:
                     self.edit(module, node, name)
             elif isinstance(node, ast.Name) and node.id in module.definitions \
                     and module.name != self.program:
-                self.need(module.name, node.id)
+                name = self.need(module.name, node.id)
+                if name != node.id:
+                    self.edit(module, node, name)
 
     def need(self, module_name: str, name: str) -> str:
-        """Bring in `name` of `module_name`; the name it has in the bundle."""
+        """Bring in `name` of `module_name`; the name it has in the bundle: its own, or,
+        when another module's or the program's name is the same, the module's name before it."""
         name = PLAIN_FORMS.get((module_name, name), name)
         module = self.module(module_name)
         if name in module.kit_names:  # a name the module itself imports
             return self.need(*module.kit_names[name])
         statement = module.definitions[name]
         if (module_name, name) in self.needed:
-            return name
-        clash = self.owner.get(name) or (self.program if name in self.main_names() else None)
-        if clash and clash != module_name:
-            raise BundleError(NAME_CLASH.format(program=self.program, name=name,
-                                                first=clash, second=module_name))
-        self.owner[name] = module_name
+            return self.bundle_names[(module_name, name)]
+        bundled = name
+        if name in self.owner or name in self.main_names():
+            bundled = f"{module_name.split('.')[-1]}_{name}"
+            if bundled in self.owner or bundled in self.main_names():
+                raise BundleError(NAME_CLASH.format(program=self.program, name=name,
+                                                    first=self.owner.get(name, self.program),
+                                                    second=module_name))
+        self.owner[bundled] = module_name
+        self.bundle_names[(module_name, name)] = bundled
         self.needed[(module_name, name)] = statement
+        if bundled != name and isinstance(statement, (ast.FunctionDef, ast.ClassDef)):
+            self.rename_definition(module, statement, bundled)
         self.follow(module, statement)
-        return name
+        return bundled
+
+    def rename_definition(self, module: Module, statement, bundled: str) -> None:
+        lines = module.source.splitlines(keepends=True)
+        line = lines[statement.lineno - 1]
+        keyword = b"class " if isinstance(statement, ast.ClassDef) else b"def "
+        column = line.index(keyword + statement.name.encode(), statement.col_offset) + len(keyword)
+        start = sum(map(len, lines[:statement.lineno - 1])) + column
+        self.edits.setdefault(module.name, set()).add((start, start + len(statement.name), bundled))
 
     def main_names(self) -> dict:
         return self.module(self.program).definitions

@@ -51,7 +51,7 @@ def test_without_fc_solve_solving_says_what_to_install(monkeypatch):
     assert not solver.available()
     assert "apt-get install freecell-solver-bin" in solver.MISSING
     with pytest.raises(solver.NotInstalled, match="freecell-solver-bin"):
-        solver.solve(GAME, ms(1))
+        solver.solve_freecell(GAME, ms(1))
 
 
 def test_the_board_text_of_deal_1():
@@ -132,9 +132,9 @@ def test_only_the_atomic_scan_searching_everything_makes_a_loss(monkeypatch):
             solver.ATOMIC_SCAN: solver.Scan(solver.EXCEEDED, (), 20)}
     monkeypatch.setattr(solver, "available", lambda: True)
     monkeypatch.setattr(solver, "run_fc_solve", lambda board, scan, iterations: said[scan])
-    assert solver.solve(GAME, ms(1)) == solver.Outcome(solver.GAVE_UP, (), 30)
+    assert solver.solve_freecell(GAME, ms(1)) == solver.Outcome(solver.GAVE_UP, (), 30)
     said[solver.ATOMIC_SCAN] = solver.Scan(solver.NOT_SOLVED, (), 20)
-    assert solver.solve(GAME, ms(1)) == solver.Outcome(solver.LOST, (), 30)
+    assert solver.solve_freecell(GAME, ms(1)) == solver.Outcome(solver.LOST, (), 30)
 
 
 # --- With fc-solve -------------------------------------------------------------------------
@@ -154,7 +154,7 @@ def test_one_move_from_the_win():
                                "AD 2D 3D 4D 5D 6D 7D 8D 9D TD JD QD KD")
     before = position(GAME, {"h1": spades, "h2": "AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH",
                              "h3": clubs, "h4": diamonds, "c": "KH"})
-    outcome = solver.solve(GAME, before)
+    outcome = solver.solve_freecell(GAME, before)
     assert outcome.verdict == solver.WON
     assert outcome.line == (Move(GAME.index("c"), GAME.index("h2")),)
     assert GAME.won(GAME, replayed(before, outcome.line))
@@ -164,8 +164,8 @@ def test_one_move_from_the_win():
 def test_a_won_position_is_won_in_no_moves():
     suits = [" ".join(rank + suit for rank in "A23456789TJQK") for suit in "SCDH"]
     won = position(GAME, dict(zip(("h1", "h2", "h3", "h4"), suits)))
-    assert solver.solve(GAME, won).verdict == solver.WON
-    assert solver.solve(GAME, won).line == ()
+    assert solver.solve_freecell(GAME, won).verdict == solver.WON
+    assert solver.solve_freecell(GAME, won).line == ()
 
 
 @needs_fc_solve
@@ -180,7 +180,7 @@ def test_microsoft_deals_are_won_by_legal_lines(number):
 
 @needs_fc_solve
 def test_deal_11982_is_lost():
-    outcome = solver.solve(GAME, ms(NOT_WON))
+    outcome = solver.solve_freecell(GAME, ms(NOT_WON))
     assert outcome.verdict == solver.LOST  # GAVE_UP would be honest too; WON never
     assert outcome.line == ()
 
@@ -199,7 +199,7 @@ def typed(move: Move) -> str:
 
 @needs_fc_solve
 def test_deal_1_s_line_typed_into_the_program_ends_with_its_win_announcement():
-    outcome = solver.solve(GAME, ms(1))
+    outcome = solver.solve_freecell(GAME, ms(1))
     typing = "".join(typed(move) + "\n" for move in outcome.line)
     played = subprocess.run([sys.executable, "patience.py", "freecell", "--ms", "1"],
                             input=typing, capture_output=True, text=True, cwd=ROOT, timeout=60)
