@@ -166,7 +166,8 @@ def validate(results) -> list:
 
 
 def write_results(path: Path, results: dict) -> None:
-    """A new file renamed over results.json: a reader never sees half a file."""
+    """A new file renamed over results.json: a reader never sees half a file. (Not
+    marking.report's writer: this one must work when the marker cannot be imported.)"""
     fd, temporary = tempfile.mkstemp(prefix=".results.", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as file:
