@@ -16,6 +16,7 @@ the cases the class fails, the near misses, the most similar submissions).
 import argparse
 import csv
 import hashlib
+import importlib
 import json
 import os
 import re
@@ -32,7 +33,6 @@ from pathlib import Path
 from tqdm import tqdm
 
 from classroom import pages
-from classroom.similarity import scan
 from classroom.unpack import entries, unpack
 from golden.cases import ROOT
 from marking.assignment import AssignmentError, load, names
@@ -44,6 +44,7 @@ RESULTS = "results.json"
 REPORT = "report.txt"
 PROGRAMS = "programs"
 PROGRESS_LINE = re.compile(r"^\[(\d+)/(\d+)\]")
+SIMILARITY = "classroom.similarity"  # a second to import (copydetect brings matplotlib)
 
 MARKED, MISSING, REFUSED, TOO_LATE, FAILED = (
     "marked", "missing program", "refused", "late beyond the limit", "marker error")
@@ -238,6 +239,8 @@ class ClassMarking:
 def similar_pairs(out: Path, assignment, rows: list, folder_of, scratch: Path) -> list:
     """The most similar pairs of the class's programs; the sample solutions are the
     code everyone may share."""
+    from classroom.similarity import scan  # imported by then, while the students were marked
+
     shared = scratch / "shared"
     write_all(shared)
     submissions = {row["student"]: folder_of(row["student"]) / PROGRAMS for row in rows
@@ -304,6 +307,7 @@ def main(argv=None) -> int:
     out = options.out.absolute()
     out.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix="mark-class-"))
+    threading.Thread(target=importlib.import_module, args=(SIMILARITY,), daemon=True).start()
     try:
         marking = ClassMarking(options, assignment, out, scratch)
         rows = marking.run(students)

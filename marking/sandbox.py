@@ -29,10 +29,12 @@ process it started once it reaps it.
 """
 
 import functools
+import itertools
 import json
 import math
 import os
 import random
+import select
 import selectors
 import shutil
 import signal
@@ -91,14 +93,14 @@ find "$@" -xdev -mindepth 1 -maxdepth 1 -user "$(id -u)" \\
     -exec chmod -R u+rwx {} + -exec rm -rf --one-file-system {} + 2>/dev/null
 ipcrm --all 2>/dev/null
 exit 0"""
-LAUNCHER_SOURCE = Path(launcher.__file__).read_text(encoding="utf-8")
-LAUNCHER_FLAGS = ("-I", "-S", "-c")  # isolated, and no site: nothing but the standard library
+SANDBOX_FILES = "/case-files"  # the case's own files, read-only, for the launcher to copy
 
 NAMESPACES = "namespaces"
 FALLBACK = "fallback"
 AUTO = "auto"
 
 NO_BWRAP = "bubblewrap (bwrap) is not installed"
+NO_TOOLS = "the sandbox needs {tools} (util-linux and coreutils), which are not on the PATH"
 FALLBACK_ASKED = "--isolation fallback"
 NO_INTERPRETER = "no Python interpreter that the sandbox can run; give --python"
 INTERPRETER_FAILS = "{python} does not run in the sandbox"
@@ -179,20 +181,27 @@ class Sandbox:
         self._running = {}  # run id -> (pid, uid, group)
         self.stopping = threading.Event()
         self.users = []
+        missing = [tool for tool in launcher.TOOLS if not shutil.which(tool, path=SAFE_PATH)]
+        if missing:
+            raise RuntimeError(NO_TOOLS.format(tools=", ".join(missing)))
         self.bwrap = shutil.which("bwrap")
-        interpreters = self._interpreters(python)
-        self.python, self.prefixes = interpreters[0]
+        interpreters = self._interpreters(python)  # asked one at a time, as far as needed
+        first = next(interpreters, None)
+        if first is None:
+            raise RuntimeError(INTERPRETER_FAILS.format(python=python) if python else NO_INTERPRETER)
+        self.python, self.prefixes = first
         self.namespaces, self.why_not = False, FALLBACK_ASKED if isolation == FALLBACK else NO_BWRAP
         if isolation != FALLBACK and self.bwrap:
             self.namespaces, self.why_not = self._namespaces_work()
         if isolation == NAMESPACES and not self.namespaces:
             raise RuntimeError(NAMESPACES_REFUSED.format(reason=self.why_not))
         if not self.namespaces:  # the run's user must reach the interpreter on the machine itself
-            runnable = [found for found in interpreters if self._runs_in_fallback(found[0])]
-            if not runnable:
+            runnable = next((found for found in itertools.chain([first], interpreters)
+                             if self._runs_in_fallback(found[0])), None)
+            if runnable is None:
                 raise RuntimeError(INTERPRETER_FAILS.format(python=python) if python
                                    else NO_INTERPRETER)
-            self.python, self.prefixes = runnable[0]
+            self.python, self.prefixes = runnable
         if not self.namespaces and self.as_root:
             scratch.chmod(0o711)  # each run's user reaches its own home, and lists nothing
             self.shared_folders = world_writable_folders()
@@ -236,13 +245,13 @@ class Sandbox:
             raise Stopped
         uid = self.new_user()
         home = SANDBOX_HOME if self.namespaces else tempfile.mkdtemp(prefix="run-", dir=self.scratch)
-        argv = command(Path(home))
-        job = {"home": home, "snapshot": SANDBOX_SNAPSHOT if self.namespaces else str(snapshot),
-               "files": {name: data.hex() for name, data in files.items()}, "uid": uid,
-               "limits": self.limits(), "argv": argv}
-        wrapped = [self.python, *LAUNCHER_FLAGS, LAUNCHER_SOURCE, json.dumps(job)]
+        given = self._case_files(files)
+        wrapped = launcher.argv(
+            home, SANDBOX_SNAPSHOT if self.namespaces else str(snapshot),
+            (SANDBOX_FILES if self.namespaces else str(given)) if given else "", uid,
+            self.limits(uid), command(Path(home)))
         if self.namespaces:
-            wrapped = self._bwrap(snapshot) + wrapped
+            wrapped = self._bwrap(snapshot, given) + wrapped
         env = scrubbed_environment(home, TMPDIR="/tmp" if self.namespaces else home,
                                    **environment(Path(home)))
         group = self.groups.new(MEMORY_BYTES, PROCESSES + 2) if self.groups else None
@@ -272,12 +281,27 @@ class Sandbox:
                 group.remove()
             if not self.namespaces:
                 self._clean_after(uid, Path(home))
+            if given:
+                remove_tree(given)
 
-    def limits(self) -> list:
+    def limits(self, uid: int = -1) -> list:
+        """The rlimits of each process of a run of `uid`; without a throwaway user
+        (-1), the process limit counts our own user's processes too."""
+        processes = PROCESSES + (len(processes_of(os.getuid())) if uid < 0 else 0)
         return [("RLIMIT_CPU", math.ceil(self.timeout) + CPU_SECONDS_OVER_TIMEOUT),
                 ("RLIMIT_AS", MEMORY_BYTES), ("RLIMIT_FSIZE", FILE_BYTES),
-                ("RLIMIT_NOFILE", OPEN_FILES), ("RLIMIT_NPROC", PROCESSES),
+                ("RLIMIT_NOFILE", OPEN_FILES), ("RLIMIT_NPROC", processes),
                 ("RLIMIT_CORE", 0)]
+
+    def _case_files(self, files: dict):
+        """A folder of the marker's own holding the case's files, for the launcher to
+        copy into the run's home; None when there are none."""
+        if not files:
+            return None
+        folder = Path(tempfile.mkdtemp(prefix="files-", dir=self.scratch))
+        for name, data in files.items():
+            (folder / name).write_bytes(data)
+        return folder
 
     def new_user(self) -> int:
         """A user id no other run holds at the same time; -1 when not root."""
@@ -401,7 +425,7 @@ class Sandbox:
 
     # Setting up
 
-    def _bwrap(self, snapshot: Path) -> list:
+    def _bwrap(self, snapshot: Path, files: Path = None) -> list:
         argv = [self.bwrap, "--die-with-parent", "--unshare-ipc", "--unshare-pid", "--unshare-net",
                 "--unshare-uts", "--unshare-cgroup-try", "--hostname", "sandbox"]
         if not self.as_root:
@@ -426,21 +450,24 @@ class Sandbox:
                  "--perms", "1777", "--size", str(TMP_BYTES), "--tmpfs", "/tmp",
                  "--size", str(HOME_ROOM_BYTES + snapshot_bytes(snapshot)), "--tmpfs", SANDBOX_HOME,
                  "--ro-bind", str(snapshot), SANDBOX_SNAPSHOT]
+        if files:
+            argv += ["--ro-bind", str(files), SANDBOX_FILES]
         for path in self.hidden:  # the kit, say, if it lies under a folder bound above
             if any(_under(path, folder) for folder in bound):
                 argv += ["--tmpfs", str(path)]
         return argv + ["--chdir", "/", "--"]
 
-    def _interpreters(self, python) -> list:
-        """[(interpreter, the folders it needs)], asked of each candidate itself; never
-        a virtual environment's (its folder may lie inside the kit, which is hidden)."""
+    def _interpreters(self, python):
+        """(interpreter, the folders it needs), asked of each candidate itself when the
+        one before would not do; never a virtual environment's (its folder may lie
+        inside the kit, which is hidden)."""
         candidates = [python] if python else [getattr(sys, "_base_executable", sys.executable),
                                               sys.executable, "/usr/local/bin/python3",
                                               "/usr/bin/python3"]
         ask = ("import json, os, sys; print(json.dumps([os.path.realpath(sys.executable), "
                "sys.base_prefix, sys.base_exec_prefix]))")
-        found = []
-        for candidate in candidates:
+        found = set()
+        for candidate in dict.fromkeys(candidates):
             try:
                 done = subprocess.run([candidate, "-I", "-c", ask], capture_output=True, timeout=30,
                                       env=scrubbed_environment("/"), cwd="/")
@@ -451,11 +478,9 @@ class Sandbox:
             folders.add(Path(executable).parent.parent)
             if any(_under(folder, hidden) for folder in folders for hidden in self.hidden):
                 raise RuntimeError(INTERPRETER_IN_KIT.format(python=candidate))
-            if executable not in [known for known, _ in found]:
-                found.append((executable, sorted(folders)))
-        if not found:
-            raise RuntimeError(INTERPRETER_FAILS.format(python=python) if python else NO_INTERPRETER)
-        return found
+            if executable not in found:
+                found.add(executable)
+                yield executable, sorted(folders)
 
     def _namespaces_work(self):
         """(True, "") when bubblewrap can start the interpreter here, else (False, why not)."""
@@ -475,10 +500,8 @@ class Sandbox:
 
     def _runs_in_fallback(self, python: str) -> bool:
         uid = self.new_user()
-        job = {"home": "/", "snapshot": None, "files": {}, "uid": uid, "limits": [],
-               "argv": [python, "-c", "pass"]}
         try:
-            done = subprocess.run([python, *LAUNCHER_FLAGS, LAUNCHER_SOURCE, json.dumps(job)],
+            done = subprocess.run(launcher.argv("/", "", "", uid, [], [python, "-c", "pass"]),
                                   capture_output=True, timeout=30, env=scrubbed_environment("/"),
                                   cwd="/")
         finally:
@@ -492,10 +515,9 @@ class Sandbox:
         if uid < 0:
             remove_tree(home)
             return
-        job = {"home": "/", "snapshot": None, "files": {}, "uid": uid, "limits": [],
-               "argv": ["/bin/sh", "-c", CLEANER, "sh", str(home), *self.shared_folders]}
+        cleaner = ["/bin/sh", "-c", CLEANER, "sh", str(home), *self.shared_folders]
         try:
-            subprocess.run([self.python, *LAUNCHER_FLAGS, LAUNCHER_SOURCE, json.dumps(job)],
+            subprocess.run(launcher.argv("/", "", "", uid, [], cleaner),
                            capture_output=True, timeout=self.timeout + 60,
                            env=scrubbed_environment("/"), cwd="/")
         except subprocess.TimeoutExpired:
@@ -596,7 +618,21 @@ def _reap(process: subprocess.Popen, deadline: float = None):
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             return None, None
-        time.sleep(min(REAP_POLL_SECONDS, remaining))
+        _until_ended(process.pid, remaining)
+
+
+def _until_ended(pid: int, seconds: float) -> None:
+    """Wait until `pid` ends or `seconds` pass: woken by its pidfd where Linux gives one
+    (a run's last output often comes a moment before its end), else a short sleep."""
+    try:
+        pidfd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        time.sleep(min(REAP_POLL_SECONDS, seconds))
+        return
+    try:
+        select.select([pidfd], [], [], seconds)
+    finally:
+        os.close(pidfd)
 
 
 def processes_of(uid: int) -> list:

@@ -461,7 +461,7 @@ def test_two_markers_at_once_neither_sees_the_other(markings, tmp_path, isolatio
     a_file(victim / "private_notes.txt", f"{token}\n", 0o644)
     hunter = submission(tmp_path / "hunter")
     write_program(hunter, "solitaire_1.py", """\
-        import glob, json, os, sys, time
+        import glob, os, sys, time
         def places():
             for pid in os.listdir("/proc"):
                 if not pid.isdigit():
@@ -473,17 +473,11 @@ def test_two_markers_at_once_neither_sees_the_other(markings, tmp_path, isolatio
                 except OSError:
                     continue
                 for arg in argv:
-                    if arg.startswith(b"/"):  # a run's program lies in its home
-                        folder = os.path.dirname(arg.decode(errors="replace"))
-                        named.add(folder)
-                        yield folder
-                    elif arg.startswith(b"{"):  # the launcher's job names the home
-                        try:
-                            job = json.loads(arg)
-                            yield job["home"]
-                            yield job["snapshot"]
-                        except (ValueError, KeyError, TypeError):
-                            pass
+                    if arg.startswith(b"/"):  # the launcher names the home and the snapshot,
+                        path = arg.decode(errors="replace")  # a run's program lies in its home
+                        for folder in (path, os.path.dirname(path)):
+                            named.add(folder)
+                            yield folder
             yield from glob.glob(os.path.join(WORLD, "*", "marking-*", "*"))  # their TMPDIRs
         found, tried, named, deadline = set(), set(), set(), time.time() + 2.5
         while time.time() < deadline and not found:
