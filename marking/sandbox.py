@@ -469,8 +469,8 @@ class Sandbox:
         found = set()
         for candidate in dict.fromkeys(candidates):
             try:
-                done = subprocess.run([candidate, "-I", "-c", ask], capture_output=True, timeout=30,
-                                      env=scrubbed_environment("/"), cwd="/")
+                done = subprocess.run([candidate, "-I", "-S", "-c", ask], capture_output=True,
+                                      timeout=30, env=scrubbed_environment("/"), cwd="/")
                 executable, *prefixes = json.loads(done.stdout)
             except (OSError, ValueError, subprocess.SubprocessError):
                 continue
@@ -486,7 +486,7 @@ class Sandbox:
         """(True, "") when bubblewrap can start the interpreter here, else (False, why not)."""
         empty = Path(tempfile.mkdtemp(prefix="probe-", dir=self.scratch))
         try:
-            done = subprocess.run(self._bwrap(empty) + [self.python, "-I", "-c", "pass"],
+            done = subprocess.run(self._bwrap(empty) + [self.python, "-I", "-S", "-c", "pass"],
                                   capture_output=True, timeout=60, env=scrubbed_environment("/"),
                                   cwd="/")
         except (OSError, subprocess.SubprocessError) as problem:
