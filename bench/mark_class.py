@@ -17,7 +17,9 @@ process, the order turning each repeat, so that a noisy machine slows both alike
                 sandbox, no marker), J at once: the time the students' programs
                 themselves take
 
-J is the machine's cores. The bare runs start the programs as the sandbox does:
+J is the machine's cores (--jobs); --class-jobs gives the class marker another
+number of students at once, the bare runs keeping J. The bare runs start the
+programs as the sandbox does:
 with the interpreter it picks (this one's base: never a virtual environment's,
 which may lie in the kit the sandbox hides, and whose start-up may differ) and
 the environment it gives (marking.sandbox.scrubbed_environment: compiled modules
@@ -33,11 +35,14 @@ program takes with that interpreter, and with this one.
 --profile also marks one right student alone (--jobs 1) and times each case from
 the marker's progress lines, against the same case run bare.
 
-    python3 bench/mark_class.py [--students 8] [--repeats 3] [--jobs CORES] [--profile]
+    python3 bench/mark_class.py [--students 8] [--repeats 3] [--jobs CORES] [--class-jobs N]
+                                [--profile]
 """
 
 import argparse
+import contextlib
 import csv
+import functools
 import json
 import os
 import shutil
@@ -141,9 +146,16 @@ def sandbox_python() -> str:
     return done.stdout.strip() or base
 
 
+@contextlib.contextmanager
 def started_with(python: str):
-    """golden.run starting the programs with `python` instead of this interpreter."""
-    return unittest.mock.patch.object(golden.run.command, "__defaults__", (python,))
+    """golden.run starting the programs with `python` instead of this interpreter, each
+    in a session of its own as the sandbox starts them: with the kernel's autogroups a
+    session gets its own share of the CPU, so on a machine busy with other work the bare
+    runs would otherwise get less of it than the sandboxed ones."""
+    in_a_session = functools.partial(subprocess.Popen, start_new_session=True)
+    with unittest.mock.patch.object(golden.run.command, "__defaults__", (python,)), \
+            unittest.mock.patch.object(golden.run.subprocess, "Popen", in_a_session):
+        yield
 
 
 def passes(marked, run) -> bool:
@@ -305,15 +317,18 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                         help="students marked at once, and bare runs at once (default: the cores)")
+    parser.add_argument("--class-jobs", type=int,
+                        help="students the class marker marks at once (default: --jobs)")
     parser.add_argument("--profile", action="store_true",
                         help="also time each case of one student marked alone")
     options = parser.parse_args()
     began = time.perf_counter()
     assignment = load(ASSIGNMENT)
     cases = [marked for program in PROGRAMS for marked in assignment.programs[program]]
+    class_jobs = options.class_jobs or options.jobs
     print(f"Python {sys.version.split()[0]}; {options.students} students, {len(cases)} marked "
-          f"cases each ({ASSIGNMENT}); {options.jobs} at once; medians of {options.repeats} "
-          f"repeats; {os.cpu_count()} CPUs", flush=True)
+          f"cases each ({ASSIGNMENT}); {class_jobs} students at once, {options.jobs} bare runs "
+          f"at once; medians of {options.repeats} repeats; {os.cpu_count()} CPUs", flush=True)
     scratch = Path(tempfile.mkdtemp(prefix="bench-class-"))
     python = sandbox_python()
     env = scrubbed_environment(str(scratch))  # golden.run adds the stats file's variable
@@ -322,7 +337,7 @@ def main() -> None:
         students = make_class(class_folder, options.students, scratch)
         names = list(students)
         measure = {
-            CLASS: lambda repeat: class_run(class_folder, scratch / f"out-{repeat}", options.jobs),
+            CLASS: lambda repeat: class_run(class_folder, scratch / f"out-{repeat}", class_jobs),
             BARE: lambda repeat: bare_runs(class_folder, names, cases, options.jobs, python, env),
         }
         results = {label: [] for label in measure}
@@ -336,7 +351,7 @@ def main() -> None:
             shutil.rmtree(scratch / f"out-{repeat}", ignore_errors=True)
         print("\n".join(check(students, len(cases), results[CLASS][0], results[BARE][0])))
         starts = start_up(python, env)
-        print("\n".join(report(results, options.students, len(cases), options.jobs, python,
+        print("\n".join(report(results, options.students, len(cases), class_jobs, python,
                                 starts)), flush=True)
         if options.profile:
             right = next(name for name, kind in students.items() if kind == RIGHT)
