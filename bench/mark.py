@@ -16,14 +16,12 @@ machine slows all alike:
 The baseline runs on the snapshot with PYTHONDONTWRITEBYTECODE=1: it compiles
 the programs each run, as a sandboxed run must (the snapshot holds no
 __pycache__ and a run writes none), and it leaves the snapshot as the marker
-took it. Prints the median milliseconds per case, the median of the ratios of
-each repeat, the CPU time per case of the marker and of its children, then
-each piece of a sandboxed run timed alone, the pieces alternating too (so
-that each, as in a marking, follows a pause of its own kind), and what
-Sandbox.close() took. As root, the sandbox makes a cgroup per run and leaves
-it behind; the benchmark removes those it made.
+took it. The sandboxes judge as an assignment that compares stdout, the exit
+status and stderr (marking.verdicts.Rules' defaults). Prints the median
+milliseconds per case, the median of the ratios of each repeat, and the CPU
+time per case of the marker and of its children.
 
-    python3 bench/mark.py [--cases 10] [--repeats 7] [--piece-repeats 15] [--python PATH]
+    python3 bench/mark.py [--cases 10] [--repeats 7] [--python PATH]
 """
 
 import argparse
@@ -42,10 +40,11 @@ if str(ROOT) not in sys.path:
 from bench.measure import timed  # noqa: E402 (the project root is on the path only now)
 from golden.cases import EXPECTED_OUTPUTS, load_cases  # noqa: E402
 from golden.run import DEFAULT_TIMEOUT, run_piped  # noqa: E402
+from marking.assignment import MarkedCase  # noqa: E402
 from marking.mark import Marking, skip_reason  # noqa: E402
 from marking.sandbox import FALLBACK, NAMESPACES, Sandbox  # noqa: E402
 from marking.tree import Limits, copy_tree, remove_tree  # noqa: E402
-from marking.verdicts import PIPE  # noqa: E402
+from marking.verdicts import PIPE, Rules  # noqa: E402
 
 SAMPLE = (("solitaire_1", "seed_"), ("hoyle_cli", ""))  # program, the names' start
 BASELINE = "baseline"
@@ -96,9 +95,11 @@ def bench(cases: list, repeats: int, scratch: Path, python: str) -> None:
             print(f"{isolation}: Sandbox() {(time.perf_counter() - started) * 1000:.0f} ms; "
                   + "; ".join(box.describe()))
             sandboxes[isolation] = box
-            marking = Marking(box, snapshot, [PIPE])
-            setups[isolation] = lambda case, marking=marking: all(
-                verdict.passed for verdict in marking.case(case))
+            rules = Rules(cpu_seconds=box.timeout, wall_seconds=box.wall_seconds,
+                          idle_seconds=box.idle_seconds)
+            marking = Marking(box, snapshot, [PIPE], lambda marked, rules=rules: rules)
+            setups[isolation] = lambda case, marking=marking: marking.case(
+                MarkedCase(case, 1, "", "visible", Rules.compare)).passed
         for label, mark_one in setups.items():  # a first pass, untimed: caches warm, results checked
             failing = [case.id for case in cases if not mark_one(case)]
             if failing:

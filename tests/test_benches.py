@@ -1,0 +1,32 @@
+"""The marking benchmarks still run, at their smallest, and still measure what they
+say: a benchmark that broke when the marker changed went unnoticed once. No time is
+asserted here (the machine is shared); `make bench-mark` and `make bench-class`
+give the figures."""
+
+import subprocess
+import sys
+
+from golden.cases import ROOT
+
+
+def bench(script: str, *options: str) -> str:
+    done = subprocess.run([sys.executable, f"bench/{script}", *options], cwd=ROOT,
+                          capture_output=True, timeout=600)
+    said = done.stdout.decode("utf-8", "replace")
+    assert done.returncode == 0, f"bench/{script} {' '.join(options)}:\n{said}\n" \
+                                 f"{done.stderr.decode('utf-8', 'replace')}"
+    return said
+
+
+def test_bench_mark_times_every_setup_and_each_passes_the_cases():
+    said = bench("mark.py", "--cases", "1", "--repeats", "1")
+    rows = [line.split()[0] for line in said.splitlines() if line.split()[:1] in (
+        ["baseline"], ["fallback"], ["namespaces"])]
+    assert rows[0] == "baseline" and "fallback" in rows, said
+    assert "note:" not in said, said  # a setup failed a golden case of the kit itself
+
+
+def test_bench_class_marks_a_class_the_way_the_bare_runs_see_it():
+    said = bench("mark_class.py", "--students", "2", "--repeats", "1")
+    assert "student_01  right" in said and "overhead, 1 - bare / class run:" in said, said
+    assert "note:" not in said, said  # the marker and the bare runs disagree on a student
