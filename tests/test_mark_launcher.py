@@ -5,13 +5,15 @@ privileges; and every limit the sandbox lists is set, soft and hard alike."""
 
 import json
 import os
+import shutil
 import textwrap
 
 import pytest
 
 from marking import launcher
 from marking.sandbox import PROCESSES, SANDBOX_HOME
-from tests.test_mark_cpu_limit import BOTH, IS_ROOT, sandbox, scratch  # noqa: F401 (a fixture)
+from tests.test_mark import open_scratch
+from tests.test_mark_cpu_limit import BOTH, IS_ROOT, sandbox
 
 LOOK_AROUND = """\
     import json, os, resource
@@ -33,6 +35,13 @@ LOOK_AROUND = """\
     """
 
 
+@pytest.fixture
+def scratch():
+    folder = open_scratch()
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 def test_limits_become_prlimit_options():
     assert launcher.argv("/h", "/s", "", 7, [("RLIMIT_CPU", 3), ("RLIMIT_NOFILE", 256)],
                          ["prog", "--x"]) == [
@@ -41,8 +50,7 @@ def test_limits_become_prlimit_options():
 
 
 @pytest.mark.parametrize("isolation", BOTH)
-def test_the_program_starts_in_its_own_home_as_the_runs_user_within_its_limits(scratch,  # noqa: F811
-                                                                               isolation):
+def test_the_program_starts_in_its_own_home_as_the_runs_user_within_its_limits(scratch, isolation):
     snapshot = scratch / "snapshot"
     (snapshot / "sub").mkdir(parents=True)
     (snapshot / "prog.py").write_text(textwrap.dedent(LOOK_AROUND), encoding="utf-8")
