@@ -11,7 +11,8 @@ Only programs of the system run here, each started once: a second interpreter
 would cost a run tens of milliseconds, which a class of students pays per case.
 """
 
-LAUNCHER = """home=$1 snapshot=$2 files=$3 uid=$4
+LAUNCHER = """set -f
+home=$1 snapshot=$2 files=$3 uid=$4
 shift 4
 limits=
 while [ "$1" != -- ]; do limits="$limits $1"; shift; done
