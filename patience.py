@@ -13,12 +13,9 @@ import random
 import sys
 
 from common import console
-from common.deal import shuffled
 from patience_games import messages as text
 from patience_games.commands import LONGEST_NUMBER, shown, whole_number
-from patience_games.engine import deal
-from patience_games.freecell_ms import ms_deck
-from patience_games.games import ALIASES, GAMES, spider
+from patience_games.games import ALIASES, GAMES, dealt
 from patience_games.session import Session
 from patience_games.simulate import simulate
 
@@ -82,15 +79,15 @@ def arguments(argv=None) -> argparse.Namespace:
 
 def new_session(options: argparse.Namespace):
     """The game, its first position and its title line."""
-    game = spider(options.suits or 4) if options.game == "spider" else GAMES[options.game]
+    suits = options.suits or 4
     if options.ms is not None:
-        return Session(game, deal(game, ms_deck(options.ms))), text.TITLE_MS.format(
-            game=game.name, number=options.ms)
+        game, position = dealt(options.game, ms=options.ms, suits=suits)
+        return Session(game, position), text.TITLE_MS.format(game=game.name, number=options.ms)
     seed, title = options.seed, text.TITLE_SEED
     if seed is None:
         seed, title = random.SystemRandom().randrange(RANDOM_SEEDS), text.TITLE_RANDOM_SEED
-    cards = [game.card(number) for number in shuffled(range(game.deck), seed)]
-    return Session(game, deal(game, cards)), title.format(game=game.name, seed=seed)
+    game, position = dealt(options.game, seed=seed, suits=suits)
+    return Session(game, position), title.format(game=game.name, seed=seed)
 
 
 def converse(options: argparse.Namespace) -> None:

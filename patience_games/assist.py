@@ -4,7 +4,7 @@ winning line as the command a player would type. FreeCell asks Freecell Solver
 ask the kit's own depth-first search. Both lines are checked on the engine."""
 
 from patience_games import freecell_solver, messages as text, solver
-from patience_games.engine import Game, Move
+from patience_games.engine import Game
 
 DRAW_COMMAND = "d"
 
@@ -21,7 +21,7 @@ def search(game: Game, position, budget: int = solver.DEFAULT_BUDGET):
 def command_of(game: Game, step) -> str:
     """The line a player types for a step: `FROM TO`, `FROM TO N` for several cards,
     or the stock's `d`."""
-    if step is solver.DRAW or not isinstance(step, Move):
+    if step is solver.DRAW:
         return DRAW_COMMAND
     words = [game.piles[step.source].label, game.piles[step.destination].label]
     return " ".join(words + ([str(step.count)] if step.count > 1 else []))

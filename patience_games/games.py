@@ -5,11 +5,13 @@ stock deal, FreeCell's sequence limit, Golf's draw."""
 from dataclasses import replace
 
 from common.cards import CLUBS, DIAMONDS, HEARTS, SPADES
+from common.deal import shuffled
 from patience_games import messages as text
 from patience_games.cards import ACE, KING, RANKS, Card
 from patience_games.engine import (
     TAKES_ANY_CARD, Empty, Game, Leave, Move, PileKind, PileSpec, Position, Reason, Refusal,
-    Show, Suits, after_move, all_on, build, play, refusal)
+    Show, Suits, after_move, all_on, build, deal, play, refusal)
+from patience_games.freecell_ms import ms_deck
 
 ONE_ABOVE_OR_BELOW_WRAPPING = build(+1, -1, wrap=True)
 ONE_BELOW = build(-1)
@@ -219,3 +221,12 @@ GAMES = {
 }
 ALIASES = {"littlespider": "little-spider", "free-cell": "freecell",
            "curds": "curds-and-whey", "curdsandwhey": "curds-and-whey"}
+
+
+def dealt(name: str, seed: int = None, ms: int = None, suits: int = 4) -> tuple:
+    """The game `name` and its first position: Microsoft's deal `ms` (FreeCell), or
+    the deck shuffled by `seed`; Spider with `suits` suits."""
+    game = spider(suits) if name == "spider" else GAMES[name]
+    cards = ms_deck(ms) if ms is not None else [
+        game.card(number) for number in shuffled(range(game.deck), seed)]
+    return game, deal(game, cards)

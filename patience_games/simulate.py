@@ -9,29 +9,19 @@ import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 
-from common.deal import shuffled
 from patience_games import assist, messages as text, solver
-from patience_games.engine import deal
-from patience_games.freecell_ms import ms_deck
-from patience_games.games import GAMES, spider
+from patience_games.games import dealt
 
 OUTCOMES = ((solver.WON, text.TABLE_WON), (solver.LOST, text.TABLE_LOST),
             (solver.GAVE_UP, text.TABLE_UNDECIDED))
 PROGRESS_EVERY = 0.2  # seconds between two updates of the progress line
 
 
-def dealt(name: str, number: int, shuffled):
-    """The game and its first position for deal `number`: a --ms deal for FreeCell,
-    a seed otherwise, as `patience.py GAME --seed/--ms` deals it."""
-    game = spider(4) if name == "spider" else GAMES[name]
-    if name == "freecell":
-        return game, deal(game, ms_deck(number))
-    return game, deal(game, [game.card(card) for card in shuffled(range(game.deck), number)])
-
-
 def verdict_of(job) -> tuple:
+    """A deal's verdict and the seconds its search took: a --ms deal for FreeCell, a
+    seed otherwise, as `patience.py GAME --ms/--seed` deals it."""
     name, number = job
-    game, position = dealt(name, number, shuffled)
+    game, position = dealt(name, ms=number) if name == "freecell" else dealt(name, seed=number)
     started = time.perf_counter()
     outcome, problem = assist.search(game, position)
     return (outcome.verdict if outcome else problem), time.perf_counter() - started

@@ -10,12 +10,11 @@ from dataclasses import replace
 
 import pytest
 
-from common.deal import shuffled
 from patience_games.cards import numbered
-from patience_games.engine import Pile, Position, Refusal, deal, draw, play, refusal
+from patience_games.engine import Pile, Position, Refusal, draw, play, refusal
 from patience_games.games import (
     CURDS_AND_WHEY_GAME as CURDS, FREECELL_GAME as FREECELL, GOLF_GAME as GOLF,
-    LITTLE_SPIDER_GAME as LITTLE_SPIDER, spider)
+    LITTLE_SPIDER_GAME as LITTLE_SPIDER, dealt, spider)
 from patience_games.solver import (
     DRAW, GAVE_UP, LOST, WON, Outcome, follow, hint, position_key, solve)
 from tests.test_patience_engine import cards, move, pile, position
@@ -24,8 +23,8 @@ SPIDER_1 = spider(1)
 
 
 def golf_deal(seed: int) -> Position:
-    """Deal `seed` as `patience.py --seed` deals it."""
-    return deal(GOLF, [GOLF.card(number) for number in shuffled(range(GOLF.deck), seed)])
+    """Deal `seed` as `patience.py golf --seed` deals it."""
+    return dealt("golf", seed=seed)[1]
 
 
 def replayed(game, start: Position, line: tuple) -> Position:
@@ -170,7 +169,7 @@ def test_spider_turns_up_a_card_and_removes_a_run():
 
 def test_a_spider_deal_is_won_dealing_the_whole_stock_and_its_line_replays():
     # Every card must end in a removed run, so a win deals all five rows of the stock.
-    start = deal(SPIDER_1, [SPIDER_1.card(n) for n in shuffled(range(SPIDER_1.deck), 1)])
+    start = dealt("spider", seed=1, suits=1)[1]
     outcome = solve(SPIDER_1, start, 5_000)
     assert outcome.verdict == WON and outcome.line.count(DRAW) == 5
     assert SPIDER_1.won(SPIDER_1, replayed(SPIDER_1, start, outcome.line))
