@@ -113,8 +113,8 @@ def make_class(folder: Path, count: int, scratch: Path) -> dict:
 
 def class_run(class_folder: Path, out: Path, jobs: int) -> dict:
     """The class marker end to end: its wall time, and what its files say of where it went.
-    A student's programs/ folder is written just before their marker starts, their
-    state.json just after it ends and their pages are written; each results.json gives
+    A student's instructor/NAME/programs/ folder is written just before their marker
+    starts, their state.json just after it ends; each results.json gives
     the marker's own time (from its snapshot to its last case)."""
     command = [sys.executable, "-m", "classroom.mark_class", str(class_folder), "--assignment",
                ASSIGNMENT, "--out", str(out), "--jobs", str(jobs), "--force"]
@@ -124,7 +124,7 @@ def class_run(class_folder: Path, out: Path, jobs: int) -> dict:
     if done.returncode != 0:
         said = (done.stderr or done.stdout).decode("utf-8", "replace").strip()
         raise SystemExit(f"the class marker ended with status {done.returncode}: {said[-1500:]}")
-    folders = sorted((out / "students").iterdir())
+    folders = sorted((out / "instructor").iterdir())
     results = [json.loads((folder / "results.json").read_text(encoding="utf-8"))
                for folder in folders]
     begun = [(folder / "programs").stat().st_mtime - started_at for folder in folders]

@@ -2,40 +2,48 @@
 
     python3 -m classroom.mark_class DIR --assignment NAME [--out DIR] [--times CSV]
                                     [--jobs N] [--force] [--isolation ...]
+                                    [--as-of TIME] [--published] [--similarity-min S]
 
 Each entry of DIR is one student (a folder, or a .zip/.tar.gz archive, unpacked
 safely). Students are marked in parallel, each by the marker of one submission
-(`marking.mark`, in its sandbox), and each student's results are written as soon
-as they are known: an interrupted run keeps what it did, and the next run skips
-a student whose submission, assignment and golden cases are unchanged (--force
-marks everyone again). Then OUT gets grades.csv, a feedback page per student
-(HTML and text: the assignment's visible cases only) and summary.html (marks,
-the cases the class fails, the near misses, the most similar submissions).
+(`marking.mark`, in its sandbox), and each student's results are kept as soon as
+they are known: an interrupted run keeps what it finished, and the next run skips
+a student whose submission, submission time, assignment and golden cases are
+unchanged (--force marks everyone again). Then OUT gets grades.csv, similarity.csv,
+summary.html, and per student what they may see (OUT/students/NAME/: their
+feedback, and the files of the cases it shows, each case as its visibility says at
+--as-of) apart from what only the instructor may see (OUT/instructor/NAME/: the
+full report and results.json). Every run writes every student's pages again:
+marks are kept, pages follow the clock.
 """
 
 import argparse
-import csv
 import hashlib
 import importlib
 import json
 import os
 import re
 import shlex
+import signal
 import subprocess
 import sys
 import tempfile
 import threading
-from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor, as_completed, wait
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
 from tqdm import tqdm
 
-from classroom import pages
-from classroom.unpack import entries, unpack
+from classroom import pages, sheet
+from classroom.roster import class_of, unknown_in_times
+from classroom.times import read_times
+from classroom.unpack import name_key, unpack
 from golden.cases import ROOT
+from golden.visible import escaped
 from marking.assignment import AssignmentError, load, names
+from marking.submission import marked_folder, skip_reason
 from marking.tree import Limits, Refused, copy_tree, remove_tree
 from standalone.bundle import write_all
 
@@ -43,60 +51,51 @@ STATE = "state.json"
 RESULTS = "results.json"
 REPORT = "report.txt"
 PROGRAMS = "programs"
+STUDENTS = "students"  # what each student may see
+INSTRUCTOR = "instructor"  # what only the instructor may see
+RESULTS_FORMAT = 2  # of results.json as kept: a kit that reads it otherwise marks again
 PROGRESS_LINE = re.compile(r"^\[(\d+)/(\d+)\]")
 SIMILARITY = "classroom.similarity"  # a second to import (copydetect brings matplotlib)
+MARKED_NORMALLY = (0, 1, 3)  # the marker's ends with results: all pass, not, a case failed it
+MARKER_ERROR_STATUS = 3
+STOP_SECONDS = 30  # for the markers in flight to stop their runs after Ctrl-C
+SHOWN_PAGES = 20  # pairs with a side-by-side page
 
-MARKED, MISSING, REFUSED, TOO_LATE, FAILED = (
-    "marked", "missing program", "refused", "late beyond the limit", "marker error")
-NO_TIMES = "{path}: not a CSV with the columns student and submitted"
-BAD_TIME = "{path}, line {line}: {text!r} is not a date and time such as 2027-03-11T14:30"
-UNKNOWN_STUDENTS = "warning: submission times for students not in the class: {names}"
+NO_DEADLINE = "--times: {name} has no deadline, so no late rule to apply"
+UNKNOWN_STUDENTS = "warning: the times file names students not in the class: {names}"
+UNTIMED = ("warning: the times file does not name {count} student(s), marked without the late "
+           "rule: {names}")
 SKIPPED = "{count} student(s) unchanged since the last run: kept (--force marks them again)"
-WROTE = "Wrote {grades}, {summary} and a feedback page per student in {students}"
+WROTE = ("Wrote {grades}, {similarity}, {summary}, and per student their feedback in {students} "
+         "(theirs to see) and the marker's report in {instructor} (yours only)")
 NO_SUBMISSIONS = ("give the folder of the class's submissions: make mark-class SUBMISSIONS=DIR "
                   "ASSIGNMENT=NAME")
 NO_ASSIGNMENT = ("say which assignment to mark against: --assignment NAME (make mark-class "
                  "ASSIGNMENT=NAME); the assignments are: {names}")
 BAD_ARGS = "ARGS cannot be read as options: {problem}"
-INTERRUPTED = "interrupted: the students marked so far are kept in {out}; run again to go on"
+NOT_A_CLASS = "{path}: not a folder of submissions"
+OUT_IN_CLASS = ("--out {out} lies inside the class folder {submissions}: it would be marked as a "
+                "student's, or inside one; give a folder outside it")
+BAD_AS_OF = "--as-of: {text!r} is not a date and time such as 2027-03-20T09:00"
+BAD_JOBS = "a number of students from 1 to 64"
+BAD_SHARE = "a score from 0 to 1"
+INTERRUPTED = ("interrupted: {done} of {total} students marked or kept, their results in {out}; "
+               "nothing else was written. Run the same command again to go on")
 MARKER_FAILED = "the marker ended with status {status}: {said}"
+MARKER_ERROR = "the marker failed on a case (its report says which): mark this student again"
 
 
 @dataclass
-class Student:
-    name: str
-    entry: Path
-    kind: str  # folder, archive or refused
-    reason: str = ""
-    submitted: datetime = None
-
-
-def slug(name: str) -> str:
-    """A folder name for the student's files: their name where it is plain, else a
-    plain form of it and a hash, so that no two students share a folder."""
-    if re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,80}", name):
-        return name
-    plain = re.sub(r"[^A-Za-z0-9._-]+", "_", name)[:40].strip("._") or "student"
-    return f"{plain}-{hashlib.sha256(name.encode('utf-8', 'surrogateescape')).hexdigest()[:8]}"
-
-
-def read_times(path: Path, assignment) -> dict:
-    """student -> when submitted, in the assignment's time zone unless the CSV says one."""
-    zone = assignment.deadline.tzinfo if assignment.deadline else None
-    times = {}
-    with open(path, newline="", encoding="utf-8") as file:
-        rows = csv.DictReader(file)
-        if not rows.fieldnames or {"student", "submitted"} - set(rows.fieldnames):
-            raise ValueError(NO_TIMES.format(path=path))
-        for row in rows:
-            try:
-                when = datetime.fromisoformat(row["submitted"].strip())
-            except ValueError:
-                raise ValueError(BAD_TIME.format(path=path, line=rows.line_num,
-                                                 text=row["submitted"])) from None
-            times[row["student"].strip()] = when.replace(tzinfo=zone) if when.tzinfo is None \
-                and zone else when
-    return times
+class Outcome:
+    """One student's marking: the marker's results (None when it gave none), why the
+    submission was refused or the marker failed, and whether the results were kept from
+    an earlier run."""
+    student: object  # classroom.roster.Student
+    results: dict = None
+    refused: str = ""
+    failed: str = ""
+    kept: bool = False
+    interrupted: bool = False
 
 
 def fingerprint(folder: Path) -> str:
@@ -111,6 +110,7 @@ def fingerprint(folder: Path) -> str:
 def assignment_fingerprint(assignment) -> str:
     """The assignment file and every golden case it marks: a regrade changes it."""
     digest = hashlib.sha256(assignment.path.read_bytes())
+    digest.update(str(RESULTS_FORMAT).encode())
     for cases in assignment.programs.values():
         for marked in cases:
             for path in sorted(marked.case.folder.glob(f"{marked.case.name}.*")):
@@ -119,141 +119,207 @@ def assignment_fingerprint(assignment) -> str:
 
 
 class ClassMarking:
-    """One run over a class: its students, the bars, and where each result goes."""
+    """One run over a class: its students, the bar, the markers in flight, and where
+    each result goes."""
 
     def __init__(self, options, assignment, out: Path, scratch: Path):
         self.options, self.assignment, self.out, self.scratch = options, assignment, out, scratch
         self.cases_each = sum(len(cases) for cases in assignment.programs.values())
         self.regrade_key = assignment_fingerprint(assignment)
         self.lock = threading.Lock()
+        self.stopping = threading.Event()
+        self.markers = set()  # the markers running now
         self.bar = None
+        self.done = 0  # students marked or kept, when the run was interrupted
 
-    def folder_of(self, student: Student) -> Path:
-        return self.folder_of_name(student.name)
+    def instructor_folder(self, student) -> Path:
+        return self.out / INSTRUCTOR / student.folder
 
-    def folder_of_name(self, name: str) -> Path:
-        return self.out / "students" / slug(name)
-
-    def copy_in(self, student: Student) -> Path:
-        """The submission in a folder of ours, unpacked or copied without following a link."""
-        into = self.scratch / slug(student.name)
+    def copy_in(self, student) -> Path:
+        """The submission in a folder of ours, unpacked or copied without following a link,
+        leaving out what the marker leaves out."""
+        into = self.scratch / student.folder
         if student.kind == "archive":
             unpack(student.entry, into, Limits())
         else:
             into.mkdir(mode=0o700)
-            copy_tree(student.entry, into, skip=lambda name: None, limits=Limits())
+            copy_tree(student.entry, into, skip=skip_reason, limits=Limits())
         return into
 
-    def mark(self, student: Student) -> dict:
-        """Mark one student, unless nothing changed since the last run; the row for the sheet."""
-        folder = self.folder_of(student)
-        folder.mkdir(parents=True, exist_ok=True)
-        if student.kind == "refused":
-            return self.finish(student, folder, None, REFUSED, student.reason)
+    def mark(self, student) -> Outcome:
+        """Mark one student, unless nothing changed since the last run."""
+        if self.stopping.is_set():
+            return Outcome(student, interrupted=True)
+        folder = self.instructor_folder(student)
         try:
+            if student.kind == "refused":
+                raise Refused(student.reason)
             copy = self.copy_in(student)
         except Refused as problem:
-            return self.finish(student, folder, None, REFUSED, str(problem))
-        self.keep_programs(copy, folder)
-        key = {"submission": fingerprint(copy), "assignment": self.regrade_key,
-               "submitted": student.submitted.isoformat() if student.submitted else None}
-        state = folder / STATE
-        if not self.options.force and state.exists() and (folder / RESULTS).exists():
-            kept = json.loads(state.read_text(encoding="utf-8"))
-            if kept.get("key") == key:
-                remove_tree(copy)
+            self.advance(self.cases_each)
+            remove_tree(folder)  # nothing of an earlier run stands for it
+            return Outcome(student, refused=str(problem))
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        try:
+            self.keep_programs(marked_folder(copy, self.assignment.programs), folder)
+            key = {"submission": fingerprint(copy), "assignment": self.regrade_key,
+                   "submitted": student.submitted.isoformat() if student.submitted else None}
+            kept = self.kept(folder, key)
+            if kept is not None:
                 self.advance(self.cases_each)
-                kept["row"]["kept"] = True
-                return kept["row"]
-        results, problem = self.run_marker(copy, folder, student)
-        remove_tree(copy)
-        if results is None:
-            return self.finish(student, folder, None, FAILED, problem)
-        data = results["extra_data"]
-        late = data.get("late")
-        status = (MISSING if not all(p["submitted"] for p in data["programs"].values())
-                  else TOO_LATE if late and not late["accepted"] else MARKED)
-        row = self.finish(student, folder, results, status, "")
-        (folder / STATE).write_text(json.dumps({"key": key, "row": row}), encoding="utf-8")
-        return row
+                return Outcome(student, kept, kept=True)
+            return self.run_marker(copy, folder, student, key)
+        finally:
+            remove_tree(copy)
 
-    def keep_programs(self, copy: Path, folder: Path) -> None:
-        """The student's programs, kept beside their results for the similarity scan."""
+    def kept(self, folder: Path, key: dict):
+        """The results of an earlier run, when it marked the same thing."""
+        if self.options.force:
+            return None
+        try:
+            state = json.loads((folder / STATE).read_text(encoding="utf-8"))
+            if state.get("key") != key:
+                return None
+            return json.loads((folder / RESULTS).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+
+    def keep_programs(self, marked: Path, folder: Path) -> None:
+        """The programs the marker marks, kept beside their results for the similarity scan."""
         kept = folder / PROGRAMS
         kept.mkdir(mode=0o700, exist_ok=True)
         for program in self.assignment.programs:
-            source, target = copy / f"{program}.py", kept / f"{program}.py"
+            source, target = marked / f"{program}.py", kept / f"{program}.py"
             target.unlink(missing_ok=True)
             if source.is_file() and not source.is_symlink():
                 target.write_bytes(source.read_bytes())
 
-    def run_marker(self, copy: Path, folder: Path, student: Student):
-        """The marker of one submission, its progress lines moving the class's bar."""
+    def run_marker(self, copy: Path, folder: Path, student, key: dict) -> Outcome:
+        """The marker of one submission, its progress lines moving the class's bar. Its
+        report and results are written beside the kept ones and take their place only
+        when it ended as a marker ends: an interrupted run leaves the last good ones."""
+        report, results = folder / f".{REPORT}.new", folder / f".{RESULTS}.new"
         command = [sys.executable, "-m", "marking.mark", str(copy), "--assignment",
-                   str(self.assignment.path), "--json", str(folder / RESULTS), "--jobs", "1",
+                   str(self.assignment.path), "--json", str(results), "--jobs", "1",
                    "--isolation", self.options.isolation]
         if student.submitted is not None:
             command += ["--submitted", student.submitted.isoformat()]
-        (folder / RESULTS).unlink(missing_ok=True)
-        with open(folder / REPORT, "wb") as report:
-            process = subprocess.Popen(command, cwd=ROOT, stdout=report, stderr=subprocess.PIPE)
-            said, moved = [], 0
-            for line in process.stderr:
-                text = line.decode("utf-8", "replace").rstrip("\n")
-                if PROGRESS_LINE.match(text):
-                    moved += 1
-                    self.advance(1)
-                else:
-                    said.append(text)
-            status = process.wait()
-        self.advance(self.cases_each - moved)
-        if status not in (0, 1) or not (folder / RESULTS).exists():
-            return None, MARKER_FAILED.format(status=status, said=" ".join(said)[-300:])
-        return json.loads((folder / RESULTS).read_text(encoding="utf-8")), ""
+        said, moved = [], 0
+        try:
+            with open(report, "wb") as stdout:
+                process = subprocess.Popen(command, cwd=ROOT, stdin=subprocess.DEVNULL,
+                                           stdout=stdout, stderr=subprocess.PIPE,
+                                           start_new_session=True)
+                with self.lock:
+                    self.markers.add(process)
+                if self.stopping.is_set():
+                    process.send_signal(signal.SIGINT)
+                for line in process.stderr:
+                    text = line.decode("utf-8", "replace").rstrip("\n")
+                    if PROGRESS_LINE.match(text):
+                        moved += 1
+                        self.advance(1)
+                    else:
+                        said.append(text)
+                status = process.wait()
+            with self.lock:
+                self.markers.discard(process)
+            self.advance(self.cases_each - moved)
+            if self.stopping.is_set():
+                return Outcome(student, interrupted=True)
+            if status not in MARKED_NORMALLY or not results.exists():
+                (folder / STATE).unlink(missing_ok=True)
+                return Outcome(student, failed=MARKER_FAILED.format(
+                    status=status, said=escaped(" ".join(said)[-300:])))
+            os.replace(report, folder / REPORT)
+            os.replace(results, folder / RESULTS)
+            marked = json.loads((folder / RESULTS).read_text(encoding="utf-8"))
+            if status == MARKER_ERROR_STATUS:
+                (folder / STATE).unlink(missing_ok=True)  # marked again next time
+                return Outcome(student, marked, failed=MARKER_ERROR)
+            (folder / STATE).write_text(json.dumps({"key": key}), encoding="utf-8")
+            return Outcome(student, marked)
+        finally:
+            report.unlink(missing_ok=True)
+            results.unlink(missing_ok=True)
 
     def advance(self, cases: int) -> None:
         if self.bar is not None and cases > 0:
             with self.lock:
                 self.bar.update(cases)
 
-    def finish(self, student: Student, folder: Path, results, status: str, reason: str) -> dict:
-        """The grade-sheet row, and the student's feedback pages."""
-        row = pages.grade_row(student.name, self.assignment, results, status, reason)
-        pages.write_feedback(folder, student.name, self.assignment, results, row)
-        return row
+    def stop(self) -> None:
+        """Ctrl-C: no student starts, and each marker in flight stops its runs at once."""
+        self.stopping.set()
+        with self.lock:
+            running = list(self.markers)
+        for process in running:
+            try:
+                process.send_signal(signal.SIGINT)
+            except ProcessLookupError:
+                pass
 
     def run(self, students: list) -> list:
-        total = len(students) * self.cases_each
-        rows = []
-        with tqdm(total=total, unit="case", file=sys.stderr, dynamic_ncols=True,
-                  disable=None, desc="0/{} students".format(len(students))) as self.bar:
-            with ThreadPoolExecutor(self.options.jobs) as pool:
-                futures = [pool.submit(self.mark, student) for student in students]
+        """Every student's Outcome, in the class's order; KeyboardInterrupt once the
+        markers in flight have stopped, when the run is interrupted."""
+        outcomes = {}
+        with tqdm(total=len(students) * self.cases_each, unit="case", file=sys.stderr,
+                  dynamic_ncols=True, disable=None,
+                  desc=f"0/{len(students)} students") as self.bar:
+            pool = ThreadPoolExecutor(self.options.jobs)
+            futures = {pool.submit(self.mark, student): student for student in students}
+            try:
                 for done, future in enumerate(as_completed(futures), 1):
-                    rows.append(future.result())
+                    outcomes[futures[future].folder] = future.result()
                     with self.lock:
                         self.bar.set_description(f"{done}/{len(students)} students")
-        return sorted(rows, key=lambda row: row["student"])
+            except KeyboardInterrupt:
+                self.stop()
+                pool.shutdown(wait=False, cancel_futures=True)
+                wait([future for future in futures if not future.cancelled()],  # a cancelled
+                     timeout=STOP_SECONDS)  # one never counts as done
+                self.kill_stragglers()
+                self.done = sum(not outcome.interrupted for outcome in outcomes.values())
+                raise
+            finally:
+                pool.shutdown(wait=True)
+        return [outcomes[student.folder] for student in students]
+
+    def kill_stragglers(self) -> None:
+        with self.lock:
+            running = list(self.markers)
+        for process in running:
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
 
 
-def similar_pairs(out: Path, assignment, rows: list, folder_of, scratch: Path) -> list:
-    """The most similar pairs of the class's programs; the sample solutions are the
-    code everyone may share."""
+def similar_pairs(out: Path, assignment, outcomes: list, options, scratch: Path):
+    """The pairs of the class's programs that share code, as copydetect finds them; the
+    sample solutions are the code everyone may share."""
     from classroom.similarity import scan  # imported by then, while the students were marked
 
     shared = scratch / "shared"
     write_all(shared)
-    submissions = {row["student"]: folder_of(row["student"]) / PROGRAMS for row in rows
-                   if (folder_of(row["student"]) / PROGRAMS).is_dir()}
-    programs = [f"{program}.py" for program in assignment.programs]
-    return scan(submissions, programs, [shared / name for name in programs], out)
+    submissions = {outcome.student.name: out / INSTRUCTOR / outcome.student.folder / PROGRAMS
+                   for outcome in outcomes if not outcome.refused}
+    files = {f"{program}.py": program for program in assignment.programs}
+    scanned = scan(submissions, list(files), [shared / name for name in files], out,
+                   most=SHOWN_PAGES, least=options.similarity_min)
+    return replace(scanned, pairs=[replace(pair, program=files[pair.program])  # by its name
+                                   for pair in scanned.pairs])
 
 
-def class_of(folder: Path, times: dict) -> list:
-    students = [Student(name, path, kind, reason) for name, path, kind, reason in entries(folder)]
-    for student in students:
-        student.submitted = times.get(student.name)
-    return students
+def moment(text: str, zone) -> datetime:
+    """An ISO 8601 time, in the assignment's time zone unless it says its own."""
+    when = datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith(("Z", "z")) else text)
+    return when.replace(tzinfo=zone) if when.tzinfo is None else when
+
+
+def inside(path: Path, folder: Path) -> bool:
+    path, folder = path.resolve(), folder.resolve()
+    return path == folder or folder in path.parents
 
 
 def arguments_from_make() -> list:
@@ -272,6 +338,19 @@ def arguments_from_make() -> list:
     return [*options, "--", os.environ["MARK_SUBMISSIONS"]]
 
 
+def within(kind, low, high, said: str):
+    """An argparse type: a number of `kind` from `low` to `high`, else `said`."""
+    def read(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(said) from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(said)
+        return value
+    return read
+
+
 def parser() -> argparse.ArgumentParser:
     parse = argparse.ArgumentParser(prog="python3 -m classroom.mark_class", description=__doc__,
                                     formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -281,10 +360,19 @@ def parser() -> argparse.ArgumentParser:
     parse.add_argument("--out", type=Path, default=Path("marked"), help="where the results go")
     parse.add_argument("--times", type=Path, metavar="CSV",
                        help="submission times (columns student, submitted): applies the late rule")
-    parse.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+    parse.add_argument("--jobs", type=within(int, 1, 64, BAD_JOBS), default=min(os.cpu_count() or 1, 64),
                        help="students marked at once (default: the machine's cores)")
     parse.add_argument("--force", action="store_true", help="mark unchanged students again")
     parse.add_argument("--isolation", choices=["auto", "namespaces", "fallback"], default="auto")
+    parse.add_argument("--as-of", metavar="TIME",
+                       help="write the pages as they are to be seen at TIME (ISO 8601; default: "
+                            "now): cases shown after the deadline appear once it has passed")
+    parse.add_argument("--published", action="store_true",
+                       help="show the cases whose visibility is after_published")
+    parse.add_argument("--similarity-min", type=within(float, 0, 1, BAD_SHARE), default=0.0,
+                       metavar="S",
+                       help="similarity.csv lists the pairs scoring at least S (default 0: all "
+                            "that share code beyond the shared code)")
     return parse
 
 
@@ -294,37 +382,71 @@ def main(argv=None) -> int:
     if not options.assignment:
         parse.error(NO_ASSIGNMENT.format(names=", ".join(names())))
     if not options.submissions.is_dir() or options.submissions.is_symlink():
-        parse.error(f"{options.submissions}: not a folder of submissions")
+        parse.error(NOT_A_CLASS.format(path=escaped(str(options.submissions))))
+    if inside(options.out, options.submissions):
+        parse.error(OUT_IN_CLASS.format(out=escaped(str(options.out)),
+                                        submissions=escaped(str(options.submissions))))
     try:
         assignment = load(options.assignment)
-        times = read_times(options.times, assignment) if options.times else {}
-    except (AssignmentError, ValueError, OSError) as problem:
+        zone = assignment.deadline.tzinfo if assignment.deadline else None
+        if options.times and assignment.deadline is None:
+            raise ValueError(NO_DEADLINE.format(name=assignment.name))
+        times = read_times(options.times, zone, name_key) if options.times else None
+    except (AssignmentError, ValueError) as problem:
         parse.error(str(problem))
+    try:
+        as_of = moment(options.as_of, zone) if options.as_of else datetime.now().astimezone()
+    except ValueError:
+        parse.error(BAD_AS_OF.format(text=options.as_of))
     students = class_of(options.submissions, times)
-    unknown = sorted(set(times) - {student.name for student in students})
-    if unknown:
-        print(UNKNOWN_STUDENTS.format(names=", ".join(map(repr, unknown))), file=sys.stderr)
+    warn(students, times)
     out = options.out.absolute()
-    out.mkdir(parents=True, exist_ok=True)
+    (out / INSTRUCTOR).mkdir(mode=0o700, parents=True, exist_ok=True)
+    os.chmod(out / INSTRUCTOR, 0o700)
     scratch = Path(tempfile.mkdtemp(prefix="mark-class-"))
     threading.Thread(target=importlib.import_module, args=(SIMILARITY,), daemon=True).start()
+    before = {number: signal.signal(number, signal.default_int_handler)  # even if inherited
+              for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}  # as ignored
+    marking = ClassMarking(options, assignment, out, scratch)
     try:
-        marking = ClassMarking(options, assignment, out, scratch)
-        rows = marking.run(students)
-        kept = sum(bool(row.get("kept")) for row in rows)
+        outcomes = marking.run(students)
+        kept = sum(outcome.kept for outcome in outcomes)
         if kept:
             print(SKIPPED.format(count=kept), file=sys.stderr)
-        pages.write_grades(out / "grades.csv", assignment, rows)
-        pages.write_summary(out, assignment, rows, marking.folder_of_name,
-                            similar_pairs(out, assignment, rows, marking.folder_of_name, scratch))
+        scanned = similar_pairs(out, assignment, outcomes, options, scratch)
+        rows = [pages.grade_row(outcome, assignment) for outcome in outcomes]
+        view = pages.View(assignment, as_of, options.published)
+        for outcome, row in zip(outcomes, rows):
+            pages.write_feedback(out / STUDENTS / outcome.student.folder, outcome, row, view)
+        sheet.write_grades(out / "grades.csv", list(assignment.programs), rows)
+        sheet.write_similarity(out / "similarity.csv", scanned.pairs)
+        pages.write_summary(out, outcomes, rows, scanned, view,
+                            {o.student.name: f"{STUDENTS}/{o.student.folder}" for o in outcomes})
     except KeyboardInterrupt:
-        print(INTERRUPTED.format(out=out), file=sys.stderr)
+        print(INTERRUPTED.format(done=marking.done, total=len(students), out=escaped(str(out))),
+              file=sys.stderr)
         return 130
     finally:
+        for number, handler in before.items():
+            signal.signal(number, handler)
         remove_tree(scratch)
-    print(WROTE.format(grades=out / "grades.csv", summary=out / "summary.html",
-                       students=out / "students"))
+    print(WROTE.format(grades=out / "grades.csv", similarity=out / "similarity.csv",
+                       summary=out / "summary.html", students=out / STUDENTS,
+                       instructor=out / INSTRUCTOR))
     return 0
+
+
+def warn(students: list, times) -> None:
+    """What the times file and the class do not agree on, said before marking."""
+    if times is None:
+        return
+    unknown = unknown_in_times(students, times)
+    if unknown:
+        print(UNKNOWN_STUDENTS.format(names=", ".join(escaped(name) for name in unknown)),
+              file=sys.stderr)
+    untimed = [student.name for student in students if student.untimed]
+    if untimed:
+        print(UNTIMED.format(count=len(untimed), names=", ".join(untimed)), file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -1,99 +1,183 @@
-"""What a class's marking writes: the grade sheet, a feedback page per student
-(HTML and plain text) and the class summary. Pages come from jinja2 templates
-with auto-escaping on, so no byte a student wrote reaches a page as markup."""
+"""What a class's marking writes for people to read: each student's feedback (HTML and
+plain text, with the files of the cases it shows) and the class summary. Pages come from
+jinja2 templates with auto-escaping on, so no byte a student wrote reaches a page as
+markup; a feedback page shows each case as its visibility says at the time it is
+written, and nothing of a case it does not show."""
 
-import csv
-import json
-from collections import Counter
+import os
+import re
+import tempfile
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup, escape
 
-SHOWN_SPACE = "␠"  # how the marker's diffs show a space: few fonts draw it
+from classroom import sheet, visibility
+from classroom.sheet import Row
+from golden.visible import CUT, END_OF_LINE
+from marking.tree import remove_tree
+
+CASE_SUFFIXES = (".in", ".args", ".out", ".err", ".status", ".stats", ".head")
+CASES_FOLDER = "expected_outputs"  # as the handouts cite the cases
+BINS = 10
+SHOWN_SPACE, SHOWN_TAB = "\u00b7", "→"
+SPACE_RUN = re.compile(r" {2,}| +$|\t")  # the white space a reader cannot count by eye
+PAGES = ("feedback.html", "feedback.txt")
+
+NOT_SHOWN = "{count} case{s} {when}"
+NO_NEWLINE = "no newline at end"
+LATE_RULE = ("Due {deadline}. The maximum mark obtainable reduces by {share:.0%} per late day, "
+             "for up to {days} days; a day late is any part of 24 hours after the deadline "
+             "(more than 24 and at most 48 hours late is two days late).")
+LATE_NONE = "Due {deadline}; no late submission is accepted."
 
 
-def shown_marks(value: float) -> str:
-    """Marks as people read them: at most two decimals, no trailing zeros."""
-    return f"{value:.2f}".rstrip("0").rstrip(".")
+@dataclass(frozen=True)
+class View:
+    """The moment pages are written for, and what the instructor has published."""
+    assignment: object
+    as_of: datetime
+    published: bool
+
+    def shown(self, visibility_of: str) -> bool:
+        return visibility.is_shown(visibility_of, self.assignment, self.as_of, self.published)
+
+    def when(self, visibility_of: str) -> str:
+        return visibility.when_shown(visibility_of, self.assignment, self.as_of, self.published)
 
 
-def spaces_drawn(text: str) -> Markup:
-    """A diff for a page: escaped, each shown space drawn as a dot of its own colour."""
-    return Markup(str(escape(text)).replace(
-        SHOWN_SPACE, '<span class="space" title="a space">\u00b7</span>'))
+def drawn_line(line: dict) -> Markup:
+    """A diff line for a page, escaped. On a line that differs, tabs, trailing spaces and
+    runs of spaces are drawn (every space, and its line end, when it differs from its
+    partner only in spacing); a line the same on both sides is shown as it is."""
+    text, differs = line["text"], line["tag"] != " "
+    every = differs and line.get("spacing_only")
+    parts, at = [], 0
+    spaces = re.finditer(r"[ \t]+", text) if every else SPACE_RUN.finditer(text) if differs else ()
+    for match in spaces:
+        parts.append(escape(text[at:match.start()]))
+        drawn = match[0].replace(" ", SHOWN_SPACE).replace("\t", SHOWN_TAB)
+        parts.append(Markup('<span class="ws" title="white space">{}</span>').format(drawn))
+        at = match.end()
+    parts.append(escape(text[at:]))
+    if line.get("cut"):
+        parts.append(escape(CUT.format(count=line["cut"])))
+    if every and line["newline"]:
+        parts.append(Markup('<span class="ws">{}</span>').format(END_OF_LINE))
+    if not line["newline"]:
+        parts.append(Markup('<span class="eol">{}</span>').format(NO_NEWLINE))
+    return Markup("").join(parts)
 
 
 TEMPLATES = Environment(loader=PackageLoader("classroom", "templates"),
                         autoescape=select_autoescape(["html"]), trim_blocks=True,
                         lstrip_blocks=True, keep_trailing_newline=True)
-TEMPLATES.filters.update(marks=shown_marks, spaces_drawn=spaces_drawn)
-VISIBLE = "visible"
-PASSED = "passed"
-BINS = 10
-SHOWN_PAIRS = 20
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-CSV_COLUMNS = ("student", "{program}", "raw total", "days late", "mark", "status",
-               "cases passed", "note")
+TEMPLATES.filters.update(marks=sheet.shown_marks, drawn_line=drawn_line)
 
 
-def grade_row(student: str, assignment, results, status: str, reason: str) -> dict:
-    """One student's line of the grade sheet, as data."""
-    data = (results or {}).get("extra_data", {})
-    late = data.get("late") or {}
-    tests = [test for test in (results or {}).get("tests", []) if "/" in test["name"]]
-    return {
-        "student": student,
-        "programs": {program: data.get("programs", {}).get(program, {}).get("earned", 0)
-                     for program in assignment.programs},
-        "raw": data.get("raw_score", 0),
-        "days_late": late.get("days", 0),
-        "mark": results["score"] if results else 0,
-        "status": status,
-        "passed": sum(test["status"] == PASSED for test in tests),
-        "cases": sum(len(cases) for cases in assignment.programs.values()),
-        "note": reason,
-    }
+def grade_row(outcome, assignment) -> Row:
+    """One student's line of the grade sheet: every reason that applies, not the first."""
+    student, results = outcome.student, outcome.results or {}
+    data = results.get("extra_data", {})
+    cases = data.get("cases", [])
+    row = Row(student.name, {program: data.get("programs", {}).get(program, {}).get("earned", 0)
+                             for program in assignment.programs},
+              raw=data.get("raw_score", 0), mark=results.get("score", 0),
+              passed=sum(case["passed"] for case in cases),
+              cases=sum(len(marked) for marked in assignment.programs.values()))
+    if outcome.refused:
+        row.statuses.append(sheet.REFUSED)
+        row.notes.append(outcome.refused)
+    if outcome.failed:
+        row.statuses.append(sheet.FAILED)
+        row.notes.append(outcome.failed)
+    late = assignment.mark_after_deadline(row.raw, student.submitted)
+    if late is not None:
+        row.days_late = late.days
+        if not late.accepted:
+            row.statuses.append(sheet.TOO_LATE)
+            row.notes.append(late.explain(row.raw))
+    for program in data.get("programs", {}).values():
+        if not program["submitted"]:
+            row.statuses.append(sheet.MISSING)
+            row.notes.append(program["missing"])
+    if student.untimed:
+        row.statuses.append(sheet.UNTIMED)
+        row.notes.append(sheet.NO_TIME)
+    if outcome.refused:
+        row.mark = 0
+    row.statuses = list(dict.fromkeys(row.statuses))  # two programs missing: said once
+    return row
 
 
-def spreadsheet_text(text: str) -> str:
-    """A cell a spreadsheet shows as text: one that starts like a formula (`=`, `+`, `-`,
-    `@`, a tab or a CR) gets a leading apostrophe, so that a student's folder named
-    `=HYPERLINK(...)` is never run when the sheet is opened."""
-    return "'" + text if text[:1] in FORMULA_STARTS else text
+def feedback_of(outcome, row: Row, view: View) -> dict:
+    """What the student may see, as data for the templates: their marks, per program and
+    per group; the cases shown now, in full; the others only counted, with when they
+    will be shown."""
+    assignment, results = view.assignment, outcome.results or {}
+    data = results.get("extra_data", {})
+    cases = data.get("cases", [])
+    late = data.get("late")
+    programs = []
+    for program, marked_cases in assignment.programs.items():
+        summary = data.get("programs", {}).get(program, {})
+        groups = {name: {"name": name, "when": "", "count": 0, "passed": 0, "earned": 0.0,
+                         "marks": 0.0} for name in assignment.groups[program]}
+        for marked in marked_cases:  # a missing program's groups too, at 0
+            group = groups[marked.group]
+            group["when"] = view.when(marked.visibility)
+            group["count"] += 1
+            group["marks"] += marked.marks
+        for case in (case for case in cases if case["program"] == program):
+            groups[case["group"]]["passed"] += case["passed"]
+            groups[case["group"]]["earned"] += case["earned"]
+        programs.append({"name": program, "earned": row.programs.get(program, 0),
+                         "marks": assignment.program_marks(program),
+                         "missing": "" if summary.get("submitted", True) else summary["missing"],
+                         "groups": list(groups.values())})
+    shown = [case for case in cases if view.shown(case["visibility"])]
+    hidden = Counter(view.when(case["visibility"]) for case in cases
+                     if not view.shown(case["visibility"]))
+    return {"student": outcome.student.name, "assignment": assignment, "row": row,
+            "late": late["explanation"] if late else "", "programs": programs,
+            "failing": [case for case in shown if not case["passed"]],
+            "passing": [case for case in shown if case["passed"]],
+            "not_shown": [NOT_SHOWN.format(count=count, s="s" * (count != 1), when=when)
+                          for when, count in hidden.items()],
+            "cases_folder": CASES_FOLDER}
 
 
-def write_grades(path: Path, assignment, rows: list) -> None:
-    programs = list(assignment.programs)
-    with open(path, "w", newline="", encoding="utf-8") as file:
-        sheet = csv.writer(file)
-        sheet.writerow([column.format(program=program) for column in CSV_COLUMNS
-                        for program in (programs if "{program}" in column else [None])])
-        for row in rows:
-            sheet.writerow([spreadsheet_text(row["student"]),
-                            *[shown_marks(row["programs"][p]) for p in programs],
-                            shown_marks(row["raw"]), row["days_late"], shown_marks(row["mark"]),
-                            row["status"], f"{row['passed']}/{row['cases']}",
-                            spreadsheet_text(row["note"])])
-
-
-def feedback_of(student: str, assignment, results, row: dict) -> dict:
-    """What a student may see: the visible cases in full, the others only counted."""
-    tests = (results or {}).get("tests", [])
-    shown = [test for test in tests if test.get("visibility") == VISIBLE and "/" in test["name"]]
-    others = [test for test in tests if test.get("visibility") != VISIBLE and "/" in test["name"]]
-    missing = [test["output"] for test in tests if "/" not in test["name"]]
-    late = ((results or {}).get("extra_data") or {}).get("late")
-    return {"student": student, "assignment": assignment, "row": row, "shown": shown,
-            "missing": missing,
-            "others": len(others), "others_passed": sum(t["status"] == PASSED for t in others),
-            "late": late}
-
-
-def write_feedback(folder: Path, student: str, assignment, results, row: dict) -> None:
-    page = feedback_of(student, assignment, results, row)
-    for name in ("feedback.html", "feedback.txt"):
-        (folder / name).write_text(TEMPLATES.get_template(name).render(**page), encoding="utf-8")
+def write_feedback(folder: Path, outcome, row: Row, view: View) -> None:
+    """The student's folder, written whole and then put in place of the last one: their
+    pages, and the input and expected output of each case the pages show, laid out as the
+    handouts cite them. Nothing else: it can be handed to them as it is."""
+    page = feedback_of(outcome, row, view)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    fresh = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
+    try:
+        os.chmod(fresh, 0o755)
+        for name in PAGES:
+            (fresh / name).write_text(TEMPLATES.get_template(name).render(**page),
+                                      encoding="utf-8")
+        cases = {marked.case.id: marked.case for program in view.assignment.programs.values()
+                 for marked in program}
+        for shown in page["failing"] + page["passing"]:
+            case = cases[shown["case"]]
+            into = fresh / CASES_FOLDER / case.program
+            into.mkdir(parents=True, exist_ok=True)
+            for suffix in CASE_SUFFIXES:
+                if case.file(suffix).exists():
+                    (into / case.file(suffix).name).write_bytes(case.file(suffix).read_bytes())
+        old = folder.with_name(f"{fresh.name}.old")
+        if folder.exists():
+            os.replace(folder, old)
+        os.replace(fresh, folder)
+        remove_tree(old)
+    finally:
+        remove_tree(fresh)
 
 
 def histogram(marks: list, total: float) -> list:
@@ -103,46 +187,87 @@ def histogram(marks: list, total: float) -> list:
     return [(round(i * width, 2), round((i + 1) * width, 2), counts[i]) for i in range(BINS)]
 
 
-def class_results(out: Path, rows: list, folder_of) -> list:
-    found = []
-    for row in rows:
-        path = folder_of(row["student"]) / "results.json"
-        if path.exists():
-            found.append(json.loads(path.read_text(encoding="utf-8")))
-    return found
-
-
-def case_failures(results: list) -> tuple:
-    """(case, failed, out of) for each case someone fails, the case most of the class
-    fails first (out of those who handed its program in); and how many nobody fails."""
+def failures_by_group(outcomes: list, assignment) -> list:
+    """Per program and group of the assignment: its cases, how often the students who
+    handed the program in failed them, and each case someone fails, worst first."""
     failed, seen = Counter(), Counter()
-    for result in results:
-        for case in result["extra_data"]["cases"]:
+    for outcome in outcomes:
+        for case in (outcome.results or {}).get("extra_data", {}).get("cases", []):
             seen[case["case"]] += 1
             failed[case["case"]] += not case["passed"]
-    failing = sorted(((case, failed[case], seen[case]) for case in seen if failed[case]),
-                     key=lambda item: (-item[1] / item[2], item[0]))
-    return failing, len(seen) - len(failing)
+    groups = defaultdict(list)
+    for program, marked_cases in assignment.programs.items():
+        for marked in marked_cases:
+            groups[program, marked.group].append(marked)
+    found = []
+    for (program, group), members in groups.items():
+        runs = sum(seen[marked.case.id] for marked in members)
+        fails = sum(failed[marked.case.id] for marked in members)
+        failing = sorted(((marked.case.id, failed[marked.case.id], seen[marked.case.id])
+                          for marked in members if failed[marked.case.id]),
+                         key=lambda item: (-item[1] / item[2], item[0]))
+        found.append({"program": program, "group": group, "cases": len(members),
+                      "marks": sum(marked.marks for marked in members),
+                      "visibility": members[0].visibility, "runs": runs, "failed": fails,
+                      "rate": fails / runs if runs else 0.0, "failing": failing})
+    return sorted(found, key=lambda group: (-group["rate"], group["program"], group["group"]))
 
 
-def near_miss_kinds(results: list) -> list:
+def near_miss_kinds(outcomes: list) -> list:
     """The most common ways a failed case came close, by kind of near miss."""
-    kinds = Counter(case["near_miss_kind"] for result in results
-                    for case in result["extra_data"]["cases"]
+    kinds = Counter(case["near_miss_kind"] for outcome in outcomes
+                    for case in (outcome.results or {}).get("extra_data", {}).get("cases", [])
                     if not case["passed"] and case["near_miss_kind"])
     return kinds.most_common(10)
 
 
-def write_summary(out: Path, assignment, rows: list, folder_of, pairs: list) -> None:
-    results = class_results(out, rows, folder_of)
-    marks = [row["mark"] for row in rows]
+def coverage(outcomes: list, scanned, assignment) -> list:
+    """Per program, whose versions the similarity scan compared, and whose not and why."""
+    programs = []
+    for program in assignment.programs:
+        file = f"{program}.py"  # as the scan names it
+        compared, left_out = [], []
+        for outcome in outcomes:
+            name = outcome.student.name
+            why = outcome.refused and f"entry refused: {outcome.refused}"
+            why = why or scanned.left_out.get((name, file))
+            if why:
+                left_out.append((name, why))
+            else:
+                compared.append((name, scanned.cut.get((name, file), "")))
+        programs.append({"program": program, "compared": compared, "left_out": left_out})
+    return programs
+
+
+def write_summary(out: Path, outcomes: list, rows: list, scanned, view: View,
+                  links: dict) -> None:
+    assignment = view.assignment
+    marks = [row.mark for row in rows]
     bars = histogram(marks, assignment.marks)
     page = {"assignment": assignment, "rows": rows, "bars": bars,
             "tallest": max([count for _, _, count in bars] + [1]),
-            "failures": case_failures(results)[0], "nobody_fails": case_failures(results)[1],
-            "kinds": near_miss_kinds(results),
-            "pairs": pairs[:SHOWN_PAIRS], "links": {row["student"]: folder_of(row["student"])
-                                                   .relative_to(out).as_posix() for row in rows},
-            "mean": sum(marks) / len(marks) if marks else 0}
+            "groups": failures_by_group(outcomes, assignment),
+            "kinds": near_miss_kinds(outcomes), "pairs": [pair for pair in scanned.pairs
+                                                         if pair.view],
+            "all_pairs": len(scanned.pairs), "coverage": coverage(outcomes, scanned, assignment),
+            "links": links, "mean": sum(marks) / len(marks) if marks else 0,
+            "late_rule": late_rule(assignment), "as_of": view.as_of,
+            "shown_from": visibility.shown_from(assignment)}
     (out / "summary.html").write_text(TEMPLATES.get_template("summary.html").render(**page),
                                       encoding="utf-8")
+
+
+def late_rule(assignment) -> str:
+    """The late rule in the handout's words, for the summary."""
+    if assignment.deadline is None:
+        return ""
+    rule = assignment.late
+    if rule is None or rule.days == 0:
+        return LATE_NONE.format(deadline=visibility_time(assignment.deadline))
+    return LATE_RULE.format(deadline=visibility_time(assignment.deadline), days=rule.days,
+                            share=rule.cap_per_day)
+
+
+def visibility_time(when: datetime) -> str:
+    return f"{when.strftime(visibility.WHEN)} ({when.tzinfo})"
+

@@ -14,7 +14,6 @@ Content-Security-Policy that runs no script: nothing a student wrote reaches it 
 """
 
 import io
-import logging
 import unicodedata
 from dataclasses import dataclass
 from itertools import combinations
@@ -24,7 +23,7 @@ import jinja2
 import numpy as np
 from copydetect import CodeFingerprint, compare_files, defaults
 
-from golden.visible import escaped, show_char
+from golden.visible import show_char
 
 LANGUAGE = "python"  # the tokenizer, whatever a file is called
 NOISE = defaults.NOISE_THRESHOLD  # k: a match shorter than this (filtered characters) is noise
@@ -36,10 +35,12 @@ OLD_PAGES = "pair-*.html"
 HIDDEN = {"Cc", "Cf", "Co", "Cn"}  # controls, format (bidi overrides...), private, unassigned
 KEPT = "\n\t\r"
 
-SKIPPED_LINK = "similarity: {path} is a link, not a file: not compared"
-SKIPPED_BINARY = "similarity: {path} holds a NUL byte, so it is not a program: not compared"
-SKIPPED_UNREADABLE = "similarity: cannot read {path} ({problem}): not compared"
-CUT = "similarity: {path} is larger than {kib} KiB: only its first {kib} KiB are compared"
+# Why a student's program is not compared, or only in part (for the class's summary).
+NOT_HANDED_IN = "not handed in"
+SKIPPED_LINK = "a link, not a file"
+SKIPPED_BINARY = "it holds a NUL byte, so it is not a program"
+SKIPPED_UNREADABLE = "it cannot be read ({problem})"
+CUT = "larger than {kib} KiB: only its first {kib} KiB are compared"
 
 TITLE = "{program}: {first} and {second}"
 SCORE = "{percent:.0f}% similar (the larger of the two shares below)"
@@ -59,8 +60,9 @@ PAGE_TEMPLATE = """<!DOCTYPE html>
 <title>{{ title }}</title>
 <style>
 body { font-family: sans-serif; margin: 1em; }
-.sides { display: grid; grid-template-columns: 1fr 1fr; gap: 1em; }
-pre { overflow: auto; border: 1px solid #ccc; padding: .5em; font-size: 12px; }
+.sides { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 1em; }
+pre { white-space: pre-wrap; overflow-wrap: anywhere; border: 1px solid #ccc; padding: .5em;
+      font-size: 12px; }
 mark { background: #f6c6c6; }
 </style>
 </head>
@@ -87,7 +89,6 @@ mark { background: #f6c6c6; }
 
 _TEMPLATE = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined) \
     .from_string(PAGE_TEMPLATE)
-_log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -97,13 +98,26 @@ class Pair:
     second: str
     program: str
     score: float  # 0..1: the larger share of either file that the other holds (copydetect)
-    view: str  # the side-by-side page, relative to the output folder
+    view: str  # the side-by-side page, relative to the output folder; "" beyond the pages
+
+
+@dataclass(frozen=True)
+class Scan:
+    """What a scan found: every pair that shares code beyond the shared code (most
+    similar first), and what was compared only in part or not at all, and why."""
+    pairs: list
+    cut: dict  # (student, program) -> why only part of it was compared
+    left_out: dict  # (student, program) -> why it was not compared
 
 
 @dataclass(frozen=True)
 class _Code:
     text: str
     truncated: bool
+
+
+class _Unread(Exception):
+    """A file that is not compared; the message says why."""
 
 
 @dataclass(frozen=True)
@@ -117,69 +131,72 @@ class _Match:
     codes: tuple  # the two _Code, as read once
 
 
-def scan(submissions: dict, programs: list, shared: list, out: Path,
-         most: int = 20) -> list[Pair]:
-    """The `most` most similar pairs, most similar first, each with its page under out/similarity/.
+def scan(submissions: dict, programs: list, shared: list, out: Path, most: int = 20,
+         least: float = 0.0) -> Scan:
+    """Every pair scoring at least `least`, most similar first; the `most` first each get
+    a page under out/similarity/.
 
     Each program is compared only with the same program of the other students; a student without
-    it (or whose copy is a link or binary) is left out of that program's pairs. Pairs that share
-    nothing beyond the shared code are not listed. Pages of an earlier scan are removed first, so
-    that none is left that this scan does not list.
+    it (or whose copy is a link or binary) is left out of that program's pairs, and the scan says
+    why. Pairs that share nothing beyond the shared code are not listed. Pages of an earlier scan
+    are removed first, so that none is left that this scan does not list.
     """
     folder = Path(out) / FOLDER
     for old in folder.glob(OLD_PAGES):
         old.unlink()
-    if len(submissions) < 2 or most <= 0:
-        return []
-    boilerplate = _boilerplate(shared)
-    matches = []
+    boilerplate = _boilerplate(shared) if len(submissions) > 1 else None
+    matches, cut, left_out = [], {}, {}
     for program in programs:
         codes = {}
         for name in sorted(submissions):
-            code = _read(Path(submissions[name]) / program)
-            if code is not None:
+            try:
+                code = _read(Path(submissions[name]) / program)
+            except _Unread as why:
+                left_out[name, program] = str(why)
+                continue
+            if code.truncated:
+                cut[name, program] = CUT.format(kib=MOST_BYTES // 1024)
+            if boilerplate is not None:
                 codes[name] = (code, _fingerprint(program, code.text, boilerplate))
         for first, second in combinations(codes, 2):
             matches.extend(_compare(program, (first, second), codes[first], codes[second]))
+    matches = [match for match in matches if match.score >= least]
     matches.sort(key=lambda match: (-match.score, match.program, match.first, match.second))
     pairs = []
-    for rank, match in enumerate(matches[:most], start=1):
-        page = PAGE.format(rank=rank)
-        folder.mkdir(parents=True, exist_ok=True)
-        sides = [_side(*side) for side in zip((match.first, match.second), match.shares,
-                                              match.codes, match.slices)]
-        html = _TEMPLATE.render(
-            title=TITLE.format(program=match.program, first=match.first, second=match.second),
-            score=SCORE.format(percent=100 * match.score), note=NOTE, sides=sides)
-        (folder / page).write_text(html, encoding="utf-8")
-        pairs.append(Pair(match.first, match.second, match.program, match.score,
-                          str(PurePosixPath(FOLDER, page))))
-    return pairs
+    for rank, match in enumerate(matches, start=1):
+        view = ""
+        if rank <= most:
+            view = str(PurePosixPath(FOLDER, PAGE.format(rank=rank)))
+            folder.mkdir(parents=True, exist_ok=True)
+            (Path(out) / view).write_text(_page(match), encoding="utf-8")
+        pairs.append(Pair(match.first, match.second, match.program, match.score, view))
+    return Scan(pairs, cut, left_out)
 
 
-def _read(path: Path):
-    """The first MOST_BYTES of a regular file as text, or None: a 5 MB file costs no more than a
-    256 KiB one, bytes that are not UTF-8 become U+FFFD, and a link (which could show a file from
-    outside the submission) or a file with a NUL byte is not compared."""
+def _page(match) -> str:
+    sides = [_side(*side) for side in zip((match.first, match.second), match.shares,
+                                          match.codes, match.slices)]
+    return _TEMPLATE.render(
+        title=TITLE.format(program=match.program, first=match.first, second=match.second),
+        score=SCORE.format(percent=100 * match.score), note=NOTE, sides=sides)
+
+
+def _read(path: Path) -> _Code:
+    """The first MOST_BYTES of a regular file as text: a 5 MB file costs no more than a
+    256 KiB one, and bytes that are not UTF-8 become U+FFFD. A link (which could show a
+    file from outside the submission), a file with a NUL byte, or none, raises _Unread."""
     if path.is_symlink():
-        _log.warning(SKIPPED_LINK.format(path=_shown(path)))
-        return None
+        raise _Unread(SKIPPED_LINK)
     if not path.is_file():
-        return None
+        raise _Unread(NOT_HANDED_IN)
     try:
         with path.open("rb") as stream:
             data = stream.read(MOST_BYTES + 1)
     except OSError as error:
-        _log.warning(SKIPPED_UNREADABLE.format(path=_shown(path),
-                                                problem=error.strerror or error))
-        return None
+        raise _Unread(SKIPPED_UNREADABLE.format(problem=error.strerror or error)) from None
     if b"\0" in data:
-        _log.warning(SKIPPED_BINARY.format(path=_shown(path)))
-        return None
-    truncated = len(data) > MOST_BYTES
-    if truncated:
-        _log.warning(CUT.format(path=_shown(path), kib=MOST_BYTES // 1024))
-    return _Code(data[:MOST_BYTES].decode("utf-8", errors="replace"), truncated)
+        raise _Unread(SKIPPED_BINARY)
+    return _Code(data[:MOST_BYTES].decode("utf-8", errors="replace"), len(data) > MOST_BYTES)
 
 
 def _fingerprint(name: str, text: str, boilerplate) -> CodeFingerprint:
@@ -193,10 +210,12 @@ def _boilerplate(shared: list):
     match inside them is never counted."""
     hashes = set()
     for path in shared:
-        code = _read(Path(path))
-        if code is not None:
-            hashes.update(CodeFingerprint(str(path), NOISE, 1, language=LANGUAGE,
-                                          fp=io.StringIO(code.text)).hashes)
+        try:
+            code = _read(Path(path))
+        except _Unread:
+            continue
+        hashes.update(CodeFingerprint(str(path), NOISE, 1, language=LANGUAGE,
+                                      fp=io.StringIO(code.text)).hashes)
     return np.unique(np.array(sorted(hashes), dtype=np.int64))
 
 
@@ -236,6 +255,3 @@ def _drawn(text: str) -> str:
                    else char for char in text)
 
 
-def _shown(path: Path) -> str:
-    """A path for the terminal: a folder name can hold escape sequences."""
-    return escaped(str(path), most=1000)

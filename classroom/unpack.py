@@ -22,6 +22,7 @@ import zlib
 from pathlib import Path
 from typing import NamedTuple
 
+from golden.visible import escaped
 from marking.tree import CHUNK, FILE, FOLDER, NEW_FILE, Limits, Refused, open_folder, remove_tree
 
 STUDENT_ARCHIVES = (".zip", ".tar.gz", ".tgz")
@@ -34,6 +35,11 @@ ENTRY_NAME_NOT_TEXT = "the name {name} is not plain text: rename it"
 LINKED_ENTRY = "{name} is a link: give the folder or the archive itself"
 NOT_A_SUBMISSION = "{name} is neither a folder nor a .zip, .tar.gz or .tgz archive"
 SAME_STUDENT = "{name} and {others} are for one student, {student}: keep one"
+ONE_NAME = ("{name} and {others} are one name once accents, letter case, invisible characters "
+            "and spaces are set aside: rename all but one")
+SHOWN_ALIKE = "{name} and {others} would be shown alike: rename all but one"
+HIDDEN_ENTRY = ("{name} is hidden (its name starts with '.'): not marked; rename it if it is "
+                "a student's submission")
 
 # Why an archive is refused as a whole.
 UNKNOWN_ARCHIVE = "{archive} is not named .zip, .tar.gz or .tgz"
@@ -107,37 +113,66 @@ def student_name(entry: Path) -> str:
     return name
 
 
+def name_key(name: str) -> str:
+    """When two names are one student's: equal once NFKC-normalised, case-folded, and
+    stripped of format characters (Unicode Cf: zero-width spaces, bidi overrides) and
+    white space. `José` typed precomposed and `José` decomposed by a Mac, `Ann` and
+    `ann`, `alice` and `al\u200bice` are one name."""
+    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
+    return "".join(char for char in folded
+                   if unicodedata.category(char) != "Cf" and not char.isspace())
+
+
 def entries(folder: Path) -> list:
     """The students of a class folder in name order, each an `Entry`: a folder, an
-    archive, or one refused with a reason; hidden entries are no student's."""
+    archive, or one refused with a reason. Every entry gets one, hidden ones included,
+    so that nothing of the folder is passed over without a word. Names are shown as
+    the reports show output (`al⟨U+200B⟩ice`), and two entries that are one name
+    (`name_key`) are both refused, so that neither is marked as the other."""
     fd = open_folder(folder)
     try:
         with os.scandir(fd) as listing:
-            found = [(entry.name, *_classify(entry)) for entry in listing
-                     if not entry.name.startswith(".")]
+            found = [(entry.name, *_classify(entry)) for entry in listing]
     finally:
         os.close(fd)
-    by_student = {}
+    by_key = {}
     for name, _, _ in found:
-        by_student.setdefault(student_name(Path(name)), []).append(name)
+        by_key.setdefault(name_key(student_name(Path(name))), []).append(name)
     listed = []
     for name, kind, reason in found:
         student = student_name(Path(name))
-        others = [other for other in by_student[student] if other != name]
+        others = sorted(other for other in by_key[name_key(student)] if other != name)
         if others:
-            kind, reason = REFUSED_KIND, SAME_STUDENT.format(
-                name=_shown(name), others=", ".join(_shown(other) for other in sorted(others)),
+            same = all(student_name(Path(other)) == student for other in others)
+            kind, reason = REFUSED_KIND, (SAME_STUDENT if same else ONE_NAME).format(
+                name=_shown(name), others=", ".join(_shown(other) for other in others),
                 student=_shown(student))
-        if not _plain_text(name):
-            student = _shown(student)
-        listed.append(Entry(student, folder / name, kind, reason))
-    return sorted(listed, key=lambda entry: (entry.name, entry.path.name))
+        listed.append(Entry(escaped(name if others else student, most=SHOWN_MOST),
+                            folder / name, kind, reason))
+    return sorted(_shown_apart(listed), key=lambda entry: (entry.name, entry.path.name))
+
+
+def _shown_apart(listed: list) -> list:
+    """Entries whose names would be shown alike (a name that spells out `⟨U+200B⟩`
+    beside one that holds the character) are refused, both of them, and shown by the
+    Python literal of their names, which differ."""
+    shown = {}
+    for entry in listed:
+        shown.setdefault(entry.name, []).append(entry)
+    return [entry._replace(
+                name=_shown(entry.path.name), kind=REFUSED_KIND, reason=SHOWN_ALIKE.format(
+                    name=_shown(entry.path.name), others=", ".join(
+                        _shown(other.path.name) for other in alike if other is not entry)))
+            if len(alike) > 1 else entry
+            for alike in shown.values() for entry in alike]
 
 
 def _classify(entry: os.DirEntry) -> tuple:
     """What an entry of the class folder is, and why it is refused if it is,
     never following a link to tell."""
     name = entry.name
+    if name.startswith("."):
+        return REFUSED_KIND, HIDDEN_ENTRY.format(name=_shown(name))
     if not _plain_text(name):
         return REFUSED_KIND, ENTRY_NAME_NOT_TEXT.format(name=_shown(name))
     if entry.is_symlink():

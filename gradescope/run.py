@@ -64,10 +64,7 @@ VISIBLE_LINE = ("**Visible tests: {earned:.2f} of {most:g} marks.** {others} mor
                 "the assignment's settings allow.")
 PROGRAM_LINE = "- {program}: {earned:.2f} of {marks:g} marks"
 MISSING_LINE = "- **{program}.py is not in the submission**: 0 of {marks:g} marks"
-LATE_ON_TIME = "- Late rule: on time"
-LATE_PART_DAY = "- Late rule: late by less than a full day: no cap"
-LATE_CAPPED = "- Late rule: {days} full day{s} late: the mark is capped at {cap:g} of {marks:g}"
-LATE_REFUSED = "- Late rule: late beyond what is accepted: the mark is 0"
+LATE_LINE = "- Late rule: {said}"
 NO_SUBMITTED_TIME = "submission_metadata.json gives no submission time that can be read: {problem}"
 
 
@@ -229,9 +226,9 @@ def submitted_at(paths: Paths, config: dict):
             text = json.loads(file.read().decode("utf-8"))["created_at"]
         text = text[:-1] + "+00:00" if text.endswith("Z") else text
         head, dot, rest = text.partition(".")
-        if dot:  # Python 3.10 reads 3 or 6 digits of a fraction of a second: drop it
-            rest = rest.lstrip("0123456789")
-            text = head + rest
+        if dot:  # Python 3.10 reads only 3 or 6 digits of a fraction of a second: make it 6
+            digits = rest[:len(rest) - len(rest.lstrip("0123456789"))]
+            text = f"{head}.{digits[:6].ljust(6, '0')}{rest[len(digits):]}"
         return datetime.fromisoformat(text).isoformat()
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as problem:
         log(NO_SUBMITTED_TIME.format(problem=problem))
@@ -343,13 +340,14 @@ def summarised(results: dict, config: dict, status: int, budget) -> dict:
     lines.append("")
     for program, data in extra.get("programs", {}).items():
         if not data.get("submitted", True):
-            lines.append(MISSING_LINE.format(program=shown(program), marks=data["marks"]))
+            lines.append(f"- **{shown(data['missing'])}**" if data.get("missing")
+                         else MISSING_LINE.format(program=shown(program), marks=data["marks"]))
         elif not others:
             lines.append(PROGRAM_LINE.format(program=shown(program), earned=data["earned"],
                                              marks=data["marks"]))
     late = extra.get("late")
     if late:
-        lines.append(late_line(late, config, exact=not others))
+        lines.append(late_line(late, exact=not others))
     for line in extra.get("isolation", []):
         lines.append(f"- {shown(line, 1000)}")
     lines += [f"- {shown(line, 1000)}" for line in notes(results.get("output", ""), extra)]
@@ -360,17 +358,11 @@ def summarised(results: dict, config: dict, status: int, budget) -> dict:
     return results
 
 
-def late_line(late: dict, config: dict, exact: bool) -> str:
-    """The late rule; its arithmetic (which shows the raw score) only when every test is shown."""
-    if exact and late.get("explanation"):
-        return f"- Late rule: {shown(late['explanation'])}"
-    if not late.get("accepted", True):
-        return LATE_REFUSED
-    if late.get("days", 0) == 0:
-        return (LATE_ON_TIME if str(late.get("explanation", "")).startswith("on time")
-                else LATE_PART_DAY)
-    return LATE_CAPPED.format(days=late["days"], s="s" * (late["days"] != 1), cap=late["cap"],
-                              marks=config["marks"])
+def late_line(late: dict, exact: bool) -> str:
+    """The late rule as the marker says it: its arithmetic (which shows the raw score) only
+    when every test is shown, else what it does to the mark."""
+    said = late.get("explanation") if exact else late.get("summary")
+    return LATE_LINE.format(said=shown(said or late.get("explanation", "")))
 
 
 def notes(output: str, extra: dict) -> list:

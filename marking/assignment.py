@@ -11,7 +11,7 @@ import json
 import math
 import sys
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -40,11 +40,24 @@ NO_PROGRAM = "{path}: {program}: no golden cases in expected_outputs/{program}/"
 BAD_DEADLINE = "{path}: deadline {deadline!r} is not a date and time such as 2027-03-09T09:00:00"
 BAD_ZONE = "{path}: unknown time zone {zone!r}"
 NOT_A_FILE = "{path} is not an assignment file"
-ON_TIME = "on time: {raw:g} stands"
-PART_DAY = "late by less than a full day: {raw:g} stands"
-REFUSED = "more than {most} full days late, past what is accepted: 0"
-CAPPED = ("{days} full day{s} late: the maximum mark falls by {days} × {cap_per_day:.0%} to "
-          "{cap:g}, so {raw:g} becomes {mark:g}")
+ON_TIME = "on time"
+STANDS_ON_TIME = "on time: {raw:.2f} stands"
+# The handout: "The maximum mark obtainable reduces by 5% per full late day, for up to 5
+# days. Thus if students A and B hand in assignments worth 12 and 11, both two days late
+# (that is, more than 24 hours late and no more than 48 hours late), then the maximum mark
+# obtainable is 11.7". Its example is the definition: any part of a day counts as a day.
+LATE_BY = "submitted {elapsed} after the deadline: "
+DAYS_LATE = "{days} day{s} late ({window})"
+FIRST_DAY = "at most 24 hours"
+LATER_DAY = "more than {low}, at most {high} hours"
+CAPPED = ("the maximum mark falls by {days} × {cap_per_day:.0%} to {cap:.2f}, so {raw:.2f} "
+          "{becomes}")
+BECOMES = "becomes {mark:.2f}"
+STANDS = "stands"
+CAPPED_SHORT = "the mark is capped at {cap:.2f} of {marks:.2f}"
+REFUSED = "more than {most} day{s} late (more than {hours} hours), past what is accepted: 0"
+NONE_ACCEPTED = "late submissions are not accepted: 0"
+DURATION_PARTS = (("hour", 3600), ("minute", 60), ("second", 1))  # no days: the rule counts hours
 UNKNOWN_WEIGHT = "{path}: {program}: group {group!r} weighs cases it does not hold: {cases}"
 
 
@@ -64,21 +77,42 @@ class MarkedCase:
 
 @dataclass(frozen=True)
 class LateRule:
-    days: int  # full days late a submission is still accepted
+    days: int  # days late a submission is still accepted
     cap_per_day: float
 
     def apply(self, raw: float, marks: float, deadline: datetime, submitted: datetime) -> "Late":
-        """Accepted up to `days` full days late; the maximum mark falls by `cap_per_day`
-        of the marks per full day late, and the mark is held under it."""
-        late = submitted - deadline
-        days = max(0, math.floor(late / timedelta(days=1)))
-        if late > timedelta(days=self.days):
-            return Late(self, late, days, 0.0, 0.0, False)
+        """Days late are the handout's: any part of 24 hours after the deadline is a day, in
+        elapsed time (both instants in UTC, so a daylight-saving change between them counts
+        its real hours). Accepted up to `days` days late; the maximum mark falls by
+        `cap_per_day` of the marks per day late, and the mark is held under it."""
+        late = submitted.astimezone(timezone.utc) - deadline.astimezone(timezone.utc)
+        days = max(0, -(-late // DAY))  # the ceiling, in whole microseconds
+        if days > self.days:
+            return Late(self, late, days, 0.0, 0.0, False, marks)
         cap = round(marks * (1 - self.cap_per_day * days), MARKS_DIGITS)
-        return Late(self, late, days, cap, round(min(raw, cap), MARKS_DIGITS), True)
+        return Late(self, late, days, cap, round(min(raw, cap), MARKS_DIGITS), True, marks)
 
 
 NO_LATE_SUBMISSIONS = LateRule(0, 0)  # a deadline without a late rule
+DAY = timedelta(days=1)
+
+
+def elapsed(duration: timedelta) -> str:
+    """A duration as people say it, largest unit first and zero parts left out:
+    "30 hours", "24 hours 1 second"."""
+    left, parts = math.ceil(duration.total_seconds()), []
+    for unit, seconds in DURATION_PARTS:
+        count, left = divmod(left, seconds)
+        if count:
+            parts.append(f"{count} {unit}{'s' * (count != 1)}")
+    return " ".join(parts) or "0 seconds"
+
+
+def days_window(days: int) -> str:
+    """What `days` days late means in hours, in the handout's words."""
+    if days == 1:
+        return FIRST_DAY
+    return LATER_DAY.format(low=24 * (days - 1), high=24 * days)
 
 
 @dataclass(frozen=True)
@@ -86,20 +120,33 @@ class Late:
     """A late rule applied to one submission."""
     rule: LateRule
     late: timedelta  # negative: early
-    days: int  # full days late
+    days: int  # days late, as the handout counts them: any part of a day is a day
     cap: float  # the highest mark it may get
     mark: float
     accepted: bool
+    marks: float  # the assignment's
 
     def explain(self, raw: float) -> str:
+        """The arithmetic, raw score included: for whoever may see the raw score."""
+        return self._said(CAPPED.format(
+            days=self.days, cap_per_day=self.rule.cap_per_day, cap=self.cap, raw=raw,
+            becomes=BECOMES.format(mark=self.mark) if raw > self.cap else STANDS), raw)
+
+    def summary(self) -> str:
+        """The same without the raw score, for a page that does not show every case."""
+        return self._said(CAPPED_SHORT.format(cap=self.cap, marks=self.marks), None)
+
+    def _said(self, capped: str, raw) -> str:
         if self.late <= timedelta(0):
-            return ON_TIME.format(raw=raw)
+            return ON_TIME if raw is None else STANDS_ON_TIME.format(raw=raw)
+        said = LATE_BY.format(elapsed=elapsed(self.late))
         if not self.accepted:
-            return REFUSED.format(most=self.rule.days)
-        if self.days == 0:
-            return PART_DAY.format(raw=raw)
-        return CAPPED.format(days=self.days, s="s" * (self.days != 1), cap_per_day=self.rule.cap_per_day,
-                             cap=self.cap, raw=raw, mark=self.mark)
+            most = self.rule.days
+            return said + (REFUSED.format(most=most, s="s" * (most != 1), hours=24 * most)
+                           if most else NONE_ACCEPTED)
+        days = DAYS_LATE.format(days=self.days, s="s" * (self.days != 1),
+                                window=days_window(self.days))
+        return f"{said}{days}; {capped}"
 
 
 @dataclass(frozen=True)
@@ -116,6 +163,7 @@ class Assignment:
     normalise: dict = None  # normalisation name -> share of a case's marks deducted
     path: Path = None  # the file it was read from
     python: str = None  # the Python version (X.Y) that runs the submissions, where one is installed
+    groups: dict = None  # program -> its groups' names, in the file's order
 
     def program_marks(self, program: str) -> float:
         return round(sum(marked.marks for marked in self.programs[program]), MARKS_DIGITS)
@@ -171,7 +219,9 @@ def _assignment(name: str, path: Path, data: dict) -> Assignment:
     return Assignment(name, data["title"], data["marks"], cpu,
                       None if wall is None else max(cpu, wall), programs, kit_only,
                       deadline, LateRule(late["days"], late["cap_per_day"]) if late else None,
-                      data.get("normalise", {}), path.absolute(), data.get("python"))
+                      data.get("normalise", {}), path.absolute(), data.get("python"),
+                      {program["name"]: tuple(group["name"] for group in program["groups"])
+                       for program in data["programs"]})
 
 
 def _deadline(path: Path, data: dict):

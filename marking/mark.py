@@ -38,11 +38,11 @@ from marking.assignment import AssignmentError, load, names
 from marking.report import CaseResult, Results, check_json_target, gradescope, write_json, \
     write_report
 from marking.sandbox import AUTO, FALLBACK, NAMESPACES, Sandbox, Stopped
+from marking.submission import lookalikes, marked_folder, skip_reason
 from marking.tree import Copied, Limits, Refused, copy_tree, remove_tree
 from marking.verdicts import (INTERRUPTED, MARKER_ERROR, NOT_RUN, PIPE, TERMINAL, Rules, Verdict,
                               judge)
 
-NOT_COPIED = {"expected_outputs", "tests", "__pycache__", "__MACOSX", STATS_FILE}
 MOST_SECONDS = 3600
 EXIT_INTERRUPTED = 130
 
@@ -65,16 +65,6 @@ NEEDS_PEXPECT = "--tty needs pexpect (make mark installs it)"
 JSON_PROBLEM = "--json: {problem}"
 EXIT_MARKER_ERROR = 3  # the marker failed on a case: not the student's fault
 PROGRESS = "[{done}/{total}] {kind:<16} {case}"
-
-
-def skip_reason(name: str):
-    """Why a name of the submission stays out of the copy, or None: hidden files, the
-    golden outputs, tests, and a stats file of its own (each case brings its own)."""
-    if name.startswith("."):
-        return "hidden"
-    if name in NOT_COPIED:
-        return name
-    return None
 
 
 def describe_left_out(copied: Copied) -> str:
@@ -281,13 +271,10 @@ def mark(options, parse, scratch: Path, assignment, selected: dict, submitted) -
 
 
 def entered(snapshot: Path, selected: dict):
-    """The folder to mark: the snapshot, or the one folder it holds when it holds nothing
-    else and no program (a download from a learning platform); and a note saying so."""
-    entries = list(snapshot.iterdir())
-    if (len(entries) == 1 and entries[0].is_dir()
-            and not any((snapshot / f"{program}.py").exists() for program in selected)):
-        return entries[0], [ENTERED.format(name=escaped(entries[0].name))]
-    return snapshot, []
+    """The folder to mark (see `marking.submission.marked_folder`), and a note when it
+    is the one folder the submission holds."""
+    root = marked_folder(snapshot, selected)
+    return root, [] if root == snapshot else [ENTERED.format(name=escaped(root.name))]
 
 
 def warn(sandbox: Sandbox) -> None:
@@ -326,7 +313,9 @@ def mark_cases(sandbox, options, root: Path, assignment, selected: dict, header:
                                      case=futures[future].case.id))
     programs = {program: [done[marked.case.id] for marked in chosen] if present[program] else None
                 for program, chosen in selected.items()}
-    return Results(assignment, header, programs)
+    missing = {program: [escaped(path) for path in lookalikes(root, program, assignment.programs)]
+               for program in selected if not present[program]}
+    return Results(assignment, header, programs, missing=missing)
 
 
 def progress(line: str) -> None:

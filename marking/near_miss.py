@@ -1,16 +1,19 @@
 """Near misses said in one sentence a student can act on ("only letter case differs:
 line 2 has ... where ... is expected"), read from the two outputs, to go with the
-diff. And the named normalisations an assignment's comparison policy may forgive: a
-sentence saying two outputs are equal but for X tests the very function the policy
-names X, so the sentence and the policy cannot disagree.
+diff; and a sentence per region that differs, in the same words. And the named
+normalisations an assignment's comparison policy may forgive: a sentence saying two
+outputs are equal but for X tests the very function the policy names X, so the
+sentence and the policy cannot disagree.
 
-No diff is computed: the outputs are compared as bytes, at C speed, and only the lines
-from the first that differs to the last are read further, so a 4 MiB output or one of
-100,000 lines costs a few passes over its bytes."""
+`explain` computes no diff: the outputs are compared as bytes, at C speed, and only the
+lines from the first that differs to the last are read further, so a 4 MiB output or
+one of 100,000 lines costs a few passes over its bytes. `regions` diffs lines, at most
+MOST_COMPARED of each output from the first that differs."""
 
 import re
 import string
 from collections import Counter
+from difflib import SequenceMatcher
 from typing import NamedTuple
 
 from golden.visible import END_OF_LINE, escaped, show_line
@@ -26,8 +29,10 @@ FINAL_NEWLINE = ("only the final newline differs: "
 LETTER_CASE = "only letter case differs: line {line} has {got} where {want} is expected"
 BLANK_TOO_MANY = "only blank lines differ: line {line} is a blank line too many"
 BLANK_MISSING = "only blank lines differ: a blank line is missing at line {line}"
-VARIATION_SELECTOR = ("only an emoji's variation selector (U+FE0F) differs: "
+VARIATION_SELECTOR = ("only variation selectors (as U+FE0F after an emoji) differ: "
                       "line {line} has {got} where {want} is expected")
+SPACING = ("only the spacing within lines differs, on {count}: "
+           "line {line} has {got} where {want} is expected")
 ORDER = "the lines are in another order: line {line} has {got} where {want} is expected"
 NUMBERS = "only numbers differ: line {line} has {got} where {want} is expected"
 NO_OUTPUT = "the output is empty; the expected output has {total}{why}"
@@ -36,7 +41,23 @@ STOPS_WITHIN = "the output stops partway through line {line} of {total}{why}"
 WHY = " ({stopped})"
 EXTRA_LINES = "{count} after the expected end, from line {line}: {first}"
 GOES_ON = "the output goes on after the expected end of line {line}: {rest}"
+TOO_MANY = "{count} too many at line {line}, otherwise as expected: {first}"
+MISSING = "{count} missing at line {line}, otherwise as expected: {first}"
+PARTS_AND_STOPS = ("the output parts from the expected after line {line} and stops: {got} "
+                   "({count}) where the expected output goes on for {total}, from {want}{why}")
 ONE_LINE = "line {line}: replace {got} with {want}"
+# Said of one region among others (line numbers are the output's, where a line is or
+# would be); a region at the end is said as above, and one line as ONE_LINE.
+TOO_MANY_AT = "{count} too many at line {line}: {first}"
+MISSING_AT = "{count} missing at line {line}: {first}"
+SPACING_AT = ("the spacing within {count} differs, from line {line}: "
+              "{got} where {want} is expected")
+LINES_DIFFER = ("different lines from line {line} ({count} for {total} expected): "
+                "{got} where {want} is expected")
+# Said after the regions: not near misses, so of no kind.
+MORE_REGIONS = "and {count} more regions differ, from line {line}"
+COMPARED_UP_TO = ("compared up to line {got} of the output and line {want} of the expected; "
+                  "more may differ")
 QUOTED = "`{}`"
 CUT_BEFORE = "…"
 UNKNOWN = "unknown normalisation: {names} (known: {known})"
@@ -45,19 +66,28 @@ UNKNOWN = "unknown normalisation: {names} (known: {known})"
 KINDS = {TRAILING_SPACES: "spaces or tabs at line ends", LINE_ENDS: "line ends",
          FINAL_NEWLINE: "the final newline", LETTER_CASE: "letter case",
          BLANK_TOO_MANY: "blank lines", BLANK_MISSING: "blank lines",
-         VARIATION_SELECTOR: "an emoji's variation selector", ORDER: "the order of lines",
-         NUMBERS: "numbers only", NO_OUTPUT: "no output at all", STOPS_AFTER: "output cut short",
-         STOPS_WITHIN: "output cut short", EXTRA_LINES: "output goes on too long",
-         GOES_ON: "output goes on too long", ONE_LINE: "one line differs"}
+         VARIATION_SELECTOR: "variation selectors", SPACING: "spacing within lines",
+         ORDER: "the order of lines", NUMBERS: "numbers only", NO_OUTPUT: "no output at all",
+         STOPS_AFTER: "output cut short", STOPS_WITHIN: "output cut short",
+         EXTRA_LINES: "output goes on too long", GOES_ON: "output goes on too long",
+         TOO_MANY: "extra lines", MISSING: "missing lines",
+         PARTS_AND_STOPS: "output ends early with lines of its own", ONE_LINE: "one line differs",
+         TOO_MANY_AT: "extra lines", MISSING_AT: "missing lines",
+         SPACING_AT: "spacing within lines", LINES_DIFFER: "lines differ"}
 OTHER_KIND = "other"
 
 MOST_SHOWN = 80  # characters of a line quoted in a sentence
+MOST_COMPARED = 2_000  # lines of each output `regions` diffs: with difflib's autojunk
+# (a line in more than 1% of them is matched only next to others), a fraction of a second
 CONTEXT_CHARS = 30  # quoted before the first difference when it lies further in
 ESCAPE = "surrogateescape"  # bytes that are not UTF-8 survive decoding, and come back
 NUMBER = re.compile(rb"([-+]?[0-9]+(?:\.[0-9]+)?)")  # a group: re.split keeps the numbers
 NUMBER_BYTES = b"+-.0123456789"
 WHITE_SPACE = string.whitespace.encode()  # what bytes.strip() strips
-VARIATION_SELECTOR_16 = "\ufe0f".encode()
+SPACES_AND_TABS = b" \t"
+VARIATION_SELECTORS = re.compile("[\ufe00-\ufe0f\U000e0100-\U000e01ef]")
+VARIATION_SELECTOR_STARTS = ("\ufe00".encode()[:2], "\U000e0100".encode()[:2])  # in UTF-8,
+# every selector starts with one of these two pairs of bytes
 
 
 def _line_ends(data: bytes) -> bytes:
@@ -87,8 +117,18 @@ def _letter_case(data: bytes) -> bytes:
     return _text(data).lower().encode("utf-8", ESCAPE)
 
 
+def _variation_selectors(data: bytes) -> bytes:
+    """U+FE0E (text) and U+FE0F (emoji) go, and the other selectors, U+FE00..U+FE0D and
+    U+E0100..U+E01EF: a 😊 is right with or without its U+FE0F. Two searches first spare
+    decoding an output that has none, as most have."""
+    if not any(start in data for start in VARIATION_SELECTOR_STARTS):
+        return data
+    return VARIATION_SELECTORS.sub("", _text(data)).encode("utf-8", ESCAPE)
+
+
 NORMALISATIONS = {  # in the order `normalise` applies them
     "line_ends": _line_ends,  # first: the others then see only `\n` end a line
+    "variation_selectors": _variation_selectors,  # before trailing_spaces: one may follow them
     "trailing_spaces": _trailing_spaces,  # before final_newline, which would end a last "  "
     "blank_lines": _blank_lines,
     "final_newline": _final_newline,
@@ -120,6 +160,18 @@ class _Outputs(NamedTuple):
     got_part: bytes
     want_part: bytes
     spacing_only: bool  # the parts are equal once their white space is deleted
+    to_the_end: bool  # the parts are the ends of the outputs
+
+
+def _outputs(got: bytes, want: bytes, stopped: str) -> _Outputs:
+    start = got.rfind(b"\n", 0, _common_prefix(got, want)) + 1
+    same_end = len(got) - _common_prefix(got[start:][::-1], want[start:][::-1])
+    line_end = got.find(b"\n", same_end)
+    tail = len(got) - line_end - 1 if line_end >= 0 else 0  # whole lines, the same in both
+    got_part, want_part = got[start:len(got) - tail], want[start:len(want) - tail]
+    spacing_only = got_part.translate(None, WHITE_SPACE) == want_part.translate(None, WHITE_SPACE)
+    return _Outputs(got, want, stopped, got.count(b"\n", 0, start), got_part, want_part,
+                    spacing_only, not tail)
 
 
 def explain(got: bytes, want: bytes, stopped: str = "") -> str:
@@ -131,14 +183,7 @@ def explain(got: bytes, want: bytes, stopped: str = "") -> str:
     final newline it never printed)."""
     if got == want:
         return ""
-    start = got.rfind(b"\n", 0, _common_prefix(got, want)) + 1
-    same_end = len(got) - _common_prefix(got[start:][::-1], want[start:][::-1])
-    line_end = got.find(b"\n", same_end)
-    tail = len(got) - line_end - 1 if line_end >= 0 else 0  # whole lines, the same in both
-    got_part, want_part = got[start:len(got) - tail], want[start:len(want) - tail]
-    spacing_only = got_part.translate(None, WHITE_SPACE) == want_part.translate(None, WHITE_SPACE)
-    outputs = _Outputs(got, want, stopped, got.count(b"\n", 0, start), got_part, want_part,
-                       spacing_only)
+    outputs = _outputs(got, want, stopped)
     checks = ((_stops_early,) if stopped else ()) + CHECKS
     return next(filter(None, (check(outputs) for check in checks)), "")
 
@@ -189,9 +234,24 @@ def _only_blank_lines(outputs: _Outputs) -> str:
 
 
 def _only_variation_selectors(outputs: _Outputs) -> str:
-    got, want = (part.replace(VARIATION_SELECTOR_16, b"")
-                 for part in (outputs.got_part, outputs.want_part))
-    return _line_sentence(VARIATION_SELECTOR, outputs) if got == want else ""
+    if not _equal_after("variation_selectors", outputs):
+        return ""
+    return _line_sentence(VARIATION_SELECTOR, outputs)
+
+
+def _only_spacing(outputs: _Outputs) -> str:
+    """Column widths: the lines are equal once their spaces and tabs are deleted (more
+    than at their ends, or TRAILING_SPACES would have been said)."""
+    got, want = outputs.got_part, outputs.want_part
+    if not (outputs.spacing_only and _without_spacing(got) == _without_spacing(want)):
+        return ""
+    count = sum(got_line != want_line
+                for got_line, want_line in zip(got.split(b"\n"), want.split(b"\n")))
+    return _line_sentence(SPACING, outputs, count=_count(count, "line"))
+
+
+def _without_spacing(data: bytes) -> bytes:
+    return data.translate(None, SPACES_AND_TABS)
 
 
 def _in_another_order(outputs: _Outputs) -> str:
@@ -219,7 +279,7 @@ def _stops_early(outputs: _Outputs) -> str:
     got, want = outputs.got, outputs.want
     if not want.startswith(got):
         return ""
-    why = WHY.format(stopped=outputs.stopped) if outputs.stopped else ""
+    why = _why(outputs)
     total = _line_count(want)
     if not got:
         return NO_OUTPUT.format(total=_count(total, "line"), why=why)
@@ -240,6 +300,42 @@ def _extra_lines(outputs: _Outputs) -> str:
                               line=_line_count(want) + 1, first=_quoted(_text(first)))
 
 
+def _too_many(outputs: _Outputs) -> str:
+    """Whole lines printed before a part that is as expected: a debug line before a table.
+    (At the end they are EXTRA_LINES, said before.)"""
+    return _inserted(TOO_MANY, outputs.got_part, outputs.want_part, outputs.index)
+
+
+def _missing(outputs: _Outputs) -> str:
+    """Whole expected lines missing before a part that is as expected."""
+    return _inserted(MISSING, outputs.want_part, outputs.got_part, outputs.index)
+
+
+def _inserted(template: str, longer: bytes, shorter: bytes, index: int) -> str:
+    """`template` said of the whole lines `longer` has before it goes on as `shorter`."""
+    lines = longer[:len(longer) - len(shorter)]
+    if not (longer.endswith(shorter) and lines.endswith(b"\n")):
+        return ""
+    return template.format(count=_count(lines.count(b"\n"), "line"), line=index + 1,
+                           first=_quoted(_text(_first_line(lines)).removesuffix("\n")))
+
+
+def _parts_and_stops(outputs: _Outputs) -> str:
+    """After lines as expected, the run ends with lines of its own (none of them, blank
+    ones aside, expected there), fewer than the expected output goes on for: a game over
+    too soon ("You won!" after stage 1)."""
+    got, want = outputs.got_part, outputs.want_part
+    if not (outputs.index and outputs.to_the_end and _line_count(got) < _line_count(want)):
+        return ""
+    if set(filter(bytes.strip, got.split(b"\n"))) & set(want.split(b"\n")):
+        return ""  # expected lines among them: not a run's own end, and the diff shows more
+    got_line, want_line = _quoted_pair(*_first_lines(outputs))
+    return PARTS_AND_STOPS.format(line=outputs.index, got=got_line,
+                                  count=_count(_line_count(got), "line"),
+                                  total=_count(_line_count(want), "line"), want=want_line,
+                                  why=_why(outputs))
+
+
 def _one_line(outputs: _Outputs) -> str:
     """The parts that differ are one line each: the lines around them are the same."""
     parts = (outputs.got_part, outputs.want_part)
@@ -248,8 +344,88 @@ def _one_line(outputs: _Outputs) -> str:
 
 
 CHECKS = (_only_trailing_spaces, _only_line_ends, _only_final_newline, _only_letter_case,
-          _only_blank_lines, _only_variation_selectors, _in_another_order, _only_numbers,
-          _stops_early, _extra_lines, _one_line)
+          _only_blank_lines, _only_variation_selectors, _only_spacing, _in_another_order,
+          _only_numbers, _stops_early, _extra_lines, _too_many, _missing, _parts_and_stops,
+          _one_line)
+
+
+def regions(got: bytes, want: bytes, most: int = 3) -> list:
+    """A sentence for each region in which `got` differs from `want`, in the words of
+    `explain` (its very sentence when there is one region only), the first `most` of
+    them, then one counting the rest (a last region is said rather than counted). The
+    lines are diffed from the first that differs to the last, at most MOST_COMPARED of
+    each, so that the cost stays bounded; a last sentence says where the comparison
+    stopped when it did."""
+    if got == want:
+        return []
+    outputs = _outputs(got, want, "")
+    (got_lines, got_cut), (want_lines, want_cut) = map(_lines, (outputs.got_part,
+                                                               outputs.want_part))
+    cut = got_cut or want_cut
+    opcodes = SequenceMatcher(None, want_lines, got_lines).get_opcodes()
+    if cut and len(opcodes) > 1 and opcodes[-1][0] != "equal":
+        opcodes.pop()  # a region the cut may have split, or made up from lines not compared
+    differing = [opcode for opcode in opcodes if opcode[0] != "equal"]
+    said = differing if len(differing) == most + 1 else differing[:most]
+    at_end = outputs.to_the_end and not cut
+    sentences = [_region(outputs, opcode, got_lines, want_lines,
+                         at_end and opcode == opcodes[-1]) for opcode in said]
+    if len(differing) == 1 and not cut:  # explain's words, when it has some, say more
+        return [explain(got, want) or sentences[0]]
+    if len(said) < len(differing):
+        first_unsaid = differing[len(said)]
+        sentences.append(MORE_REGIONS.format(count=len(differing) - len(said),
+                                             line=outputs.index + first_unsaid[3] + 1))
+    if cut:
+        _, _, want_end, _, got_end = opcodes[-1]
+        sentences.append(COMPARED_UP_TO.format(got=outputs.index + got_end,
+                                               want=outputs.index + want_end))
+    return sentences
+
+
+def _lines(part: bytes) -> tuple:
+    """The first MOST_COMPARED lines of a part with their `\\n` (a last line may have none),
+    and whether the part has more."""
+    *lines, rest = part.split(b"\n", MOST_COMPARED)
+    lines = [line + b"\n" for line in lines]
+    if len(lines) == MOST_COMPARED:
+        return lines, bool(rest)
+    return lines + ([rest] if rest else []), False
+
+
+def _region(outputs: _Outputs, opcode: tuple, got_lines: list, want_lines: list,
+            at_end: bool) -> str:
+    """One of difflib's opcodes (expected lines i1..i2 become got lines j1..j2) said as
+    `explain` says it of its lines, but for "otherwise as expected"."""
+    _, want_start, want_end, got_start, got_end = opcode
+    got, want = got_lines[got_start:got_end], want_lines[want_start:want_end]
+    line = outputs.index + got_start + 1
+    ending = at_end and (_stops_early(outputs) or _extra_lines(outputs))  # the only region
+    if ending:
+        return ending
+    if not got:
+        if at_end:
+            return STOPS_AFTER.format(line=line - 1, total=_line_count(outputs.want), why="")
+        return MISSING_AT.format(count=_count(len(want), "line"), line=line,
+                                 first=_quoted(_text(want[0]).removesuffix("\n")))
+    if not want:
+        template, noun = (EXTRA_LINES, "extra line") if at_end else (TOO_MANY_AT, "line")
+        return template.format(count=_count(len(got), noun), line=line,
+                               first=_quoted(_text(got[0]).removesuffix("\n")))
+    changed = [pair for pair in zip(got, want) if pair[0] != pair[1]] or [(got[0], want[0])]
+    quoted_got, quoted_want = _quoted_pair(*map(_text, changed[0]))
+    if len(got) == len(want) and all(_without_spacing(got_line) == _without_spacing(want_line)
+                                     for got_line, want_line in changed):
+        return SPACING_AT.format(count=_count(len(changed), "line"), line=line,
+                                 got=quoted_got, want=quoted_want)
+    if len(got) == len(want) == 1:
+        return ONE_LINE.format(line=line, got=quoted_got, want=quoted_want)
+    if at_end and len(got) < len(want) and line > 1:
+        return PARTS_AND_STOPS.format(line=line - 1, got=quoted_got,
+                                      count=_count(len(got), "line"),
+                                      total=_count(len(want), "line"), want=quoted_want, why="")
+    return LINES_DIFFER.format(line=line, count=_count(len(got), "line"), total=len(want),
+                               got=quoted_got, want=quoted_want)
 
 
 def _equal_after(name: str, outputs: _Outputs) -> bool:
@@ -267,10 +443,14 @@ def _first_line(part: bytes) -> bytes:
     return line + newline
 
 
-def _line_sentence(template: str, outputs: _Outputs) -> str:
+def _line_sentence(template: str, outputs: _Outputs, **more) -> str:
     """`template` said of the first line that differs, both versions quoted."""
     got, want = _quoted_pair(*_first_lines(outputs))
-    return template.format(line=outputs.index + 1, got=got, want=want)
+    return template.format(line=outputs.index + 1, got=got, want=want, **more)
+
+
+def _why(outputs: _Outputs) -> str:
+    return WHY.format(stopped=outputs.stopped) if outputs.stopped else ""
 
 
 def _quoted_pair(got: str, want: str) -> tuple:

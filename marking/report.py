@@ -6,24 +6,31 @@ escaped already (see `marking.verdicts`)."""
 
 import json
 import os
+import re
 import shlex
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from golden.run import STATS_VARIABLE
 from marking.near_miss import kind_of
-from marking.verdicts import NOT_RUN, PASS, PIPE, WRONG, WRONG_STDERR
+from marking.verdicts import NOT_RUN, PASS, PIPE, WRONG, WRONG_STATUS, WRONG_STDERR
 
 MISSING = "missing"
 MISSING_LINE = "{program}\n  {missing:<16} {why}"
-NOT_SUBMITTED = "{program}.py is not in the submission (a link does not count): 0 of {marks:g} marks"
+NOT_SUBMITTED = ("{program}.py is not in the submission (a link does not count): "
+                 "0 of {marks:.2f} marks")
+LOOKS_LIKE = ("; {files} look{s} like it, but only the exact name {program}.py is marked: "
+              "rename it")
 PROGRAM_HEAD = "{program}: {passed}/{total} cases pass, {earned:.2f} of {marks:g} marks"
 CASE_LINE = "  {kind:<16} {marks:5.2f}  {case}{mode}{detail}"
 WHAT_DIFFERS = "What differs"
 SAME_WAY = "{case} and {more} more case{s} differ the same way: {how}"
 ALONE = "{case}: {how}"
 INPUT = "  input: {text}"
+REGION = "  - {sentence}"
 REPRODUCE = "  reproduce: {command}"
+REPRODUCE_THERE = "  reproduce, in the submission's folder: {command}"
 SCORE = "Score: {score:.2f}/{total:.2f} in {seconds:.1f} s"
 LATE = "Late rule: {explanation}"
 MARK = "Mark: {mark:.2f}/{total:.2f}"
@@ -32,6 +39,8 @@ INTERRUPTED = "Interrupted: {not_run} of {total} cases not run; a partial report
 JSON_IS_A_FOLDER = "{path} is a folder"
 JSON_NO_FOLDER = "cannot write in {folder}"
 SHOWN_INPUT_BYTES = 200
+CASES_FOLDER = "expected_outputs"
+SHELL_SAFE = re.compile(r"[A-Za-z0-9_./+-]+")
 
 
 @dataclass
@@ -61,6 +70,17 @@ class Results:
     seconds: float = 0.0
     selected: int = None  # cases chosen by --only: None when every case was
     late: object = None  # marking.assignment.Late
+    missing: dict = field(default_factory=dict)  # program -> files that look like it (escaped)
+
+    def not_submitted(self, program: str) -> str:
+        """Why a program scores 0, and which of the submission's files look like it."""
+        said = NOT_SUBMITTED.format(program=program,
+                                    marks=self.assignment.program_marks(program))
+        files = self.missing.get(program)
+        if files:
+            said += LOOKS_LIKE.format(files=" and ".join(f"`{file}`" for file in files),
+                                      s="s" * (len(files) == 1), program=program)
+        return said
 
     @property
     def score(self) -> float:
@@ -102,18 +122,40 @@ def shell_bytes(data: bytes) -> str:
     return f"'{text}'"
 
 
-def reproduce(case) -> str:
-    """The command that reruns the case at a shell, in the submission's folder."""
-    expected = f"expected_outputs/{case.program}/{case.name}.out"
+def case_folder(case) -> str:
+    """Where a student's feedback puts a case's files, as the handouts cite them."""
+    return f"{CASES_FOLDER}/{case.program}"
+
+
+def reproduce(case, kind: str = WRONG, folder: str = None) -> str:
+    """The command that reruns the case at a shell, in the submission's folder, and shows
+    what cost the marks: the stdout's diff, the exit status (stderr left on the terminal,
+    where its traceback explains it), or the stderr's diff. Its input and expected output
+    are the case's files in `folder` (by default `expected_outputs/PROGRAM`, as a
+    student's feedback lays them out), never a long printf."""
+    at = (folder or case_folder(case)).rstrip("/")
+
+    def file(suffix: str) -> str:
+        path = f"{at}/{case.name}{suffix}"
+        return path if SHELL_SAFE.fullmatch(path) else shlex.quote(path)
     if case.simulate is not None:
         run = shlex.join(["python3", "-c", f"from {case.program} import simulate; "
                                            f"simulate{case.simulate}"])
     else:
-        run = shlex.join(["python3", f"{case.program}.py", *case.args])
-        run = f"printf {shell_bytes(case.stdin)} | {run}"
-    if case.head is not None:
-        run = f"{run} | head -c {case.head}"
-    return f"{run} | diff - {expected}"
+        run = f"{shlex.join(['python3', f'{case.program}.py', *case.args])} < {file('.in')}"
+    if case.stats is not None:
+        run = (f'stats="$(mktemp)" && cp {file(".stats")} "$stats" && '
+               f'{STATS_VARIABLE}="$stats" {run}')
+    head = f" | head -c {case.head}" if case.head is not None else ""
+    if kind == WRONG_STATUS:
+        if head:
+            return f'{{ {run}; echo "exit status $?, want {case.status}" >&2; }}{head} > /dev/null'
+        return f'{run} > /dev/null; echo "exit status $?, want {case.status}"'
+    if kind == WRONG_STDERR:
+        if head:
+            return f"{{ {run}{head} > /dev/null; }} 2>&1 | diff - {file('.err')}"
+        return f"{run} 2>&1 >/dev/null | diff - {file('.err')}"
+    return f"{run}{head} | diff - {file('.out')}"
 
 
 def shown_input(case) -> str:
@@ -141,8 +183,7 @@ def write_report(results: Results, out) -> None:
         print("", file=out)
         if program_results is None:
             print(MISSING_LINE.format(program=program, missing=MISSING,
-                                      why=NOT_SUBMITTED.format(program=program, marks=marks)),
-                  file=out)
+                                      why=results.not_submitted(program)), file=out)
             continue
         passed = sum(result.passed for result in program_results)
         print(PROGRAM_HEAD.format(program=program, passed=passed, total=len(program_results),
@@ -155,7 +196,7 @@ def write_report(results: Results, out) -> None:
                 print(CASE_LINE.format(kind=verdict.kind, marks=result.marked.marks,
                                        case=verdict.case_id, mode=mode,
                                        detail=f": {said}" if said else ""), file=out)
-                if verdict.kind not in (PASS, NOT_RUN) and verdict.diff:
+                if verdict.kind not in (PASS, NOT_RUN):
                     groups.setdefault((verdict.kind, verdict.mode, said), []).append(
                         (result, verdict))
     if groups:
@@ -167,9 +208,13 @@ def write_report(results: Results, out) -> None:
                               s="s" * (len(members) > 2), how=said or kind) if len(members) > 1
               else ALONE.format(case=verdict.case_id, how=said or kind), file=out)
         case = result.marked.case
+        if len(verdict.regions) > 1:
+            for region in verdict.regions:
+                print(REGION.format(sentence=region), file=out)
         print(INPUT.format(text=shown_input(case)), file=out)
-        print(REPRODUCE.format(command=reproduce(case)), file=out)
-        print(verdict.diff, file=out)
+        print(REPRODUCE_THERE.format(command=reproduce(case, kind, str(case.folder))), file=out)
+        if verdict.diff:
+            print(verdict.diff, file=out)
     print("", file=out)
     for line in results.summary():
         print(line, file=out)
@@ -183,14 +228,15 @@ def gradescope(results: Results, extra_data: dict) -> dict:
             marks = results.assignment.program_marks(program)
             tests.append({"name": f"{program}.py", "score": 0, "max_score": marks,
                           "status": "failed", "visibility": "visible",
-                          "output": NOT_SUBMITTED.format(program=program, marks=marks)})
+                          "output": results.not_submitted(program)})
             continue
         for result in program_results:
             case = result.marked.case
             text = "\n\n".join(
                 "\n".join(filter(None, [f"{verdict.kind}: {how(verdict)}",
                                         INPUT.format(text=shown_input(case)).strip(),
-                                        REPRODUCE.format(command=reproduce(case)).strip(),
+                                        REPRODUCE.format(
+                                            command=reproduce(case, verdict.kind)).strip(),
                                         verdict.diff]))
                 for verdict in result.failed) or PASS
             tests.append({"name": case.id, "score": round(result.earned, 4),
@@ -206,30 +252,50 @@ def gradescope(results: Results, extra_data: dict) -> dict:
 
 
 def marking_data(results: Results) -> dict:
-    """What a class's grade sheet and summary need, as data: each program's marks, the
-    raw score, the late rule applied, and each case's worst verdict and near miss."""
+    """What a class's grade sheet and pages need, as data: each program's marks (and why a
+    missing one is missing), the raw score, the late rule applied, and each case's marks,
+    group, visibility and verdicts, each with its sentences, the command that reproduces
+    it from a student's folder and its diff (drawn, and as lines for a page)."""
     late = results.late
     cases = []
     for program_results in results.programs.values():
         for result in program_results or []:
-            worst = next(iter(result.failed), None)
-            cases.append({"case": result.marked.case.id, "visibility": result.marked.visibility,
-                          "passed": result.passed, "kind": worst.kind if worst else PASS,
+            marked, worst = result.marked, next(iter(result.failed), None)
+            cases.append({"case": marked.case.id, "program": marked.case.program,
+                          "name": marked.case.name, "group": marked.group,
+                          "visibility": marked.visibility, "marks": round(marked.marks, 4),
+                          "earned": round(result.earned, 4), "passed": result.passed,
+                          "kind": worst.kind if worst else PASS,
                           "near_miss": worst.near_miss if worst else "",
                           "near_miss_kind": kind_of(worst.near_miss)
-                          if worst and worst.near_miss else ""})
+                          if worst and worst.near_miss else "",
+                          "verdicts": [verdict_data(marked.case, verdict)
+                                       for verdict in result.verdicts]})
     return {
         "raw_score": round(results.score, 4),
         "programs": {program: {"marks": results.assignment.program_marks(program),
                                "earned": round(sum(r.earned for r in program_results), 4)
                                if program_results is not None else 0, "submitted":
-                               program_results is not None}
+                               program_results is not None,
+                               "missing": "" if program_results is not None
+                               else results.not_submitted(program)}
                      for program, program_results in results.programs.items()},
         "late": None if late is None else {"days": late.days, "accepted": late.accepted,
                                            "cap": late.cap, "mark": late.mark,
-                                           "explanation": late.explain(results.score)},
+                                           "hours": round(late.late.total_seconds() / 3600, 4),
+                                           "explanation": late.explain(results.score),
+                                           "summary": late.summary()},
         "cases": cases,
     }
+
+
+def verdict_data(case, verdict) -> dict:
+    failed = verdict.kind not in (PASS, NOT_RUN)
+    return {"mode": verdict.mode, "kind": verdict.kind, "how": how(verdict),
+            "regions": list(verdict.regions), "input": shown_input(case),
+            "reproduce": reproduce(case, verdict.kind) if failed else "",
+            "diff": verdict.diff,
+            "diff_lines": verdict.diff_lines.to_json() if verdict.diff_lines else None}
 
 
 def check_json_target(path: Path) -> None:

@@ -2,8 +2,8 @@
 
 from dataclasses import dataclass, field
 
-from golden.visible import escaped, first_difference, visible_diff
-from marking.near_miss import explain, normalise
+from golden.visible import diff_lines, escaped, first_difference
+from marking.near_miss import explain, normalise, regions
 from marking.sandbox import CPU, IDLE, MEMORY_BYTES, MOST_OUTPUT, mebibytes
 
 PASS = "pass"
@@ -23,6 +23,7 @@ TERMINAL = "terminal screen"
 
 TRACEBACK_AFTER_PASS = "but stderr ends: {line}"
 STATUS_DIFFERS = "exit status {got}, want {want}"
+STDERR_SAID = "; stderr ends: {line}"
 STDERR_ENDS = "; exit status {status}, stderr ends: {line}"
 KILLED = "killed by signal {signal}"
 NO_END = "no end within the wall-clock cap of {seconds:g} s"
@@ -32,7 +33,8 @@ IDLE_DETAIL = "no CPU time used for {seconds:g} s: sleeping or waiting, not work
 FORGIVEN_DETAIL = "equal once {name} are ignored, at a cost of {share:.0%} of its marks"
 NORMALISATION_WORDS = {"trailing_spaces": "trailing spaces", "line_ends": "\\r\\n line ends",
                        "final_newline": "the final newline", "blank_lines": "blank lines",
-                       "letter_case": "letter case"}
+                       "letter_case": "letter case",
+                       "variation_selectors": "variation selectors (U+FE0F)"}
 A_CRASH = "a crash"
 THE_TIME_LIMIT = "the time limit"
 THE_SCREEN = "the screen"
@@ -48,9 +50,11 @@ class Verdict:
     mode: str
     kind: str
     detail: str = ""  # escaped: safe on a terminal, in JSON and in HTML once HTML-escaped
-    diff: str = ""
+    diff: str = ""  # drawn for a terminal
     near_miss: str = ""  # one sentence on how close the output came, when it can be said
     credit: float = 0.0  # the share of the case's marks it earns
+    diff_lines: object = None  # golden.visible.VisibleDiff: the diff as data, for a page
+    regions: tuple = ()  # a sentence per region that differs (marking.near_miss.regions)
 
     @property
     def passed(self) -> bool:
@@ -91,21 +95,29 @@ def judge(case, mode: str, outcome, rules: Rules = Rules()) -> Verdict:
         if got != want:
             name, share = _forgiven(got, want, rules)
             return Verdict(case.id, mode, FORGIVEN, FORGIVEN_DETAIL.format(name=name, share=share),
-                           visible_diff(got, want, f"{case.id} ({mode})"),
-                           explain(got, want), 1 - share)
+                           near_miss=explain(got, want), credit=1 - share,
+                           **_differences(got, want, f"{case.id} ({mode})"))
         detail = TRACEBACK_AFTER_PASS.format(line=traceback) if traceback else ""
         return Verdict(case.id, mode, PASS, detail, credit=1.0)
-    diff = visible_diff(got, want, f"{case.id} ({mode})")
+    differences = _differences(got, want, f"{case.id} ({mode})")
     if status is not None and status != 0 and (traceback or status < 0):
         reason = traceback or KILLED.format(signal=-status)
-        return Verdict(case.id, mode, CRASH, reason, diff, explain(got, want, A_CRASH))
+        return Verdict(case.id, mode, CRASH, reason, near_miss=explain(got, want, A_CRASH),
+                       **differences)
     near_miss = explain(got, want)
     detail = near_miss or first_difference(got.decode("utf-8", "surrogateescape"),
                                            want.decode("utf-8", "surrogateescape"))
     line = last_line(stderr)
     if status and line and not terminal:
         detail += STDERR_ENDS.format(status=status, line=line)
-    return Verdict(case.id, mode, WRONG, detail, diff, near_miss)
+    return Verdict(case.id, mode, WRONG, detail, near_miss=near_miss, **differences)
+
+
+def _differences(got: bytes, want: bytes, label: str) -> dict:
+    """The diff, drawn and as data, and a sentence per region that differs."""
+    lines = diff_lines(got, want)
+    return {"diff": lines.drawn(label) if lines else "", "diff_lines": lines,
+            "regions": tuple(regions(got, want))}
 
 
 def _limit_hit(case, mode, outcome, got, want, rules):
@@ -122,24 +134,34 @@ def _limit_hit(case, mode, outcome, got, want, rules):
         else:
             detail = NO_END.format(seconds=rules.wall_seconds) + (
                 USED_CPU.format(seconds=used) if used is not None else "")
-        return Verdict(case.id, mode, TIMEOUT, detail, visible_diff(got, want, case.id),
-                       explain(got, want, THE_TIME_LIMIT))
+        return Verdict(case.id, mode, TIMEOUT, detail,
+                       near_miss=explain(got, want, THE_TIME_LIMIT),
+                       **_differences(got, want, case.id))
     if outcome.out_of_memory and got != want:
         return Verdict(case.id, mode, OUT_OF_MEMORY, MEMORY.format(memory=mebibytes(MEMORY_BYTES)),
-                       visible_diff(got, want, case.id), explain(got, want, THE_MEMORY_LIMIT))
+                       near_miss=explain(got, want, THE_MEMORY_LIMIT),
+                       **_differences(got, want, case.id))
     return None
 
 
 def _status_and_stderr(case, mode, status, stderr, rules):
-    """A wrong exit status or stderr, where the case gives one and the assignment compares it."""
+    """A wrong exit status or stderr, where the case gives one and the assignment compares it.
+    A wrong status says how stderr ends (a traceback there is usually why) and, where the
+    case gives its stderr and it differs too, shows that diff."""
+    stderr_differs = case.stderr is not None and stderr != case.stderr
     if "status" in rules.compare and case.status is not None and status != case.status:
-        return Verdict(case.id, mode, WRONG_STATUS, STATUS_DIFFERS.format(got=status,
-                                                                           want=case.status))
-    if "stderr" in rules.compare and case.stderr is not None and stderr != case.stderr:
-        diff = visible_diff(stderr, case.stderr, f"{case.id} (stderr)")
+        line = last_line(stderr)
+        detail = STATUS_DIFFERS.format(got=status, want=case.status) + (
+            STDERR_SAID.format(line=line) if line else "")
+        return Verdict(case.id, mode, WRONG_STATUS, detail,
+                       **(_differences(stderr, case.stderr, f"{case.id} (stderr)")
+                          if stderr_differs else {}))
+    if "stderr" in rules.compare and stderr_differs:
+        differences = _differences(stderr, case.stderr, f"{case.id} (stderr)")
         near_miss = explain(stderr, case.stderr)
         return Verdict(case.id, mode, WRONG_STDERR,
-                       near_miss or diff.splitlines()[0].partition(": ")[2], diff, near_miss)
+                       near_miss or differences["diff"].splitlines()[0].partition(": ")[2],
+                       near_miss=near_miss, **differences)
     return None
 
 

@@ -38,26 +38,67 @@ def test_the_seeded_assignment_is_its_handout():
     assert "bad_seed_lines" in input_group, "handout section 7: Not an integer: ... on stderr"
 
 
+HANDOUT_LATE_RULE = (
+    "The maximum mark obtainable reduces by 5% per full late day, for up to 5 days. Thus if "
+    "students A and B hand in assignments worth 12 and 11, both two days late (that is, more "
+    "than 24 hours late and no more than 48 hours late), then the maximum mark obtainable is 11.7")
+# The handout's example is the definition: days late = the ceiling of hours late / 24.
+LATE_FIGURES = [  # time after the deadline, days late, the mark of a 13/13 submission
+    (-timedelta(days=3), 0, 13),
+    (timedelta(0), 0, 13),  # at the deadline: on time
+    (timedelta(seconds=1), 1, 12.35),  # any moment after it: one day
+    (timedelta(hours=1), 1, 12.35),
+    (timedelta(hours=24), 1, 12.35),
+    (timedelta(hours=24, seconds=1), 2, 11.7),
+    (timedelta(hours=30), 2, 11.7),
+    (timedelta(hours=48), 2, 11.7),
+    (timedelta(hours=51), 3, 11.05),
+    (timedelta(hours=119), 5, 9.75),
+    (timedelta(hours=120), 5, 9.75),  # the fifth day, still accepted
+]
+
+
 def test_the_handout_s_late_example():
-    """Two submissions worth 12 and 11, both two days late, get 11.7 and 11."""
+    """A and B, worth 12 and 11, both two days late: the maximum mark obtainable is 11.7."""
     seeded = load("seeded")
-    two_days_late = seeded.deadline + timedelta(days=2, hours=5)
-    assert seeded.mark_after_deadline(12, two_days_late).mark == 11.7
-    assert seeded.mark_after_deadline(11, two_days_late).mark == 11
+    assert "more than 24 hours late and no more than 48 hours late" in HANDOUT_LATE_RULE
+    for two_days_late in (timedelta(hours=24, seconds=1), timedelta(hours=30),
+                          timedelta(hours=48)):
+        when = seeded.deadline + two_days_late
+        a, b = seeded.mark_after_deadline(12, when), seeded.mark_after_deadline(11, when)
+        assert (a.days, a.cap, a.mark, b.mark) == (2, 11.7, 11.7, 11), two_days_late
 
 
-@pytest.mark.parametrize("late, raw, mark, accepted", [
-    (timedelta(0), 13, 13, True),
-    (timedelta(hours=23, minutes=59), 13, 13, True),  # not yet a full day
-    (timedelta(days=1), 13, 12.35, True),
-    (timedelta(days=5), 13, 9.75, True),
-    (timedelta(days=5, seconds=1), 13, 0, False),  # past the five days accepted
-    (-timedelta(days=3), 12.5, 12.5, True),
-])
-def test_the_late_rule(late, raw, mark, accepted):
+@pytest.mark.parametrize("late, days, mark", LATE_FIGURES,
+                         ids=[f"{late.total_seconds() / 3600:g}h" for late, _, _ in LATE_FIGURES])
+def test_the_late_rule_counts_days_as_the_handout_does(late, days, mark):
     seeded = load("seeded")
-    verdict = seeded.mark_after_deadline(raw, seeded.deadline + late)
-    assert (verdict.mark, verdict.accepted) == (pytest.approx(mark), accepted)
+    verdict = seeded.mark_after_deadline(13, seeded.deadline + late)
+    assert (verdict.days, verdict.mark, verdict.accepted) == (days, pytest.approx(mark), True)
+
+
+@pytest.mark.parametrize("late", [timedelta(hours=120, seconds=1), timedelta(hours=121),
+                                  timedelta(days=10)])
+def test_more_than_five_days_late_is_not_accepted(late):
+    seeded = load("seeded")
+    verdict = seeded.mark_after_deadline(13, seeded.deadline + late)
+    assert (verdict.mark, verdict.accepted) == (0, False)
+
+
+def test_days_late_are_counted_in_elapsed_time_across_a_daylight_saving_change(tmp_path):
+    """Sydney's clocks go back an hour at 3 am on 4 April 2027: from 9 am on the 2nd to
+    8:30 am on the 5th is 71.5 hours on the clock but 72.5 hours elapsed, so 4 days late."""
+    text = GOOD.read_text().replace("cpu_seconds = 30", 'cpu_seconds = 30\n'
+                                    'deadline = 2027-04-02T09:00:00\n'
+                                    'time_zone = "Australia/Sydney"')
+    text += "\n[late]\ndays = 5\ncap_per_day = 0.05\n"
+    (tmp_path / "autumn.toml").write_text(text)
+    autumn = load(str(tmp_path / "autumn.toml"))
+    sydney = ZoneInfo("Australia/Sydney")
+    verdict = autumn.mark_after_deadline(20, datetime(2027, 4, 5, 8, 30, tzinfo=sydney))
+    assert (verdict.late, verdict.days, verdict.mark) == (timedelta(hours=72, minutes=30), 4, 16)
+    same_instant = datetime(2027, 4, 4, 22, 30, tzinfo=ZoneInfo("UTC"))
+    assert autumn.mark_after_deadline(20, same_instant).days == 4
 
 
 def test_no_deadline_no_late_rule():
@@ -69,20 +110,39 @@ def test_a_deadline_without_a_late_rule_takes_no_late_submission(tmp_path):
                                     'deadline = 2027-01-01T09:00:00\ntime_zone = "UTC"')
     (tmp_path / "strict.toml").write_text(text)
     strict = load(str(tmp_path / "strict.toml"))
-    for late, said in ((timedelta(hours=1), "more than 0 full days late, past what is accepted: 0"),
-                       (timedelta(days=3), "more than 0 full days late, past what is accepted: 0"),
-                       (-timedelta(hours=1), "on time: 20 stands")):
+    for late, said in ((timedelta(seconds=1), "submitted 1 second after the deadline: late "
+                                              "submissions are not accepted: 0"),
+                       (timedelta(days=3), "submitted 72 hours after the deadline: late "
+                                           "submissions are not accepted: 0"),
+                       (-timedelta(hours=1), "on time: 20.00 stands")):
         verdict = strict.mark_after_deadline(20, strict.deadline + late)
         assert verdict.explain(20) == said, late
 
 
-def test_the_late_rule_says_what_it_did():
+@pytest.mark.parametrize("late, raw, said", [
+    (timedelta(hours=1), 12, "submitted 1 hour after the deadline: 1 day late (at most 24 "
+                             "hours); the maximum mark falls by 1 × 5% to 12.35, so 12.00 stands"),
+    (timedelta(hours=30), 12, "submitted 30 hours after the deadline: 2 days late (more than 24, "
+                              "at most 48 hours); the maximum mark falls by 2 × 5% to 11.70, so "
+                              "12.00 becomes 11.70"),
+    (timedelta(hours=51, minutes=20), 4.56013, "submitted 51 hours 20 minutes after the "
+     "deadline: 3 days late (more than 48, at most 72 hours); the maximum mark falls by 3 × 5% "
+     "to 11.05, so 4.56 stands"),
+    (timedelta(hours=121), 12, "submitted 121 hours after the deadline: more than 5 days late "
+                               "(more than 120 hours), past what is accepted: 0"),
+])
+def test_the_late_rule_says_what_it_did_in_the_handout_s_words(late, raw, said):
     seeded = load("seeded")
-    for late, said in ((timedelta(hours=5), "late by less than a full day: 12 stands"),
-                       (timedelta(days=2, hours=1), "2 full days late: the maximum mark falls by "
-                                                    "2 × 5% to 11.7, so 12 becomes 11.7"),
-                       (timedelta(days=6), "more than 5 full days late, past what is accepted: 0")):
-        assert seeded.mark_after_deadline(12, seeded.deadline + late).explain(12) == said
+    verdict = seeded.mark_after_deadline(raw, seeded.deadline + late)
+    assert verdict.explain(raw) == said
+    assert "full day" not in verdict.explain(raw) + verdict.summary()
+
+
+def test_the_late_rule_without_the_raw_score():
+    seeded = load("seeded")
+    verdict = seeded.mark_after_deadline(12, seeded.deadline + timedelta(hours=30))
+    assert verdict.summary() == ("submitted 30 hours after the deadline: 2 days late (more than "
+                                 "24, at most 48 hours); the mark is capped at 11.70 of 13.00")
 
 
 def test_the_normalisations_are_named_alike_everywhere():

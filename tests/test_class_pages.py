@@ -8,7 +8,7 @@ One small class is marked once for the whole module (25 s on an idle machine, 50
     ann          the sample solutions, unchanged: full marks
     bob          solitaire_1.py prints "Eigth" for "Eighth": one visible case fails
     <b>eve<b>    a hostile folder name; solitaire_1.py prints `</pre><script>alert(1)</script>`
-                 first, and solitaire_2.py is missing
+                 and a line of 400 characters first, and solitaire_2.py is missing
 
 (A folder cannot be called `<b>eve</b>`: "/" separates folders. `<b>eve<b>` is as hostile:
 unescaped, it would open two <b> elements that nothing closes.)
@@ -27,6 +27,9 @@ kept under pytest's temporary folder and their paths printed (pytest -s shows th
 """
 
 import csv
+import html
+import json
+import re
 import shutil
 import subprocess
 import sys
@@ -44,6 +47,7 @@ from golden.cases import ROOT  # noqa: E402
 from standalone.bundle import write_all  # noqa: E402
 
 HOSTILE_NAME = "<b>eve<b>"
+LONG_LINE = "a line far wider than any window " * 12  # wrapped on a page, never scrolled
 HOSTILE_LINE = "</pre><script>alert(1)</script>"
 ESCAPED_NAME = "&lt;b&gt;eve&lt;b&gt;"
 ESCAPED_LINE = "&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt;"
@@ -53,6 +57,7 @@ MARKING_TIMEOUT = 300  # seconds; it takes 25-50 s on 2 cores
 WINDOW = (1000, 1400)
 BAR = (74, 114, 176)  # #4a72b0, the histogram's bars (templates/summary.html)
 DIFF_BACKGROUND = (246, 246, 246)  # #f6f6f6, a <pre>'s background (templates/base.html)
+REMOVED, ADDED = (253, 226, 226), (220, 245, 220)  # #fde2e2 and #dcf5dc: the expected, the got
 FEWEST_COLOURS = 50  # a blank page has 1; text alone brings hundreds (anti-aliasing)
 CHROMIUM_TIMEOUT = 30  # seconds; a page takes 1-2 s
 
@@ -228,7 +233,8 @@ def build_class(root: Path) -> Path:
     text = program.read_text(encoding="utf-8")
     assert text.count("def main() -> None:\n") == 1
     program.write_text(text.replace("def main() -> None:\n", "def main() -> None:\n"
-                                    f"    print({HOSTILE_LINE!r})\n"), encoding="utf-8")
+                                    f"    print({HOSTILE_LINE!r})\n"
+                                    f"    print({LONG_LINE!r})\n"), encoding="utf-8")
     (eve / "solitaire_2.py").unlink()
     return root
 
@@ -402,11 +408,14 @@ def rendered(chromium, marked, tmp_path_factory) -> Browser:
 
 def test_the_summary_shows_every_students_name_and_mark(marked, rendered):
     summary = rendered["summary"].dom
+    header = next(row for row in summary.rows if row[:1] == ["student"])
     for student, grades in marked.grades.items():
         assert student in summary.text
         rows = [row for row in summary.rows if row and row[0] == student]
         assert len(rows) == 1, (student, summary.rows)
-        assert rows[0][1] == grades["mark"], (student, rows[0], grades["mark"])
+        shown = dict(zip(header, rows[0]))
+        assert [shown[column] for column in ("solitaire_1", "solitaire_2", "mark")] == [
+            grades["solitaire_1"], grades["solitaire_2"], grades["mark"]], (student, shown)
         assert summary.links[student] == marked.pages[student].relative_to(marked.out).as_posix()
 
 
@@ -461,3 +470,52 @@ def test_the_histogram_is_drawn(rendered):
 def test_bobs_diff_has_its_background(rendered):
     screenshot = rendered["bob"].screenshot
     assert pixels(screenshot).get(DIFF_BACKGROUND, 0) >= 10000, screenshot
+
+
+def test_the_expected_and_the_got_lines_have_their_colours(rendered):
+    screenshot = rendered["bob"].screenshot
+    colours = pixels(screenshot)
+    assert colours.get(REMOVED, 0) >= 5000 and colours.get(ADDED, 0) >= 5000, screenshot
+
+
+def test_spaces_are_drawn_only_where_they_matter(rendered):
+    """bob's lines differ in a letter: their single spaces are spaces, not dots."""
+    lines = [line for diff in rendered["bob"].dom.diffs for line in diff.splitlines()]
+    assert "-Eighth (and last) card in second stack" in "\n".join(lines), lines
+
+
+OVERFLOW_PROBE = """<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>probe</title></head><body style="margin:0">
+<iframe id="page" src="{page}" style="width:{width}px; height:{height}px; border:0"></iframe>
+<pre id="overflow"></pre>
+<script>
+function probe() {{
+  var doc = document.getElementById("page").contentDocument, found = [];
+  var root = doc.scrollingElement;
+  if (root.scrollWidth > root.clientWidth) found.push("the page: " + root.scrollWidth + " px wide");
+  doc.querySelectorAll("body *").forEach(function (element) {{
+    var style = getComputedStyle(element);
+    if (style.overflowX !== "visible" && element.scrollWidth > element.clientWidth + 1)
+      found.push(element.tagName.toLowerCase() + "." + element.className + ": " +
+                 element.scrollWidth + " px in " + element.clientWidth);
+  }});
+  document.getElementById("overflow").textContent = JSON.stringify(found);
+}}
+document.getElementById("page").addEventListener("load", probe);
+</script></body></html>
+"""
+
+
+@pytest.mark.parametrize("key", list(SHOWN))
+def test_nothing_on_a_page_scrolls_sideways_at_1280_px(chromium, rendered, key, tmp_path):
+    """Lines wrap: neither the page nor any box on it (a diff, a command) is wider than the
+    window, so no sentence is cut off by a scroll bar. Measured by a probe page of the test's
+    own that frames the page and reads its layout (the page itself runs no script)."""
+    probe = tmp_path / "probe.html"
+    probe.write_text(OVERFLOW_PROBE.format(page=rendered.pages[key].as_uri(), width=1280,
+                                           height=1400), encoding="utf-8")
+    dom = run_chromium(chromium, tmp_path / "profile", probe, "--dump-dom",
+                       "--allow-file-access-from-files", "--window-size=1300,1500")
+    found = re.search(r'<pre id="overflow">(.*?)</pre>', dom, re.S)
+    assert found and found[1], f"the probe did not run:\n{dom[-2000:]}"
+    assert json.loads(html.unescape(found[1])) == [], rendered.pages[key]

@@ -99,7 +99,7 @@ def test_the_pair_who_copied_comes_first_with_a_clearly_higher_score(tmp_path):
     submissions = class_of(tmp_path, {"alice": {PROGRAM: OWN_WORK},
                                       "bob": {PROGRAM: renamed(OWN_WORK)},
                                       "carol": {PROGRAM: OTHER_WORK}})
-    pairs = scan(submissions, [PROGRAM], [REFERENCE], tmp_path / "out")
+    pairs = scan(submissions, [PROGRAM], [REFERENCE], tmp_path / "out").pairs
 
     first = pairs[0]
     assert (first.first, first.second, first.program) == ("alice", "bob", PROGRAM)
@@ -117,10 +117,10 @@ def test_starting_from_the_reference_program_is_not_flagged(tmp_path):
     submissions = class_of(tmp_path, {"dave": {PROGRAM: reference},
                                       "erin": {PROGRAM: reference + "\n\n" + OWN_WORK}})
 
-    flagged = scan(submissions, [PROGRAM], [REFERENCE], tmp_path / "out")
+    flagged = scan(submissions, [PROGRAM], [REFERENCE], tmp_path / "out").pairs
     assert all(pair.score < 0.2 for pair in flagged)
 
-    unshared = scan(submissions, [PROGRAM], [], tmp_path / "unshared")
+    unshared = scan(submissions, [PROGRAM], [], tmp_path / "unshared").pairs
     assert unshared[0].score > 0.9
 
 
@@ -130,7 +130,7 @@ def test_each_program_is_compared_only_with_the_same_program(tmp_path):
     submissions = class_of(tmp_path, {"frank": {PROGRAM: OTHER_WORK, "solitaire_2.py": OWN_WORK},
                                       "gina": {PROGRAM: OWN_WORK, "solitaire_2.py": OTHER_WORK},
                                       "hal": {"solitaire_2.py": renamed(OTHER_WORK)}})
-    pairs = scan(submissions, [PROGRAM, "solitaire_2.py"], [REFERENCE], tmp_path / "out")
+    pairs = scan(submissions, [PROGRAM, "solitaire_2.py"], [REFERENCE], tmp_path / "out").pairs
 
     assert [(pair.first, pair.second, pair.program) for pair in pairs[:1]] == [
         ("gina", "hal", "solitaire_2.py")]
@@ -145,7 +145,7 @@ def test_code_and_names_reach_the_page_escaped(tmp_path):
     name = "<img src=x onerror=alert(2)>"
     submissions = class_of(tmp_path, {"alice": {PROGRAM: hostile},
                                       name: {PROGRAM: renamed(hostile)}})
-    pairs = scan(submissions, [PROGRAM], [REFERENCE], tmp_path / "out")
+    pairs = scan(submissions, [PROGRAM], [REFERENCE], tmp_path / "out").pairs
 
     page = (tmp_path / "out" / pairs[0].view).read_text(encoding="utf-8")
     assert "<script>alert(1)</script>" not in page
@@ -158,7 +158,7 @@ def test_characters_that_would_hide_code_are_drawn(tmp_path):
     """A bidi override (the "Trojan Source" trick) or a terminal escape shows as what it is."""
     tricky = OWN_WORK.replace("aces = 0", "aces = 0  # \u202e ;)\x1b[2J")
     submissions = class_of(tmp_path, {"alice": {PROGRAM: tricky}, "bob": {PROGRAM: tricky}})
-    pairs = scan(submissions, [PROGRAM], [REFERENCE], tmp_path / "out")
+    pairs = scan(submissions, [PROGRAM], [REFERENCE], tmp_path / "out").pairs
 
     page = (tmp_path / "out" / pairs[0].view).read_text(encoding="utf-8")
     assert "\u202e" not in page and "\x1b" not in page
@@ -174,7 +174,7 @@ def test_binary_empty_undecodable_and_huge_files_do_not_stop_the_scan(tmp_path):
         "latin1": {PROGRAM: "# écrit à la main\n".encode("latin-1") + OTHER_WORK.encode()},
         "huge": {PROGRAM: huge}})
     started = time.monotonic()
-    pairs = scan(submissions, [PROGRAM], [REFERENCE], tmp_path / "out")
+    pairs = scan(submissions, [PROGRAM], [REFERENCE], tmp_path / "out").pairs
 
     assert time.monotonic() - started < 15
     assert {pair.first for pair in pairs} | {pair.second for pair in pairs} <= {
@@ -186,17 +186,43 @@ def test_binary_empty_undecodable_and_huge_files_do_not_stop_the_scan(tmp_path):
 
 def test_a_class_of_one_has_no_pairs(tmp_path):
     submissions = class_of(tmp_path, {"alice": {PROGRAM: OWN_WORK}})
-    assert scan(submissions, [PROGRAM], [REFERENCE], tmp_path / "out") == []
-    assert scan({}, [PROGRAM], [REFERENCE], tmp_path / "out") == []
+    assert scan(submissions, [PROGRAM], [REFERENCE], tmp_path / "out").pairs == []
+    assert scan({}, [PROGRAM], [REFERENCE], tmp_path / "out").pairs == []
     assert not (tmp_path / "out").exists()
 
 
-def test_most_bounds_the_list_and_a_new_scan_leaves_no_old_page(tmp_path):
+def test_most_bounds_the_pages_and_a_new_scan_leaves_no_old_page(tmp_path):
     submissions = class_of(tmp_path, {f"student{n}": {PROGRAM: OWN_WORK} for n in range(5)})
     out = tmp_path / "out"
-    assert len(scan(submissions, [PROGRAM], [REFERENCE], out)) == 10
-    pairs = scan(submissions, [PROGRAM], [REFERENCE], out, most=3)
+    assert len(scan(submissions, [PROGRAM], [REFERENCE], out).pairs) == 10
+    pairs = scan(submissions, [PROGRAM], [REFERENCE], out, most=3).pairs
 
-    assert len(pairs) == 3
+    assert len(pairs) == 10, "every pair is listed; only the first `most` get a page"
+    assert [bool(pair.view) for pair in pairs] == [True] * 3 + [False] * 7
     assert sorted(page.name for page in (out / FOLDER).iterdir()) == sorted(
-        Path(pair.view).name for pair in pairs)
+        Path(pair.view).name for pair in pairs[:3])
+
+
+def test_least_cuts_the_list_below_a_score(tmp_path):
+    half = OWN_WORK[:len(OWN_WORK) // 2]
+    submissions = class_of(tmp_path, {"alice": {PROGRAM: OWN_WORK},
+                                      "bob": {PROGRAM: renamed(OWN_WORK)},
+                                      "dave": {PROGRAM: OTHER_WORK + half}})
+    every = scan(submissions, [PROGRAM], [REFERENCE], tmp_path / "out").pairs
+    close = scan(submissions, [PROGRAM], [REFERENCE], tmp_path / "out", least=0.9).pairs
+    assert [(pair.first, pair.second) for pair in close] == [("alice", "bob")]
+    assert len(every) == 3 and min(pair.score for pair in every) < 0.9
+
+
+def test_the_scan_says_which_programs_it_left_out_and_why(tmp_path):
+    submissions = class_of(tmp_path, {"alice": {PROGRAM: OWN_WORK},
+                                      "binary": {PROGRAM: b"\0" * 10},
+                                      "nothing": {},
+                                      "linked": {}})
+    (submissions["linked"] / PROGRAM).symlink_to(submissions["alice"] / PROGRAM)
+    found = scan(submissions, [PROGRAM], [REFERENCE], tmp_path / "out")
+    assert found.left_out == {
+        ("binary", PROGRAM): "it holds a NUL byte, so it is not a program",
+        ("nothing", PROGRAM): "not handed in",
+        ("linked", PROGRAM): "a link, not a file"}
+    assert found.pairs == [] and found.cut == {}

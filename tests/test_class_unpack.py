@@ -415,12 +415,15 @@ def test_the_entries_of_a_class_folder_are_its_students_in_name_order(tmp_path):
     (roster / ".DS_Store").write_bytes(b"")
     (roster / "notes.txt").write_text("marks later")
     (roster / "eli.zip").mkdir()  # a folder, whatever its name says
-    assert [(name, path.name, kind, reason) for name, path, kind, reason in entries(roster)] == [
+    assert [(name, path.name, kind, reason) for name, path, kind, reason in entries(roster)
+            if name != ".DS_Store"] == [
         ("ari", "ari.tgz", ARCHIVE_KIND, ""), ("bea", "bea.zip", ARCHIVE_KIND, ""),
         ("cal", "cal.tar.gz", ARCHIVE_KIND, ""), ("dan", "dan", FOLDER_KIND, ""),
         ("eli", "eli.zip", FOLDER_KIND, ""),
         ("notes.txt", "notes.txt", REFUSED_KIND,
          "'notes.txt' is neither a folder nor a .zip, .tar.gz or .tgz archive")]
+    hidden = next(entry for entry in entries(roster) if entry.path.name == ".DS_Store")
+    assert hidden.kind == REFUSED_KIND and "'.DS_Store' is hidden" in hidden.reason
 
 
 def test_a_linked_entry_of_a_class_folder_is_refused(tmp_path):
@@ -446,7 +449,8 @@ def test_two_entries_for_one_student_are_both_refused(tmp_path):
     archive(roster / "bob.tgz", file("a.py"))
     listed = entries(roster)
     assert [(entry.name, entry.path.name, entry.kind) for entry in listed] == [
-        ("ann", "ann", "refused"), ("ann", "ann.zip", "refused"), ("bob", "bob.tgz", "archive")]
+        ("ann", "ann", "refused"), ("ann.zip", "ann.zip", "refused"),
+        ("bob", "bob.tgz", "archive")]
     assert listed[0].reason == "'ann' and 'ann.zip' are for one student, 'ann': keep one"
     assert listed[1].reason == "'ann.zip' and 'ann' are for one student, 'ann': keep one"
 
@@ -456,8 +460,50 @@ def test_an_entry_whose_name_is_not_plain_text_is_refused_and_shown_escaped(tmp_
     roster.mkdir()
     (roster / "ann\nbob").mkdir()
     [entry] = entries(roster)
-    assert (entry.name, entry.kind) == ("'ann\\nbob'", "refused")
+    assert (entry.name, entry.kind) == ("ann⟨U+000A⟩bob", "refused")
     assert "\n" not in entry.reason
+
+
+@pytest.mark.parametrize("name, shown", [
+    ("al\u200bice", "al⟨U+200B⟩ice"),  # a zero-width space
+    ("\u202eecila", "⟨U+202E⟩ecila"),  # a right-to-left override
+    ("Jose\u0301", "Jose⟨U+0301⟩"),  # a decomposed accent
+    ("José García", "José García"),  # accents and a space, as most names have them
+])
+def test_a_name_is_shown_as_the_reports_show_output(tmp_path, name, shown):
+    roster = tmp_path / "class"
+    roster.mkdir()
+    (roster / name).mkdir()
+    [entry] = entries(roster)
+    assert (entry.name, entry.kind) == (shown, FOLDER_KIND)
+
+
+@pytest.mark.parametrize("first, second", [
+    ("alice", "al\u200bice"), ("José", "Jose\u0301"), ("Ann Lee", "ann lee.zip"),
+    ("bob", "ＢＯＢ"), ("cal", "c a l"),
+])
+def test_two_names_that_are_one_once_normalised_are_both_refused(tmp_path, first, second):
+    roster = tmp_path / "class"
+    roster.mkdir()
+    (roster / first).mkdir()
+    (roster / second).mkdir()
+    listed = entries(roster)
+    assert [entry.kind for entry in listed] == [REFUSED_KIND, REFUSED_KIND], listed
+    assert len({entry.name for entry in listed}) == 2, "each row says whose it is"
+    for entry in listed:
+        assert "one name once accents, letter case, invisible characters and spaces are set " \
+               "aside" in entry.reason, entry.reason
+
+
+def test_a_name_that_spells_out_an_invisible_character_is_not_shown_as_another(tmp_path):
+    roster = tmp_path / "class"
+    roster.mkdir()
+    (roster / "al\u200bice").mkdir()
+    (roster / "al⟨U+200B⟩ice").mkdir()
+    listed = entries(roster)
+    assert [entry.kind for entry in listed] == [REFUSED_KIND, REFUSED_KIND]
+    assert all("would be shown alike" in entry.reason for entry in listed)
+    assert len({entry.name for entry in listed}) == 2, [entry.name for entry in listed]
 
 
 def test_the_student_of_an_entry_is_its_name_without_the_archive_suffix():

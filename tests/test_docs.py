@@ -144,4 +144,5 @@ def test_the_handouts_index_states_each_assignment_s_marks_deadline_and_late_rul
         when = assignment.deadline.strftime("%Y-%m-%d %H:%M")
         assert cells[3] == f"{when}, {assignment.deadline.tzinfo.key}", f"{name}: deadline {cells[3]}"
         days, cap = assignment.late.days, assignment.late.cap_per_day
-        assert f"up to {days} days late" in cells[4] and f"{cap:.0%} per full day" in cells[4]
+        assert f"up to {days} days late" in cells[4] and f"{cap:.0%} per late day" in cells[4]
+        assert "any part of 24 hours" in cells[4] and "full day" not in cells[4]

@@ -290,9 +290,10 @@ def test_the_schema_is_draft_2020_12_and_refuses_what_gradescope_would():
 
 def test_a_perfect_submission_scores_every_mark_less_the_late_rule(autograder, kit):
     make, run = autograder
-    root = make(solution(kit), metadata={"created_at": "2027-03-10T10:00:00.365935+11:00"})
+    # 30 hours late: two days late (more than 24, at most 48 hours), so at most 80% of 6
+    root = make(solution(kit), metadata={"created_at": "2027-03-10T15:00:00.365935+11:00"})
     results, _ = run(root)
-    assert results["score"] == 5.4  # a full day late: 90% of 6
+    assert results["score"] == 4.8
     assert all(test["status"] == "passed" for test in results["tests"])
     tests = by_name(results)
     assert tests["solitaire_1/seed_705"]["visibility"] == "hidden"
@@ -300,9 +301,10 @@ def test_a_perfect_submission_scores_every_mark_less_the_late_rule(autograder, k
     assert results["output_format"] == "md" and results["stdout_visibility"] == "hidden"
     summary = results["output"]
     assert "**Visible tests: 4.00 of 4 marks.** 1 more test (2 marks) counts too" in summary
-    assert "Late rule: 1 full day late: the mark is capped at 5.4 of 6" in summary
-    assert "- Isolation: " in summary and "5.4" not in summary.split("Late rule")[0]
-    assert results["extra_data"]["late"]["days"] == 1
+    assert ("Late rule: submitted 30 hours 1 second after the deadline: 2 days late (more than "
+            "24, at most 48 hours); the mark is capped at 4.80 of 6.00") in summary, summary
+    assert "- Isolation: " in summary and "4.8" not in summary.split("Late rule")[0]
+    assert results["extra_data"]["late"]["days"] == 2
 
 
 def test_a_wrong_word_fails_with_the_near_miss_and_the_diff(autograder, kit):
@@ -322,11 +324,13 @@ def test_a_wrong_word_fails_with_the_near_miss_and_the_diff(autograder, kit):
 
 def test_a_missing_program_scores_0_and_says_so_at_the_top(autograder):
     make, run = autograder
-    results, _ = run(make({}))
+    results, _ = run(make({"Solitaire_1.py": "print()\n"}))
     assert results["score"] == 0
     missing = by_name(results)["solitaire_1.py"]
     assert missing["status"] == "failed" and "not in the submission" in missing["output"]
-    assert "**solitaire_1.py is not in the submission**: 0 of 6 marks" in results["output"]
+    assert ("**solitaire_1.py is not in the submission (a link does not count): 0 of 6.00 marks; "
+            "\\`Solitaire_1.py\\` looks like it, but only the exact name solitaire_1.py is "
+            "marked: rename it**") in results["output"], results["output"]
 
 
 @pytest.mark.parametrize("isolation", ["auto", "fallback"])

@@ -4,6 +4,7 @@ can act on."""
 
 import json
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -41,7 +42,8 @@ def test_a_perfect_standalone_solitaire_1_gets_its_share_and_fails_for_the_missi
     (folder / "solitaire_2.py").unlink()
     status, report, _, written = run_marker(folder, "--only", "solitaire_1/seed_*")
     assert status == 1
-    assert "solitaire_2.py is not in the submission (a link does not count): 0 of 6.5 marks" in report
+    assert "solitaire_2.py is not in the submission (a link does not count): 0 of 6.50 " \
+           "marks" in report
     seeded = load("seeded")
     earned = sum(m.marks for m in seeded.programs["solitaire_1"] if m.case.name.startswith("seed_"))
     assert earned == pytest.approx(1.5 + 2.5 + 0.5 / 7)  # and seed_without_newline's share of its group
@@ -59,8 +61,9 @@ def test_failures_that_differ_the_same_way_are_drawn_once_with_how_to_reproduce_
            "tabs at line ends differ: line 2 ends with `␠` where no space is expected" in report
     assert report.count("--- expected") == 1
     assert "  input: '0\\n'" in report
-    assert "  reproduce: printf '0\\n' | python3 solitaire_1.py | diff - " \
-           "expected_outputs/solitaire_1/seed_0.out" in report
+    cases = shlex.quote(str(ROOT / "expected_outputs" / "solitaire_1"))
+    assert ("  reproduce, in the submission's folder: python3 solitaire_1.py < "
+            f"{cases}/seed_0.in | diff - {cases}/seed_0.out") in report
     assert re.search(rf"^\[{seeds}/{seeds}\] wrong output +solitaire_1/seed_", stderr, re.M), stderr
     cases = re.findall(r"^  wrong output +[0-9.]+  (\S+):", report, re.M)
     assert cases[:3] == ["solitaire_1/seed_0", "solitaire_1/seed_27", "solitaire_1/seed_705"], \
@@ -80,18 +83,19 @@ def test_results_json_carries_the_assignment_s_marks_and_visibility(tmp_path):
 
 
 def test_the_late_rule_is_applied_and_explained(tmp_path):
-    """Two full days late (and a part day): the maximum mark falls to 11.7."""
+    """49.5 hours late is three days late: the maximum mark falls to 11.05."""
     status, report, _, written = run_marker(submission(tmp_path), "--only", "solitaire_*/seed_0*",
                                             "--submitted", "2027-03-11T10:30")
-    assert "Late rule: 2 full days late: the maximum mark falls by 2 × 5% to 11.7, so 1 " \
-           "becomes 1" in report, report
+    assert "Late rule: submitted 49 hours 30 minutes after the deadline: 3 days late (more " \
+           "than 48, at most 72 hours); the maximum mark falls by 3 × 5% to 11.05, so 1.00 " \
+           "stands" in report, report
     assert written["score"] == 1
 
 
 def test_a_submission_past_the_late_limit_gets_nothing(tmp_path):
     _, report, _, written = run_marker(submission(tmp_path), "--only", "solitaire_1/seed_0",
                                        "--submitted", "2027-03-20T09:00+11:00")
-    assert "more than 5 full days late, past what is accepted: 0" in report
+    assert "more than 5 days late (more than 120 hours), past what is accepted: 0" in report
     assert written["score"] == 0
 
 
@@ -130,3 +134,71 @@ def test_a_program_that_only_sleeps_ends_at_its_cpu_allowance_not_the_wall_cap(t
         pytest.skip("no control group measures the CPU here (not root): the wall-clock cap ends it")
     output = {test["name"]: test for test in written["tests"]}["solitaire_1/seed_0"]["output"]
     assert output.startswith(f"timeout: no CPU time used for {TIMEOUT} s"), output
+
+
+def variant_submission(tmp_path, program: str, mistake: str):
+    """The sample solutions, one program made wrong by a variant of tests/wrong/."""
+    from standalone.bundle import write_all
+    from verify.variants import read_variant
+
+    folder = tmp_path / "variant"
+    write_all(folder)
+    variant = read_variant(ROOT / "tests" / "wrong" / program / f"{mistake}.toml")
+    path = folder / f"{program}.py"
+    path.write_text(variant.applied_to(path.read_text(encoding="utf-8")), encoding="utf-8")
+    return folder
+
+
+def run_reproduce(submission, command: str) -> str:
+    """The reproduce command pasted in the submission's folder; what the student sees."""
+    done = subprocess.run(["sh", "-c", command], cwd=submission, capture_output=True, text=True,
+                          timeout=60, env={"PATH": "/usr/bin:/bin"})
+    return done.stdout + done.stderr
+
+
+def test_a_wrong_exit_status_says_how_stderr_ends_and_reproduces_the_status(tmp_path):
+    folder = variant_submission(tmp_path, "solitaire_1", "end_of_input_exits_0")
+    _, report, _, written = run_marker(folder, "--only", "solitaire_1/no_input")
+    cases = shlex.quote(str(ROOT / "expected_outputs" / "solitaire_1"))
+    command = (f"python3 solitaire_1.py < {cases}/no_input.in > /dev/null; "
+               'echo "exit status $?, want 1"')
+    assert f"  reproduce, in the submission's folder: {command}" in report, report
+    assert "exit status 0, want 1" in run_reproduce(folder, command)
+    [case] = written["extra_data"]["cases"]
+    assert case["verdicts"][0]["reproduce"] == (
+        "python3 solitaire_1.py < expected_outputs/solitaire_1/no_input.in > /dev/null; "
+        'echo "exit status $?, want 1"')
+
+
+def test_a_wrong_stderr_is_diffed_and_its_command_diffs_stderr(tmp_path):
+    """End of input not caught: the status is 1 as it should be, and stderr holds the
+    traceback that the report and the command both show."""
+    folder = variant_submission(tmp_path, "solitaire_1", "end_of_input_not_caught")
+    _, report, _, written = run_marker(folder, "--only", "solitaire_1/no_input")
+    [case] = written["extra_data"]["cases"]
+    verdict = case["verdicts"][0]
+    assert verdict["kind"] == "wrong stderr"
+    assert "+EOFError" in verdict["diff"], verdict["diff"]
+    cases = shlex.quote(str(ROOT / "expected_outputs" / "solitaire_1"))
+    command = f"python3 solitaire_1.py < {cases}/no_input.in 2>&1 >/dev/null | diff - " \
+              f"{cases}/no_input.err"
+    assert command in report
+    assert "EOFError" in run_reproduce(folder, command)
+
+
+def test_an_assignment_may_forgive_a_missing_variation_selector_at_a_stated_cost(tmp_path):
+    """The handout asks for U+FE0F after ☹; an instructor may forgive its absence for 10%."""
+    folder = variant_submission(tmp_path, "solitaire_2", "frown_without_variation_selector")
+    exact = run_marker(folder, "--only", "solitaire_2/seed_0_full")[3]
+    policy = tmp_path / "forgiving.toml"
+    policy.write_text((ROOT / "assignments" / "seeded.toml").read_text()
+                      + "\n[normalise]\nvariation_selectors = 0.1\n")
+    _, report, _, forgiving = run_marker(folder, "--only", "solitaire_2/seed_0_full",
+                                         assignment=policy)
+    assert "\u2639\ufe0f".encode() in (ROOT / "expected_outputs" / "solitaire_2" /
+                                       "seed_0_full.out").read_bytes()
+    [strict], [forgiven] = exact["tests"], forgiving["tests"]
+    assert (strict["status"], strict["score"]) == ("failed", 0)
+    assert forgiven["score"] == pytest.approx(0.9 * forgiven["max_score"])
+    assert "equal once variation selectors (U+FE0F) are ignored, at a cost of 10% of its " \
+           "marks" in report

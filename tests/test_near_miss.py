@@ -3,7 +3,7 @@ a card game's transcript, and the normalisations an assignment may forgive."""
 
 import pytest
 
-from marking.near_miss import NORMALISATIONS, explain, normalise
+from marking.near_miss import NORMALISATIONS, explain, kind_of, normalise, regions
 
 TRANSCRIPT = (
     "Please enter an integer to feed the seed() function: \n"
@@ -87,7 +87,7 @@ def test_an_extra_blank_line():
 def test_a_variation_selector():
     want = "Trumps are ♥\ufe0f this round.\n".encode()
     sentence = explain("Trumps are ♥ this round.\n".encode(), want)
-    assert sentence == ("only an emoji's variation selector (U+FE0F) differs: line 1 has "
+    assert sentence == ("only variation selectors (as U+FE0F after an emoji) differ: line 1 has "
                         "`Trumps are ♥ this round.` "
                         "where `Trumps are ♥⟨U+FE0F⟩ this round.` is expected")
 
@@ -167,6 +167,74 @@ def test_two_lines_differing_have_no_sentence():
     assert explain(got, TRANSCRIPT) == ""
 
 
+def test_a_debug_line_before_a_correct_table():
+    sentence = explain(b"DEBUG: 5000 games simulated\n" + TABLE, TABLE)
+    assert sentence == ("1 line too many at line 1, otherwise as expected: "
+                        "`DEBUG: 5000 games simulated`")
+    assert kind_of(sentence) == "extra lines"
+    assert explain(b"\n" + TABLE, TABLE) == ("only blank lines differ: "  # the narrower truth
+                                             "line 1 is a blank line too many")
+
+
+def test_debug_lines_in_the_middle_of_a_transcript():
+    got = _with(b"stacks.\n", b"stacks.\nstacks = [13, 13, 13, 13]\n\x1b[31mok\x1b[0m\n")
+    assert explain(got, TRANSCRIPT) == ("2 lines too many at line 6, otherwise as expected: "
+                                        "`stacks = [13, 13, 13, 13]`")
+
+
+def test_an_expected_line_missing_in_the_middle():
+    sentence = explain(_with(b"Distributing the cards in the deck into 4 stacks.\n", b""),
+                       TRANSCRIPT)
+    assert sentence == ("1 line missing at line 5, otherwise as expected: "
+                        "`Distributing the cards in the deck into 4 stacks.`")
+    assert kind_of(sentence) == "missing lines"
+
+
+def test_column_widths_differ():
+    """The numbers and words are right; the spaces between them are not."""
+    got = b"Cards left\tFrequency\n4 19.20%\n5 6.95%\n6 1.30%\n"
+    sentence = explain(got, TABLE)
+    assert sentence == ("only the spacing within lines differs, on 4 lines: line 1 has "
+                        "`Cards left→Frequency` where `Cards left   Frequency` is expected")
+    assert kind_of(sentence) == "spacing within lines"
+
+
+def test_spacing_is_not_said_when_a_word_differs_too():
+    got = _with(b"     5        6.95%", b"5 6.96%", TABLE.replace(b"   Frequency", b" Frequency"))
+    assert not explain(got, TABLE).startswith("only the spacing")
+
+
+GAME_GOES_ON = b"".join(b"Stage %d: %d cards left, %d on the stacks.\n" % (n, 40 - n, n)
+                       for n in range(2, 21)) + b"Game over: 19 stages played.\n"
+
+
+def test_a_game_that_ends_too_soon_with_a_line_of_its_own():
+    """Stage 1 as expected, then "You won!" where 20 more lines are expected."""
+    sentence = explain(TRANSCRIPT + b"You won!\n", TRANSCRIPT + GAME_GOES_ON)
+    assert sentence == ("the output parts from the expected after line 10 and stops: `You won!` "
+                        "(1 line) where the expected output goes on for 20 lines, "
+                        "from `Stage 2: 38 cards left, 2 on the stacks.`")
+    assert kind_of(sentence) == "output ends early with lines of its own"
+
+
+def test_a_game_that_skips_a_stage_does_not_end_with_lines_of_its_own():
+    """Shorter and ending otherwise, but stages 6 to 20 are as expected: the regions say it."""
+    want = TRANSCRIPT + GAME_GOES_ON
+    got = _with(b"19 stages", b"18 stages", _with(b"Stage 5: 35 cards left, 5 on the stacks.\n",
+                                                  b"", want))
+    assert explain(got, want) == ""
+    assert regions(got, want) == [
+        "1 line missing at line 14: `Stage 5: 35 cards left, 5 on the stacks.`",
+        "line 29: replace `Game over: 18 stages played.` with `Game over: 19 stages played.`"]
+
+
+def test_a_game_that_ends_too_soon_says_why_and_escapes_what_it_printed():
+    sentence = explain(TRANSCRIPT + b"\x1b[1mYou won!\n\xff", TRANSCRIPT + GAME_GOES_ON, "a crash")
+    assert sentence == ("the output parts from the expected after line 10 and stops: "
+                        "`⟨U+001B⟩[1mYou won!` (2 lines) where the expected output goes on for "
+                        "20 lines, from `Stage 2: 38 cards left, 2 on the stacks.` (a crash)")
+
+
 def test_empty_output_expected():
     sentence = explain(b"Deck shuffled, ready to start!\n", b"")
     assert sentence == ("1 extra line after the expected end, from line 1: "
@@ -230,7 +298,9 @@ def test_a_crash_says_why_the_output_is_short_before_any_only():
         ("line_ends", TRANSCRIPT.replace(b"\n", b"\r\n"), "only line ends"),
         ("final_newline", TRANSCRIPT[:-1], "only the final newline"),
         ("blank_lines", _with(b"stacks.\n", b"stacks.\n\n"), "only blank lines"),
-        ("letter_case", _with(b"Deck", b"DECK"), "only letter case")]])
+        ("letter_case", _with(b"Deck", b"DECK"), "only letter case"),
+        ("variation_selectors", _with("🂧".encode(), "🂧\ufe0e".encode()),
+         "only variation selectors")]])
 def test_a_sentence_of_equality_agrees_with_its_normalisation(name, got, start):
     sentence = explain(got, TRANSCRIPT)
     assert sentence.startswith(start), sentence
@@ -251,9 +321,28 @@ def test_each_normalisation(name, data, normalised):
     assert NORMALISATIONS[name](data) == normalised
 
 
-def test_the_normalisations_are_the_five_named():
+def test_the_normalisations_are_the_six_named():
     assert set(NORMALISATIONS) == {"trailing_spaces", "line_ends", "final_newline",
-                                   "blank_lines", "letter_case"}
+                                   "blank_lines", "letter_case", "variation_selectors"}
+
+
+def test_variation_selectors_are_exactly_the_code_points_removed():
+    """U+FE00..U+FE0F and U+E0100..U+E01EF go; their neighbours, and bytes that are not
+    UTF-8, stay."""
+    selectors = "".join(map(chr, [*range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0)]))
+    neighbours = "\ufdff\ufe10 \U000e00ff\U000e01f0 😊"
+    data = (selectors[:8] + neighbours + selectors[8:]).encode() + b"\xff\xef\xb8"
+    assert normalise(data, ["variation_selectors"]) == neighbours.encode() + b"\xff\xef\xb8"
+
+
+def test_a_smile_without_its_variation_selector_is_forgiven_only_by_name():
+    """solitaire_2's SMILE is U+1F60A U+FE0F; a student who printed 😊 alone."""
+    want = "You won! 😊\ufe0f\n".encode()
+    got = "You won! 😊\n".encode()
+    assert normalise(got, ["variation_selectors"]) == normalise(want, ["variation_selectors"])
+    for others in ([], [name for name in NORMALISATIONS if name != "variation_selectors"]):
+        assert normalise(got, others) != normalise(want, others), others
+    assert explain(got, want).startswith("only variation selectors (as U+FE0F after an emoji)")
 
 
 def test_normalise_applies_line_ends_first_whatever_the_order_asked():
@@ -308,3 +397,83 @@ def test_100_000_lines_cost_a_few_passes():
         "only blank lines differ: line 2 is a blank line too many")
     assert explain(want + want, want).startswith("100000 extra lines after the expected end")
     assert explain(want.replace(b"%", b"p"), want) == ""
+
+
+def test_regions_say_each_difference_with_its_own_line():
+    got = _with(b"ready", b"READY", _with(b"stacks.\n", b"stacks.\nDEBUG: 4 stacks\n"))
+    got = _with("🂧".encode(), b"?", got)
+    assert explain(got, TRANSCRIPT) == ""
+    assert regions(got, TRANSCRIPT) == [
+        "line 2: replace `Deck shuffled, READY to start!` with `Deck shuffled, ready to start!`",
+        "1 line too many at line 6: `DEBUG: 4 stacks`",
+        "line 11: replace `[[[[[[[?` with `[[[[[[[🂧`"]
+
+
+def test_regions_at_the_ends_and_in_the_middle():
+    rows = _table(100).splitlines(keepends=True)
+    got = rows[:20] + [b"DEBUG\n"] + rows[20:30] + [row.replace(b" ", b"") for row in rows[30:33]]
+    got += rows[33:60] + rows[61:90] + [b"You won!\n"]
+    said = regions(b"".join(got), b"".join(rows), most=4)
+    assert said == [
+        "1 line too many at line 21: `DEBUG`",
+        "the spacing within 3 lines differs, from line 32: `30|3.00%` where "
+        "`    30 |     3.00%` is expected",
+        "1 line missing at line 62: `    60 |     6.00%`",  # where it would be in the output
+        "the output parts from the expected after line 90 and stops: `You won!` (1 line) "
+        "where the expected output goes on for 10 lines, from `    90 |     9.00%`"]
+    assert list(map(kind_of, said)) == ["extra lines", "spacing within lines", "missing lines",
+                                        "output ends early with lines of its own"]
+    assert regions(b"".join(rows[:90]), b"".join(rows)) == [
+        "the output stops after line 90 of 100"]
+
+
+def test_one_region_is_said_as_explain_says_it():
+    got = _with(b"Deck shuffled", b"Deck Shuffled")
+    assert regions(got, TRANSCRIPT) == [explain(got, TRANSCRIPT)]
+    assert regions(TRANSCRIPT, TRANSCRIPT) == []
+
+
+def test_regions_beyond_the_first_few_are_counted():
+    rows = _table(100).splitlines(keepends=True)
+    got = b"".join(row.replace(b"|", b":") if index % 10 == 5 else row
+                   for index, row in enumerate(rows))
+    assert regions(got, b"".join(rows)) == [
+        "line 6: replace `     5 :     0.50%` with `     5 |     0.50%`",
+        "line 16: replace `    15 :     1.50%` with `    15 |     1.50%`",
+        "line 26: replace `    25 :     2.50%` with `    25 |     2.50%`",
+        "and 7 more regions differ, from line 36"]
+    assert len(regions(got, b"".join(rows), most=9)) == 10  # the tenth said, not counted
+
+
+def test_regions_of_100_000_lines_compare_a_bounded_part_and_say_so():
+    """No timing asserted: at most MOST_COMPARED lines of each are diffed, from the first
+    that differs, and the last sentence says where that stopped."""
+    want = _table(100_000)
+    rows = want.splitlines(keepends=True)
+    every_other = b"".join(row.replace(b"|", b":") if index % 2 else row
+                           for index, row in enumerate(rows))
+    said = regions(every_other, want)
+    assert said[-2:] == ["and 997 more regions differ, from line 8",
+                         "compared up to line 2001 of the output and line 2001 of the expected; "
+                         "more may differ"]
+    every_row = regions(want.replace(b"|", b":"), want)
+    assert every_row == [
+        "different lines from line 1 (2000 lines for 2000 expected): `     0 :     0.00%` "
+        "where `     0 |     0.00%` is expected",
+        "compared up to line 2000 of the output and line 2000 of the expected; more may differ"]
+    assert kind_of(every_row[0]) == "lines differ"
+    far = _with(b" 99990 |", b" 99990 :", _with(b" 5 |", b" 5 :", want))
+    assert regions(far, want) == [  # line 99991 lies beyond the lines compared
+        "line 6: replace `     5 :     0.50%` with `     5 |     0.50%`",
+        "compared up to line 2005 of the output and line 2005 of the expected; more may differ"]
+
+
+def test_regions_of_4_mib_on_one_line_return():
+    nul = b"\0" * (4 << 20)
+    [sentence] = regions(nul, nul[:-1] + b"x")
+    assert sentence.startswith("line 1: replace `…⟨U+0000⟩") and len(sentence) < 1_000
+    said = regions(nul, _table(100_000))
+    assert said[0].startswith(
+        "different lines from line 1 (1 line for 2000 expected): `⟨U+0000⟩")
+    assert said[1] == ("compared up to line 1 of the output and line 2000 of the expected; "
+                       "more may differ")

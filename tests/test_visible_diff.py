@@ -72,3 +72,83 @@ def test_escape_sequences_a_run_wrote_are_drawn_not_played():
     shown = escaped(b"\x1b[2J\x1b[Hpass \xe2\x80\xae\x9b\xff ok")
     assert shown == "⟨U+001B⟩[2J⟨U+001B⟩[Hpass ⟨U+202E⟩⟨\\x9b⟩⟨\\xff⟩ ok"
     assert escaped("x" * 1000, most=10) == "x" * 10 + "…⟨990 more⟩"
+
+
+LONG = b"".join(b"line %d\n" % number for number in range(100_000))  # line N holds N - 1
+
+
+def test_hunk_headers_count_the_outputs_own_lines():
+    """The window compared starts at line 89999: its hunk is numbered from there, not 1."""
+    report = visible_diff(LONG.replace(b"line 90000\n", b"line 90000 \n"), LONG)
+    assert report.splitlines()[1:] == [
+        "(the 89998 lines before are the same)",
+        "--- expected",
+        "+++ got",
+        "@@ -89999,5 +89999,5 @@",
+        " line␠89998⏎",
+        " line␠89999⏎",
+        "-line␠90000⏎",
+        "+line␠90000␠⏎",
+        " line␠90001⏎",
+        " line␠90002⏎",
+        "... compared up to line 90078; more may differ"]
+
+
+def test_an_extra_line_deep_in_a_long_output_shifts_the_got_side():
+    report = visible_diff(LONG.replace(b"line 90000\n", b"debug: 7 cards\nline 90000\n"), LONG)
+    assert ("@@ -89999,4 +89999,5 @@\n line␠89998⏎\n line␠89999⏎\n+debug:␠7␠cards⏎\n"
+            in report)
+
+
+TABLE = ("Cards left   Frequency\n"
+         "     4       19.20%\n"
+         "     5        6.95% 😊\ufe0f\n").encode()
+
+
+def test_the_diff_as_data_leaves_spaces_to_the_page_and_flags_column_widths():
+    from golden.visible import ADDED, REMOVED, SAME, DiffLine, diff_lines
+
+    got = b"Cards left Frequency\n     4       19.20%\n" + "    5 6.95% 😊\n".encode()
+    diff = diff_lines(got, TABLE)
+    assert diff.first_difference == ("first difference at line 1, column 12: "
+                                     "got U+0046 LATIN CAPITAL LETTER F, want U+0020 SPACE")
+    assert diff.same_before == 0 and diff.notes == ()
+    [hunk] = diff.hunks
+    assert hunk.header == "@@ -1,3 +1,3 @@"
+    assert hunk.lines == (
+        DiffLine(REMOVED, "Cards left   Frequency", True, spacing_only=True),
+        DiffLine(ADDED, "Cards left Frequency", True, spacing_only=True),
+        DiffLine(SAME, "     4       19.20%", True),
+        DiffLine(REMOVED, "     5        6.95% 😊⟨U+FE0F⟩", True),  # more than spacing
+        DiffLine(ADDED, "    5 6.95% 😊", True))
+
+
+def test_the_diff_as_data_draws_as_visible_diff_and_survives_json():
+    import json
+
+    from golden.visible import VisibleDiff, diff_lines
+
+    got = LONG.replace(b"line 90000\nline 90001\n", b"line\t90000\nline 90001\xff\n")[:-1]
+    diff = diff_lines(got, LONG)
+    assert diff.drawn("seed_3 stdout") == visible_diff(got, LONG, "seed_3 stdout")
+    stored = json.loads(json.dumps(diff.to_json()))
+    assert VisibleDiff.from_json(stored) == diff
+    [hunk] = stored["hunks"]
+    assert hunk["header"] == "@@ -89999,6 +89999,6 @@"
+    assert hunk["lines"][4:6] == [
+        {"tag": "+", "text": "line\t90000", "newline": True, "cut": 0, "spacing_only": True},
+        {"tag": "+", "text": "line 90001⟨\\xff⟩", "newline": True, "cut": 0,
+         "spacing_only": False}]
+    assert stored["notes"] == ["... compared up to line 90078; more may differ",
+                               "got: (no newline at end)"]
+    assert diff_lines(LONG, LONG) is None
+
+
+def test_a_long_line_is_cut_in_the_data_as_on_the_terminal():
+    from golden.visible import MOST_LINE_CHARS, diff_lines
+
+    diff = diff_lines(b"x" * 1000, b"x\n")
+    added = diff.hunks[0].lines[-1]
+    assert (added.text, added.newline, added.cut) == ("x" * MOST_LINE_CHARS, False, 700)
+    assert added.drawn() == "x" * MOST_LINE_CHARS + "…⟨700 more⟩"
+    assert diff.notes == ("got: (no newline at end)",)

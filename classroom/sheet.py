@@ -1,0 +1,97 @@
+"""The class's data for a spreadsheet: grades.csv (a row per student) and similarity.csv
+(a row per pair of programs that share code). UTF-8, and no cell that a spreadsheet could
+run: a student's folder named `=HYPERLINK(...)`, or `mallory;=1+1` in a sheet that splits
+on `;`, is text wherever the file is split."""
+
+import csv
+import os
+import re
+import tempfile
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+FORMULA_STARTS = "=+-@\t\r"
+SEPARATORS = ",;\t\n"
+# A formula may start a cell, or any piece a spreadsheet splits a cell into.
+FORMULA = re.compile(f"(^|[{re.escape(SEPARATORS)}])([{re.escape(FORMULA_STARTS)}])")
+GRADE_COLUMNS = ("student", "{program}", "raw total", "days late", "mark", "status",
+                 "cases passed", "note")
+SIMILARITY_COLUMNS = ("program", "student_a", "student_b", "score")
+SCORE_DIGITS = 4
+
+MARKED, MISSING, REFUSED, TOO_LATE, FAILED, UNTIMED = (
+    "marked", "missing program", "refused", "late beyond the limit", "marker error",
+    "no submission time")
+NO_TIME = "the times file does not name this student: marked without the late rule"
+
+
+@dataclass
+class Row:
+    """One student's line of the grade sheet, as data."""
+    student: str
+    programs: dict  # program -> marks earned
+    raw: float = 0.0
+    days_late: int = None  # None: no submission time known
+    mark: float = 0.0
+    statuses: list = field(default_factory=list)  # every reason that applies, MARKED if none
+    passed: int = 0
+    cases: int = 0
+    notes: list = field(default_factory=list)
+
+    @property
+    def status(self) -> str:
+        return "; ".join(self.statuses) or MARKED
+
+    @property
+    def note(self) -> str:
+        return "; ".join(self.notes)
+
+
+def shown_marks(value: float) -> str:
+    """Marks to two decimals, everywhere the class's files show them."""
+    return f"{value:.2f}"
+
+
+def spreadsheet_text(text: str) -> str:
+    """A cell a spreadsheet shows as text: wherever it starts, or wherever a split on a
+    comma, semicolon, tab or line end would start a piece, a character that starts a
+    formula (`=`, `+`, `-`, `@`, a tab, a CR) gets an apostrophe before it."""
+    return FORMULA.sub(lambda match: f"{match[1]}'{match[2]}", text)
+
+
+def write_grades(path, programs: list, rows: list) -> None:
+    with replaced(path) as file:
+        sheet = csv.writer(file)
+        sheet.writerow([column.format(program=program) for column in GRADE_COLUMNS
+                        for program in (programs if "{program}" in column else [None])])
+        for row in rows:
+            sheet.writerow([spreadsheet_text(cell) for cell in (
+                row.student, *[shown_marks(row.programs.get(p, 0)) for p in programs],
+                shown_marks(row.raw), "" if row.days_late is None else str(row.days_late),
+                shown_marks(row.mark), row.status, f"{row.passed}/{row.cases}", row.note)])
+
+
+def write_similarity(path, pairs: list) -> None:
+    """Every pair of one program's versions that share code beyond the shared code, most
+    similar first; students named as grades.csv names them."""
+    with replaced(path) as file:
+        sheet = csv.writer(file)
+        sheet.writerow(SIMILARITY_COLUMNS)
+        for pair in pairs:
+            sheet.writerow([spreadsheet_text(cell) for cell in (
+                pair.program, pair.first, pair.second, f"{pair.score:.{SCORE_DIGITS}f}")])
+
+
+@contextmanager
+def replaced(path: Path):
+    """A new file, renamed over `path` once whole: an interrupted run leaves the last
+    sheet, never half of one."""
+    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", newline="", encoding="utf-8") as file:
+            yield file
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, path)
+    finally:
+        Path(temporary).unlink(missing_ok=True)
