@@ -25,6 +25,7 @@ import os
 import re
 import shlex
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -42,7 +43,7 @@ from classroom.times import read_times
 from classroom.unpack import name_key, unpack
 from golden.cases import ROOT
 from golden.visible import escaped
-from marking.assignment import AssignmentError, load, names
+from marking.assignment import REQUIREMENTS, AssignmentError, load, names
 from marking.submission import marked_folder, skip_reason
 from marking.tree import Limits, Refused, copy_tree, remove_tree
 from standalone.bundle import write_all
@@ -55,6 +56,7 @@ STUDENTS = "students"  # what each student may see
 INSTRUCTOR = "instructor"  # what only the instructor may see
 RESULTS_FORMAT = 2  # of results.json as kept: a kit that reads it otherwise marks again
 PROGRESS_LINE = re.compile(r"^\[(\d+)/(\d+)\]")
+WARNING = "warning: "
 SIMILARITY = "classroom.similarity"  # a second to import (copydetect brings matplotlib)
 MARKED_NORMALLY = (0, 1, 3)  # the marker's ends with results: all pass, not, a case failed it
 MARKER_ERROR_STATUS = 3
@@ -131,6 +133,7 @@ class ClassMarking:
         self.markers = set()  # the markers running now
         self.bar = None
         self.done = 0  # students marked or kept, when the run was interrupted
+        self.warned = set()
 
     def instructor_folder(self, student) -> Path:
         return self.out / INSTRUCTOR / student.folder
@@ -199,16 +202,21 @@ class ClassMarking:
         report and results are written beside the kept ones and take their place only
         when it ended as a marker ends: an interrupted run leaves the last good ones."""
         report, results = folder / f".{REPORT}.new", folder / f".{RESULTS}.new"
-        command = [sys.executable, "-m", "marking.mark", str(copy), "--assignment",
-                   str(self.assignment.path), "--json", str(results), "--jobs", "1",
-                   "--isolation", self.options.isolation]
+        options = ["--json", str(results), "--jobs", "1", "--markers", str(self.options.jobs),
+                   "--isolation", self.options.isolation,
+                   *(f"--require={layer}" for layer in self.options.require)]
         if student.submitted is not None:
-            command += ["--submitted", student.submitted.isoformat()]
+            options += ["--submitted", student.submitted.isoformat()]
+        # Paths go by the environment, which a run cannot read, never the command line.
+        environment = {**os.environ, "MARK_SUBMISSION": str(copy),
+                       "MARK_ASSIGNMENT": str(self.assignment.path),
+                       "MARK_ARGS": shlex.join(options)}
         said, moved = [], 0
         try:
             with open(report, "wb") as stdout:
-                process = subprocess.Popen(command, cwd=ROOT, stdin=subprocess.DEVNULL,
-                                           stdout=stdout, stderr=subprocess.PIPE,
+                process = subprocess.Popen([sys.executable, "-m", "marking.mark"], cwd=ROOT,
+                                           stdin=subprocess.DEVNULL, stdout=stdout,
+                                           stderr=subprocess.PIPE, env=environment,
                                            start_new_session=True)
                 with self.lock:
                     self.markers.add(process)
@@ -219,6 +227,8 @@ class ClassMarking:
                     if PROGRESS_LINE.match(text):
                         moved += 1
                         self.advance(1)
+                    elif text.startswith(WARNING):
+                        self.warn(text)
                     else:
                         said.append(text)
                 status = process.wait()
@@ -242,6 +252,14 @@ class ClassMarking:
         finally:
             report.unlink(missing_ok=True)
             results.unlink(missing_ok=True)
+
+    def warn(self, text: str) -> None:
+        """A marker's warning, said once for the class (each student's marker says it)."""
+        with self.lock:
+            if text in self.warned:
+                return
+            self.warned.add(text)
+        (self.bar.write if self.bar is not None else print)(text, file=sys.stderr)
 
     def advance(self, cases: int) -> None:
         if self.bar is not None and cases > 0:
@@ -311,6 +329,19 @@ def similar_pairs(out: Path, assignment, outcomes: list, options, scratch: Path)
                                    for pair in scanned.pairs])
 
 
+def own_only(out: Path) -> None:
+    """OUT and all in it for its owner only (a folder from an earlier kit may be open to
+    all), through descriptors that follow no link."""
+    for folder, folders, files in os.walk(out, followlinks=False):
+        for path in [folder, *(os.path.join(folder, name) for name in folders + files)]:
+            try:
+                mode = os.lstat(path).st_mode
+                if not stat.S_ISLNK(mode) and mode & 0o077:
+                    os.chmod(path, stat.S_IMODE(mode) & 0o700)
+            except OSError:
+                pass
+
+
 def moment(text: str, zone) -> datetime:
     """An ISO 8601 time, in the assignment's time zone unless it says its own."""
     when = datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith(("Z", "z")) else text)
@@ -364,6 +395,10 @@ def parser() -> argparse.ArgumentParser:
                        help="students marked at once (default: the machine's cores)")
     parse.add_argument("--force", action="store_true", help="mark unchanged students again")
     parse.add_argument("--isolation", choices=["auto", "namespaces", "fallback"], default="auto")
+    parse.add_argument("--require", action="append", default=[], metavar="LAYER",
+                       choices=sorted(REQUIREMENTS),
+                       help="refuse to mark unless each run has it (as the assignment's "
+                            f"`require`): {', '.join(sorted(REQUIREMENTS))}")
     parse.add_argument("--as-of", metavar="TIME",
                        help="write the pages as they are to be seen at TIME (ISO 8601; default: "
                             "now): cases shown after the deadline appear once it has passed")
@@ -401,8 +436,9 @@ def main(argv=None) -> int:
     students = class_of(options.submissions, times)
     warn(students, times)
     out = options.out.absolute()
+    os.umask(0o077)  # the class's files are the instructor's alone: a run never reads them
     (out / INSTRUCTOR).mkdir(mode=0o700, parents=True, exist_ok=True)
-    os.chmod(out / INSTRUCTOR, 0o700)
+    own_only(out)
     scratch = Path(tempfile.mkdtemp(prefix="mark-class-"))
     threading.Thread(target=importlib.import_module, args=(SIMILARITY,), daemon=True).start()
     before = {number: signal.signal(number, signal.default_int_handler)  # even if inherited

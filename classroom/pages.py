@@ -158,7 +158,7 @@ def write_feedback(folder: Path, outcome, row: Row, view: View) -> None:
     folder.parent.mkdir(parents=True, exist_ok=True)
     fresh = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
     try:
-        os.chmod(fresh, 0o755)
+        os.chmod(fresh, 0o700)
         for name in PAGES:
             (fresh / name).write_text(TEMPLATES.get_template(name).render(**page),
                                       encoding="utf-8")

@@ -91,7 +91,7 @@ def replaced(path: Path):
     try:
         with os.fdopen(fd, "w", newline="", encoding="utf-8") as file:
             yield file
-        os.chmod(temporary, 0o644)
+        os.chmod(temporary, 0o600)
         os.replace(temporary, path)
     finally:
         Path(temporary).unlink(missing_ok=True)

@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass
 
 import pexpect
+import ptyprocess
 
 READ_CALLS = {  # read, pread64, readv / select, poll, pselect6, ppoll
     "x86_64": ({0, 17, 19}, {7, 23, 270, 271}),
@@ -83,13 +84,31 @@ def _descendant(pid: int, depth: int):
     return pid
 
 
+class _Spawn(pexpect.spawn):
+    """pexpect's spawn, keeping open the descriptors `pass_fds` names (ptyprocess can,
+    pexpect does not ask it to): a sandbox hands a run its seccomp filter so."""
+
+    def __init__(self, *args, pass_fds=(), **kwargs):
+        self.pass_fds = pass_fds
+        super().__init__(*args, **kwargs)
+
+    def _spawnpty(self, args, **kwargs):
+        return ptyprocess.PtyProcess.spawn(args, pass_fds=self.pass_fds, **kwargs)
+
+
 class _Session:
-    def __init__(self, argv, cwd, env, timeout, most_output, depth):
+    def __init__(self, argv, cwd, env, timeout, most_output, depth, preexec_fn=None,
+                 pass_fds=()):
         self.deadline = time.monotonic() + timeout
         self.most_output = most_output
         self.output = bytearray()
-        self.child = pexpect.spawn(argv[0], list(argv[1:]), cwd=cwd, env=env, echo=True,
-                                   preexec_fn=_plain_newlines, timeout=timeout)
+
+        def before_exec():
+            _plain_newlines()
+            if preexec_fn is not None:
+                preexec_fn()
+        self.child = _Spawn(argv[0], list(argv[1:]), cwd=cwd, env=env, echo=True,
+                            preexec_fn=before_exec, timeout=timeout, pass_fds=tuple(pass_fds))
         self.child.delaybeforesend = None  # typing waits for the prompt already
         self.reads_before = -1
         self.depth, self.program = depth, None
@@ -162,11 +181,13 @@ class _Session:
 
 
 def run_in_terminal(argv, stdin: bytes, cwd, env, timeout: float,
-                    most_output: int = MOST_OUTPUT, depth: int = 0, started=None) -> Screen:
+                    most_output: int = MOST_OUTPUT, depth: int = 0, started=None,
+                    preexec_fn=None, pass_fds=()) -> Screen:
     """Type `stdin` line by line at the program's prompts, then end of input (Ctrl-D) at
     every further read; return everything the terminal showed. The program is
-    `depth` generations below the process started; `started(pid)` is told that process."""
-    session = _Session(argv, cwd, env, timeout, most_output, depth)
+    `depth` generations below the process started; `started(pid)` is told that process;
+    `preexec_fn` runs in the child before exec, and `pass_fds` stay open in it."""
+    session = _Session(argv, cwd, env, timeout, most_output, depth, preexec_fn, pass_fds)
     if started:
         started(session.child.pid)
     lines = stdin.split(b"\n")

@@ -38,6 +38,11 @@ EXECUTABLE, PLAIN = 0o100755, 0o100644  # regular files; what unzip restores
 # Gradescope's default timeout for a whole submission is 10 minutes: the marker is
 # stopped a minute before, so that results.json is written in time.
 DEFAULT_BUDGET = 540
+PLATFORM_MOST_SECONDS = 2400  # Gradescope stops any autograder at 40 minutes
+MOST_BUDGET = PLATFORM_MOST_SECONDS - run.GRACE_SECONDS  # the marker's minute to stop, within it
+BAD_BUDGET = (f"seconds from 10 to {MOST_BUDGET}: Gradescope stops an autograder at "
+              f"{PLATFORM_MOST_SECONDS} s, and the marker needs {run.GRACE_SECONDS} s after its "
+              "budget to write what it marked")
 IMAGE_PYTHON = "python3"
 NO_INTERPRETER_NAMED = ("the assignment names no interpreter: the submission runs on the image's "
                         "python3 (Python 3.10 on Gradescope's default image, Ubuntu 22.04)")
@@ -75,7 +80,7 @@ system() {
   # bubblewrap: the marker's namespace sandbox. Without it, or where the container
   # refuses namespaces, the marker uses its hardened fallback and says so: an
   # apt-get failure is not fatal. The interpreter and its venv module are.
-  local packages=(bubblewrap)
+  local packages=(bubblewrap libseccomp2)
   [[ -z "$time_zone" ]] || packages+=(tzdata)
   if ! command -v "$python" >/dev/null || ! "$python" -c 'import ensurepip, venv' 2>/dev/null; then
     packages+=("$python" "$python-venv")
@@ -96,8 +101,10 @@ venv() {
 }
 
 check() {
-  # The marker loads the assignment here, as it will for each submission: a time
-  # zone or an interpreter that is missing fails the build, not the students.
+  # The marker loads the assignment here, as it will for each submission, and says what
+  # confines each run: a time zone or an interpreter that is missing, or a layer of
+  # isolation the assignment requires (require = [...]) that this image lacks, fails the
+  # build, not the students.
   (cd "$source_dir" && "$venv/bin/python" -m @PACKAGE@.run --check)
 }
 
@@ -249,9 +256,12 @@ def write(out: Path, data: bytes) -> None:
 
 
 def budget_seconds(text: str) -> float:
-    value = float(text)
-    if not 10 <= value <= 3600:
-        raise argparse.ArgumentTypeError("seconds from 10 to 3600 (Gradescope allows 40 minutes)")
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(BAD_BUDGET) from None
+    if not 10 <= value <= MOST_BUDGET:
+        raise argparse.ArgumentTypeError(BAD_BUDGET)
     return value
 
 

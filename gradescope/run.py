@@ -66,6 +66,8 @@ PROGRAM_LINE = "- {program}: {earned:.2f} of {marks:g} marks"
 MISSING_LINE = "- **{program}.py is not in the submission**: 0 of {marks:g} marks"
 LATE_LINE = "- Late rule: {said}"
 NO_SUBMITTED_TIME = "submission_metadata.json gives no submission time that can be read: {problem}"
+UNREAD_TIME = ("- **The submission time could not be read, so the late rule was not applied**: "
+               "your instructor can see why in the autograder's log")
 
 
 class Paths:
@@ -216,10 +218,11 @@ def cores() -> int:
 
 
 def submitted_at(paths: Paths, config: dict):
-    """Gradescope's submission time (submission_metadata.json's created_at), for the late
-    rule, when the assignment has a deadline; else None."""
-    if not config.get("deadline") or not paths.metadata.is_file():
-        return None
+    """(Gradescope's submission time, submission_metadata.json's created_at, for the late
+    rule; whether the assignment has a deadline and that time cannot be read). The time
+    is None when there is no deadline or it cannot be read: the results then say so."""
+    if not config.get("deadline"):
+        return None, False
     try:
         fd = os.open(paths.metadata, os.O_RDONLY | os.O_NOFOLLOW)
         with os.fdopen(fd, "rb") as file:
@@ -229,10 +232,10 @@ def submitted_at(paths: Paths, config: dict):
         if dot:  # Python 3.10 reads only 3 or 6 digits of a fraction of a second: make it 6
             digits = rest[:len(rest) - len(rest.lstrip("0123456789"))]
             text = f"{head}.{digits[:6].ljust(6, '0')}{rest[len(digits):]}"
-        return datetime.fromisoformat(text).isoformat()
+        return datetime.fromisoformat(text).isoformat(), False
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as problem:
         log(NO_SUBMITTED_TIME.format(problem=problem))
-        return None
+        return None, True
 
 
 def marker_environment() -> dict:
@@ -290,7 +293,7 @@ def mark(paths: Paths, config: dict, started: float) -> dict:
     command = [sys.executable, "-m", "marking.mark", str(paths.submission),
                "--assignment", f"assignments/{config['assignment']}.toml",
                "--json", str(paths.results), "--jobs", str(cores()), "--isolation", isolation]
-    submitted = submitted_at(paths, config)
+    submitted, unread = submitted_at(paths, config)
     if submitted:
         command += ["--submitted", submitted]
     budget = budget_of(config)
@@ -303,7 +306,7 @@ def mark(paths: Paths, config: dict, started: float) -> dict:
     if status in MARKED or (stopped and status == INTERRUPTED):
         results = read_results(paths.results)
         if results is not None:
-            return summarised(results, config, status, budget if stopped else None)
+            return summarised(results, config, status, budget if stopped else None, unread)
         if stopped:
             return fallback(config, OUT_OF_TIME.format(budget=budget), "budget", status, seconds)
         return fallback(config, MARKER_FAILED.format(what=NO_RESULTS.format(status=status)),
@@ -318,7 +321,7 @@ def mark(paths: Paths, config: dict, started: float) -> dict:
     return fallback(config, MARKER_FAILED.format(what=what), "marker failed", status, seconds)
 
 
-def summarised(results: dict, config: dict, status: int, budget) -> dict:
+def summarised(results: dict, config: dict, status: int, budget, unread_time: bool = False) -> dict:
     """The marker's results with a short Markdown summary on top, for Gradescope."""
     extra = results.setdefault("extra_data", {})
     tests = results.get("tests", [])
@@ -348,6 +351,8 @@ def summarised(results: dict, config: dict, status: int, budget) -> dict:
     late = extra.get("late")
     if late:
         lines.append(late_line(late, exact=not others))
+    elif unread_time:
+        lines.append(UNREAD_TIME)
     for line in extra.get("isolation", []):
         lines.append(f"- {shown(line, 1000)}")
     lines += [f"- {shown(line, 1000)}" for line in notes(results.get("output", ""), extra)]
@@ -394,6 +399,15 @@ def check() -> int:
     check_results = validator()
     if check_results is None or check_results(fallback(config, "check", "check", None, 0.0)):
         print("check: the fallback results do not pass results.schema.json")
+        return 1
+    isolation = subprocess.run([sys.executable, "-m", "marking.mark", "--assignment",
+                                f"assignments/{config['assignment']}.toml", "--check-isolation",
+                                "--jobs", str(cores())], cwd=SOURCE, capture_output=True,
+                               text=True, env=marker_environment())
+    for line in (isolation.stdout + isolation.stderr).splitlines():
+        print(f"check: {line}")
+    if isolation.returncode:
+        print("check: the marker would refuse every submission here")
         return 1
     cases = sum(len(marked) for marked in assignment.programs.values())
     print(f"check: ready to mark {assignment.name} ({cases} cases, {assignment.marks:g} marks) "

@@ -29,6 +29,14 @@ ASSIGNMENTS = ROOT / "assignments"
 SCHEMA = ASSIGNMENTS / "assignment.schema.json"
 COMPARED = ("status", "stderr")
 MARKS_DIGITS = 6  # marks are compared and shown rounded: a third of 13 never adds up exactly
+# The isolation an assignment (`require = [...]`) or a marker (`--require`) may insist on;
+# a machine that cannot give it is refused before anything runs.
+REQUIREMENTS = {
+    "network-off": "no run reaches the network (namespaces, or seccomp)",
+    "files-hidden": "no run reads a file it was not given (namespaces, or Landlock)",
+    "own-user": "each run has a throwaway user of its own (the marker runs as root)",
+    "cgroup": "each run's memory, processes and CPU time are held for the whole run",
+}
 
 NO_SUCH = "no assignment {name!r}; the assignments are: {names}"
 UNREADABLE = "{path}: {problem}"
@@ -164,6 +172,7 @@ class Assignment:
     path: Path = None  # the file it was read from
     python: str = None  # the Python version (X.Y) that runs the submissions, where one is installed
     groups: dict = None  # program -> its groups' names, in the file's order
+    require: tuple = ()  # of REQUIREMENTS: isolation the marking insists on
 
     def program_marks(self, program: str) -> float:
         return round(sum(marked.marks for marked in self.programs[program]), MARKS_DIGITS)
@@ -221,7 +230,7 @@ def _assignment(name: str, path: Path, data: dict) -> Assignment:
                       deadline, LateRule(late["days"], late["cap_per_day"]) if late else None,
                       data.get("normalise", {}), path.absolute(), data.get("python"),
                       {program["name"]: tuple(group["name"] for group in program["groups"])
-                       for program in data["programs"]})
+                       for program in data["programs"]}, tuple(data.get("require", ())))
 
 
 def _deadline(path: Path, data: dict):

@@ -24,6 +24,7 @@ CPU_CONTROLLER = "cpuacct"  # v1 only: v2 accounts CPU time in every group (cpu.
 CPU_FILE = {1: "cpuacct.usage", 2: "cpu.stat"}
 NO_CPU_CONTROLLER = "the cpuacct controller is not mounted"
 KILL_ROUNDS = 200
+ENTRY_FAILED = 125  # as the launcher's
 
 
 class Unavailable(RuntimeError):
@@ -38,6 +39,45 @@ def own_paths(proc_cgroup: str) -> dict:
         for controller in controllers.split(",") if controllers else [""]:
             paths[controller] = path
     return paths
+
+
+def enclosing_limits(root: Path = CGROUP_ROOT, proc_cgroup: str = None) -> tuple:
+    """(memory in bytes, processes) that the marker's own control group and those above it
+    allow, None for no limit: a container's (Gradescope's 768 MB, say), which a run must
+    stay under, with room left for the marker. Read whether or not groups can be made."""
+    try:
+        own = own_paths(Path("/proc/self/cgroup").read_text() if proc_cgroup is None
+                        else proc_cgroup)
+    except (OSError, ValueError):
+        return None, None
+    v1 = {"memory": ("memory", "memory.limit_in_bytes"), "pids": ("pids", "pids.max")}
+    found = []
+    for controller, (folder, file) in v1.items():
+        if controller in own:
+            start = root / folder / own[controller].lstrip("/")
+        elif "" in own:
+            start = root / own[""].lstrip("/")
+            file = "memory.max" if controller == "memory" else "pids.max"
+        else:
+            found.append(None)
+            continue
+        found.append(_least(start, root, file))
+    return tuple(found)
+
+
+def _least(folder: Path, root: Path, file: str):
+    """The lowest limit in `file` from `folder` up to `root`; None when there is none."""
+    least = None
+    for path in [folder, *folder.parents]:
+        if root not in (path, *path.parents):
+            break
+        try:
+            text = (path / file).read_text().strip()
+        except OSError:
+            continue
+        if text.isdigit() and int(text) < (1 << 62):  # v1 writes "no limit" as a huge number
+            least = int(text) if least is None else min(least, int(text))
+    return least
 
 
 class Groups:
@@ -131,11 +171,12 @@ class Groups:
 
 
 class Group:
-    """The group of one run: enter it with `enter_argv`, read what it hit, kill and remove it."""
+    """The group of one run: enter it with `enter`, read what it hit, kill and remove it."""
 
     def __init__(self, groups: Groups, name: str, memory_bytes: int, processes: int):
         self.version = groups.version
         self.folders = [parent / name for parent in groups.parents]
+        self._procs = [str(folder / "cgroup.procs") for folder in self.folders]  # for `enter`
         self.cpu_folder = groups.cpu_parent / name if groups.cpu_parent else None
         self.why_no_cpu = groups.why_no_cpu
         for folder in self.folders:
@@ -157,13 +198,20 @@ class Group:
             self.remove()
             raise
 
-    def enter_argv(self, argv: list) -> list:
-        """`argv`, started by a shell that first moves itself into the group, so that
-        every process of the run is in it from its first instruction."""
-        script = ('for f in "$@"; do [ "$f" = -- ] && break; echo $$ > "$f" || exit 125; '
-                  'shift; done; shift; exec "$@"')
-        return ["/bin/sh", "-c", script, "sh",
-                *[str(folder / "cgroup.procs") for folder in self.folders], "--", *argv]
+    def enter(self) -> None:
+        """Move the calling process into the group. Called in a run's first process between
+        fork and exec, so that every process of the run is in it from its first instruction;
+        a group it cannot join ends that process (status 125: the marker's fault)."""
+        pid = str(os.getpid()).encode()
+        for procs in self._procs:
+            try:
+                fd = os.open(procs, os.O_WRONLY)
+                try:
+                    os.write(fd, pid)
+                finally:
+                    os.close(fd)
+            except OSError:
+                os._exit(ENTRY_FAILED)
 
     def out_of_memory(self) -> bool:
         """Whether the kernel killed a process of the run for going over the memory limit."""

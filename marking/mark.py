@@ -34,7 +34,7 @@ from common import console
 from golden.cases import EXPECTED_OUTPUTS, ROOT
 from golden.run import STATS_FILE, STATS_VARIABLE, command
 from golden.visible import escaped
-from marking.assignment import AssignmentError, load, names
+from marking.assignment import REQUIREMENTS, AssignmentError, load, names
 from marking.report import CaseResult, Results, check_json_target, gradescope, write_json, \
     write_report
 from marking.sandbox import AUTO, FALLBACK, NAMESPACES, Sandbox, Stopped
@@ -54,6 +54,10 @@ GOLDEN_READABLE = ("warning: other users can read {path}, and in the fallback a 
 RUNS_AS_YOU = ("warning: without namespaces and without root, the submission runs as you and can "
                "read all you can, the golden outputs included: fine for checking your own work, "
                "not for marking")
+FILES_OPEN = ("warning: neither namespaces nor Landlock hide files here ({why}): each run can "
+              "read every file that all users may read")
+LAYERS_MISSING = ("this machine cannot give each run {layers}, which this marking requires; "
+                  "it has: {isolation}")
 NO_SUBMISSION = "give the folder to mark: make mark SUBMISSION=DIR ASSIGNMENT=NAME"
 NO_ASSIGNMENT = ("say which assignment to mark against: --assignment NAME (make mark "
                  "ASSIGNMENT=NAME); the assignments are: {names}")
@@ -112,7 +116,7 @@ def jobs(text: str) -> int:
 def parser() -> argparse.ArgumentParser:
     parse = argparse.ArgumentParser(prog="python3 -m marking.mark", description=__doc__,
                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parse.add_argument("submission", type=Path)
+    parse.add_argument("submission", type=Path, nargs="?")
     parse.add_argument("--assignment", metavar="NAME", help=f"one of: {', '.join(names())}; "
                        "or the path of an assignment file of your own, FILE.toml")
     parse.add_argument("--tty", action="store_true", help="also compare the terminal screens")
@@ -130,6 +134,17 @@ def parser() -> argparse.ArgumentParser:
     parse.add_argument("--isolation", choices=[AUTO, NAMESPACES, FALLBACK], default=AUTO,
                        help="namespaces where the machine allows them (auto), always "
                             "(namespaces: refuse to mark without), or never (fallback)")
+    parse.add_argument("--require", action="append", default=[], metavar="LAYER",
+                       choices=sorted(REQUIREMENTS),
+                       help="refuse to mark unless each run has it, besides what the "
+                            f"assignment requires: {', '.join(sorted(REQUIREMENTS))}")
+    parse.add_argument("--markers", type=jobs, default=1, metavar="N",
+                       help="markers sharing this machine's (or container's) memory, this one "
+                            "included: make mark-class passes its --jobs")
+    parse.add_argument("--check-isolation", action="store_true",
+                       help="say what would confine each run here, and mark nothing: exit "
+                            "status 0 when the assignment's and --require's layers are there, "
+                            "2 when one is missing")
     return parse
 
 
@@ -193,6 +208,8 @@ def main(argv=None) -> int:
     options = parse.parse_args(argv)
     if not options.assignment:
         parse.error(NO_ASSIGNMENT.format(names=", ".join(names())))
+    if options.submission is None and not options.check_isolation:
+        parse.error(NO_SUBMISSION)
     try:
         assignment = load(options.assignment)
         submitted = (None if options.submitted is None
@@ -215,9 +232,43 @@ def main(argv=None) -> int:
                                            patterns=" or ".join(patterns)))
     scratch = Path(tempfile.mkdtemp(prefix="marking-"))
     try:
+        if options.check_isolation:
+            return check_isolation(options, parse, scratch, assignment)
         return mark(options, parse, scratch, assignment, selected, submitted)
     finally:
         remove_tree(scratch)
+
+
+def open_sandbox(options, parse, scratch: Path, assignment, hidden: list) -> Sandbox:
+    """The sandbox, or a refusal (exit status 2) when it cannot be made or lacks a layer
+    that the assignment or --require insists on."""
+    cpu, wall = ((options.timeout, None) if options.timeout  # the sandbox's own cap for it
+                 else (assignment.cpu_seconds, assignment.wall_seconds))
+    try:
+        sandbox = Sandbox(cpu, scratch, hidden, options.python, options.isolation,
+                          wall_seconds=wall, runs_at_once=options.jobs, markers=options.markers)
+    except RuntimeError as problem:
+        parse.error(str(problem))
+    missing = [layer for layer in dict.fromkeys([*assignment.require, *options.require])
+               if not sandbox.has(layer)]
+    if missing:
+        sandbox.close()
+        parse.error(LAYERS_MISSING.format(layers=", ".join(
+            f"{layer} ({REQUIREMENTS[layer]})" for layer in missing),
+            isolation="; ".join(sandbox.describe()[:2])))
+    return sandbox
+
+
+def check_isolation(options, parse, scratch: Path, assignment) -> int:
+    """What would confine each run here: for a person setting a machine up, and for
+    Gradescope's setup.sh, which fails when a required layer is missing."""
+    sandbox = open_sandbox(options, parse, scratch, assignment, [ROOT, EXPECTED_OUTPUTS, scratch])
+    try:
+        for line in sandbox.describe():
+            print(line)
+    finally:
+        sandbox.close()
+    return 0
 
 
 def mark(options, parse, scratch: Path, assignment, selected: dict, submitted) -> int:
@@ -230,13 +281,8 @@ def mark(options, parse, scratch: Path, assignment, selected: dict, submitted) -
     except Refused as problem:
         parse.error(escaped(str(problem), most=1000))
     root, notes = entered(snapshot, selected)
-    cpu, wall = ((options.timeout, None) if options.timeout  # the sandbox's own cap for it
-                 else (assignment.cpu_seconds, assignment.wall_seconds))
-    try:
-        sandbox = Sandbox(cpu, scratch, [ROOT, EXPECTED_OUTPUTS, scratch, submission],
-                          options.python, options.isolation, wall_seconds=wall)
-    except RuntimeError as problem:
-        parse.error(str(problem))
+    sandbox = open_sandbox(options, parse, scratch, assignment,
+                           [ROOT, EXPECTED_OUTPUTS, scratch, submission])
     header = [MARKING.format(submission=escaped(str(submission), most=1000),
                              assignment=assignment.name, title=assignment.title,
                              marks=assignment.marks), *sandbox.describe(), *notes]
@@ -278,9 +324,10 @@ def entered(snapshot: Path, selected: dict):
 
 
 def warn(sandbox: Sandbox) -> None:
-    if not sandbox.namespaces and not sandbox.as_root:
+    if not sandbox.files_hidden and not sandbox.as_root:
         print(RUNS_AS_YOU, file=sys.stderr)
-    elif not sandbox.namespaces:
+    elif not sandbox.files_hidden:
+        print(FILES_OPEN.format(why=sandbox.confinement.missing()[0]), file=sys.stderr)
         for path in golden_copies_readable():
             print(GOLDEN_READABLE.format(path=path), file=sys.stderr)
 
@@ -299,7 +346,7 @@ def mark_cases(sandbox, options, root: Path, assignment, selected: dict, header:
     def rules_of(marked):
         return rules.setdefault(marked.compare, Rules(marked.compare, assignment.normalise,
                                                       sandbox.timeout, sandbox.wall_seconds,
-                                                      sandbox.idle_seconds))
+                                                      sandbox.idle_seconds, sandbox.memory))
     marking = Marking(sandbox, root, modes, rules_of)
     done = {}
     with ThreadPoolExecutor(options.jobs) as pool:

@@ -315,7 +315,7 @@ def write_json(path: Path, results: dict) -> None:
         with os.fdopen(fd, "w", encoding="utf-8") as file:
             json.dump(results, file, indent=2, ensure_ascii=False)
             file.write("\n")
-        os.chmod(temporary, 0o644)
+        os.chmod(temporary, 0o600)
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

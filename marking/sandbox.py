@@ -34,6 +34,7 @@ import json
 import math
 import os
 import random
+import re
 import select
 import selectors
 import shutil
@@ -48,7 +49,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from marking import launcher
-from marking.cgroups import Groups, Unavailable, kill_every
+from marking.cgroups import Groups, Unavailable, enclosing_limits, kill_every
+from marking.confine import DEVICES, Access, Confinement
 from marking.tree import remove_tree, tree_bytes
 
 CPU_SECONDS_OVER_TIMEOUT = 1  # RLIMIT_CPU per process: a backstop behind the run's own limit
@@ -65,7 +67,10 @@ WALL_FACTOR = 4
 IDLE_FLOOR_SECONDS = 2
 CPU_POLL_SECONDS = 0.05  # how often the run's CPU time is read: it may go over by this per core
 REAP_POLL_SECONDS = 0.01
-MEMORY_BYTES = 1 << 30
+MEMORY_BYTES = 1 << 30  # a run's, at most; less where a container allows less
+MARKER_ROOM_BYTES = 256 << 20  # left to the marker under a container's memory limit
+MARKER_PROCESSES = 64  # left to the marker under a container's process limit
+LEAST_MEMORY_BYTES, LEAST_PROCESSES = 64 << 20, 4  # below these no program starts
 FILE_BYTES = 16 << 20
 OPEN_FILES = 256
 PROCESSES = 32
@@ -84,16 +89,17 @@ SYSTEM_FOLDERS = ("bin", "lib", "lib32", "lib64", "libx32", "sbin")
 SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/localtime")
 SHARED_FOLDERS = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/var/lock", "/dev/mqueue")
 MOST_SHARED_FOLDERS = 10_000  # looked at, once per marking
-# Run as the run's own user after a fallback run: its home emptied, then what it
+# Run as the run's own user after a fallback run: its home and tmp emptied, then what it
 # left in the folders every user may write to, then its System V IPC objects.
-CLEANER = """home=$1; shift
-chmod -R u+rwx -- "$home" 2>/dev/null
-find "$home" -mindepth 1 -delete 2>/dev/null
+CLEANER = """home=$1 tmp=$2; shift 2
+chmod -R u+rwx -- "$home" "$tmp" 2>/dev/null
+find "$home" "$tmp" -mindepth 1 -delete 2>/dev/null
 find "$@" -xdev -mindepth 1 -maxdepth 1 -user "$(id -u)" \\
     -exec chmod -R u+rwx {} + -exec rm -rf --one-file-system {} + 2>/dev/null
 ipcrm --all 2>/dev/null
 exit 0"""
 SANDBOX_FILES = "/case-files"  # the case's own files, read-only, for the launcher to copy
+OWN_PROC = "/proc/self"  # in the fallback a run reads its own /proc, as under namespaces
 
 NAMESPACES = "namespaces"
 FALLBACK = "fallback"
@@ -106,12 +112,19 @@ NO_INTERPRETER = "no Python interpreter that the sandbox can run; give --python"
 INTERPRETER_FAILS = "{python} does not run in the sandbox"
 INTERPRETER_IN_KIT = "{python} lives inside the kit, which the sandbox hides: give another --python"
 NAMESPACES_REFUSED = "namespaces were asked for, but {reason}"
-DESCRIBE_NAMESPACES = ("namespaces (bubblewrap): the run sees only the system's programs, the "
-                       "interpreter and its own files; own PID, network, IPC and UTS namespaces")
-DESCRIBE_FALLBACK = ("FALLBACK, no namespaces ({reason}): the run can read every file that all "
-                     "users may read, and reach the network")
+DESCRIBE_NAMESPACES = "namespaces (bubblewrap)"
+DESCRIBE_FALLBACK = "FALLBACK, no namespaces ({reason})"
 DESCRIBE_USERS = "a throwaway user per run"
 DESCRIBE_OWN_USER = "your own user id (not root: no throwaway users)"
+SEES_OWN_FILES = ("the run sees only the system's programs, the interpreter and its own files "
+                  "({how})")
+SEES_EVERYTHING = "the run can read every file that all users may read ({why})"
+BY_NAMESPACES = "own mount, PID, network, IPC and UTS namespaces"
+NO_NETWORK = "it reaches no network and makes no namespace (seccomp)"
+NETWORK_OPEN = "it can reach the network ({why})"
+NAMESPACES_CUT = "it reaches no network"
+NO_SIZE = "a private /tmp (this bubblewrap has no --size: /tmp and home are capped by memory)"
+LANDLOCK_STOPS_PYTHON = "the interpreter does not start under it"
 DESCRIBE_GROUP = "{memory} of memory and {processes} processes for the whole run ({cgroup})"
 DESCRIBE_NO_GROUP = ("{memory} of memory per process and {processes} processes (rlimits only; "
                      "no cgroup: {reason})")
@@ -168,7 +181,8 @@ class Sandbox:
     never below `timeout`)."""
 
     def __init__(self, timeout: float, scratch: Path, hidden: list, python: str = None,
-                 isolation: str = AUTO, wall_seconds: float = None):
+                 isolation: str = AUTO, wall_seconds: float = None, runs_at_once: int = 1,
+                 markers: int = 1):
         self.timeout = timeout  # seconds of CPU for a whole run
         self.wall_seconds = max(timeout, WALL_FACTOR * timeout if wall_seconds is None
                                 else wall_seconds)
@@ -185,6 +199,9 @@ class Sandbox:
         if missing:
             raise RuntimeError(NO_TOOLS.format(tools=", ".join(missing)))
         self.bwrap = shutil.which("bwrap")
+        self.bwrap_options = bwrap_options(self.bwrap) if self.bwrap else set()
+        self.memory, self.processes = run_limits(runs_at_once, markers)
+        self.confinement = Confinement()
         interpreters = self._interpreters(python)  # asked one at a time, as far as needed
         first = next(interpreters, None)
         if first is None:
@@ -215,11 +232,45 @@ class Sandbox:
 
     # What the report says
 
+    @property
+    def landlock(self) -> bool:
+        """Landlock holds the fallback's runs (under namespaces the mounts do its work)."""
+        return not self.namespaces and bool(self.confinement.abi)
+
+    @property
+    def files_hidden(self) -> bool:
+        return self.namespaces or self.landlock
+
+    @property
+    def network_off(self) -> bool:
+        return self.namespaces or self.confinement.seccomp
+
+    def has(self, requirement: str) -> bool:
+        """Whether each run gets one of marking.assignment's REQUIREMENTS."""
+        return {"network-off": self.network_off, "files-hidden": self.files_hidden,
+                "own-user": self.as_root, "cgroup": self.groups is not None}[requirement]
+
+    def layers(self) -> list:
+        """What confines each run, in the report's words."""
+        found = [DESCRIBE_NAMESPACES if self.namespaces
+                 else DESCRIBE_FALLBACK.format(reason=self.why_not)]
+        if self.landlock:
+            found += self.confinement.layers()[:1]
+        if self.confinement.seccomp:
+            found.append(self.confinement.layers()[-1])
+        found.append(self.groups.describe() if self.groups else f"no cgroup ({self.why_no_group})")
+        found.append(DESCRIBE_USERS if self.as_root else DESCRIBE_OWN_USER)
+        return found
+
     def describe(self) -> list:
-        isolation = (DESCRIBE_NAMESPACES if self.namespaces
-                     else DESCRIBE_FALLBACK.format(reason=self.why_not))
-        users = DESCRIBE_USERS if self.as_root else DESCRIBE_OWN_USER
-        sizes = dict(memory=mebibytes(MEMORY_BYTES), processes=PROCESSES)
+        if self.files_hidden:
+            how = BY_NAMESPACES if self.namespaces else self.confinement.layers()[0]
+            reach = [SEES_OWN_FILES.format(how=how)]
+        else:
+            reach = [SEES_EVERYTHING.format(why=self.confinement.missing()[0])]
+        reach.append(NO_NETWORK if self.confinement.seccomp else NAMESPACES_CUT if self.namespaces
+                     else NETWORK_OPEN.format(why=self.confinement.missing()[-1]))
+        sizes = dict(memory=mebibytes(self.memory), processes=self.processes)
         limits = (DESCRIBE_GROUP.format(cgroup=self.groups.describe(), **sizes) if self.groups
                   else DESCRIBE_NO_GROUP.format(reason=self.why_no_group, **sizes))
         times = dict(cpu=self.timeout, wall=self.wall_seconds)
@@ -228,8 +279,14 @@ class Sandbox:
         else:
             reason = self.groups.why_no_cpu if self.groups else self.why_no_group
             time_limit = DESCRIBE_CPU_PER_PROCESS.format(reason=reason, **times)
-        tmp = f"a private /tmp of {mebibytes(TMP_BYTES)}" if self.namespaces else "the shared /tmp"
-        return [f"Isolation: {isolation}; {users}",
+        if not self.namespaces:
+            tmp = "a folder of its own as TMPDIR"
+        elif self.sizes_capped:
+            tmp = f"a private /tmp of {mebibytes(TMP_BYTES)}"
+        else:
+            tmp = NO_SIZE
+        return [f"Isolation: {', '.join(self.layers())}",
+                f"Reach: {'; '.join(reach)}",
                 f"Limits per run: {time_limit}; {limits}; {mebibytes(FILE_BYTES)} per file; {tmp}; "
                 f"{self.python}"]
 
@@ -244,19 +301,27 @@ class Sandbox:
         if self.stopping.is_set():
             raise Stopped
         uid = self.new_user()
-        home = SANDBOX_HOME if self.namespaces else tempfile.mkdtemp(prefix="run-", dir=self.scratch)
         given = self._case_files(files)
-        wrapped = launcher.argv(
-            home, SANDBOX_SNAPSHOT if self.namespaces else str(snapshot),
-            (SANDBOX_FILES if self.namespaces else str(given)) if given else "", uid,
-            self.limits(uid), command(Path(home)))
         if self.namespaces:
-            wrapped = self._bwrap(snapshot, given) + wrapped
-        env = scrubbed_environment(home, TMPDIR="/tmp" if self.namespaces else home,
-                                   **environment(Path(home)))
-        group = self.groups.new(MEMORY_BYTES, PROCESSES + 2) if self.groups else None
-        if group:
-            wrapped = group.enter_argv(wrapped)
+            folder, home, tmp = None, SANDBOX_HOME, ""
+            where = launcher.environment(SANDBOX_SNAPSHOT, SANDBOX_FILES if given else "")
+        else:
+            folder = Path(tempfile.mkdtemp(prefix="run-", dir=self.scratch))
+            folder.chmod(0o711)  # its user reaches its home and tmp, and lists nothing
+            home, tmp = str(folder / "home"), str(folder / "tmp")
+            for made in (home, tmp):
+                os.mkdir(made, 0o700)
+            where = launcher.environment(str(snapshot), str(given) if given else "")
+        wrapped = launcher.argv(home, tmp, uid, self.limits(uid), command(Path(home)))
+        seccomp = self._seccomp_fd() if self.namespaces else None
+        if self.namespaces:
+            wrapped = self._bwrap(snapshot, given, seccomp) + wrapped
+        env = {**scrubbed_environment(home, TMPDIR=tmp or "/tmp", **environment(Path(home))),
+               **where}
+        group = self.groups.new(self.memory, self.processes + 2) if self.groups else None
+        access = None if self.namespaces else self._access(snapshot, given, home, tmp)
+        entering = self._entering(group, access)
+        passed = (seccomp,) if seccomp is not None else ()
         run_id = object()
         watch = None
         try:
@@ -268,10 +333,13 @@ class Sandbox:
                 from golden.terminal import run_in_terminal
 
                 screen = run_in_terminal(wrapped, stdin, "/", env, self.wall_seconds,
-                                         depth=2 if self.namespaces else 0, started=started)
+                                         depth=2 if self.namespaces else 0, started=started,
+                                         preexec_fn=entering, pass_fds=passed)
                 return self._terminal_outcome(screen, watch, group)
-            return self._piped(wrapped, stdin, env, started, group, watch, head)
+            return self._piped(wrapped, stdin, env, started, group, watch, head, entering, passed)
         finally:
+            if seccomp is not None:
+                os.close(seccomp)
             if watch:
                 watch.stop()
             with self._lock:
@@ -279,19 +347,49 @@ class Sandbox:
             self._end(uid, group)
             if group:
                 group.remove()
-            if not self.namespaces:
-                self._clean_after(uid, Path(home))
+            if folder is not None:
+                self._clean_after(uid, folder)
             if given:
                 remove_tree(given)
 
     def limits(self, uid: int = -1) -> list:
         """The rlimits of each process of a run of `uid`; without a throwaway user
-        (-1), the process limit counts our own user's processes too."""
-        processes = PROCESSES + (len(processes_of(os.getuid())) if uid < 0 else 0)
-        return [("RLIMIT_CPU", math.ceil(self.timeout) + CPU_SECONDS_OVER_TIMEOUT),
-                ("RLIMIT_AS", MEMORY_BYTES), ("RLIMIT_FSIZE", FILE_BYTES),
+        (-1), the process limit counts our own user's processes too. CPU time: SIGXCPU a
+        second past the limit, SIGKILL a second later, each said as the time limit."""
+        processes = self.processes + (len(processes_of(os.getuid())) if uid < 0 else 0)
+        soft = math.ceil(self.timeout) + CPU_SECONDS_OVER_TIMEOUT
+        return [("RLIMIT_CPU", (soft, soft + 1)),
+                ("RLIMIT_AS", self.memory), ("RLIMIT_FSIZE", FILE_BYTES),
                 ("RLIMIT_NOFILE", OPEN_FILES), ("RLIMIT_NPROC", processes),
                 ("RLIMIT_CORE", 0)]
+
+    def _access(self, snapshot: Path, given, home: str, tmp: str) -> Access:
+        """What a fallback run may reach of the file system: what bubblewrap would show it."""
+        system = ["/usr", *(f"/{name}" for name in SYSTEM_FOLDERS), *SYSTEM_FILES,
+                  *map(str, self.prefixes), str(snapshot), *([str(given)] if given else [])]
+        return Access(read=tuple(system + [OWN_PROC]), write=(home, tmp, *DEVICES))
+
+    def _entering(self, group, access):
+        """What the run's first process does before it becomes the launcher: join its
+        control group, then (in the fallback) enter Landlock and seccomp."""
+        steps = [step for step in (group.enter if group else None,
+                                   self.confinement.entering(access) if access else None) if step]
+        if not steps:
+            return None
+
+        def enter():
+            for step in steps:
+                step()
+        return enter
+
+    def _seccomp_fd(self):
+        """The compiled filter, as a file bubblewrap reads (one per run: it reads it to the end)."""
+        if not self.confinement.seccomp or "--seccomp" not in self.bwrap_options:
+            return None
+        fd = os.memfd_create("seccomp", 0)
+        os.write(fd, self.confinement.program)
+        os.lseek(fd, 0, os.SEEK_SET)
+        return fd
 
     def _case_files(self, files: dict):
         """A folder of the marker's own holding the case's files, for the launcher to
@@ -347,15 +445,18 @@ class Sandbox:
             _kill_group(running[0])
         self._end(uid, group)
 
-    def _over_cpu(self, watch, cpu_seconds) -> bool:
-        """Whether the run went over its CPU limit: killed for it, or ended past it
-        between two looks."""
-        return bool(watch and watch.hit) or (cpu_seconds is not None
-                                             and cpu_seconds > self.timeout)
+    def _over_cpu(self, watch, cpu_seconds, status) -> bool:
+        """Whether the run went over its CPU limit: killed for it, ended past it between two
+        looks, or stopped by RLIMIT_CPU (SIGXCPU; bubblewrap reports a signal N as 128 + N),
+        where no control group counts its CPU time."""
+        by_rlimit = status in (-signal.SIGXCPU, 128 + signal.SIGXCPU) if self.namespaces \
+            else status == -signal.SIGXCPU
+        return bool(watch and watch.hit) or by_rlimit or (cpu_seconds is not None
+                                                          and cpu_seconds > self.timeout)
 
     def _terminal_outcome(self, screen, watch, group) -> TerminalOutcome:
         cpu_seconds = watch.stop() if watch else None
-        over_cpu = self._over_cpu(watch, cpu_seconds) and not screen.too_large
+        over_cpu = self._over_cpu(watch, cpu_seconds, screen.status) and not screen.too_large
         idle = bool(watch and watch.idle) and not over_cpu
         limit = CPU if over_cpu else IDLE if idle else WALL if screen.timed_out else ""
         return TerminalOutcome(screen.output, None if limit else screen.status, bool(limit),
@@ -363,13 +464,14 @@ class Sandbox:
                                bool(group and group.out_of_memory()))
 
     def _piped(self, argv: list, stdin: bytes, env: dict, started, group, watch=None,
-               head: int = None) -> Outcome:
+               head: int = None, entering=None, passed=()) -> Outcome:
         """Pipe stdin in, collect stdout and stderr up to MOST_OUTPUT bytes each (stdout
         up to `head` bytes, then its read end closed, as `| head -c` does), kill the whole
         run at the wall-clock cap or when output overflows (`watch` kills it at the CPU
         limit)."""
         process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, cwd="/", env=env, start_new_session=True)
+                                   stderr=subprocess.PIPE, cwd="/", env=env, start_new_session=True,
+                                   preexec_fn=entering, pass_fds=passed)
         started(process.pid)
         threading.Thread(target=_feed, args=(process.stdin, stdin), daemon=True).start()
         outputs = {process.stdout: bytearray(), process.stderr: bytearray()}
@@ -414,7 +516,7 @@ class Sandbox:
             cpu_seconds = usage.ru_utime + usage.ru_stime  # and the children it waited for
         else:  # bubblewrap: its own CPU time, not its PID namespace's
             cpu_seconds = None
-        over_cpu = self._over_cpu(watch, cpu_seconds) and not too_large
+        over_cpu = self._over_cpu(watch, cpu_seconds, status) and not too_large
         idle = bool(watch and watch.idle) and not over_cpu
         limit = CPU if over_cpu else IDLE if idle else WALL if timed_out else ""
         stopped = bool(limit) or too_large or (status < 0 and self.stopping.is_set())
@@ -425,11 +527,21 @@ class Sandbox:
 
     # Setting up
 
-    def _bwrap(self, snapshot: Path, files: Path = None) -> list:
+    @property
+    def sizes_capped(self) -> bool:
+        return "--size" in self.bwrap_options
+
+    def _bwrap(self, snapshot: Path, files: Path = None, seccomp: int = None) -> list:
+        """bubblewrap's options, those this version of it has (0.6.1, Ubuntu 22.04's, lacks
+        --size and --disable-userns: the seccomp filter refuses user namespaces anyway)."""
         argv = [self.bwrap, "--die-with-parent", "--unshare-ipc", "--unshare-pid", "--unshare-net",
                 "--unshare-uts", "--unshare-cgroup-try", "--hostname", "sandbox"]
         if not self.as_root:
-            argv += ["--unshare-user", "--disable-userns"]
+            argv += ["--unshare-user"] + ["--disable-userns"] * (
+                "--disable-userns" in self.bwrap_options)
+        if seccomp is not None:
+            argv += ["--seccomp", str(seccomp)]
+        size = (lambda count: ["--size", str(count)]) if self.sizes_capped else (lambda count: [])
         bound = [Path("/usr")]
         argv += ["--ro-bind", "/usr", "/usr"]
         for name in SYSTEM_FOLDERS:
@@ -447,8 +559,8 @@ class Sandbox:
                 argv += _open_folders(prefix.parent) + ["--ro-bind", str(prefix), str(prefix)]
                 bound.append(prefix)
         argv += ["--proc", "/proc", "--dev", "/dev",
-                 "--perms", "1777", "--size", str(TMP_BYTES), "--tmpfs", "/tmp",
-                 "--size", str(HOME_ROOM_BYTES + snapshot_bytes(snapshot)), "--tmpfs", SANDBOX_HOME,
+                 "--perms", "1777", *size(TMP_BYTES), "--tmpfs", "/tmp",
+                 *size(HOME_ROOM_BYTES + snapshot_bytes(snapshot)), "--tmpfs", SANDBOX_HOME,
                  "--ro-bind", str(snapshot), SANDBOX_SNAPSHOT]
         if files:
             argv += ["--ro-bind", str(files), SANDBOX_FILES]
@@ -483,50 +595,102 @@ class Sandbox:
                 yield executable, sorted(folders)
 
     def _namespaces_work(self):
-        """(True, "") when bubblewrap can start the interpreter here, else (False, why not)."""
+        """(True, "") when bubblewrap can start the interpreter here, with the seccomp
+        filter where there is one, else (False, why not)."""
         empty = Path(tempfile.mkdtemp(prefix="probe-", dir=self.scratch))
+        seccomp = self._seccomp_fd()
         try:
-            done = subprocess.run(self._bwrap(empty) + [self.python, "-I", "-S", "-c", "pass"],
+            done = subprocess.run(self._bwrap(empty, seccomp=seccomp) + [self.python, "-I", "-S",
+                                                                          "-c", "pass"],
                                   capture_output=True, timeout=60, env=scrubbed_environment("/"),
-                                  cwd="/")
+                                  cwd="/", pass_fds=(seccomp,) if seccomp is not None else ())
         except (OSError, subprocess.SubprocessError) as problem:
             return False, f"bubblewrap did not start: {problem}"
         finally:
             empty.rmdir()
+            if seccomp is not None:
+                os.close(seccomp)
         if done.returncode:
             said = done.stderr.decode("utf-8", "replace").strip().splitlines()
             return False, said[-1] if said else f"bwrap exited with status {done.returncode}"
         return True, ""
 
     def _runs_in_fallback(self, python: str) -> bool:
-        uid = self.new_user()
+        """Whether `python` starts as a fallback run: its user, its limits, its layers.
+        Should Landlock be what stops it, the fallback goes on without Landlock, and says so."""
+        home = tempfile.mkdtemp(prefix="probe-", dir=self.scratch)
         try:
-            done = subprocess.run(launcher.argv("/", "", "", uid, [], [python, "-c", "pass"]),
-                                  capture_output=True, timeout=30, env=scrubbed_environment("/"),
-                                  cwd="/")
+            if self._starts(python, self._access(Path(home), None, home, home)):
+                return True
+        finally:
+            os.rmdir(home)
+        if self.confinement.abi and self._starts(python, None):
+            self.confinement.abi, self.confinement.why_no_landlock = 0, LANDLOCK_STOPS_PYTHON
+            return True
+        return False
+
+    def _starts(self, python: str, access) -> bool:
+        uid = self.new_user()
+        entering = self.confinement.entering(access)
+        try:
+            done = subprocess.run(launcher.argv("/", "", uid, self.limits(uid),
+                                                [python, "-c", "pass"]),
+                                  capture_output=True, timeout=30, preexec_fn=entering,
+                                  env={**scrubbed_environment("/"),
+                                       **launcher.environment("", "")}, cwd="/")
         finally:
             kill_user(uid)
         return done.returncode == 0
 
-    def _clean_after(self, uid: int, home: Path) -> None:
+    def _clean_after(self, uid: int, folder: Path) -> None:
         """In the fallback, what a run left: removed by its own user, since a path its user
         controls could lead root anywhere, while that user can remove only what it could
-        have removed itself. Root then removes the empty home from its own folder."""
+        have removed itself. Root then removes the empty home and tmp from its own folder."""
+        home, tmp = folder / "home", folder / "tmp"
         if uid < 0:
-            remove_tree(home)
+            remove_tree(folder)
             return
-        cleaner = ["/bin/sh", "-c", CLEANER, "sh", str(home), *self.shared_folders]
+        cleaner = ["/bin/sh", "-c", CLEANER, "sh", str(home), str(tmp), *self.shared_folders]
         try:
-            subprocess.run(launcher.argv("/", "", "", uid, [], cleaner),
+            subprocess.run(launcher.argv("/", "", uid, [], cleaner),
                            capture_output=True, timeout=self.timeout + 60,
-                           env=scrubbed_environment("/"), cwd="/")
+                           env={**scrubbed_environment("/"), **launcher.environment("", "")},
+                           cwd="/")
         except subprocess.TimeoutExpired:
             pass
         kill_user(uid)
-        try:
-            home.rmdir()
-        except OSError:
-            pass  # removed with the scratch folder at the end, when no run is left
+        for left in (home, tmp, folder):
+            try:
+                left.rmdir()
+            except OSError:
+                pass  # removed with the scratch folder at the end, when no run is left
+
+
+def bwrap_options(bwrap: str) -> set:
+    """The options this bubblewrap has, from its --help: versions differ (Ubuntu 22.04's
+    0.6.1 has no --size), and an option it lacks must not be passed."""
+    try:
+        done = subprocess.run([bwrap, "--help"], capture_output=True, timeout=30,
+                              env=scrubbed_environment("/"))
+    except (OSError, subprocess.SubprocessError):
+        return set()
+    return set(re.findall(r"(?m)^\s+(--[a-z][a-z-]*)", done.stdout.decode("utf-8", "replace")))
+
+
+def run_limits(runs_at_once: int, markers: int = 1) -> tuple:
+    """(memory, processes) per run: the kit's own limits, or less where the container (its
+    control groups) allows less, leaving each of the `markers` that share it room of its
+    own (a class marks several students at once, a marker each)."""
+    memory, processes = enclosing_limits()
+    markers = max(1, markers)
+    runs = max(1, runs_at_once) * markers
+    if memory is not None:
+        memory = max(LEAST_MEMORY_BYTES, min(MEMORY_BYTES,
+                                             (memory - markers * MARKER_ROOM_BYTES) // runs))
+    if processes is not None:
+        processes = max(LEAST_PROCESSES, min(PROCESSES,
+                                             (processes - markers * MARKER_PROCESSES) // runs))
+    return memory or MEMORY_BYTES, processes or PROCESSES
 
 
 def world_writable_folders(tops=SHARED_FOLDERS, most: int = MOST_SHARED_FOLDERS) -> list:

@@ -75,6 +75,7 @@ class Rules:
     cpu_seconds: float = 30.0
     wall_seconds: float = 120.0
     idle_seconds: float = 30.0
+    memory_bytes: int = MEMORY_BYTES  # a run's, as the sandbox set it
 
 
 def judge(case, mode: str, outcome, rules: Rules = Rules()) -> Verdict:
@@ -138,7 +139,7 @@ def _limit_hit(case, mode, outcome, got, want, rules):
                        near_miss=explain(got, want, THE_TIME_LIMIT),
                        **_differences(got, want, case.id))
     if outcome.out_of_memory and got != want:
-        return Verdict(case.id, mode, OUT_OF_MEMORY, MEMORY.format(memory=mebibytes(MEMORY_BYTES)),
+        return Verdict(case.id, mode, OUT_OF_MEMORY, MEMORY.format(memory=mebibytes(rules.memory_bytes)),
                        near_miss=explain(got, want, THE_MEMORY_LIMIT),
                        **_differences(got, want, case.id))
     return None

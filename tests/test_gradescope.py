@@ -406,3 +406,21 @@ def test_a_marker_that_cannot_mark_still_gives_valid_results(autograder, kit, br
         assert "ModuleNotFoundError" in done.stdout  # the log, for the instructor
     else:
         assert said.startswith("The autograder could not start Python")
+
+
+def test_an_unreadable_submission_time_is_said_never_skipped(autograder, kit):
+    make, run = autograder
+    results, done = run(make(solution(kit), metadata={"created_at": "yesterday at noon"}))
+    assert "submission time could not be read, so the late rule was not applied" in \
+        results["output"], results["output"]
+    assert "late" not in results["extra_data"] or results["extra_data"]["late"] is None
+
+
+@pytest.mark.parametrize("seconds, accepted", [("10", True), ("2340", True), ("2341", False),
+                                               ("3600", False), ("soon", False)])
+def test_the_budget_stays_within_gradescope_s_40_minutes(seconds, accepted):
+    if accepted:
+        assert build.budget_seconds(seconds) == float(seconds)
+    else:
+        with pytest.raises(Exception, match="Gradescope stops an autograder at 2400 s"):
+            build.budget_seconds(seconds)

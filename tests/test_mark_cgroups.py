@@ -71,9 +71,11 @@ def test_entering_a_group_happens_before_the_program_starts(tmp_path):
     (tmp_path / "memory" / "ours" / "deeper").mkdir(parents=True)
     (tmp_path / "pids" / "ours").mkdir(parents=True)
     run = Groups(tmp_path, V1).new(1 << 30, 8)
-    done = subprocess.run(run.enter_argv([sys.executable, "-c", "import os; print(os.getpid())"]),
-                          capture_output=True, text=True, timeout=30)
-    pid = done.stdout.strip()  # the shell that entered the group became the program
+    for folder in run.folders:  # as the kernel makes them in a group
+        (folder / "cgroup.procs").touch()
+    done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          preexec_fn=run.enter, capture_output=True, text=True, timeout=30)
+    pid = done.stdout.strip()  # the child that entered the group became the program
     assert [(folder / "cgroup.procs").read_text().strip() for folder in run.folders] == [pid, pid]
 
 
@@ -101,8 +103,8 @@ def run_in_a_group(memory_bytes: int, processes: int, code: str, check) -> None:
     groups = real_groups()
     try:
         run = groups.new(memory_bytes, processes)
-        done = subprocess.run(run.enter_argv([sys.executable, "-c", code]), capture_output=True,
-                              text=True, timeout=60)
+        done = subprocess.run([sys.executable, "-c", code], preexec_fn=run.enter,
+                              capture_output=True, text=True, timeout=60)
         check(run, done.stdout)
         run.remove()
     finally:

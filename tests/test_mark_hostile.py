@@ -33,13 +33,20 @@ from marking.tree import remove_tree
 from tests.test_mark import TIMEOUT, assignment_of, processes_of, submission
 
 IS_ROOT = os.geteuid() == 0
+IN_CI = bool(os.environ.get("KIT_CI"))  # .ci/run: every layer must be there, nothing skips
 needs_root = pytest.mark.skipif(not IS_ROOT, reason="only as root does the marker run each case "
                                 "as a throwaway user in a control group")
 NAMESPACES = pytest.param("namespaces", id="namespaces", marks=pytest.mark.skipif(
-    shutil.which("bwrap") is None or not IS_ROOT,
+    not os.environ.get("KIT_CI") and (shutil.which("bwrap") is None or not IS_ROOT),
     reason="--isolation namespaces is tested here with bubblewrap (bwrap) installed, as root"))
 FALLBACK = pytest.param("fallback", id="fallback")
-BOTH = [NAMESPACES, FALLBACK]
+CONTAINER = pytest.param("container", id="container", marks=pytest.mark.skipif(
+    not os.environ.get("KIT_CI") and (not IS_ROOT or shutil.which("unshare") is None),
+    reason="the container replica (tests/container.py) is built as root with util-linux's unshare"))
+ISOLATIONS = [NAMESPACES, FALLBACK, CONTAINER]  # the last: the fallback in a Docker-like container
+REPLICA = ["unshare", "--mount", "--propagation", "private", sys.executable, "-m",
+           "tests.container"]
+FILES_HIDDEN = "Reach: the run sees only the system's programs"
 SHARED_TMP = ("/tmp", "/var/tmp", "/dev/shm")  # what the fallback promises to clean
 SCORE_LINE = re.compile(r"^Score: \d+\.\d\d/\d+\.\d\d in \d+\.\d s$")
 ESCAPES = {"\x1b": "ESC", "\x07": "BEL", "\x9b": "U+009B (CSI)", "\u202e": "U+202E (right-to-left)"}
@@ -129,12 +136,21 @@ class Markings:
         path.chmod(mode)
         return path
 
-    def start(self, folder: Path, *options, env: dict = None, assignment="seeded") -> Running:
+    def start(self, folder: Path, *options, env: dict = None, assignment="seeded",
+              replica: tuple = ()) -> Running:
+        """`--isolation container` is the fallback as a Docker-like container forces it: the
+        marker runs in tests/container.py's replica (with `replica`'s options), asked for
+        --isolation auto."""
         self.count += 1
         scratch = self.folder(f"tmpdir-{self.count}", 0o755)
         results = self.tmp_path / f"results-{self.count}.json"
+        options, contained = list(options), False
+        if "container" in options and options[options.index("container") - 1] == "--isolation":
+            options[options.index("container")], contained = "auto", True
         argv = [sys.executable, "-m", "marking.mark", str(folder), "--assignment", str(assignment),
                 "--json", str(results), "--timeout", str(TIMEOUT), "--jobs", "2", *options]
+        if contained:
+            argv = [*REPLICA, *replica, "--", *argv]
         process = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                    env={**os.environ, "TMPDIR": str(scratch), **(env or {})})
         return Running(process, scratch, results, time.monotonic())
@@ -164,8 +180,9 @@ class Markings:
         return marked
 
     def mark(self, folder: Path, *options, case: str, env: dict = None,
-             assignment="seeded") -> Marked:
-        return self.finish(self.start(folder, *options, env=env, assignment=assignment), case)
+             assignment="seeded", replica: tuple = ()) -> Marked:
+        return self.finish(self.start(folder, *options, env=env, assignment=assignment,
+                                      replica=replica), case)
 
     def clean(self) -> None:
         """Whatever the marking's users left, should a test have failed: their processes,
@@ -260,7 +277,7 @@ def state(path: Path) -> tuple:
 
 
 @needs_root
-@pytest.mark.parametrize("isolation", BOTH)
+@pytest.mark.parametrize("isolation", ISOLATIONS)
 def test_a_subfolder_swapped_for_a_link_leads_root_nowhere(markings, tmp_path, isolation):
     """Attack 1: the submission folder is open to all (0777). Its program, run in a case,
     swaps the ORIGINAL folder's subfolder `sub` for a link to a root-only folder (or to the
@@ -319,12 +336,13 @@ def test_a_subfolder_swapped_for_a_link_leads_root_nowhere(markings, tmp_path, i
         assert token not in marked.everything, f"{marked.case}: the secret reached a run"
     for path, was in before.items():
         assert state(path) == was, f"attack 1: {path} changed: {was} -> {state(path)}"
-    assert reached == (isolation == "fallback"), \
-        "attack 1: the program should reach the original folder in the fallback only"
+    hidden = FILES_HIDDEN in marked.report
+    assert reached == (not hidden), \
+        "attack 1: the program reaches the original folder only where files are not hidden"
 
 
 @needs_root
-@pytest.mark.parametrize("isolation", BOTH)
+@pytest.mark.parametrize("isolation", ISOLATIONS)
 def test_removing_a_home_cannot_be_led_into_another_folder(markings, isolation):
     """Attack 1, second form: case A leaves a home holding a/b/c (all 0777, c full of
     names) and tells where it is; case B, running at the same time under another user,
@@ -388,12 +406,20 @@ def test_removing_a_home_cannot_be_led_into_another_folder(markings, isolation):
 
 
 @needs_root
-@pytest.mark.parametrize("isolation", BOTH)
+@pytest.mark.parametrize("isolation", ISOLATIONS)
 def test_the_golden_outputs_are_out_of_reach(markings, tmp_path, isolation):
     """Attack 2: the program looks for expected_outputs/solitaire_1/seed_0.out where the kit
-    is, in /work, in a walk from / (bounded), and through `git show` of the kit, and
-    prints it if found. Under namespaces it finds nothing: 0 for the case. In the fallback,
-    with a kit other users can read, it may succeed; the marker must then say so."""
+    is, in /work, in a second checkout of the kit that every user may read (the test makes
+    one, and tells the program where), in a walk from / (bounded), and through `git show`
+    of the kit, and prints it if found. Where files are hidden (namespaces, or Landlock in
+    the fallback) it finds nothing: 0 for the case. Where they are not, the marker must say
+    that other users can read the golden outputs."""
+    copy = markings.folder("second-checkout", 0o755) / "expected_outputs" / "solitaire_1"
+    copy.mkdir(parents=True)
+    for path in (copy.parent, copy):
+        path.chmod(0o755)
+    a_file(copy / "seed_0.out", (EXPECTED_OUTPUTS / "solitaire_1" / "seed_0.out").read_text(),
+           0o644)
     folder = submission(tmp_path)
     write_program(folder, "solitaire_1.py", """\
         import os, subprocess, sys
@@ -417,6 +443,7 @@ def test_the_golden_outputs_are_out_of_reach(markings, tmp_path, isolation):
 
         def places():
             yield os.path.join(KIT, WANT)
+            yield os.path.join(COPY, "seed_0.out")
             yield os.path.join("/work", "main", WANT)
             yield from walk("/")
 
@@ -432,22 +459,25 @@ def test_the_golden_outputs_are_out_of_reach(markings, tmp_path, isolation):
             sys.stdout.write(shown.stdout.decode())
         except (OSError, subprocess.SubprocessError):
             pass
-        """, kit=str(ROOT))
+        """, kit=str(ROOT), copy=str(copy))
     marked = markings.mark(folder, "--isolation", isolation, "--only", "solitaire_1/seed_0",
                            case=f"attack 2, golden outputs ({isolation})")
-    if isolation == "fallback" and EXPECTED_OUTPUTS in golden_copies_readable():
-        warning = GOLDEN_READABLE.format(path=EXPECTED_OUTPUTS)
-        assert warning in marked.stderr, \
-            f"{marked.case}: other users can read the golden outputs, and the marker does not " \
-            f"warn:\n{marked.stderr}"
-    else:
+    if IN_CI:
+        assert FILES_HIDDEN in marked.report, f"{marked.case}: CI must hide files:\n" \
+                                              f"{marked.report[:600]}"
+    if FILES_HIDDEN in marked.report:
         assert marked.tests["solitaire_1/seed_0"]["score"] == 0, \
             f"{marked.case}: the program found the golden output:\n{marked.report[:2000]}"
+    else:
+        warning = GOLDEN_READABLE.format(path=EXPECTED_OUTPUTS)
+        assert EXPECTED_OUTPUTS not in golden_copies_readable() or warning in marked.stderr, \
+            f"{marked.case}: other users can read the golden outputs, and the marker does not " \
+            f"warn:\n{marked.stderr}"
     marked.assert_reported(status=0 if marked.written["score"] else 1)
 
 
 @needs_root
-@pytest.mark.parametrize("isolation", BOTH)
+@pytest.mark.parametrize("isolation", ISOLATIONS)
 def test_two_markers_at_once_neither_sees_the_other(markings, tmp_path, isolation):
     """Attacks 2 and 10: two markings at once. One marks a correct (if slow) submission that
     holds a private file; the other marks a program that hunts for that file for as long
@@ -543,15 +573,15 @@ def test_a_program_that_ignores_a_large_stdin_does_not_stop_the_marker(markings,
 
 
 @needs_root
-@pytest.mark.parametrize("isolation", BOTH)
+@pytest.mark.parametrize("isolation", ISOLATIONS)
 def test_a_tree_3000_folders_deep_is_removed(markings, tmp_path, isolation):
-    """Attack 6b: the program makes a tree 3,000 folders deep in its home and in /tmp (too
-    deep for any recursive removal, and for paths): the marker does not crash, and
+    """Attack 6b: the program makes a tree 3,000 folders deep in its home and in its TMPDIR
+    (too deep for any recursive removal, and for paths): the marker does not crash, and
     removes both."""
     folder = submission(tmp_path)
     write_program(folder, "solitaire_1.py", """\
-        import os
-        for top in (os.getcwd(), "/tmp"):
+        import os, tempfile
+        for top in (os.getcwd(), tempfile.gettempdir()):  # its home, its TMPDIR
             os.chdir(top)
             os.mkdir("deep-%d" % os.getpid())
             os.chdir("deep-%d" % os.getpid())
@@ -590,7 +620,7 @@ def test_a_submission_1200_folders_deep_is_refused(markings, tmp_path):
 
 
 @needs_root
-@pytest.mark.parametrize("isolation", BOTH)
+@pytest.mark.parametrize("isolation", ISOLATIONS)
 def test_a_daemon_dies_with_its_run(markings, tmp_path, isolation):
     """Attack 6d: the program daemonises (double fork, setsid, its output closed) and
     sleeps; a second daemon keeps forking to change its process id. Nothing of either
@@ -667,18 +697,19 @@ def test_eight_children_of_600_mb_each_are_killed(markings, tmp_path):
 
 
 @needs_root
-@pytest.mark.parametrize("isolation", BOTH)
+@pytest.mark.parametrize("isolation", ISOLATIONS)
 def test_300_mib_written_to_tmp_are_capped_and_removed(markings, tmp_path, isolation):
-    """Attack 7b: the program writes 300 MiB to /tmp, in files under the 16 MiB limit per
-    file. Under namespaces the private /tmp's size cap stops it; in both, nothing of it
-    is left in /tmp once the marker ends."""
+    """Attack 7b: the program writes 300 MiB to its TMPDIR, in files under the 16 MiB limit
+    per file. Under namespaces the private /tmp's size cap stops it; in every isolation,
+    nothing of it is left once the marker ends."""
     folder = submission(tmp_path)
     write_program(folder, "solitaire_1.py", """\
-        import os, sys
+        import os, sys, tempfile
         written, chunk = 0, b"x" * (1 << 20)
         try:
             for i in range(20):
-                with open("/tmp/fill-%d-%d" % (os.getpid(), i), "wb") as file:
+                name = os.path.join(tempfile.gettempdir(), "fill-%d-%d" % (os.getpid(), i))
+                with open(name, "wb") as file:
                     for _ in range(15):
                         file.write(chunk)
                         written += 1
@@ -687,13 +718,13 @@ def test_300_mib_written_to_tmp_are_capped_and_removed(markings, tmp_path, isola
         sys.exit("wrote %d MiB" % written)
         """)
     marked = markings.mark(folder, "--isolation", isolation, "--only", "solitaire_1/seed_0",
-                           case=f"attack 7b, 300 MiB in /tmp ({isolation})")
+                           case=f"attack 7b, 300 MiB in TMPDIR ({isolation})")
     marked.assert_reported()
     verdict = marked.output("solitaire_1/seed_0")
     if isolation == "namespaces":
         stopped = re.search(r"stopped after (\d+) MiB: No space left on device", verdict)
         assert stopped and int(stopped[1]) <= 64, f"{marked.case}: not capped: {verdict[:400]}"
-    else:  # the fallback does not cap the shared /tmp (README), but cleans it
+    else:  # the fallback does not cap its run's tmp (README), but removes it
         assert "wrote 300 MiB" in verdict, f"{marked.case}: {verdict[:400]}"
 
 
@@ -786,13 +817,13 @@ def test_empty_programs_score_nothing(markings, tmp_path):
 
 
 @needs_root
-@pytest.mark.parametrize("isolation", BOTH)
+@pytest.mark.parametrize("isolation", ISOLATIONS)
 def test_a_run_cannot_read_the_marker_signal_it_or_reach_the_test(markings, tmp_path, isolation):
     """The program reads /proc/1/environ and hunts the marker's environment (which holds a
     token) in /proc/*/environ, sends SIGTERM to its parent (in the fallback, the marker
     itself), and connects to a port this test listens on at 127.0.0.1. It reads nothing,
-    stops nothing, and, under namespaces, reaches no port; the fallback says in its report
-    that it leaves the network open."""
+    stops nothing, and reaches no port (a network namespace, or seccomp's refusal of
+    socket())."""
     token = "MARKER-ENV-93b1"
     listener = socket.create_server(("127.0.0.1", 0))
     listener.settimeout(0.1)
@@ -849,16 +880,13 @@ def test_a_run_cannot_read_the_marker_signal_it_or_reach_the_test(markings, tmp_
     for attempt in ("init_environ", "marker_environ", "signal_parent"):
         assert f"{attempt}=denied" in said, f"{marked.case}: {attempt} succeeded: {said[:600]}"
     assert token not in marked.everything
-    if isolation == "namespaces":
-        assert "test_port=denied" in said and not accepted, \
-            f"{marked.case}: a run reached a port of the machine: {said[:600]}"
-    else:
-        assert "reach the network" in marked.report, \
-            f"{marked.case}: the report does not say that runs reach the network"
+    assert "test_port=denied" in said and not accepted, \
+        f"{marked.case}: a run reached a port of the machine: {said[:600]}"
+    assert "reach the network" not in marked.report
 
 
 @needs_root
-@pytest.mark.parametrize("isolation", BOTH)
+@pytest.mark.parametrize("isolation", ISOLATIONS)
 def test_nothing_a_run_leaves_outlives_the_marking(markings, tmp_path, isolation):
     """The program leaves what a process need not be alive to keep: a System V shared
     memory segment (1 MiB), a file in /run/lock, the other folder open to all users, and
@@ -882,3 +910,187 @@ def test_nothing_a_run_leaves_outlives_the_marking(markings, tmp_path, isolation
     left = [f"shared memory segment {number}" for number in ipc_objects("shm", marked.users)]
     left += owned_by(marked.users, ("/run/lock", drop))
     assert not left, f"{marked.case}: left behind by the run's user: {left}"
+
+
+# The network, namespaces, other students: what the fallback of a container must hold too
+
+
+@needs_root
+@pytest.mark.parametrize("isolation", ISOLATIONS)
+def test_a_run_reaches_no_listener_on_the_machine(markings, tmp_path, isolation):
+    """The program sends the case's input (what a hidden case would give away) to a TCP and
+    a UDP listener on 127.0.0.1 and to an abstract UNIX socket, all opened by this test.
+    None of them receives a byte, in any isolation."""
+    tcp = socket.create_server(("127.0.0.1", 0))
+    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    udp.bind(("127.0.0.1", 0))
+    unix = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    abstract = f"\0kit-test-{os.getpid()}-{time.monotonic_ns()}"
+    unix.bind(abstract)
+    unix.listen()
+    for listener in (tcp, udp, unix):
+        listener.setblocking(False)
+    folder = submission(tmp_path)
+    write_program(folder, "solitaire_1.py", """\
+        import socket, sys
+        data = sys.stdin.buffer.read() or b"nothing"
+        said = []
+        def attempt(name, action):
+            try:
+                action()
+                said.append(name + "=SENT")
+            except OSError as problem:
+                said.append("%s=denied(%s)" % (name, problem.__class__.__name__))
+        def tcp():
+            with socket.create_connection(("127.0.0.1", TCP), 2) as connection:
+                connection.sendall(data)
+        def udp():
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sender:
+                sender.sendto(data, ("127.0.0.1", UDP))
+        def unix():
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sender:
+                sender.connect(ABSTRACT)
+                sender.sendall(data)
+        for name, action in (("tcp", tcp), ("udp", udp), ("unix", unix)):
+            attempt(name, action)
+        sys.exit(" ".join(said))
+        """, tcp=tcp.getsockname()[1], udp=udp.getsockname()[1], abstract=abstract)
+    try:
+        marked = markings.mark(folder, "--isolation", isolation, "--only", "solitaire_1/seed_0",
+                               case=f"the network ({isolation})")
+        received = []
+        for listener, read in ((tcp, lambda: tcp.accept()[0].recv(100)),
+                               (udp, lambda: udp.recv(100)),
+                               (unix, lambda: unix.accept()[0].recv(100))):
+            try:
+                received.append(read())
+            except (BlockingIOError, OSError):
+                pass
+    finally:
+        for listener in (tcp, udp, unix):
+            listener.close()
+    marked.assert_reported()
+    said = marked.output("solitaire_1/seed_0")
+    assert received == [], f"{marked.case}: the machine received {received} ({said[:300]})"
+    for name in ("tcp", "udp", "unix"):
+        assert f"{name}=denied" in said, f"{marked.case}: {name}: {said[:300]}"
+
+
+@needs_root
+@pytest.mark.parametrize("isolation", ISOLATIONS)
+def test_a_run_makes_no_namespace(markings, tmp_path, isolation):
+    """The usual first step of a container escape: become root in a user namespace of one's
+    own (with a mount or a network namespace too), by unshare(2) and by clone(2). Every
+    attempt is refused; fork and threads still work."""
+    folder = submission(tmp_path)
+    write_program(folder, "solitaire_1.py", """\
+        import ctypes, os, sys, threading
+        libc = ctypes.CDLL(None, use_errno=True)
+        NEWUSER, NEWNS, NEWNET, SIGCHLD = 0x10000000, 0x00020000, 0x40000000, 17
+        said = []
+        for name, flags in (("user", NEWUSER), ("user+mount", NEWUSER | NEWNS),
+                            ("user+net", NEWUSER | NEWNET), ("net", NEWNET)):
+            said.append("unshare-%s=%s" % (name, "MADE" if libc.unshare(flags) == 0
+                                                  else "denied"))
+        pid = libc.syscall(56, NEWUSER | SIGCHLD, 0, 0, 0, 0)  # clone, on x86_64
+        if pid == 0:
+            os._exit(0)
+        said.append("clone-user=%s" % ("MADE" if pid > 0 else "denied"))
+        if pid > 0:
+            os.waitpid(pid, 0)
+        child = os.fork()
+        if child == 0:
+            os._exit(0)
+        os.waitpid(child, 0)
+        thread = threading.Thread(target=lambda: None)
+        thread.start()
+        thread.join()
+        said.append("fork+thread=ok")
+        sys.exit(" ".join(said))
+        """)
+    marked = markings.mark(folder, "--isolation", isolation, "--only", "solitaire_1/seed_0",
+                           case=f"namespaces inside ({isolation})")
+    marked.assert_reported()
+    said = marked.output("solitaire_1/seed_0")
+    assert "MADE" not in said and "fork+thread=ok" in said, f"{marked.case}: {said[:400]}"
+    if sys.platform == "linux" and os.uname().machine == "x86_64":
+        assert "clone-user=denied" in said, said[:400]
+
+
+@needs_root
+@pytest.mark.parametrize("isolation", ISOLATIONS)
+def test_a_student_reads_no_report_of_the_class(markings, isolation):
+    """mark-class, one student at a time: `aa` hands in empty programs; `zz`, marked after,
+    hunts what the class marker wrote of `aa` (report.txt, results.json: their diffs hold
+    expected output) by the paths on every command line in /proc, and by a walk of the
+    folder this test gave the class (its OUT and TMPDIR: not the rest of the disk, where
+    other reports may lie), and prints every expected line it finds. It finds none, and
+    scores 0."""
+    klass = markings.folder("class", 0o755)
+    (klass / "aa").mkdir()
+    for name in ("solitaire_1.py", "solitaire_2.py"):
+        (klass / "aa" / name).write_text("")
+    hunter = klass / "zz"
+    hunter.mkdir()
+    write_program(hunter, "solitaire_1.py", """\
+        import os, sys
+        found, seen = [], set()
+        def read(path):
+            try:
+                text = open(path, errors="replace").read()
+            except OSError:
+                return
+            found.append(path)
+            for line in text.splitlines():
+                if line.startswith("-") and not line.startswith("---"):
+                    print(line[1:].replace("\\u2420", " ").replace("\\u23ce", ""))
+        def hunt(folder, depth=0):
+            if depth > 8 or folder in seen or not folder.startswith(WORLD):
+                return  # what lies outside the test's folder is no report of this class
+            seen.add(folder)
+            try:
+                entries = list(os.scandir(folder))
+            except OSError:
+                return
+            for entry in entries:
+                if entry.name in ("report.txt", "results.json", "feedback.txt"):
+                    read(entry.path)
+                elif entry.is_dir(follow_symlinks=False):
+                    hunt(entry.path, depth + 1)
+        try:
+            processes = os.listdir("/proc")
+        except OSError:
+            processes = []
+        for pid in processes:
+            try:
+                argv = open("/proc/%s/cmdline" % pid, "rb").read().split(b"\\0")
+            except OSError:
+                continue
+            for arg in argv:
+                path = arg.decode(errors="replace")
+                if path.startswith("/"):
+                    for above in (path, os.path.dirname(path), os.path.dirname(os.path.dirname(path))):
+                        hunt(above)
+        hunt(WORLD)
+
+        sys.exit("found %d" % len(found))
+        """, world=str(markings.world))
+    out = markings.world / "marked"
+    scratch = markings.folder("class-tmpdir", 0o755)
+    argv = [sys.executable, "-m", "classroom.mark_class", str(klass), "--assignment", "seeded",
+            "--out", str(out), "--jobs", "1",
+            "--isolation", "auto" if isolation == "container" else isolation]
+    if isolation == "container":
+        argv = [*REPLICA, "--", *argv]
+    done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "TMPDIR": str(scratch)})
+    assert done.returncode == 0, done.stderr[-3000:]
+    rows = {row.split(",")[0]: row for row in (out / "grades.csv").read_text().splitlines()}
+    results = json.loads((out / "instructor" / "zz" / "results.json").read_text())
+    assert results["extra_data"]["programs"]["solitaire_1"]["earned"] == 0, rows["zz"]
+    seed_0 = next(test for test in results["tests"] if test["name"] == "solitaire_1/seed_0")
+    assert "stderr ends: found 0" in seed_0["output"], seed_0["output"][:600]
+    assert stat.S_IMODE(out.stat().st_mode) == 0o700
+    for path in out.rglob("*"):
+        mode = stat.S_IMODE(path.lstat().st_mode)
+        assert mode & 0o077 == 0, f"{path} is {oct(mode)}: others may read the class's files"

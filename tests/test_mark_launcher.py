@@ -43,10 +43,15 @@ def scratch():
 
 
 def test_limits_become_prlimit_options():
-    assert launcher.argv("/h", "/s", "", 7, [("RLIMIT_CPU", 3), ("RLIMIT_NOFILE", 256)],
+    assert launcher.argv("/h", "/t", 7, [("RLIMIT_CPU", (3, 4)), ("RLIMIT_NOFILE", 256)],
                          ["prog", "--x"]) == [
-        "/bin/sh", "-c", launcher.LAUNCHER, "launcher", "/h", "/s", "", "7",
-        "--cpu=3", "--nofile=256", "--", "prog", "--x"]
+        "/bin/sh", "-c", launcher.LAUNCHER, "launcher", "/h", "/t", "7",
+        "--cpu=3:4", "--nofile=256", "--", "prog", "--x"]
+
+
+def test_the_snapshot_is_named_by_the_environment_never_the_command_line():
+    assert launcher.environment("/s", "") == {"MARK_SNAPSHOT": "/s", "MARK_FILES": ""}
+    assert "unset MARK_SNAPSHOT MARK_FILES" in launcher.LAUNCHER
 
 
 @pytest.mark.parametrize("isolation", BOTH)
@@ -70,7 +75,8 @@ def test_the_program_starts_in_its_own_home_as_the_runs_user_within_its_limits(s
     if not IS_ROOT:  # the process limit counts our own user's processes, which come and go
         del limits["RLIMIT_NPROC"]
     for name, value in limits.items():
-        assert seen["limits"][name] == [value, value], name
+        assert seen["limits"][name] == (list(value) if isinstance(value, tuple)
+                                        else [value, value]), name
     if IS_ROOT:
         uid = seen["uid"][0]
         assert uid != 0 and seen["uid"] == [uid] * 3 and seen["gid"] == [uid] * 3, seen

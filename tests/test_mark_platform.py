@@ -1,0 +1,176 @@
+"""The marker on the platforms courses use: Ubuntu 22.04's bubblewrap (0.6.1, without
+options newer releases have), a container's memory and process limits, and a machine
+that cannot give a layer of isolation an assignment requires."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import marking.sandbox
+from golden.cases import ROOT
+from marking.assignment import REQUIREMENTS, SCHEMA
+from marking.cgroups import enclosing_limits
+from marking.sandbox import MARKER_ROOM_BYTES, MEMORY_BYTES, PROCESSES, run_limits
+from tests.test_mark import open_scratch, submission
+from tests.test_mark_class import ASSIGNMENT, HIDDEN, VISIBLE, others
+
+IS_ROOT = os.geteuid() == 0
+REAL_BWRAP = shutil.which("bwrap")
+needs_bwrap = pytest.mark.skipif(REAL_BWRAP is None or not IS_ROOT,
+                                 reason="bubblewrap, as root, is what this stands in for")
+REPLICA = ["unshare", "--mount", "--propagation", "private", sys.executable, "-m",
+           "tests.container"]
+needs_replica = pytest.mark.skipif(not IS_ROOT or shutil.which("unshare") is None,
+                                   reason="the container replica is built as root")
+BWRAP_0_6_1 = """\
+    #!/bin/sh
+    # bubblewrap 0.6.1 (Ubuntu 22.04): no --size, no --disable-userns
+    for arg in "$@"; do
+        case "$arg" in
+            --size|--disable-userns) echo "bwrap: Unknown option $arg" >&2; exit 1 ;;
+        esac
+    done
+    if [ "$1" = --help ]; then
+        {real} --help | grep -v -e --size -e --disable-userns
+        exit 0
+    fi
+    exec {real} "$@"
+    """
+
+
+def mark(folder: Path, *options, env=None, replica=None, assignment="seeded"):
+    scratch = open_scratch()
+    argv = [sys.executable, "-m", "marking.mark", str(folder), "--assignment", str(assignment),
+            *options]
+    if replica is not None:
+        argv = [*REPLICA, *replica, "--", *argv]
+    try:
+        return subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=300,
+                              env={**os.environ, "TMPDIR": str(scratch), **(env or {})})
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+@needs_bwrap
+def test_namespaces_work_with_ubuntu_22_04_s_bubblewrap(tmp_path):
+    """A stand-in for bubblewrap 0.6.1 refuses --size and --disable-userns, as that release
+    does: the marker still isolates each run in namespaces, and says that /tmp is capped
+    by memory only."""
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "bwrap").write_text(textwrap.dedent(BWRAP_0_6_1).format(real=REAL_BWRAP))
+    (fake / "bwrap").chmod(0o755)
+    done = mark(submission(tmp_path), "--only", "solitaire_1/seed_0", "--isolation",
+                "namespaces", env={"PATH": f"{fake}:{os.environ['PATH']}"})
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "Isolation: namespaces (bubblewrap), seccomp" in done.stdout, done.stdout[:1000]
+    assert "this bubblewrap has no --size" in done.stdout
+    assert "  pass " in done.stdout and "solitaire_1/seed_0" in done.stdout
+
+
+def test_a_run_stays_under_a_container_s_memory_leaving_the_marker_room(monkeypatch):
+    """Gradescope's default container has 768 MB: a run gets what is left once the marker
+    has its own, shared among the runs at once."""
+    container = 768 << 20
+    monkeypatch.setattr(marking.sandbox, "enclosing_limits", lambda: (container, 100))
+    memory, processes = run_limits(1)
+    assert memory == container - MARKER_ROOM_BYTES and memory < MEMORY_BYTES
+    assert run_limits(2)[0] == (container - MARKER_ROOM_BYTES) // 2
+    assert processes == min(PROCESSES, 100 - marking.sandbox.MARKER_PROCESSES)
+    two_markers = run_limits(1, markers=2)[0]  # a class marking two students at once
+    assert two_markers == (container - 2 * MARKER_ROOM_BYTES) // 2
+    monkeypatch.setattr(marking.sandbox, "enclosing_limits", lambda: (None, None))
+    assert run_limits(4) == (MEMORY_BYTES, PROCESSES)
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_the_container_s_limits_are_read_from_its_control_groups(tmp_path, version):
+    """The lowest limit from the marker's own group up to the hierarchy's root."""
+    if version == 2:
+        (tmp_path / "docker" / "box").mkdir(parents=True)
+        (tmp_path / "memory.max").write_text("max\n")
+        (tmp_path / "docker" / "memory.max").write_text(f"{768 << 20}\n")
+        (tmp_path / "docker" / "box" / "memory.max").write_text("max\n")
+        (tmp_path / "docker" / "box" / "pids.max").write_text("512\n")
+        proc = "0::/docker/box\n"
+    else:
+        (tmp_path / "memory" / "docker").mkdir(parents=True)
+        (tmp_path / "pids" / "docker").mkdir(parents=True)
+        (tmp_path / "memory" / "memory.limit_in_bytes").write_text("9223372036854771712\n")
+        (tmp_path / "memory" / "docker" / "memory.limit_in_bytes").write_text(f"{768 << 20}\n")
+        (tmp_path / "pids" / "docker" / "pids.max").write_text("max\n")
+        proc = "5:memory:/docker\n4:pids:/docker\n"
+    memory, processes = enclosing_limits(tmp_path, proc)
+    assert memory == 768 << 20
+    assert processes == (512 if version == 2 else None)
+
+
+def test_the_requirements_are_those_the_schema_allows():
+    schema = json.loads(SCHEMA.read_text())
+    assert set(schema["properties"]["require"]["items"]["enum"]) == set(REQUIREMENTS)
+
+
+@needs_replica
+def test_a_required_layer_the_machine_lacks_refuses_the_marking(tmp_path):
+    """In a container whose seccomp profile refuses Landlock (Docker before 23.0), files
+    cannot be hidden in the fallback: `--require files-hidden` refuses to mark, saying what
+    the machine has; without it the marking goes on, with a warning."""
+    folder = submission(tmp_path)
+    refused = mark(folder, "--only", "solitaire_1/seed_0", "--require", "files-hidden",
+                   replica=["--no-landlock"])
+    assert refused.returncode == 2, refused.stderr[-2000:]
+    assert "cannot give each run files-hidden" in refused.stderr
+    assert "it has: Isolation: FALLBACK" in refused.stderr and refused.stdout == ""
+    marked = mark(folder, "--only", "solitaire_1/seed_0", "--require", "network-off",
+                  replica=["--no-landlock"])
+    assert marked.returncode == 0, marked.stderr[-2000:]
+    assert "warning: neither namespaces nor Landlock hide files here" in marked.stderr
+    assert "it reaches no network and makes no namespace (seccomp)" in marked.stdout
+
+
+@needs_replica
+def test_an_assignment_may_require_its_layers(tmp_path):
+    assignment = tmp_path / "strict.toml"
+    assignment.write_text('require = ["files-hidden", "network-off"]\n'
+                          + (ROOT / "assignments" / "seeded.toml").read_text())
+    folder = submission(tmp_path)
+    done = mark(folder, "--check-isolation", replica=["--no-landlock"], assignment=assignment)
+    assert done.returncode == 2 and "files-hidden" in done.stderr, done.stderr[-1000:]
+    done = mark(folder, "--check-isolation", replica=[], assignment=assignment)
+    assert done.returncode == 0, done.stderr[-1000:]
+    assert done.stdout.startswith("Isolation: FALLBACK, no namespaces"), done.stdout
+    assert "Landlock ABI" in done.stdout and "seccomp" in done.stdout
+
+
+@needs_replica
+def test_the_class_says_each_marker_warning_once(tmp_path):
+    """Three students marked where files cannot be hidden: each student's marker warns;
+    the class run says it once."""
+    klass = tmp_path / "class"
+    for name in ("ann", "bob", "cal"):
+        (klass / name).mkdir(parents=True)
+        (klass / name / "solitaire_1.py").write_text("print()\n")
+    small = tmp_path / "small.toml"
+    small.write_text(ASSIGNMENT.format(
+        visible=json.dumps(VISIBLE), hidden=json.dumps(HIDDEN),
+        kit_only_1=others("solitaire_1", VISIBLE + HIDDEN),
+        kit_only_2=others("solitaire_2", ["seed_0_full"])), encoding="utf-8")
+    scratch = open_scratch()
+    try:
+        done = subprocess.run([*REPLICA, "--no-landlock", "--", sys.executable, "-m",
+                               "classroom.mark_class", str(klass), "--assignment",
+                               str(small), "--out",
+                               str(tmp_path / "out"), "--jobs", "2"],
+                              cwd=ROOT, capture_output=True, text=True, timeout=600,
+                              env={**os.environ, "TMPDIR": str(scratch)})
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stderr.count("warning: neither namespaces nor Landlock hide files") == 1, \
+        done.stderr[-3000:]
