@@ -2,11 +2,13 @@
 Gradescope's and Docker's do) and, for seccomp, where it does not: what an unprivileged
 process may still do to itself before it runs a student's code.
 
-- A seccomp filter, compiled once with libseccomp: no socket of any kind (a pair of
-  UNIX sockets aside), no namespace (unshare, setns, clone with a CLONE_NEW* flag;
+- A seccomp filter, compiled once with libseccomp: no socket of any kind (a connected
+  pair of UNIX stream sockets aside: a datagram pair could send to any socket path), no
+  connect, bind or listen, no namespace (unshare, setns, clone with a CLONE_NEW* flag;
   clone3 answers ENOSYS so that threads and fork fall back to clone), no ptrace or
-  reading another process's memory, no keyrings, no bpf, perf, userfaultfd or
-  io_uring, no mount. Under bubblewrap it is handed over by `--seccomp FD`; in the
+  reading another process's memory, no keyrings, no bpf, perf, userfaultfd or io_uring,
+  no mount, no POSIX message queue, System V IPC object or memfd (channels between runs,
+  or memory beyond the rlimits). Under bubblewrap it is handed over by `--seccomp FD`; in the
   fallback it is loaded by the run's own process before it becomes the launcher.
 - Landlock (in the fallback): the file system as the namespace sandbox shows it, read
   only (the system's programs and libraries, the interpreter, two files of /etc, the
@@ -54,11 +56,19 @@ READ_ONLY = EXECUTE | READ_FILE | READ_DIR
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty")
 
 # The filter: what is refused, and how.
-REFUSED = ("socket", "unshare", "setns", "ptrace", "process_vm_readv", "process_vm_writev",
-           "keyctl", "add_key", "request_key", "bpf", "perf_event_open", "userfaultfd",
-           "io_uring_setup", "io_uring_enter", "io_uring_register", "mount", "umount2",
-           "pivot_root", "fsopen", "fsconfig", "fsmount", "fspick", "move_mount", "open_tree",
-           "mount_setattr", "name_to_handle_at", "open_by_handle_at")
+REFUSED = ("socket", "connect", "bind", "listen", "unshare", "setns", "ptrace",
+           "process_vm_readv", "process_vm_writev", "keyctl", "add_key", "request_key", "bpf",
+           "perf_event_open", "userfaultfd", "io_uring_setup", "io_uring_enter",
+           "io_uring_register", "mount", "umount2", "pivot_root", "fsopen", "fsconfig", "fsmount",
+           "fspick", "move_mount", "open_tree", "mount_setattr", "name_to_handle_at",
+           "open_by_handle_at",
+           # Channels between two runs at once, or left behind, that no folder mode stops:
+           # POSIX message queues (made before Landlock refuses their opening), System V IPC,
+           # and memory no address-space limit counts.
+           "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify",
+           "mq_getsetattr", "shmget", "semget", "msgget", "memfd_create")
+SOCK_TYPES_REFUSED = (2, 3, 4, 5, 6, 10)  # DGRAM, RAW, RDM, SEQPACKET, DCCP, PACKET: a datagram
+# pair can sendto() any socket path on the machine
 NAMESPACE_FLAGS = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000,
                    0x40000000)  # CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET
 
@@ -96,6 +106,8 @@ def seccomp_program() -> bytes:
     for name in REFUSED:
         rules.add_rule(refuse, name)
     rules.add_rule(refuse, "socketpair", pyseccomp.Arg(0, pyseccomp.NE, socket.AF_UNIX))
+    for kind in SOCK_TYPES_REFUSED:  # the low bits of the type (NONBLOCK, CLOEXEC above them)
+        rules.add_rule(refuse, "socketpair", pyseccomp.Arg(1, pyseccomp.MASKED_EQ, 0xF, kind))
     for flag in NAMESPACE_FLAGS:
         rules.add_rule(refuse, "clone", pyseccomp.Arg(0, pyseccomp.MASKED_EQ, flag, flag))
     rules.add_rule(pyseccomp.ERRNO(errno.ENOSYS), "clone3")

@@ -9,6 +9,7 @@ Every victim outside a submission is a file the test makes itself.
 """
 
 import ctypes
+import errno
 import json
 import os
 import re
@@ -919,8 +920,9 @@ def test_nothing_a_run_leaves_outlives_the_marking(markings, tmp_path, isolation
 @pytest.mark.parametrize("isolation", ISOLATIONS)
 def test_a_run_reaches_no_listener_on_the_machine(markings, tmp_path, isolation):
     """The program sends the case's input (what a hidden case would give away) to a TCP and
-    a UDP listener on 127.0.0.1 and to an abstract UNIX socket, all opened by this test.
-    None of them receives a byte, in any isolation."""
+    a UDP listener on 127.0.0.1, to an abstract UNIX socket, and, through a datagram pair of
+    UNIX sockets (which needs no socket()), to a datagram socket at a path every user may
+    write to, all opened by this test. None of them receives a byte, in any isolation."""
     tcp = socket.create_server(("127.0.0.1", 0))
     udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     udp.bind(("127.0.0.1", 0))
@@ -928,7 +930,11 @@ def test_a_run_reaches_no_listener_on_the_machine(markings, tmp_path, isolation)
     abstract = f"\0kit-test-{os.getpid()}-{time.monotonic_ns()}"
     unix.bind(abstract)
     unix.listen()
-    for listener in (tcp, udp, unix):
+    datagrams = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    path = str(markings.world / "listener.sock")
+    datagrams.bind(path)
+    os.chmod(path, 0o777)
+    for listener in (tcp, udp, unix, datagrams):
         listener.setblocking(False)
     folder = submission(tmp_path)
     write_program(folder, "solitaire_1.py", """\
@@ -951,28 +957,32 @@ def test_a_run_reaches_no_listener_on_the_machine(markings, tmp_path, isolation)
             with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sender:
                 sender.connect(ABSTRACT)
                 sender.sendall(data)
-        for name, action in (("tcp", tcp), ("udp", udp), ("unix", unix)):
+        def pair():
+            one, _ = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+            one.sendto(data, PATH)
+        for name, action in (("tcp", tcp), ("udp", udp), ("unix", unix), ("pair", pair)):
             attempt(name, action)
         sys.exit(" ".join(said))
-        """, tcp=tcp.getsockname()[1], udp=udp.getsockname()[1], abstract=abstract)
+        """, tcp=tcp.getsockname()[1], udp=udp.getsockname()[1], abstract=abstract, path=path)
     try:
         marked = markings.mark(folder, "--isolation", isolation, "--only", "solitaire_1/seed_0",
                                case=f"the network ({isolation})")
         received = []
         for listener, read in ((tcp, lambda: tcp.accept()[0].recv(100)),
                                (udp, lambda: udp.recv(100)),
-                               (unix, lambda: unix.accept()[0].recv(100))):
+                               (unix, lambda: unix.accept()[0].recv(100)),
+                               (datagrams, lambda: datagrams.recv(100))):
             try:
                 received.append(read())
             except (BlockingIOError, OSError):
                 pass
     finally:
-        for listener in (tcp, udp, unix):
+        for listener in (tcp, udp, unix, datagrams):
             listener.close()
     marked.assert_reported()
     said = marked.output("solitaire_1/seed_0")
     assert received == [], f"{marked.case}: the machine received {received} ({said[:300]})"
-    for name in ("tcp", "udp", "unix"):
+    for name in ("tcp", "udp", "unix", "pair"):
         assert f"{name}=denied" in said, f"{marked.case}: {name}: {said[:300]}"
 
 
@@ -1094,3 +1104,42 @@ def test_a_student_reads_no_report_of_the_class(markings, isolation):
     for path in out.rglob("*"):
         mode = stat.S_IMODE(path.lstat().st_mode)
         assert mode & 0o077 == 0, f"{path} is {oct(mode)}: others may read the class's files"
+
+
+@needs_root
+@pytest.mark.parametrize("isolation", ISOLATIONS)
+def test_no_channel_between_runs_and_nothing_left_in_ipc(markings, tmp_path, isolation):
+    """Two runs at once (a hidden case's and a visible one's) could pass an input through
+    what no folder mode stops, or leave it for a later marking: a POSIX message queue (made
+    before Landlock would refuse to open it), a System V segment open to all, a memfd (memory
+    the address-space limit does not count). Each is refused, and no queue is left."""
+    queue = f"/kit-test-{os.getpid()}-{time.monotonic_ns()}"
+    folder = submission(tmp_path)
+    write_program(folder, "solitaire_1.py", """\
+        import ctypes, os, sys
+        rt = ctypes.CDLL("librt.so.1", use_errno=True)
+        libc = ctypes.CDLL(None, use_errno=True)
+        said = []
+        said.append("mq=%s" % ("MADE" if rt.mq_open(QUEUE.encode(), os.O_CREAT | os.O_RDWR,
+                                                     0o666, None) >= 0 else "denied"))
+        said.append("shm=%s" % ("MADE" if libc.shmget(0, 4096, 0o1000 | 0o666) >= 0
+                                else "denied"))
+        try:
+            os.memfd_create("held")
+            said.append("memfd=MADE")
+        except OSError:
+            said.append("memfd=denied")
+        sys.exit(" ".join(said))
+        """, queue=queue)
+    marked = markings.mark(folder, "--isolation", isolation, "--only", "solitaire_1/seed_0",
+                           case=f"channels ({isolation})")
+    marked.assert_reported()
+    said = marked.output("solitaire_1/seed_0")
+    assert "MADE" not in said, f"{marked.case}: {said[:300]}"
+    rt = ctypes.CDLL("librt.so.1", use_errno=True)
+    opened = rt.mq_open(queue.encode(), os.O_RDONLY, 0, None)
+    if opened >= 0:
+        rt.mq_close(opened)
+        rt.mq_unlink(queue.encode())
+    assert opened < 0 and ctypes.get_errno() == errno.ENOENT, \
+        f"{marked.case}: the message queue {queue} outlives the marking"
