@@ -1,4 +1,6 @@
-# The commands people type. `make test` builds its own virtual environment.
+# The commands people type: `make` alone lists them. `make test` builds its own virtual
+# environment. SUBMISSION, ASSIGNMENT, INPUTS, OUT and ARGS reach Python through the
+# environment, unexpanded: no shell and no make function ever reads a byte of them.
 PYTHON ?= python3
 VENV   ?= .venv
 PROGRAM ?= solitaire_1
@@ -6,18 +8,24 @@ SEEDS ?=
 SIMULATE ?=
 PYTEST_ARGS ?=
 OUT ?=
+SUBMISSION ?=
 SUBMISSIONS ?=
+ASSIGNMENT ?=
+INPUTS ?=
 TIMES ?=
+ARGS ?=
 comma := ,
 
 VENV_PYTHON := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-SUBMISSION ?=
-ASSIGNMENT ?=
-ARGS ?=
+unexport SUBMISSION SUBMISSIONS ASSIGNMENT INPUTS OUT TIMES ARGS
 
-.PHONY: play test expected mark mark-class gradescope simulate-patience bench bench-mark bench-class exact standalone verify clean
+.PHONY: help play test expected verify standalone mark mark-class gradescope \
+	simulate-patience bench bench-mark bench-class exact clean
+
+help:  ## this list: each target and what it does
+	@awk -F ':.*## ' '/^[a-z-]+:.*## /{ printf "make %-18s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
 
 play:  ## play PROGRAM: make play PROGRAM=patience ARGS="golf --seed 3"
 	$(PYTHON) $(PROGRAM).py $(ARGS)
@@ -28,48 +36,53 @@ $(STAMP): requirements-dev.txt requirements-fast.txt requirements-mark.txt requi
 		-r requirements-dev.txt -r requirements-fast.txt
 	touch $@
 
-test: $(STAMP)  ## the whole test suite
+test: $(STAMP)  ## the whole test suite (PYTEST_ARGS="-k hoyle" for some of it)
 	$(VENV_PYTHON) -m pytest $(PYTEST_ARGS)
 
-# make expected PROGRAM=solitaire_1 SEEDS="3 14 15" SIMULATE="1000,0 1,-5"
-expected: $(STAMP)
+expected: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
+expected: export MARK_INPUTS = $(value INPUTS)
+expected: $(STAMP)  ## golden cases from the reference: PROGRAM=solitaire_1 SEEDS="3 14" SIMULATE="1000,0", or ASSIGNMENT=FILE.toml PROGRAM=NAME INPUTS=DIR
 	$(VENV_PYTHON) -m golden.expected $(PROGRAM) \
 		$(foreach seed,$(SEEDS),--seed=$(seed)) \
-		$(foreach pair,$(SIMULATE),--simulate $(subst $(comma), ,$(pair)))
+		$(foreach pair,$(SIMULATE),--simulate $(subst $(comma), ,$(pair))) \
+		$${MARK_ASSIGNMENT:+--assignment "$$MARK_ASSIGNMENT"} \
+		$${MARK_INPUTS:+--inputs "$$MARK_INPUTS"}
 
+verify: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
+verify: export MARK_ARGS = $(value ARGS)
+verify: $(STAMP)  ## the references, honest and wrong variants marked: [ASSIGNMENT=NAME|FILE.toml] [ARGS="--only 'solitaire_1/*'"]
+	$(VENV_PYTHON) -m verify
 
-# make mark SUBMISSION=DIR ASSIGNMENT=seeded ARGS="--jobs 2 --tty --json results.json"
-# SUBMISSION, ASSIGNMENT and ARGS reach Python through the environment,
-# unexpanded: no shell and no make function ever reads a byte of them.
-unexport SUBMISSION ASSIGNMENT ARGS SUBMISSIONS TIMES
+standalone: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
+standalone: export MARK_OUT = $(value OUT)
+standalone: $(STAMP)  ## sample solutions: one file per Python program (OUT=solutions), or what a student of ASSIGNMENT=NAME hands in
+	$(VENV_PYTHON) -m standalone.bundle \
+		$${MARK_ASSIGNMENT:+--assignment "$$MARK_ASSIGNMENT"} "$${MARK_OUT:-solutions}"
+
 mark: export MARK_SUBMISSION = $(value SUBMISSION)
 mark: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
 mark: export MARK_ARGS = $(value ARGS)
-mark: $(STAMP)
+mark: $(STAMP)  ## one submission: SUBMISSION=DIR ASSIGNMENT=NAME [ARGS="--jobs 2 --tty --json results.json"]
 	$(VENV_PYTHON) -m marking.mark
 
-# make mark-class SUBMISSIONS=DIR ASSIGNMENT=seeded [OUT=marked] [TIMES=times.csv] [ARGS="--force"]
 mark-class: export MARK_SUBMISSIONS = $(value SUBMISSIONS)
 mark-class: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
 mark-class: export MARK_OUT = $(value OUT)
 mark-class: export MARK_TIMES = $(value TIMES)
 mark-class: export MARK_ARGS = $(value ARGS)
-mark-class: $(STAMP)
+mark-class: $(STAMP)  ## a class: SUBMISSIONS=DIR ASSIGNMENT=NAME [OUT=marked] [TIMES=times.csv] [ARGS="--force"]
 	$(VENV_PYTHON) -m classroom.mark_class
 
-# make gradescope ASSIGNMENT=seeded [OUT=autograder.zip] [ARGS="--budget 1200"]
-# Gradescope's autograder.zip for one assignment (a name, or FILE.toml).
 gradescope: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
 gradescope: export MARK_OUT = $(value OUT)
 gradescope: export MARK_ARGS = $(value ARGS)
-gradescope: $(STAMP)
+gradescope: $(STAMP)  ## Gradescope's autograder.zip: ASSIGNMENT=NAME|FILE.toml [OUT=autograder.zip] [ARGS="--budget 1200"]
 	$(VENV_PYTHON) -m gradescope.build
 
-# make simulate-patience GAME=golf N=200 I=1: deals won, proven lost and undecided
 GAME ?= golf
 N ?= 100
 I ?= 1
-simulate-patience:
+simulate-patience:  ## deals won, proven lost and undecided: GAME=golf N=200 I=1
 	$(PYTHON) patience.py simulate $(GAME) $(N) $(I)
 
 bench: $(STAMP)  ## simulate's time per game against the bare seed-and-shuffle loop
@@ -78,17 +91,11 @@ bench: $(STAMP)  ## simulate's time per game against the bare seed-and-shuffle l
 bench-mark: $(STAMP)  ## marking time per case: no sandbox, the fallback, namespaces
 	$(VENV_PYTHON) bench/mark.py
 
-verify: $(STAMP)  ## the golden cases against the references, honest variants and tests/wrong/
-	$(VENV_PYTHON) -m verify
-
-standalone:  ## single-file sample solutions, standard library only: make standalone OUT=solutions
-	$(PYTHON) -m standalone.bundle $(or $(OUT),solutions)
-
 bench-class: $(STAMP)  ## a class marked end to end: students per minute, time outside the students' programs
 	$(VENV_PYTHON) bench/mark_class.py
 
 exact:  ## the exact winning probabilities of solitaire_1
 	$(PYTHON) -c "from solitaire_1 import exact_distribution; exact_distribution()"
 
-clean:
+clean:  ## remove the virtual environment and pytest's cache
 	rm -rf $(VENV) .pytest_cache

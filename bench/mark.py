@@ -3,8 +3,9 @@ that time goes: to know what isolation adds to a marking run, and which piece
 to make cheaper first.
 
 The kit is a perfect submission: it is snapshotted once, as marking/mark.py
-does, and a fixed sample of golden cases (the first solitaire_1 seed cases and
-hoyle_cli cases, by name) is marked one case at a time (--jobs 1) three ways,
+does, and a fixed sample of golden cases (the first seed cases of the seeded
+assignment's first program and the first cases of calculation's, by name, as the
+assignments declare them) is marked one case at a time (--jobs 1) three ways,
 alternately in one process, the order turning each repeat, so that a noisy
 machine slows all alike:
 
@@ -38,23 +39,29 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.measure import timed  # noqa: E402 (the project root is on the path only now)
-from golden.cases import EXPECTED_OUTPUTS, load_cases  # noqa: E402
+from golden.cases import EXPECTED_OUTPUTS  # noqa: E402
 from golden.run import DEFAULT_TIMEOUT, run_piped  # noqa: E402
-from marking.assignment import MarkedCase  # noqa: E402
+from marking.assignment import MarkedCase, declarations  # noqa: E402
 from marking.mark import Marking, skip_reason  # noqa: E402
 from marking.sandbox import FALLBACK, NAMESPACES, Sandbox  # noqa: E402
 from marking.tree import Limits, copy_tree, remove_tree  # noqa: E402
 from marking.verdicts import PIPE, Rules  # noqa: E402
 
-SAMPLE = (("solitaire_1", "seed_"), ("hoyle_cli", ""))  # program, the names' start
+SAMPLE = (("seeded", "seed_"), ("calculation", ""))  # an assignment, the names' start
 BASELINE = "baseline"
+
+
+def programs() -> dict:
+    """The first program each assignment of SAMPLE declares: name -> golden.programs.Program."""
+    return {program.name: program for program in
+            (next(iter(declarations(assignment).values())) for assignment, _ in SAMPLE)}
 
 
 def sample(count: int) -> list:
     """The first `count` cases by name of each program of SAMPLE: the same every run."""
     chosen = []
-    for program, start in SAMPLE:
-        chosen += [case for case in load_cases(program) if case.name.startswith(start)][:count]
+    for program, (_, start) in zip(programs().values(), SAMPLE):
+        chosen += [case for case in program.cases() if case.name.startswith(start)][:count]
     return chosen
 
 
@@ -97,7 +104,9 @@ def bench(cases: list, repeats: int, scratch: Path, python: str) -> None:
             sandboxes[isolation] = box
             rules = Rules(cpu_seconds=box.timeout, wall_seconds=box.wall_seconds,
                           idle_seconds=box.idle_seconds)
-            marking = Marking(box, snapshot, [PIPE], lambda marked, rules=rules: rules)
+            declared = programs()
+            marking = Marking(box, dict.fromkeys(declared, snapshot), declared, [PIPE],
+                              lambda marked, rules=rules: rules)
             setups[isolation] = lambda case, marking=marking: marking.case(
                 MarkedCase(case, 1, "", "visible", Rules.compare)).passed
         for label, mark_one in setups.items():  # a first pass, untimed: caches warm, results checked
@@ -152,7 +161,7 @@ def main() -> None:
     options = parser.parse_args()
     cases = sample(options.cases)
     print(f"Python {sys.version.split()[0]}; {len(cases)} cases "
-          f"({', '.join(program for program, _ in SAMPLE)}), one at a time; "
+          f"({', '.join(programs())}), one at a time; "
           f"medians of {options.repeats} repeats; {os.cpu_count()} CPUs")
     scratch = Path(tempfile.mkdtemp(prefix="marking-"))
     try:

@@ -64,11 +64,10 @@ from golden.run import run_piped  # noqa: E402
 from marking.assignment import load  # noqa: E402
 from marking.sandbox import scrubbed_environment  # noqa: E402
 from marking.tree import remove_tree  # noqa: E402
-from standalone.bundle import write_all  # noqa: E402
+from standalone.bundle import write_program  # noqa: E402
 from verify.variants import read_variant  # noqa: E402
 
 ASSIGNMENT = "seeded"
-PROGRAMS = ("solitaire_1", "solitaire_2")
 WRONG = ROOT / "tests" / "wrong"
 # Mistakes of a line or two each, in output, exit status and simulate: taken in turn by
 # the wrong students. None makes a program that runs much longer or shorter than the
@@ -88,10 +87,11 @@ CLASS, BARE = "class run", "bare runs"
 def make_class(folder: Path, count: int, scratch: Path) -> dict:
     """`count` student folders under `folder`: student name -> what they hold (RIGHT,
     or the id of the variant that makes one of their programs wrong)."""
-    samples = scratch / "samples"
-    write_all(samples)
-    solutions = {program: (samples / f"{program}.py").read_text(encoding="utf-8")
-                 for program in PROGRAMS}
+    solutions = {}  # program -> its files: name -> text
+    for program in load(ASSIGNMENT).declared.values():
+        written = write_program(program, scratch / "samples" / program.name)
+        solutions[program.name] = {path.name: path.read_text(encoding="utf-8")
+                                   for path, _ in written}
     variants = [read_variant(WRONG / program / f"{name}.toml") for program, name in VARIANTS]
     folder.mkdir()
     students, wrong = {}, 0
@@ -105,8 +105,9 @@ def make_class(folder: Path, count: int, scratch: Path) -> dict:
             kind = variant.id
         name = f"student_{number:02d}"
         (folder / name).mkdir()
-        for program, text in texts.items():
-            (folder / name / f"{program}.py").write_text(text, encoding="utf-8")
+        for files in texts.values():
+            for file, text in files.items():
+                (folder / name / file).write_text(text, encoding="utf-8")
         students[name] = kind
     return students
 
@@ -153,7 +154,7 @@ def started_with(python: str):
     session gets its own share of the CPU, so on a machine busy with other work the bare
     runs would otherwise get less of it than the sandboxed ones."""
     in_a_session = functools.partial(subprocess.Popen, start_new_session=True)
-    with unittest.mock.patch.object(golden.run.command, "__defaults__", (python,)), \
+    with unittest.mock.patch.object(golden.run.command, "__defaults__", (python, None)), \
             unittest.mock.patch.object(golden.run.subprocess, "Popen", in_a_session):
         yield
 
@@ -324,7 +325,7 @@ def main() -> None:
     options = parser.parse_args()
     began = time.perf_counter()
     assignment = load(ASSIGNMENT)
-    cases = [marked for program in PROGRAMS for marked in assignment.programs[program]]
+    cases = [marked for program in assignment.programs.values() for marked in program]
     class_jobs = options.class_jobs or options.jobs
     print(f"Python {sys.version.split()[0]}; {options.students} students, {len(cases)} marked "
           f"cases each ({ASSIGNMENT}); {class_jobs} students at once, {options.jobs} bare runs "

@@ -31,7 +31,7 @@ import sys
 import tempfile
 import threading
 from concurrent.futures import ThreadPoolExecutor, as_completed, wait
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
@@ -43,10 +43,11 @@ from classroom.times import read_times
 from classroom.unpack import name_key, unpack
 from golden.cases import ROOT
 from golden.visible import escaped
+from marking import from_make
 from marking.assignment import REQUIREMENTS, AssignmentError, load, names
 from marking.submission import marked_folder, skip_reason
 from marking.tree import Limits, Refused, copy_tree, remove_tree
-from standalone.bundle import write_all
+from standalone.bundle import write_assignment
 
 STATE = "state.json"
 RESULTS = "results.json"
@@ -74,7 +75,6 @@ NO_SUBMISSIONS = ("give the folder of the class's submissions: make mark-class S
                   "ASSIGNMENT=NAME")
 NO_ASSIGNMENT = ("say which assignment to mark against: --assignment NAME (make mark-class "
                  "ASSIGNMENT=NAME); the assignments are: {names}")
-BAD_ARGS = "ARGS cannot be read as options: {problem}"
 NOT_A_CLASS = "{path}: not a folder of submissions"
 OUT_IN_CLASS = ("--out {out} lies inside the class folder {submissions}: it would be marked as a "
                 "student's, or inside one; give a folder outside it")
@@ -164,7 +164,7 @@ class ClassMarking:
             return Outcome(student, refused=str(problem))
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         try:
-            self.keep_programs(marked_folder(copy, self.assignment.programs), folder)
+            self.keep_programs(marked_folder(copy, self.assignment.declared.values()), folder)
             key = {"submission": fingerprint(copy), "assignment": self.regrade_key,
                    "submitted": student.submitted.isoformat() if student.submitted else None}
             kept = self.kept(folder, key)
@@ -188,14 +188,16 @@ class ClassMarking:
             return None
 
     def keep_programs(self, marked: Path, folder: Path) -> None:
-        """The programs the marker marks, kept beside their results for the similarity scan."""
+        """The programs the marker marks, kept beside their results for the similarity scan:
+        each program's files, in name order, as one text named after the program."""
         kept = folder / PROGRAMS
         kept.mkdir(mode=0o700, exist_ok=True)
-        for program in self.assignment.programs:
-            source, target = marked / f"{program}.py", kept / f"{program}.py"
+        for name, program in self.assignment.declared.items():
+            target = kept / name
             target.unlink(missing_ok=True)
-            if source.is_file() and not source.is_symlink():
-                target.write_bytes(source.read_bytes())
+            files, _ = program.files(marked)
+            if files:
+                target.write_bytes(b"".join((marked / file).read_bytes() for file in files))
 
     def run_marker(self, copy: Path, folder: Path, student, key: dict) -> Outcome:
         """The marker of one submission, its progress lines moving the class's bar. Its
@@ -319,14 +321,15 @@ def similar_pairs(out: Path, assignment, outcomes: list, options, scratch: Path)
     from classroom.similarity import scan  # imported by then, while the students were marked
 
     shared = scratch / "shared"
-    write_all(shared)
+    write_assignment(assignment, shared)
     submissions = {outcome.student.name: out / INSTRUCTOR / outcome.student.folder / PROGRAMS
                    for outcome in outcomes if not outcome.refused}
-    files = {f"{program}.py": program for program in assignment.programs}
-    scanned = scan(submissions, list(files), [shared / name for name in files], out,
-                   most=SHOWN_PAGES, least=options.similarity_min)
-    return replace(scanned, pairs=[replace(pair, program=files[pair.program])  # by its name
-                                   for pair in scanned.pairs])
+    declared = assignment.declared
+    return scan(submissions, list(declared),
+                {name: [shared / file for file in program.files(shared)[0]]
+                 for name, program in declared.items()}, out, most=SHOWN_PAGES,
+                least=options.similarity_min,
+                languages={name: program.language.similar for name, program in declared.items()})
 
 
 def own_only(out: Path) -> None:
@@ -351,22 +354,6 @@ def moment(text: str, zone) -> datetime:
 def inside(path: Path, folder: Path) -> bool:
     path, folder = path.resolve(), folder.resolve()
     return path == folder or folder in path.parents
-
-
-def arguments_from_make() -> list:
-    """`make mark-class` hands its variables over in the environment, so that no shell or
-    make re-reads them: a path may hold any byte."""
-    try:
-        options = shlex.split(os.environ.get("MARK_ARGS", ""))
-    except ValueError as problem:
-        parser().error(BAD_ARGS.format(problem=problem))
-    for variable, option in (("MARK_ASSIGNMENT", "--assignment"), ("MARK_OUT", "--out"),
-                             ("MARK_TIMES", "--times")):
-        if os.environ.get(variable):
-            options += [option, os.environ[variable]]
-    if not os.environ.get("MARK_SUBMISSIONS"):
-        parser().error(NO_SUBMISSIONS)
-    return [*options, "--", os.environ["MARK_SUBMISSIONS"]]
 
 
 def within(kind, low, high, said: str):
@@ -486,4 +473,7 @@ def warn(students: list, times) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main(arguments_from_make() if "MARK_SUBMISSIONS" in os.environ else None))
+    sys.exit(main(from_make.arguments(parser(), [("MARK_ASSIGNMENT", "--assignment"),
+                                                 ("MARK_OUT", "--out"), ("MARK_TIMES", "--times")],
+                                      "MARK_SUBMISSIONS", NO_SUBMISSIONS)
+                  if "MARK_SUBMISSIONS" in os.environ else None))

@@ -28,6 +28,8 @@ SPACE_RUN = re.compile(r" {2,}| +$|\t")  # the white space a reader cannot count
 PAGES = ("feedback.html", "feedback.txt")
 
 NOT_SHOWN = "{count} case{s} {when}"
+NOT_BUILT_CASES = "none of its {count} cases ran"
+NOT_BUILT_SHOWN = "{count} case{s} of {program}, not listed: it did not build (its build is above)"
 NO_NEWLINE = "no newline at end"
 LATE_RULE = ("Due {deadline}. The maximum mark obtainable reduces by {share:.0%} per late day, "
              "for up to {days} days; a day late is any part of 24 hours after the deadline "
@@ -100,10 +102,14 @@ def grade_row(outcome, assignment) -> Row:
         if not late.accepted:
             row.statuses.append(sheet.TOO_LATE)
             row.notes.append(late.explain(row.raw))
-    for program in data.get("programs", {}).values():
+    for name, program in data.get("programs", {}).items():
         if not program["submitted"]:
             row.statuses.append(sheet.MISSING)
             row.notes.append(program["missing"])
+        elif program.get("build") and not program["build"]["ok"]:
+            row.statuses.append(sheet.NOT_BUILT)
+            row.notes.append(sheet.NOT_BUILT_NOTE.format(program=name,
+                                                         said=program["build"]["said"]))
     if student.untimed:
         row.statuses.append(sheet.UNTIMED)
         row.notes.append(sheet.NO_TIME)
@@ -134,11 +140,18 @@ def feedback_of(outcome, row: Row, view: View) -> dict:
         for case in (case for case in cases if case["program"] == program):
             groups[case["group"]]["passed"] += case["passed"]
             groups[case["group"]]["earned"] += case["earned"]
+        build = summary.get("build")
         programs.append({"name": program, "earned": row.programs.get(program, 0),
                          "marks": assignment.program_marks(program),
                          "missing": "" if summary.get("submitted", True) else summary["missing"],
-                         "groups": list(groups.values())})
-    shown = [case for case in cases if view.shown(case["visibility"])]
+                         "groups": list(groups.values()), "build": build,
+                         "not_built": NOT_BUILT_CASES.format(count=len(marked_cases))
+                         if build and not build["ok"] else ""})
+    not_built = {program["name"] for program in programs if program["not_built"]}
+    unbuilt = Counter(case["program"] for case in cases if view.shown(case["visibility"])
+                      and case["program"] in not_built)  # the build says it once
+    shown = [case for case in cases if view.shown(case["visibility"])
+             and case["program"] not in not_built]
     hidden = Counter(view.when(case["visibility"]) for case in cases
                      if not view.shown(case["visibility"]))
     return {"student": outcome.student.name, "assignment": assignment, "row": row,
@@ -147,6 +160,8 @@ def feedback_of(outcome, row: Row, view: View) -> dict:
             "passing": [case for case in shown if case["passed"]],
             "not_shown": [NOT_SHOWN.format(count=count, s="s" * (count != 1), when=when)
                           for when, count in hidden.items()],
+            "unbuilt": [NOT_BUILT_SHOWN.format(count=count, s="s" * (count != 1), program=program)
+                        for program, count in unbuilt.items()],
             "cases_folder": CASES_FOLDER}
 
 
@@ -166,7 +181,7 @@ def write_feedback(folder: Path, outcome, row: Row, view: View) -> None:
                  for marked in program}
         for shown in page["failing"] + page["passing"]:
             case = cases[shown["case"]]
-            into = fresh / CASES_FOLDER / case.program
+            into = fresh / CASES_FOLDER / case.folder.name  # as the handouts cite them
             into.mkdir(parents=True, exist_ok=True)
             for suffix in CASE_SUFFIXES:
                 if case.file(suffix).exists():
@@ -225,16 +240,15 @@ def coverage(outcomes: list, scanned, assignment) -> list:
     """Per program, whose versions the similarity scan compared, and whose not and why."""
     programs = []
     for program in assignment.programs:
-        file = f"{program}.py"  # as the scan names it
         compared, left_out = [], []
         for outcome in outcomes:
             name = outcome.student.name
             why = outcome.refused and f"entry refused: {outcome.refused}"
-            why = why or scanned.left_out.get((name, file))
+            why = why or scanned.left_out.get((name, program))
             if why:
                 left_out.append((name, why))
             else:
-                compared.append((name, scanned.cut.get((name, file), "")))
+                compared.append((name, scanned.cut.get((name, program), "")))
         programs.append({"program": program, "compared": compared, "left_out": left_out})
     return programs
 

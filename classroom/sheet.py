@@ -20,9 +20,10 @@ GRADE_COLUMNS = ("student", "{program}", "raw total", "days late", "mark", "stat
 SIMILARITY_COLUMNS = ("program", "student_a", "student_b", "score")
 SCORE_DIGITS = 4
 
-MARKED, MISSING, REFUSED, TOO_LATE, FAILED, UNTIMED = (
-    "marked", "missing program", "refused", "late beyond the limit", "marker error",
-    "no submission time")
+MARKED, MISSING, NOT_BUILT, REFUSED, TOO_LATE, FAILED, UNTIMED = (
+    "marked", "missing program", "did not build", "refused", "late beyond the limit",
+    "marker error", "no submission time")
+NOT_BUILT_NOTE = "{program}: {said}"
 NO_TIME = "the times file does not name this student: marked without the late rule"
 
 

@@ -25,7 +25,7 @@ from copydetect import CodeFingerprint, compare_files, defaults
 
 from golden.visible import show_char
 
-LANGUAGE = "python"  # the tokenizer, whatever a file is called
+LANGUAGE = "python"  # the tokenizer of a program no language is given for
 NOISE = defaults.NOISE_THRESHOLD  # k: a match shorter than this (filtered characters) is noise
 WINDOW = defaults.GUARANTEE_THRESHOLD - NOISE + 1  # 1: every k-gram is a fingerprint
 MOST_BYTES = 256 * 1024  # read of a file: its tokenizer takes about 5 s a megabyte
@@ -131,10 +131,12 @@ class _Match:
     codes: tuple  # the two _Code, as read once
 
 
-def scan(submissions: dict, programs: list, shared: list, out: Path, most: int = 20,
-         least: float = 0.0) -> Scan:
+def scan(submissions: dict, programs: list, shared, out: Path, most: int = 20,
+         least: float = 0.0, languages: dict = None) -> Scan:
     """Every pair scoring at least `least`, most similar first; the `most` first each get
-    a page under out/similarity/.
+    a page under out/similarity/. `programs` are file names in each submission's folder;
+    `shared` the files everyone may share, for all programs or ({program: [files]}) for
+    each; `languages` each program's tokenizer (a Pygments lexer name; Python by default).
 
     Each program is compared only with the same program of the other students; a student without
     it (or whose copy is a link or binary) is left out of that program's pairs, and the scan says
@@ -144,9 +146,12 @@ def scan(submissions: dict, programs: list, shared: list, out: Path, most: int =
     folder = Path(out) / FOLDER
     for old in folder.glob(OLD_PAGES):
         old.unlink()
-    boilerplate = _boilerplate(shared) if len(submissions) > 1 else None
+    languages = languages or {}
     matches, cut, left_out = [], {}, {}
     for program in programs:
+        language = languages.get(program, LANGUAGE)
+        boilerplate = (_boilerplate(shared.get(program, []) if isinstance(shared, dict)
+                                    else shared, language) if len(submissions) > 1 else None)
         codes = {}
         for name in sorted(submissions):
             try:
@@ -157,7 +162,7 @@ def scan(submissions: dict, programs: list, shared: list, out: Path, most: int =
             if code.truncated:
                 cut[name, program] = CUT.format(kib=MOST_BYTES // 1024)
             if boilerplate is not None:
-                codes[name] = (code, _fingerprint(program, code.text, boilerplate))
+                codes[name] = (code, _fingerprint(program, code.text, boilerplate, language))
         for first, second in combinations(codes, 2):
             matches.extend(_compare(program, (first, second), codes[first], codes[second]))
     matches = [match for match in matches if match.score >= least]
@@ -199,13 +204,13 @@ def _read(path: Path) -> _Code:
     return _Code(data[:MOST_BYTES].decode("utf-8", errors="replace"), len(data) > MOST_BYTES)
 
 
-def _fingerprint(name: str, text: str, boilerplate) -> CodeFingerprint:
+def _fingerprint(name: str, text: str, boilerplate, language: str) -> CodeFingerprint:
     """copydetect's fingerprint of text we read ourselves (fp=): it never opens the file."""
-    return CodeFingerprint(name, NOISE, WINDOW, boilerplate, language=LANGUAGE,
+    return CodeFingerprint(name, NOISE, WINDOW, boilerplate, language=language,
                            fp=io.StringIO(text))
 
 
-def _boilerplate(shared: list):
+def _boilerplate(shared: list, language: str):
     """Every k-gram of the shared files (window 1, as copydetect's boilerplate_dirs does): a
     match inside them is never counted."""
     hashes = set()
@@ -214,7 +219,7 @@ def _boilerplate(shared: list):
             code = _read(Path(path))
         except _Unread:
             continue
-        hashes.update(CodeFingerprint(str(path), NOISE, 1, language=LANGUAGE,
+        hashes.update(CodeFingerprint(str(path), NOISE, 1, language=language,
                                       fp=io.StringIO(code.text)).hashes)
     return np.unique(np.array(sorted(hashes), dtype=np.int64))
 

@@ -107,9 +107,10 @@ def programs(root: Path = EXPECTED_OUTPUTS) -> list:
     return sorted(folder.name for folder in root.iterdir() if folder.is_dir())
 
 
-def load_cases(program: str, root: Path = EXPECTED_OUTPUTS) -> list:
-    """Every case of the program, by name; a folder that does not hold whole cases is an error."""
-    folder = root / program
+def load_cases(program: str, root: Path = EXPECTED_OUTPUTS, folder: Path = None) -> list:
+    """Every case of the program, by name, from `folder` (by default root/PROGRAM); a folder
+    that does not hold whole cases is an error."""
+    folder = root / program if folder is None else Path(folder)
     names = {path.stem for path in folder.iterdir() if path.suffix in SUFFIXES}
     strays = sorted(path.name for path in folder.iterdir()
                     if path.suffix not in SUFFIXES and path.name != NOTES)

@@ -1,11 +1,15 @@
 """Write golden cases from the reference program: `make expected` calls this.
 
-    python3 -m golden.expected PROGRAM [--seed N]... [--simulate N I]...
-                               [--input NAME FILE]... [--stats FILE] [--args "ARGS"]
-                               [--status N] [--end-of-input] [--head K] [--force]
+    python3 -m golden.expected PROGRAM [--assignment NAME|FILE.toml] [--seed N]...
+                               [--simulate N I]... [--input NAME FILE]... [--inputs DIR]
+                               [--stats FILE] [--args "ARGS"] [--status N] [--end-of-input]
+                               [--head K] [--force]
 
-A seed case NAME is seed_N with stdin "N\\n"; --input makes a case of any
-stdin (the interactive programs, hoyle_cli and patience, take only that).
+The program is one an assignment declares (by default the kit's assignment that
+declares PROGRAM): its reference runs each case (built first where its language
+builds), and the cases are written where the declaration says. A seed case NAME is
+seed_N with stdin "N\\n"; --input makes a case of any stdin; --inputs DIR one case
+per DIR/NAME.in, with NAME.args and NAME.stats where present.
 Existing cases are kept unless --force (a case that has no terminal screen
 yet gets one): a new expected output is a change of behaviour, to be reviewed
 in `git diff` like code. Nothing is written for what the kit cannot vouch for:
@@ -22,8 +26,10 @@ import tempfile
 from pathlib import Path
 
 from common import console
-from golden.cases import EXPECTED_OUTPUTS, ROOT, SUFFIXES, Case
+from golden.cases import SUFFIXES, Case
+from golden.programs import built_reference
 from golden.run import run_on_terminal, run_piped
+from marking.assignment import AssignmentError, declarations, names
 
 
 UNFINISHED_SCREEN = "the terminal run did not end in time; nothing written"
@@ -36,14 +42,14 @@ TOO_SHORT_FOR_HEAD = ("the program writes {size} bytes piped: with --head {head}
                       "before it meets the closed pipe (it must write more than {most}); "
                       "nothing written")
 NO_SIMULATE = "simulate({n}, {i}): n must be 1 or more (the specification excludes n < 1)"
-INTERACTIVE = {"hoyle_cli", "patience"}  # a seed alone is not a game of theirs
-SEED_FOR_INTERACTIVE = ("{program} is interactive: give a whole input file with --input NAME "
-                        "FILE, not --seed")
+NO_SUCH_PROGRAM = "no assignment declares a program {program!r}: give --assignment FILE.toml"
+NOT_DECLARED = "{assignment} declares no program {program!r} (it declares: {declared})"
+NO_INPUTS = "{folder}: no NAME.in file to make a case of"
 
 
-def finished_screen(case: Case):
+def finished_screen(case: Case, program, folder: Path):
     """The case's terminal screen, or None when the run did not end."""
-    screen = run_on_terminal(case, ROOT)
+    screen = run_on_terminal(case, folder, program=program)
     return None if screen.timed_out or screen.too_large else screen.output
 
 
@@ -52,35 +58,36 @@ def typed_cr(case: Case) -> bool:
     return b"\r" in case.stdin
 
 
-def write_case(program: str, name: str, stdin, stats, args, force: bool, status=None,
-               end_of_input: bool = False, head: int = None) -> str:
-    """Run the case in a scratch folder; only a run that ends as the case says (without a
-    traceback or a time-out, with exit status 0 or `status`, at end of input only when
+def write_case(program, reference: Path, name: str, stdin, stats, args, force: bool,
+               status=None, end_of_input: bool = False, head: int = None) -> str:
+    """Run the case of `program` (a golden.programs.Program) from `reference` (the folder its
+    reference runs from) in a scratch folder; only a run that ends as the case says (without
+    a traceback or a time-out, with exit status 0 or `status`, at end of input only when
     `end_of_input`) replaces the case's files, all of them, its exit status and stderr
     included. With `head`, stdout's reader goes away after that many bytes."""
-    folder = EXPECTED_OUTPUTS / program
+    folder = program.cases_folder
     folder.mkdir(parents=True, exist_ok=True)
-    case = Case(program, name, folder)
+    case = Case(program.name, name, folder)
     if case.file(".out").exists() and not force:
         if case.simulate is None and case.screen is None and not typed_cr(case):
-            screen = finished_screen(case)
+            screen = finished_screen(case, program, reference)
             if screen is None:
                 return f"FAILED   {case.id}: {UNFINISHED_SCREEN}"
             case.file(".tty").write_bytes(screen)
             return f"wrote    {case.id} .tty (its other files kept)"
         return f"kept     {case.id} (exists; --force to write it again)"
     with tempfile.TemporaryDirectory() as scratch:
-        trial = Case(program, name, Path(scratch))
+        trial = Case(program.name, name, Path(scratch))
         for suffix, content in ((".in", stdin), (".stats", stats), (".args", args)):
             if content is not None:
                 trial.file(suffix).write_bytes(content)
-        piped = run_piped(trial, ROOT)
+        piped = run_piped(trial, reference, program=program)
         if head is not None and len(piped.stdout) <= head + PIPE_CAPACITY:
             return f"FAILED   {case.id}: " + TOO_SHORT_FOR_HEAD.format(
                 size=len(piped.stdout), head=head, most=head + PIPE_CAPACITY)
         if head is not None:
             trial.file(".head").write_bytes(f"{head}\n".encode())
-            piped = run_piped(trial, ROOT)
+            piped = run_piped(trial, reference, program=program)
         if piped.timed_out or b"Traceback" in piped.stderr:
             reason = "no answer in time" if piped.timed_out else \
                 piped.stderr.decode("utf-8", "replace").strip().splitlines()[-1]
@@ -93,7 +100,7 @@ def write_case(program: str, name: str, stdin, stats, args, force: bool, status=
             trial.file(".status").write_bytes(f"{piped.status}\n".encode())
             trial.file(".err").write_bytes(piped.stderr)
         if case.simulate is None and head is None and not typed_cr(trial):
-            screen = run_on_terminal(trial, ROOT)
+            screen = run_on_terminal(trial, reference, program=program)
             if screen.timed_out or screen.too_large:
                 return f"FAILED   {case.id}: {UNFINISHED_SCREEN}"
             if screen.read_past_input and not end_of_input:
@@ -107,10 +114,41 @@ def write_case(program: str, name: str, stdin, stats, args, force: bool, status=
     return f"wrote    {case.id} {written} (exit status {piped.status})"
 
 
+def kit_programs() -> dict:
+    """Each program the kit's assignments declare, and the assignment that does."""
+    return {program: name for name in names() for program in declarations(name)}
+
+
+def declared(program: str, assignment=None):
+    """The program as its assignment declares it (its cases need not exist yet)."""
+    if assignment is None:
+        owner = kit_programs().get(program)
+        if owner is None:
+            raise ValueError(NO_SUCH_PROGRAM.format(program=program))
+        assignment = owner
+    found = declarations(assignment)
+    if program not in found:
+        raise ValueError(NOT_DECLARED.format(assignment=assignment, program=program,
+                                             declared=", ".join(found)))
+    return found[program]
+
+
+def optional(input_file: Path, suffix: str):
+    """NAME.args or NAME.stats beside NAME.in, as bytes, or None."""
+    path = input_file.with_suffix(suffix)
+    return path.read_bytes() if path.is_file() else None
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python3 -m golden.expected", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("program", help="a program of the kit: solitaire_1, solitaire_2, hoyle_cli, patience")
+    parser.add_argument("program", help="a program an assignment declares (the kit's: "
+                        f"{', '.join(sorted(kit_programs()))})")
+    parser.add_argument("--assignment", metavar="NAME|FILE.toml",
+                        help="the assignment that declares it (default: the kit's that does)")
+    parser.add_argument("--inputs", type=Path, metavar="DIR",
+                        help="a case NAME per DIR/NAME.in (with NAME.args and NAME.stats where "
+                             "they are)")
     parser.add_argument("--seed", type=int, action="append", default=[],
                         help="a case seed_N whose stdin is the seed N (may be given again)")
     parser.add_argument("--simulate", type=int, nargs=2, action="append", default=[],
@@ -130,25 +168,36 @@ def main(argv=None) -> int:
                         help="the cases are meant to end at end of input, asking for more")
     options = parser.parse_args(argv)
     console.end_silently_on_closed_pipe()
-    if not (ROOT / f"{options.program}.py").exists():
-        parser.error(f"no program {options.program}.py in {ROOT}")
+    try:
+        program = declared(options.program, options.assignment)
+    except (AssignmentError, ValueError) as problem:
+        parser.error(str(problem))
     stats = options.stats.read_bytes() if options.stats else None
     args = "".join(f"{arg}\n" for arg in options.args).encode() if options.args else None
     jobs = [(f"seed_{seed}", f"{seed}\n".encode(), None, args) for seed in options.seed]
     jobs += [(f"simulate_{n}_{i}", None, None, None) for n, i in options.simulate]
     jobs += [(name, Path(file).read_bytes(), stats, args) for name, file in options.input]
+    if options.inputs:
+        found = sorted(options.inputs.glob("*.in"))
+        if not found:
+            parser.error(NO_INPUTS.format(folder=options.inputs))
+        jobs += [(path.stem, path.read_bytes(), optional(path, ".stats") or stats,
+                  optional(path, ".args") or args) for path in found]
     if not jobs:
-        parser.error("nothing to write: give --seed, --simulate or --input")
-    if options.seed and options.program in INTERACTIVE:
-        parser.error(SEED_FOR_INTERACTIVE.format(program=options.program))
+        parser.error("nothing to write: give --seed, --simulate, --input or --inputs")
     for n, i in options.simulate:
         if n < 1:
             parser.error(NO_SIMULATE.format(n=n, i=i))
     if options.head is not None and (options.head < 1 or options.seed or options.simulate):
         parser.error("--head K takes K >= 1 and --input cases only")
-    reports = [write_case(options.program, name, stdin, case_stats, case_args, options.force,
-                          options.status, options.end_of_input, options.head)
-               for name, stdin, case_stats, case_args in jobs]
+    with tempfile.TemporaryDirectory(prefix="reference-") as scratch:
+        try:
+            reference = built_reference(program, Path(scratch) / "built")
+        except ValueError as problem:
+            parser.error(str(problem))
+        reports = [write_case(program, reference, name, stdin, case_stats, case_args,
+                              options.force, options.status, options.end_of_input, options.head)
+                   for name, stdin, case_stats, case_args in jobs]
     print("\n".join(reports))
     print("Review the new files (git status, git diff) before committing them.")
     return 1 if any(report.startswith("FAILED") for report in reports) else 0

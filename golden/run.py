@@ -26,14 +26,13 @@ class Run:
     timed_out: bool
 
 
-def command(case: Case, implementation: Path, python: str = sys.executable) -> list:
-    """A program case runs the script; a simulate case imports the module and calls simulate."""
-    if case.simulate is None:
-        return [python, str(implementation / f"{case.program}.py"), *case.args]
-    n, i = case.simulate
-    code = (f"import sys; sys.path.insert(0, {str(implementation)!r}); "
-            f"from {case.program} import simulate; simulate({n}, {i})")
-    return [python, "-c", code]
+def command(case: Case, implementation: Path, python: str = sys.executable,
+            program=None) -> list:
+    """The case's command, as `program` (a golden.programs.Program; by default the Python
+    program the case is named after) runs from `implementation`, its folder."""
+    from golden.programs import python_program
+
+    return (program or python_program(case.program)).run_argv(case, implementation, python)
 
 
 @contextmanager
@@ -49,12 +48,12 @@ def workspace(case: Case, env: dict = None):
 
 
 def run_piped(case: Case, implementation: Path, timeout: float = DEFAULT_TIMEOUT,
-              env: dict = None) -> Run:
+              env: dict = None, program=None) -> Run:
     with workspace(case, env) as (folder, environment):
         if case.head is not None:
-            return run_into_head(case, implementation, folder, environment, timeout)
+            return run_into_head(case, implementation, folder, environment, timeout, program)
         try:
-            done = subprocess.run(command(case, implementation), input=case.stdin,
+            done = subprocess.run(command(case, implementation, program=program), input=case.stdin,
                                   capture_output=True, cwd=folder, env=environment,
                                   timeout=timeout)
         except subprocess.TimeoutExpired as expired:
@@ -62,12 +61,13 @@ def run_piped(case: Case, implementation: Path, timeout: float = DEFAULT_TIMEOUT
     return Run(done.stdout, done.stderr, done.returncode, False)
 
 
-def run_into_head(case: Case, implementation: Path, folder, environment, timeout: float) -> Run:
+def run_into_head(case: Case, implementation: Path, folder, environment, timeout: float,
+                  program=None) -> Run:
     """stdout read as `| head -c K` reads it: K bytes, then the read end closed."""
     with tempfile.TemporaryFile() as stdin, tempfile.TemporaryFile() as stderr:
         stdin.write(case.stdin)
         stdin.seek(0)
-        process = subprocess.Popen(command(case, implementation), stdin=stdin,
+        process = subprocess.Popen(command(case, implementation, program=program), stdin=stdin,
                                    stdout=subprocess.PIPE, stderr=stderr, cwd=folder,
                                    env=environment)
         killed = threading.Event()
@@ -95,10 +95,10 @@ def read_head(fd: int, count: int) -> bytes:
 
 
 def run_on_terminal(case: Case, implementation: Path, timeout: float = DEFAULT_TIMEOUT,
-                    env: dict = None):
+                    env: dict = None, program=None):
     """The terminal screen of the case (a `golden.terminal.Screen`)."""
     from golden.terminal import run_in_terminal  # pexpect is needed only here
 
     with workspace(case, env) as (folder, environment):
-        return run_in_terminal(command(case, implementation), case.stdin, folder,
-                               environment, timeout)
+        return run_in_terminal(command(case, implementation, program=program), case.stdin,
+                               folder, environment, timeout)

@@ -24,11 +24,15 @@ import zipfile
 from pathlib import Path
 
 from golden.cases import EXPECTED_OUTPUTS, ROOT, SUFFIXES
+from marking import from_make
 from marking.assignment import AssignmentError, load, names
 
 from gradescope import run
 
 MARKER = "marking.mark"
+LANGUAGES = "golden/languages.toml"
+CASES_ELSEWHERE = ("{program}: its golden cases ({folder}) lie neither in the assignment's "
+                   "folder nor in the kit: move them below the assignment file")
 PACKAGE = Path(__file__).resolve().parent.relative_to(ROOT).as_posix()
 RUNTIME = [f"{PACKAGE}/__init__.py", f"{PACKAGE}/run.py", f"{PACKAGE}/results.schema.json"]
 DATA = ["assignments/assignment.schema.json", "requirements-mark.txt"]
@@ -54,7 +58,6 @@ LONG_RUN = ("note: {cases} tests of {cpu:g} s of CPU each: a submission whose ev
 WROTE = "wrote {out}: {name}, {cases} marked cases of {programs}, {files} files; {interpreter}"
 NO_ASSIGNMENT = ("say which assignment: make gradescope ASSIGNMENT=NAME (or FILE.toml); "
                  "the assignments are: {names}")
-BAD_ARGS = "ARGS cannot be read as options: {problem}"
 # The assignment's name goes into the scripts and a path: letters, digits, _ and - only.
 SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
 BAD_NAME = ("{name!r}: name the assignment file with letters, digits, _ and - only "
@@ -75,12 +78,14 @@ venv="$root/venv"
 # Interpreter: @INTERPRETER@.
 python=@PYTHON@
 time_zone=@TIME_ZONE@  # non-empty: the deadline is in a time zone, which needs tzdata
+language_packages=(@LANGUAGE_PACKAGES@)  # what the assignment's languages build with
+compilers=(@COMPILERS@)
 
 system() {
   # bubblewrap: the marker's namespace sandbox. Without it, or where the container
   # refuses namespaces, the marker uses its hardened fallback and says so: an
   # apt-get failure is not fatal. The interpreter and its venv module are.
-  local packages=(bubblewrap libseccomp2)
+  local packages=(bubblewrap libseccomp2 "${language_packages[@]}")
   [[ -z "$time_zone" ]] || packages+=(tzdata)
   if ! command -v "$python" >/dev/null || ! "$python" -c 'import ensurepip, venv' 2>/dev/null; then
     packages+=("$python" "$python-venv")
@@ -91,6 +96,9 @@ system() {
     echo "setup.sh: apt-get could not install ${packages[*]}; going on without" >&2
   fi
   command -v "$python" >/dev/null || { echo "setup.sh: no $python: cannot mark" >&2; exit 1; }
+  for compiler in "${compilers[@]}"; do
+    command -v "$compiler" >/dev/null || { echo "setup.sh: no $compiler: cannot build" >&2; exit 1; }
+  done
 }
 
 venv() {
@@ -180,11 +188,30 @@ def marker_modules() -> list:
     return sorted(found)
 
 
-def case_files(program: str) -> list:
-    """Every case file of the program's golden folder (the notes for the reviewer stay out)."""
-    folder = EXPECTED_OUTPUTS / program
-    return sorted(f"expected_outputs/{program}/{path.name}" for path in folder.iterdir()
-                  if path.is_file() and path.suffix in SUFFIXES)
+def case_files(folder: Path) -> list:
+    """Every case file of a golden folder (the notes for the reviewer stay out)."""
+    return sorted(path for path in folder.iterdir() if path.is_file() and path.suffix in SUFFIXES)
+
+
+def assignment_files(assignment) -> dict:
+    """{name in the zip: path} of the assignment file and its programs' golden cases, laid
+    out so that the file's relative paths still lead to them: what lies in the kit as in
+    the kit; an instructor's own file as assignments/NAME.toml, with the cases that lie in
+    its folder below assignments/ as they lie below it."""
+    own = assignment.path.parent
+    placed = {(assignment.path.relative_to(ROOT).as_posix() if ROOT in assignment.path.parents
+               else f"assignments/{assignment.path.name}"): assignment.path}
+    for program in assignment.declared.values():
+        for path in case_files(program.cases_folder):
+            if ROOT in path.parents and (ROOT in assignment.path.parents
+                                         or program.cases_folder == EXPECTED_OUTPUTS / program.name):
+                placed[path.relative_to(ROOT).as_posix()] = path
+            elif own in path.parents:
+                placed[f"assignments/{path.relative_to(own).as_posix()}"] = path
+            else:
+                raise ValueError(CASES_ELSEWHERE.format(program=program.name,
+                                                        folder=program.cases_folder))
+    return placed
 
 
 def settings(assignment, budget: float) -> dict:
@@ -206,18 +233,28 @@ def entries(assignment, budget: float) -> dict:
     if not SAFE_NAME.fullmatch(assignment.name):
         raise ValueError(BAD_NAME.format(name=assignment.name))
     files = {}
-    for name in [*marker_modules(), *RUNTIME, *DATA,
-                 *(name for program in assignment.programs for name in case_files(program))]:
+    for name in [*marker_modules(), *RUNTIME, *DATA, LANGUAGES]:
         files[name] = ((ROOT / name).read_bytes(), PLAIN)
-    files[f"assignments/{assignment.name}.toml"] = (assignment.path.read_bytes(), PLAIN)
+    own = assignment_files(assignment)
+    for name, path in own.items():
+        files[name] = (path.read_bytes(), PLAIN)
     config = settings(assignment, budget)
+    config["assignment_file"] = next(name for name, path in own.items()
+                                     if path == assignment.path)
     files[SETTINGS] = (json.dumps(config, indent=2, sort_keys=True).encode() + b"\n", PLAIN)
     version = interpreter_of(assignment)
     interpreter = (INTERPRETER_NAMED.format(version=version) if version else NO_INTERPRETER_NAMED)
+    languages = {program.language.name: program.language
+                 for program in assignment.declared.values()}
+    packages = sorted({package for language in languages.values()
+                       for package in language.packages})
+    compilers = sorted({language.compile[0] for language in languages.values() if language.built})
     files["setup.sh"] = (filled(
         SETUP, NAME=assignment.name, PACKAGE=PACKAGE, INTERPRETER=interpreter,
         PYTHON=shlex.quote(f"python{version}" if version else IMAGE_PYTHON),
-        TIME_ZONE="yes" if assignment.deadline is not None else "''").encode(), EXECUTABLE)
+        TIME_ZONE="yes" if assignment.deadline is not None else "''",
+        LANGUAGE_PACKAGES=" ".join(map(shlex.quote, packages)),
+        COMPILERS=" ".join(map(shlex.quote, compilers))).encode(), EXECUTABLE)
     fallback = json.dumps(run.fallback(config, run.PYTHON_FAILED, "python", None, 0.0), indent=2,
                           ensure_ascii=True)
     files["run_autograder"] = (filled(RUN_AUTOGRADER, NAME=assignment.name, PACKAGE=PACKAGE,
@@ -278,17 +315,6 @@ def parser() -> argparse.ArgumentParser:
     return parse
 
 
-def arguments_from_make() -> list:
-    """`make gradescope` hands ASSIGNMENT, OUT and ARGS over in the environment, unexpanded."""
-    try:
-        options = shlex.split(os.environ.get("MARK_ARGS", ""))
-    except ValueError as problem:
-        parser().error(BAD_ARGS.format(problem=problem))
-    out = os.environ.get("MARK_OUT", "")
-    assignment = os.environ.get("MARK_ASSIGNMENT", "")
-    return [*options, *(["--out", out] if out else []), *(["--", assignment] if assignment else [])]
-
-
 def main(argv=None) -> int:
     parse = parser()
     options = parse.parse_args(argv)
@@ -318,5 +344,5 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(arguments_from_make() if len(sys.argv) == 1 and "MARK_ASSIGNMENT" in os.environ
-                  else None))
+    sys.exit(main(from_make.arguments(parser(), [("MARK_OUT", "--out")], "MARK_ASSIGNMENT")
+                  if len(sys.argv) == 1 and "MARK_ASSIGNMENT" in os.environ else None))

@@ -238,6 +238,11 @@ def submitted_at(paths: Paths, config: dict):
         return None, True
 
 
+def assignment_file(config: dict) -> str:
+    """The assignment's file in the autograder (an instructor's own keeps its folder)."""
+    return config.get("assignment_file") or f"assignments/{config['assignment']}.toml"
+
+
 def marker_environment() -> dict:
     """The marker's environment: ours, without what would make it read its options from
     `make mark`'s variables instead of its command line."""
@@ -291,7 +296,7 @@ def mark(paths: Paths, config: dict, started: float) -> dict:
     isolation = os.environ.get("AUTOGRADER_ISOLATION", "auto")
     isolation = isolation if isolation in ISOLATIONS else "auto"
     command = [sys.executable, "-m", "marking.mark", str(paths.submission),
-               "--assignment", f"assignments/{config['assignment']}.toml",
+               "--assignment", assignment_file(config),
                "--json", str(paths.results), "--jobs", str(cores()), "--isolation", isolation]
     submitted, unread = submitted_at(paths, config)
     if submitted:
@@ -387,7 +392,7 @@ def check() -> int:
         return 1
     try:
         from marking.assignment import load  # the marker's own, as each submission will use it
-        assignment = load(f"assignments/{config['assignment']}.toml")
+        assignment = load(assignment_file(config))
     except Exception as problem:
         print(f"check: the marker cannot load its assignment: {type(problem).__name__}: {problem}")
         return 1
@@ -401,7 +406,7 @@ def check() -> int:
         print("check: the fallback results do not pass results.schema.json")
         return 1
     isolation = subprocess.run([sys.executable, "-m", "marking.mark", "--assignment",
-                                f"assignments/{config['assignment']}.toml", "--check-isolation",
+                                assignment_file(config), "--check-isolation",
                                 "--jobs", str(cores())], cwd=SOURCE, capture_output=True,
                                text=True, env=marker_environment())
     for line in (isolation.stdout + isolation.stderr).splitlines():

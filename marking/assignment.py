@@ -17,7 +17,9 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import jsonschema
 
-from golden.cases import ROOT, Case, load_cases
+from golden.cases import EXPECTED_OUTPUTS, ROOT, Case
+from golden.programs import MOST_SOURCES, PYTHON, Program, Submitted
+from golden.programs import language as golden_language
 from golden.visible import escaped
 
 if sys.version_info >= (3, 11):
@@ -44,7 +46,7 @@ MARKS_DO_NOT_ADD_UP = "{path}: the groups' marks add up to {total:g}, not the as
 UNCLASSIFIED = ("{path}: {program}: golden cases neither marked nor kit-only: {cases} "
                 "(add them to a group or to kit_only)")
 EMPTY_GROUP = "{path}: {program}: group {group!r} matches no golden case"
-NO_PROGRAM = "{path}: {program}: no golden cases in expected_outputs/{program}/"
+NO_PROGRAM = "{path}: {program}: no golden cases in {folder}"
 BAD_DEADLINE = "{path}: deadline {deadline!r} is not a date and time such as 2027-03-09T09:00:00"
 BAD_ZONE = "{path}: unknown time zone {zone!r}"
 NOT_A_FILE = "{path} is not an assignment file"
@@ -173,6 +175,7 @@ class Assignment:
     python: str = None  # the Python version (X.Y) that runs the submissions, where one is installed
     groups: dict = None  # program -> its groups' names, in the file's order
     require: tuple = ()  # of REQUIREMENTS: isolation the marking insists on
+    declared: dict = None  # program -> golden.programs.Program: its language, files, reference
 
     def program_marks(self, program: str) -> float:
         return round(sum(marked.marks for marked in self.programs[program]), MARKS_DIGITS)
@@ -192,13 +195,25 @@ def names() -> list:
 def load(name: str, folder: Path = ASSIGNMENTS) -> Assignment:
     """The assignment NAME of `folder`, or the file NAME when it ends in .toml (an
     instructor's own, kept anywhere)."""
+    path, data = _read(name, folder)
+    return _assignment(path.stem, path, data)
+
+
+def declarations(name: str, folder: Path = ASSIGNMENTS) -> dict:
+    """{program: golden.programs.Program} as the assignment declares them, its golden
+    cases not read: what `make expected` needs before the cases exist."""
+    path, data = _read(name, folder)
+    return {program["name"]: _program(path, program) for program in data["programs"]}
+
+
+def _read(name: str, folder: Path) -> tuple:
+    """(the assignment file's path, its data, checked against the schema)."""
     own = name.endswith(".toml")
     path = Path(name) if own else folder / f"{name}.toml"
     if own and not path.is_file():
         raise AssignmentError(NOT_A_FILE.format(path=escaped(str(path))))
     if not path.is_file():
         raise AssignmentError(NO_SUCH.format(name=escaped(name), names=", ".join(names()) or "none"))
-    name = path.stem
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as problem:
@@ -210,13 +225,15 @@ def load(name: str, folder: Path = ASSIGNMENTS) -> Assignment:
     if error is not None:
         where = "/".join(str(part) for part in error.absolute_path) or "the file"
         raise AssignmentError(f"{path}: {where}: {error.message}")
-    return _assignment(name, path, data)
+    return path.absolute(), data
 
 
 def _assignment(name: str, path: Path, data: dict) -> Assignment:
-    programs, kit_only = {}, {}
+    programs, kit_only, declared = {}, {}, {}
     for program in data["programs"]:
-        programs[program["name"]], kit_only[program["name"]] = _cases(path, program)
+        declared[program["name"]] = _program(path, program)
+        programs[program["name"]], kit_only[program["name"]] = _cases(
+            path, program, declared[program["name"]])
     total = sum(marked.marks for cases in programs.values() for marked in cases)
     if round(total, MARKS_DIGITS) != round(data["marks"], MARKS_DIGITS):
         raise AssignmentError(MARKS_DO_NOT_ADD_UP.format(path=path, total=total,
@@ -230,7 +247,8 @@ def _assignment(name: str, path: Path, data: dict) -> Assignment:
                       deadline, LateRule(late["days"], late["cap_per_day"]) if late else None,
                       data.get("normalise", {}), path.absolute(), data.get("python"),
                       {program["name"]: tuple(group["name"] for group in program["groups"])
-                       for program in data["programs"]}, tuple(data.get("require", ())))
+                       for program in data["programs"]}, tuple(data.get("require", ())),
+                      declared)
 
 
 def _deadline(path: Path, data: dict):
@@ -247,14 +265,43 @@ def _deadline(path: Path, data: dict):
     return local.replace(tzinfo=zone) if local.tzinfo is None else local
 
 
-def _cases(path: Path, program: dict):
+def _program(path: Path, entry: dict) -> Program:
+    """The program as the file declares it; paths are relative to the file, so that an
+    instructor's assignment may live anywhere. What it leaves out is a Python program as
+    the kit's are: NAME.py, the kit as its reference, expected_outputs/NAME its cases,
+    its handout the one in docs/ named after it."""
+    name = entry["name"]
+    try:
+        language = golden_language(entry.get("language", PYTHON))
+    except ValueError as problem:
+        raise AssignmentError(f"{path}: {name}: {problem}") from None
+    here = path.parent
+    reference = (here / entry["reference"]).resolve() if "reference" in entry else ROOT
+    handout = ROOT / "docs" / f"{name}.md" if reference == ROOT else None
+    entry_file = entry.get("entry", "" if language.built else f"{name}.py")
+    default = [Submitted(glob, 1 if glob == language.sources[0] else 0, MOST_SOURCES)
+               for glob in language.sources] if language.built else [Submitted(entry_file)]
+    submit = tuple(Submitted(kind["files"], kind.get("least", 1),
+                             kind.get("most", 1 if "*" not in kind["files"] else MOST_SOURCES))
+                   for kind in entry["submit"]) if "submit" in entry else tuple(default)
+    return Program(name, language, submit, entry_file, reference,
+                   (here / entry["cases"]).resolve() if "cases" in entry
+                   else EXPECTED_OUTPUTS / name,
+                   (here / entry["handout"]).resolve() if "handout" in entry
+                   else handout if handout and handout.is_file() else None,
+                   tuple(entry["flags"]) if "flags" in entry else None,
+                   entry.get("warnings", 0.0))
+
+
+def _cases(path: Path, program: dict, declared: Program):
     """The program's marked cases, most marks first, and its kit-only ones; every
     golden case must be one or the other."""
     name = program["name"]
     try:
-        cases = load_cases(name)
+        cases = declared.cases()
     except FileNotFoundError:
-        raise AssignmentError(NO_PROGRAM.format(path=path, program=name)) from None
+        raise AssignmentError(NO_PROGRAM.format(path=path, program=name,
+                                                folder=declared.cases_folder)) from None
     kit_only = [case for case in cases if _matches(case.name, program.get("kit_only", []))]
     left = [case for case in cases if case not in kit_only]
     marked = []

@@ -173,7 +173,7 @@ class Confinement:
         with `access` (None: no Landlock), then the seccomp filter. A step that fails ends
         the child with ENTRY_FAILED, never runs it unconfined."""
         ruleset = self._ruleset(access) if access is not None and self.abi else None
-        fprog, abi = self._fprog, self.abi
+        fprog = self._fprog
         numbers = LANDLOCK_SYSCALLS.get(platform.machine(), (0, 0, 0))
 
         def enter():

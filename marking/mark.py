@@ -19,7 +19,6 @@ import argparse
 import fnmatch
 import importlib.util
 import os
-import shlex
 import signal
 import stat
 import sys
@@ -32,16 +31,18 @@ from pathlib import Path
 
 from common import console
 from golden.cases import EXPECTED_OUTPUTS, ROOT
-from golden.run import STATS_FILE, STATS_VARIABLE, command
+from golden.run import STATS_FILE, STATS_VARIABLE
 from golden.visible import escaped
+from marking import from_make
 from marking.assignment import REQUIREMENTS, AssignmentError, load, names
 from marking.report import CaseResult, Results, check_json_target, gradescope, write_json, \
     write_report
 from marking.sandbox import AUTO, FALLBACK, NAMESPACES, Sandbox, Stopped
 from marking.submission import lookalikes, marked_folder, skip_reason
 from marking.tree import Copied, Limits, Refused, copy_tree, remove_tree
-from marking.verdicts import (INTERRUPTED, MARKER_ERROR, NOT_RUN, PIPE, TERMINAL, Rules, Verdict,
-                              judge)
+from marking.build import build
+from marking.verdicts import (INTERRUPTED, NOT_BUILT_DETAIL, PIPE, TERMINAL, Kind, Rules,
+                              Verdict, judge)
 
 MOST_SECONDS = 3600
 EXIT_INTERRUPTED = 130
@@ -61,7 +62,6 @@ LAYERS_MISSING = ("this machine cannot give each run {layers}, which this markin
 NO_SUBMISSION = "give the folder to mark: make mark SUBMISSION=DIR ASSIGNMENT=NAME"
 NO_ASSIGNMENT = ("say which assignment to mark against: --assignment NAME (make mark "
                  "ASSIGNMENT=NAME); the assignments are: {names}")
-BAD_ARGS = "ARGS cannot be read as options: {problem}"
 NOTHING_MATCHES = "no case of {assignment} matches {patterns}"
 BAD_TIME = "--submitted: {text!r} is not a date and time such as 2027-03-11T14:30"
 NO_DEADLINE = "--submitted: {name} has no deadline, so no late rule to apply"
@@ -69,6 +69,8 @@ NEEDS_PEXPECT = "--tty needs pexpect (make mark installs it)"
 JSON_PROBLEM = "--json: {problem}"
 EXIT_MARKER_ERROR = 3  # the marker failed on a case: not the student's fault
 PROGRESS = "[{done}/{total}] {kind:<16} {case}"
+BUILD_PROGRESS = "[build] {program}: {said}"
+LOOKS_LIKE = "{files} look{s} like it, but only the exact name {name} is marked: rename it"
 
 
 def describe_left_out(copied: Copied) -> str:
@@ -149,46 +151,38 @@ def parser() -> argparse.ArgumentParser:
 
 
 class Marking:
-    """One marking run: its cases, the sandbox, and what Ctrl-C must stop."""
+    """One marking run: its cases, the sandbox, and what Ctrl-C must stop. Each program's
+    cases run from its snapshot: the submission, or the program its build made."""
 
-    def __init__(self, sandbox: Sandbox, snapshot: Path, modes: list, rules_of):
-        self.sandbox, self.snapshot, self.modes, self.rules_of = sandbox, snapshot, modes, rules_of
+    def __init__(self, sandbox: Sandbox, snapshots: dict, programs: dict, modes: list, rules_of):
+        self.sandbox, self.snapshots, self.programs = sandbox, snapshots, programs
+        self.modes, self.rules_of = modes, rules_of
 
     def case(self, marked) -> CaseResult:
+        if self.snapshots[marked.case.program] is None:  # its build failed
+            return CaseResult(marked, [Verdict(marked.case.id, PIPE, Kind.NOT_BUILT, NOT_BUILT_DETAIL)])
         verdicts = [self.run(marked, mode) for mode in self.modes
                     if mode == PIPE or marked.case.screen is not None]
         return CaseResult(marked, verdicts)
 
     def run(self, marked, mode: str) -> Verdict:
         case = marked.case
+        program = self.programs[case.program]
         files = {STATS_FILE: case.stats} if case.stats is not None else {}
         try:
             outcome = self.sandbox.run(
-                self.snapshot, lambda home: command(case, home, self.sandbox.python), case.stdin,
+                self.snapshots[case.program],
+                lambda home: program.run_argv(case, home, self.sandbox.python), case.stdin,
                 files, lambda home: {STATS_VARIABLE: str(home / STATS_FILE)},
                 terminal=mode == TERMINAL, head=case.head)
         except Stopped:
-            return Verdict(case.id, mode, NOT_RUN, INTERRUPTED)
+            return Verdict(case.id, mode, Kind.NOT_RUN, INTERRUPTED)
         except Exception as problem:  # a fault of the marker must not cost the report
-            return Verdict(case.id, mode, MARKER_ERROR, escaped(f"{type(problem).__name__}: "
+            return Verdict(case.id, mode, Kind.MARKER_ERROR, escaped(f"{type(problem).__name__}: "
                                                                 f"{problem}"))
         if self.sandbox.stopping.is_set():
-            return Verdict(case.id, mode, NOT_RUN, INTERRUPTED)
+            return Verdict(case.id, mode, Kind.NOT_RUN, INTERRUPTED)
         return judge(case, mode, outcome, self.rules_of(marked))
-
-
-def arguments_from_make() -> list:
-    """`make mark` hands SUBMISSION, ASSIGNMENT and ARGS over in the environment, so that
-    no shell or make re-reads them: a path may hold any byte."""
-    submission = os.environ.get("MARK_SUBMISSION", "")
-    if not submission:
-        parser().error(NO_SUBMISSION)
-    try:
-        options = shlex.split(os.environ.get("MARK_ARGS", ""))
-    except ValueError as problem:
-        parser().error(BAD_ARGS.format(problem=problem))
-    assignment = os.environ.get("MARK_ASSIGNMENT", "")
-    return [*options, *(["--assignment", assignment] if assignment else []), "--", submission]
 
 
 def submitted_at(text: str, assignment):
@@ -239,6 +233,15 @@ def main(argv=None) -> int:
         remove_tree(scratch)
 
 
+def kept_apart(assignment) -> list:
+    """What no run may see: the kit, and the assignment's own folder and its programs'
+    references and golden cases, wherever they lie."""
+    folders = [ROOT, EXPECTED_OUTPUTS, assignment.path.parent]
+    for program in assignment.declared.values():
+        folders += [program.reference, program.cases_folder]
+    return list(dict.fromkeys(folders))
+
+
 def open_sandbox(options, parse, scratch: Path, assignment, hidden: list) -> Sandbox:
     """The sandbox, or a refusal (exit status 2) when it cannot be made or lacks a layer
     that the assignment or --require insists on."""
@@ -262,7 +265,7 @@ def open_sandbox(options, parse, scratch: Path, assignment, hidden: list) -> San
 def check_isolation(options, parse, scratch: Path, assignment) -> int:
     """What would confine each run here: for a person setting a machine up, and for
     Gradescope's setup.sh, which fails when a required layer is missing."""
-    sandbox = open_sandbox(options, parse, scratch, assignment, [ROOT, EXPECTED_OUTPUTS, scratch])
+    sandbox = open_sandbox(options, parse, scratch, assignment, [*kept_apart(assignment), scratch])
     try:
         for line in sandbox.describe():
             print(line)
@@ -280,9 +283,9 @@ def mark(options, parse, scratch: Path, assignment, selected: dict, submitted) -
         copied = copy_tree(submission, snapshot, skip=skip_reason, limits=Limits())
     except Refused as problem:
         parse.error(escaped(str(problem), most=1000))
-    root, notes = entered(snapshot, selected)
+    root, notes = entered(snapshot, [assignment.declared[program] for program in selected])
     sandbox = open_sandbox(options, parse, scratch, assignment,
-                           [ROOT, EXPECTED_OUTPUTS, scratch, submission])
+                           [*kept_apart(assignment), scratch, submission])
     header = [MARKING.format(submission=escaped(str(submission), most=1000),
                              assignment=assignment.name, title=assignment.title,
                              marks=assignment.marks), *sandbox.describe(), *notes]
@@ -291,7 +294,7 @@ def mark(options, parse, scratch: Path, assignment, selected: dict, submitted) -
     warn(sandbox)
     try:
         with stopped_by_signals(sandbox):
-            results = mark_cases(sandbox, options, root, assignment, selected, header)
+            results = mark_cases(sandbox, options, root, assignment, selected, header, scratch)
     finally:
         sandbox.close()
     results.seconds = time.monotonic() - started
@@ -310,16 +313,16 @@ def mark(options, parse, scratch: Path, assignment, selected: dict, submitted) -
     if sandbox.stopping.is_set():
         return EXIT_INTERRUPTED
     every = [result for cases in results.programs.values() if cases is not None for result in cases]
-    if any(verdict.kind == MARKER_ERROR for result in every for verdict in result.verdicts):
+    if any(verdict.kind == Kind.MARKER_ERROR for result in every for verdict in result.verdicts):
         return EXIT_MARKER_ERROR
     complete = all(cases is not None for cases in results.programs.values())
     return 0 if complete and every and all(result.passed for result in every) else 1
 
 
-def entered(snapshot: Path, selected: dict):
+def entered(snapshot: Path, programs: list):
     """The folder to mark (see `marking.submission.marked_folder`), and a note when it
     is the one folder the submission holds."""
-    root = marked_folder(snapshot, selected)
+    root = marked_folder(snapshot, programs)
     return root, [] if root == snapshot else [ENTERED.format(name=escaped(root.name))]
 
 
@@ -332,10 +335,12 @@ def warn(sandbox: Sandbox) -> None:
             print(GOLDEN_READABLE.format(path=path), file=sys.stderr)
 
 
-def mark_cases(sandbox, options, root: Path, assignment, selected: dict, header: list) -> Results:
+def mark_cases(sandbox, options, root: Path, assignment, selected: dict, header: list,
+               scratch: Path) -> Results:
     """Run the selected cases of each program present, streaming a line per case to
     stderr as it finishes; results in the assignment's order, most marks first."""
-    present = {program: (root / f"{program}.py").is_file() for program in selected}
+    declared = assignment.declared
+    present = {program: declared[program].present(root) for program in selected}
     selected = {program: chosen for program, chosen in selected.items()  # a missing one always
                 if chosen or not present[program]}
     cases = [marked for program, chosen in selected.items() if present[program] for marked in chosen]
@@ -347,7 +352,13 @@ def mark_cases(sandbox, options, root: Path, assignment, selected: dict, header:
         return rules.setdefault(marked.compare, Rules(marked.compare, assignment.normalise,
                                                       sandbox.timeout, sandbox.wall_seconds,
                                                       sandbox.idle_seconds, sandbox.memory))
-    marking = Marking(sandbox, root, modes, rules_of)
+    builds = {program: build(sandbox, declared[program], root, scratch) for program in selected
+               if present[program] and declared[program].built and selected[program]}
+    for program, built in builds.items():
+        progress(BUILD_PROGRESS.format(program=program, said=built.said()))
+    snapshots = {program: builds[program].folder if program in builds else root
+                 for program in selected}
+    marking = Marking(sandbox, snapshots, declared, modes, rules_of)
     done = {}
     with ThreadPoolExecutor(options.jobs) as pool:
         futures = {pool.submit(marking.case, marked): marked for marked in cases}
@@ -360,9 +371,13 @@ def mark_cases(sandbox, options, root: Path, assignment, selected: dict, header:
                                      case=futures[future].case.id))
     programs = {program: [done[marked.case.id] for marked in chosen] if present[program] else None
                 for program, chosen in selected.items()}
-    missing = {program: [escaped(path) for path in lookalikes(root, program, assignment.programs)]
-               for program in selected if not present[program]}
-    return Results(assignment, header, programs, missing=missing)
+    missing = {program: (declared[program].files(root)[1], [
+        LOOKS_LIKE.format(files=" and ".join(f"`{escaped(path)}`" for path in found),
+                          s="s" * (len(found) == 1), name=name)
+        for name in declared[program].exact_names()
+        for found in [lookalikes(root, name, declared.values())] if found])
+        for program in selected if not present[program]}
+    return Results(assignment, header, programs, missing=missing, builds=builds)
 
 
 def progress(line: str) -> None:
@@ -413,4 +428,6 @@ class stopped_by_signals:
 
 
 if __name__ == "__main__":
-    sys.exit(main(arguments_from_make() if "MARK_SUBMISSION" in os.environ else None))
+    sys.exit(main(from_make.arguments(parser(), [("MARK_ASSIGNMENT", "--assignment")],
+                                      "MARK_SUBMISSION", NO_SUBMISSION)
+                  if "MARK_SUBMISSION" in os.environ else None))

@@ -14,14 +14,14 @@ from pathlib import Path
 
 from golden.run import STATS_VARIABLE
 from marking.near_miss import kind_of
-from marking.verdicts import NOT_RUN, PASS, PIPE, WRONG, WRONG_STATUS, WRONG_STDERR
+from marking.verdicts import PIPE, Kind
 
 MISSING = "missing"
 MISSING_LINE = "{program}\n  {missing:<16} {why}"
-NOT_SUBMITTED = ("{program}.py is not in the submission (a link does not count): "
-                 "0 of {marks:.2f} marks")
-LOOKS_LIKE = ("; {files} look{s} like it, but only the exact name {program}.py is marked: "
-              "rename it")
+NOT_SUBMITTED = "{why}: 0 of {marks:.2f} marks"
+BUILD_LINE = "  build: {said}"
+NOT_BUILT_LINE = "  not built        (all {count} cases: 0)"
+BUILD_TEST = "{program}: build"  # never a case's PROGRAM/CASE
 PROGRAM_HEAD = "{program}: {passed}/{total} cases pass, {earned:.2f} of {marks:g} marks"
 CASE_LINE = "  {kind:<16} {marks:5.2f}  {case}{mode}{detail}"
 WHAT_DIFFERS = "What differs"
@@ -51,7 +51,7 @@ class CaseResult:
     @property
     def passed(self) -> bool:
         """Every mode passed, and with all its marks: a forgiven case earns less."""
-        return bool(self.verdicts) and all(verdict.kind == PASS for verdict in self.verdicts)
+        return bool(self.verdicts) and all(verdict.kind == Kind.PASS for verdict in self.verdicts)
 
     @property
     def earned(self) -> float:
@@ -59,7 +59,7 @@ class CaseResult:
 
     @property
     def failed(self) -> list:
-        return [verdict for verdict in self.verdicts if verdict.kind != PASS]
+        return [verdict for verdict in self.verdicts if verdict.kind != Kind.PASS]
 
 
 @dataclass
@@ -70,22 +70,27 @@ class Results:
     seconds: float = 0.0
     selected: int = None  # cases chosen by --only: None when every case was
     late: object = None  # marking.assignment.Late
-    missing: dict = field(default_factory=dict)  # program -> files that look like it (escaped)
+    missing: dict = field(default_factory=dict)  # program -> (why missing, look-alike sentences)
+    builds: dict = field(default_factory=dict)  # program -> marking.build.Build
 
     def not_submitted(self, program: str) -> str:
         """Why a program scores 0, and which of the submission's files look like it."""
-        said = NOT_SUBMITTED.format(program=program,
-                                    marks=self.assignment.program_marks(program))
-        files = self.missing.get(program)
-        if files:
-            said += LOOKS_LIKE.format(files=" and ".join(f"`{file}`" for file in files),
-                                      s="s" * (len(files) == 1), program=program)
-        return said
+        why, alike = self.missing.get(program, ([], []))
+        return "; ".join([NOT_SUBMITTED.format(why="; ".join(why),
+                                               marks=self.assignment.program_marks(program)),
+                          *alike])
+
+    def earned(self, program: str) -> float:
+        """The program's marks: its cases', less what its build's warnings cost."""
+        results = self.programs.get(program) or []
+        earned = sum(result.earned for result in results)
+        built = self.builds.get(program)
+        cost = self.assignment.declared[program].warnings_cost if built and built.warnings else 0
+        return earned * (1 - cost)
 
     @property
     def score(self) -> float:
-        return sum(result.earned for results in self.programs.values() if results
-                   for result in results)
+        return sum(self.earned(program) for program in self.programs)
 
     @property
     def mark(self) -> float:
@@ -94,7 +99,7 @@ class Results:
     @property
     def not_run(self) -> int:
         return sum(1 for results in self.programs.values() if results for result in results
-                   if any(verdict.kind == NOT_RUN for verdict in result.verdicts))
+                   if any(verdict.kind == Kind.NOT_RUN for verdict in result.verdicts))
 
     @property
     def cases(self) -> int:
@@ -123,39 +128,44 @@ def shell_bytes(data: bytes) -> str:
 
 
 def case_folder(case) -> str:
-    """Where a student's feedback puts a case's files, as the handouts cite them."""
-    return f"{CASES_FOLDER}/{case.program}"
+    """Where a student's feedback puts a case's files, as the handouts cite them: under the
+    name of the folder the cases come from (two programs may share one)."""
+    return f"{CASES_FOLDER}/{case.folder.name}"
 
 
-def reproduce(case, kind: str = WRONG, folder: str = None) -> str:
+def reproduce(case, program, kind: Kind = Kind.WRONG, folder: str = None) -> str:
     """The command that reruns the case at a shell, in the submission's folder, and shows
     what cost the marks: the stdout's diff, the exit status (stderr left on the terminal,
-    where its traceback explains it), or the stderr's diff. Its input and expected output
-    are the case's files in `folder` (by default `expected_outputs/PROGRAM`, as a
-    student's feedback lays them out), never a long printf."""
+    where its traceback explains it), or the stderr's diff; a compiled `program` is built
+    first. Its input and expected output are the case's files in `folder` (by default
+    `expected_outputs/CASES`, as a student's feedback lays them out), never a long printf."""
     at = (folder or case_folder(case)).rstrip("/")
 
     def file(suffix: str) -> str:
         path = f"{at}/{case.name}{suffix}"
         return path if SHELL_SAFE.fullmatch(path) else shlex.quote(path)
-    if case.simulate is not None:
-        run = shlex.join(["python3", "-c", f"from {case.program} import simulate; "
-                                           f"simulate{case.simulate}"])
-    else:
-        run = f"{shlex.join(['python3', f'{case.program}.py', *case.args])} < {file('.in')}"
+    run = shlex.join(program.shell_run(case))
+    if case.simulate is None:
+        run = f"{run} < {file('.in')}"
     if case.stats is not None:
         run = (f'stats="$(mktemp)" && cp {file(".stats")} "$stats" && '
                f'{STATS_VARIABLE}="$stats" {run}')
     head = f" | head -c {case.head}" if case.head is not None else ""
-    if kind == WRONG_STATUS:
+    if program.built:
+        run = f"{program.shell_build()} && {run}"
+    if kind == Kind.WRONG_STATUS:
         if head:
             return f'{{ {run}; echo "exit status $?, want {case.status}" >&2; }}{head} > /dev/null'
         return f'{run} > /dev/null; echo "exit status $?, want {case.status}"'
-    if kind == WRONG_STDERR:
+    if kind == Kind.WRONG_STDERR:
         if head:
             return f"{{ {run}{head} > /dev/null; }} 2>&1 | diff - {file('.err')}"
         return f"{run} 2>&1 >/dev/null | diff - {file('.err')}"
     return f"{run}{head} | diff - {file('.out')}"
+
+
+def indented(text: str) -> str:
+    return "\n".join(f"    {line}" for line in text.splitlines())
 
 
 def shown_input(case) -> str:
@@ -169,7 +179,7 @@ def shown_input(case) -> str:
 def how(verdict) -> str:
     """What the report says of a verdict: what happened, then how close it came (a wrong
     output's detail is that sentence already)."""
-    if verdict.kind in (WRONG, WRONG_STDERR):
+    if verdict.kind in (Kind.WRONG, Kind.WRONG_STDERR):
         return verdict.detail
     return "; ".join(part for part in (verdict.detail, verdict.near_miss) if part)
 
@@ -187,8 +197,15 @@ def write_report(results: Results, out) -> None:
             continue
         passed = sum(result.passed for result in program_results)
         print(PROGRAM_HEAD.format(program=program, passed=passed, total=len(program_results),
-                                  earned=sum(result.earned for result in program_results),
-                                  marks=marks), file=out)
+                                  earned=results.earned(program), marks=marks), file=out)
+        built = results.builds.get(program)
+        if built is not None:
+            print(BUILD_LINE.format(said=built.said()), file=out)
+            if built.messages:
+                print(indented(built.messages), file=out)
+        if built is not None and not built.ok:
+            print(NOT_BUILT_LINE.format(count=len(program_results)), file=out)
+            continue
         for result in program_results:
             for verdict in result.verdicts:
                 mode = "" if verdict.mode == PIPE else f" [{verdict.mode}]"
@@ -196,7 +213,7 @@ def write_report(results: Results, out) -> None:
                 print(CASE_LINE.format(kind=verdict.kind, marks=result.marked.marks,
                                        case=verdict.case_id, mode=mode,
                                        detail=f": {said}" if said else ""), file=out)
-                if verdict.kind not in (PASS, NOT_RUN):
+                if verdict.kind not in (Kind.PASS, Kind.NOT_RUN):
                     groups.setdefault((verdict.kind, verdict.mode, said), []).append(
                         (result, verdict))
     if groups:
@@ -212,7 +229,8 @@ def write_report(results: Results, out) -> None:
             for region in verdict.regions:
                 print(REGION.format(sentence=region), file=out)
         print(INPUT.format(text=shown_input(case)), file=out)
-        print(REPRODUCE_THERE.format(command=reproduce(case, kind, str(case.folder))), file=out)
+        print(REPRODUCE_THERE.format(command=reproduce(
+            case, results.assignment.declared[case.program], kind, str(case.folder))), file=out)
         if verdict.diff:
             print(verdict.diff, file=out)
     print("", file=out)
@@ -224,21 +242,29 @@ def gradescope(results: Results, extra_data: dict) -> dict:
     """Gradescope's results.json: a test per case, with the assignment's visibility."""
     tests = []
     for program, program_results in results.programs.items():
+        declared = results.assignment.declared[program]
         if program_results is None:
             marks = results.assignment.program_marks(program)
-            tests.append({"name": f"{program}.py", "score": 0, "max_score": marks,
-                          "status": "failed", "visibility": "visible",
+            tests.append({"name": (declared.exact_names() or [program])[0], "score": 0,
+                          "max_score": marks, "status": "failed", "visibility": "visible",
                           "output": results.not_submitted(program)})
             continue
+        built = results.builds.get(program)
+        if built is not None:
+            tests.append({"name": BUILD_TEST.format(program=program), "score": 0,
+                          "max_score": 0, "status": "passed" if built.ok else "failed",
+                          "visibility": "visible",
+                          "output": "\n".join(filter(None, [built.said(), built.messages]))})
         for result in program_results:
             case = result.marked.case
             text = "\n\n".join(
+                f"{verdict.kind}: {how(verdict)}" if verdict.kind == Kind.NOT_BUILT else
                 "\n".join(filter(None, [f"{verdict.kind}: {how(verdict)}",
                                         INPUT.format(text=shown_input(case)).strip(),
-                                        REPRODUCE.format(
-                                            command=reproduce(case, verdict.kind)).strip(),
+                                        REPRODUCE.format(command=reproduce(
+                                            case, declared, verdict.kind)).strip(),
                                         verdict.diff]))
-                for verdict in result.failed) or PASS
+                for verdict in result.failed) or Kind.PASS
             tests.append({"name": case.id, "score": round(result.earned, 4),
                           "max_score": round(result.marked.marks, 4),
                           "status": "passed" if result.passed else "failed",
@@ -256,7 +282,7 @@ def marking_data(results: Results) -> dict:
     missing one is missing), the raw score, the late rule applied, and each case's marks,
     group, visibility and verdicts, each with its sentences, the command that reproduces
     it from a student's folder and its diff (drawn, and as lines for a page)."""
-    late = results.late
+    late, declared = results.late, results.assignment.declared
     cases = []
     for program_results in results.programs.values():
         for result in program_results or []:
@@ -265,20 +291,21 @@ def marking_data(results: Results) -> dict:
                           "name": marked.case.name, "group": marked.group,
                           "visibility": marked.visibility, "marks": round(marked.marks, 4),
                           "earned": round(result.earned, 4), "passed": result.passed,
-                          "kind": worst.kind if worst else PASS,
+                          "kind": worst.kind if worst else Kind.PASS,
                           "near_miss": worst.near_miss if worst else "",
                           "near_miss_kind": kind_of(worst.near_miss)
                           if worst and worst.near_miss else "",
-                          "verdicts": [verdict_data(marked.case, verdict)
-                                       for verdict in result.verdicts]})
+                          "verdicts": [verdict_data(marked.case, declared[marked.case.program],
+                                                    verdict) for verdict in result.verdicts]})
     return {
         "raw_score": round(results.score, 4),
         "programs": {program: {"marks": results.assignment.program_marks(program),
-                               "earned": round(sum(r.earned for r in program_results), 4)
-                               if program_results is not None else 0, "submitted":
+                               "earned": round(results.earned(program), 4), "submitted":
                                program_results is not None,
                                "missing": "" if program_results is not None
-                               else results.not_submitted(program)}
+                               else results.not_submitted(program),
+                               "build": results.builds[program].to_json()
+                               if program in results.builds else None}
                      for program, program_results in results.programs.items()},
         "late": None if late is None else {"days": late.days, "accepted": late.accepted,
                                            "cap": late.cap, "mark": late.mark,
@@ -289,11 +316,11 @@ def marking_data(results: Results) -> dict:
     }
 
 
-def verdict_data(case, verdict) -> dict:
-    failed = verdict.kind not in (PASS, NOT_RUN)
+def verdict_data(case, program, verdict) -> dict:
+    failed = verdict.kind not in (Kind.PASS, Kind.NOT_RUN)
     return {"mode": verdict.mode, "kind": verdict.kind, "how": how(verdict),
             "regions": list(verdict.regions), "input": shown_input(case),
-            "reproduce": reproduce(case, verdict.kind) if failed else "",
+            "reproduce": reproduce(case, program, verdict.kind) if failed else "",
             "diff": verdict.diff,
             "diff_lines": verdict.diff_lines.to_json() if verdict.diff_lines else None}
 

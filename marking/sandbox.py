@@ -141,6 +141,19 @@ class Stopped(Exception):
 
 
 @dataclass(frozen=True)
+class Budget:
+    """What one run may use: the CPU seconds of all its processes together, the wall-clock
+    cap, how long it may use no CPU at all, its memory and processes, and each output's cap.
+    A case's runs have the marking's; a build has its own (BUILD_BUDGET)."""
+    cpu_seconds: float
+    wall_seconds: float
+    idle_seconds: float
+    memory: int = MEMORY_BYTES
+    processes: int = PROCESSES
+    most_output: int = MOST_OUTPUT
+
+
+@dataclass(frozen=True)
 class Outcome:
     stdout: bytes
     stderr: bytes
@@ -201,6 +214,8 @@ class Sandbox:
         self.bwrap = shutil.which("bwrap")
         self.bwrap_options = bwrap_options(self.bwrap) if self.bwrap else set()
         self.memory, self.processes = run_limits(runs_at_once, markers)
+        self.budget = Budget(self.timeout, self.wall_seconds, self.idle_seconds, self.memory,
+                             self.processes)
         self.confinement = Confinement()
         interpreters = self._interpreters(python)  # asked one at a time, as far as needed
         first = next(interpreters, None)
@@ -293,13 +308,15 @@ class Sandbox:
     # Running
 
     def run(self, snapshot: Path, command, stdin: bytes, files: dict, environment=lambda home: {},
-            terminal: bool = False, head: int = None):
+            terminal: bool = False, head: int = None, budget: Budget = None):
         """Run `command(home)` (an argv) with `stdin` and `environment(home)` added to a
         scrubbed environment, its home filled from `snapshot` plus `files` ({name: bytes});
         an `Outcome`, or a `TerminalOutcome` (a terminal `Screen`, and which limit was hit)
-        when `terminal`. With `head`, stdout's reader goes away after that many bytes."""
+        when `terminal`. With `head`, stdout's reader goes away after that many bytes.
+        `budget`: what the run may use (the marking's by default)."""
         if self.stopping.is_set():
             raise Stopped
+        budget = budget or self.budget
         uid = self.new_user()
         given = self._case_files(files)
         if self.namespaces:
@@ -312,13 +329,13 @@ class Sandbox:
             for made in (home, tmp):
                 os.mkdir(made, 0o700)
             where = launcher.environment(str(snapshot), str(given) if given else "")
-        wrapped = launcher.argv(home, tmp, uid, self.limits(uid), command(Path(home)))
+        wrapped = launcher.argv(home, tmp, uid, self.limits(uid, budget), command(Path(home)))
         seccomp = self._seccomp_fd() if self.namespaces else None
         if self.namespaces:
             wrapped = self._bwrap(snapshot, given, seccomp) + wrapped
         env = {**scrubbed_environment(home, TMPDIR=tmp or "/tmp", **environment(Path(home))),
                **where}
-        group = self.groups.new(self.memory, self.processes + 2) if self.groups else None
+        group = self.groups.new(budget.memory, budget.processes + 2) if self.groups else None
         access = None if self.namespaces else self._access(snapshot, given, home, tmp)
         entering = self._entering(group, access)
         passed = (seccomp,) if seccomp is not None else ()
@@ -326,17 +343,18 @@ class Sandbox:
         watch = None
         try:
             if self.measures_cpu:
-                watch = CpuWatch(group, self.timeout, self.idle_seconds,
+                watch = CpuWatch(group, budget.cpu_seconds, budget.idle_seconds,
                                  lambda: self._kill_run(run_id, uid, group))
             started = lambda pid: self._started(run_id, pid, uid, group)  # noqa: E731
             if terminal:
                 from golden.terminal import run_in_terminal
 
-                screen = run_in_terminal(wrapped, stdin, "/", env, self.wall_seconds,
+                screen = run_in_terminal(wrapped, stdin, "/", env, budget.wall_seconds,
                                          depth=2 if self.namespaces else 0, started=started,
                                          preexec_fn=entering, pass_fds=passed)
-                return self._terminal_outcome(screen, watch, group)
-            return self._piped(wrapped, stdin, env, started, group, watch, head, entering, passed)
+                return self._terminal_outcome(screen, watch, group, budget)
+            return self._piped(wrapped, stdin, env, started, group, watch, head, entering, passed,
+                               budget)
         finally:
             if seccomp is not None:
                 os.close(seccomp)
@@ -352,14 +370,15 @@ class Sandbox:
             if given:
                 remove_tree(given)
 
-    def limits(self, uid: int = -1) -> list:
+    def limits(self, uid: int = -1, budget: Budget = None) -> list:
         """The rlimits of each process of a run of `uid`; without a throwaway user
         (-1), the process limit counts our own user's processes too. CPU time: SIGXCPU a
         second past the limit, SIGKILL a second later, each said as the time limit."""
-        processes = self.processes + (len(processes_of(os.getuid())) if uid < 0 else 0)
-        soft = math.ceil(self.timeout) + CPU_SECONDS_OVER_TIMEOUT
+        budget = budget or self.budget
+        processes = budget.processes + (len(processes_of(os.getuid())) if uid < 0 else 0)
+        soft = math.ceil(budget.cpu_seconds) + CPU_SECONDS_OVER_TIMEOUT
         return [("RLIMIT_CPU", (soft, soft + 1)),
-                ("RLIMIT_AS", self.memory), ("RLIMIT_FSIZE", FILE_BYTES),
+                ("RLIMIT_AS", budget.memory), ("RLIMIT_FSIZE", FILE_BYTES),
                 ("RLIMIT_NOFILE", OPEN_FILES), ("RLIMIT_NPROC", processes),
                 ("RLIMIT_CORE", 0)]
 
@@ -445,18 +464,18 @@ class Sandbox:
             _kill_group(running[0])
         self._end(uid, group)
 
-    def _over_cpu(self, watch, cpu_seconds, status) -> bool:
+    def _over_cpu(self, watch, cpu_seconds, status, budget: Budget) -> bool:
         """Whether the run went over its CPU limit: killed for it, ended past it between two
         looks, or stopped by RLIMIT_CPU (SIGXCPU; bubblewrap reports a signal N as 128 + N),
         where no control group counts its CPU time."""
         by_rlimit = status in (-signal.SIGXCPU, 128 + signal.SIGXCPU) if self.namespaces \
             else status == -signal.SIGXCPU
         return bool(watch and watch.hit) or by_rlimit or (cpu_seconds is not None
-                                                          and cpu_seconds > self.timeout)
+                                                          and cpu_seconds > budget.cpu_seconds)
 
-    def _terminal_outcome(self, screen, watch, group) -> TerminalOutcome:
+    def _terminal_outcome(self, screen, watch, group, budget: Budget) -> TerminalOutcome:
         cpu_seconds = watch.stop() if watch else None
-        over_cpu = self._over_cpu(watch, cpu_seconds, screen.status) and not screen.too_large
+        over_cpu = self._over_cpu(watch, cpu_seconds, screen.status, budget) and not screen.too_large
         idle = bool(watch and watch.idle) and not over_cpu
         limit = CPU if over_cpu else IDLE if idle else WALL if screen.timed_out else ""
         return TerminalOutcome(screen.output, None if limit else screen.status, bool(limit),
@@ -464,8 +483,8 @@ class Sandbox:
                                bool(group and group.out_of_memory()))
 
     def _piped(self, argv: list, stdin: bytes, env: dict, started, group, watch=None,
-               head: int = None, entering=None, passed=()) -> Outcome:
-        """Pipe stdin in, collect stdout and stderr up to MOST_OUTPUT bytes each (stdout
+               head: int = None, entering=None, passed=(), budget: Budget = None) -> Outcome:
+        """Pipe stdin in, collect stdout and stderr up to the budget's cap each (stdout
         up to `head` bytes, then its read end closed, as `| head -c` does), kill the whole
         run at the wall-clock cap or when output overflows (`watch` kills it at the CPU
         limit)."""
@@ -475,7 +494,8 @@ class Sandbox:
         started(process.pid)
         threading.Thread(target=_feed, args=(process.stdin, stdin), daemon=True).start()
         outputs = {process.stdout: bytearray(), process.stderr: bytearray()}
-        deadline = time.monotonic() + self.wall_seconds
+        budget = budget or self.budget
+        deadline = time.monotonic() + budget.wall_seconds
         timed_out, too_large = False, ""
         status = usage = None
         with selectors.DefaultSelector() as selector:
@@ -497,7 +517,7 @@ class Sandbox:
                     if heading and len(outputs[process.stdout]) == head:
                         selector.unregister(process.stdout)
                         process.stdout.close()  # the reader is gone: the program meets EPIPE
-                    if len(outputs[key.fileobj]) > MOST_OUTPUT:
+                    if len(outputs[key.fileobj]) > budget.most_output:
                         too_large = "stdout" if key.fileobj is process.stdout else "stderr"
         if not (timed_out or too_large):  # its output closed, the program may still be running
             status, usage = _reap(process, deadline)
@@ -516,12 +536,12 @@ class Sandbox:
             cpu_seconds = usage.ru_utime + usage.ru_stime  # and the children it waited for
         else:  # bubblewrap: its own CPU time, not its PID namespace's
             cpu_seconds = None
-        over_cpu = self._over_cpu(watch, cpu_seconds, status) and not too_large
+        over_cpu = self._over_cpu(watch, cpu_seconds, status, budget) and not too_large
         idle = bool(watch and watch.idle) and not over_cpu
         limit = CPU if over_cpu else IDLE if idle else WALL if timed_out else ""
         stopped = bool(limit) or too_large or (status < 0 and self.stopping.is_set())
-        return Outcome(bytes(outputs[process.stdout][:MOST_OUTPUT]),
-                       bytes(outputs[process.stderr][:MOST_OUTPUT]),
+        return Outcome(bytes(outputs[process.stdout][:budget.most_output]),
+                       bytes(outputs[process.stderr][:budget.most_output]),
                        None if stopped else status, bool(limit), too_large,
                        bool(group and group.out_of_memory()), limit, cpu_seconds)
 

@@ -16,7 +16,8 @@ LOOKALIKE_DEPTH = 3  # folders below the marked one searched for a misplaced pro
 LOOKALIKE_MOST = 3  # files named
 LOOKALIKE_RATIO = 0.85  # difflib's ratio of two names once copy marks and case are gone
 COPY_MARKS = re.compile(r"\s*\(\d+\)|[\s_-]*copy(?:\s*\d+)?$|^copy of\s+", re.IGNORECASE)
-PROGRAM_LIKE_SUFFIXES = ("", ".py", ".txt", ".py.txt", ".ipynb")
+PROGRAM_LIKE_SUFFIXES = ("", ".py", ".txt", ".py.txt", ".ipynb", ".c", ".cpp", ".cc", ".h",
+                         ".java")
 
 
 def skip_reason(name: str):
@@ -31,23 +32,26 @@ def skip_reason(name: str):
 
 def marked_folder(folder: Path, programs) -> Path:
     """The folder whose programs are marked: `folder`, or the one folder it holds when it
-    holds nothing else the marker copies and none of the programs (a download from a
-    learning platform: `ann/ann/solitaire_1.py`, or a zip of a folder)."""
+    holds nothing else the marker copies and no file of the programs (`golden.programs.
+    Program`s): a download from a learning platform, `ann/ann/solitaire_1.py`, or a zip of
+    a folder."""
     kept = [entry for entry in folder.iterdir() if skip_reason(entry.name) is None]
     if (len(kept) == 1 and kept[0].is_dir() and not kept[0].is_symlink()
-            and not any((folder / f"{program}.py").exists() for program in programs)):
+            and not any(program.files(folder)[0] for program in programs)):
         return kept[0]
     return folder
 
 
-def lookalikes(folder: Path, program: str, programs) -> list:
-    """Files below `folder` that look like `program`.py but are not it (`Solitaire_1.py`,
-    `solitaire_1 (1).py`, `src/solitaire_1.py`, `solitare_1.py`), as paths relative to
-    `folder`, closest first. The marker still marks only the exact name: this says why
-    a program a student did hand in is "missing". Never another program of the
-    assignment, and never through a link."""
-    wanted = _key(program)
-    exact = {f"{other}.py" for other in programs}
+def lookalikes(folder: Path, wanted_name: str, programs) -> list:
+    """Files below `folder` that look like `wanted_name` (a file a program's student must
+    name so: `solitaire_1.py`) but are not it (`Solitaire_1.py`, `solitaire_1 (1).py`,
+    `src/solitaire_1.py`, `solitare_1.py`), as paths relative to `folder`, closest first.
+    The marker still marks only the exact name: this says why a program a student did
+    hand in is "missing". Never a file another of the `programs` is, and never through a
+    link."""
+    stem, _ = _split(wanted_name)
+    wanted = _key(stem)
+    exact = {name for program in programs for name in program.exact_names()}
     found = []
     for relative in _files(folder):
         name = relative.name
@@ -57,7 +61,7 @@ def lookalikes(folder: Path, program: str, programs) -> list:
         if suffix not in PROGRAM_LIKE_SUFFIXES or (suffix == "" and "." in name):
             continue
         key = _key(stem)
-        if name == f"{program}.py":
+        if name == wanted_name:
             closeness = 2.0  # the right name in the wrong folder
         elif key == wanted:
             closeness = 1.5

@@ -1,22 +1,37 @@
 """The verdict on one run of a case: what differs, said with the run's bytes escaped."""
 
 from dataclasses import dataclass, field
+from enum import Enum
 
 from golden.visible import diff_lines, escaped, first_difference
 from marking.near_miss import explain, normalise, regions
 from marking.sandbox import CPU, IDLE, MEMORY_BYTES, MOST_OUTPUT, mebibytes
 
-PASS = "pass"
-FORGIVEN = "pass, forgiven"
-WRONG = "wrong output"
-WRONG_STATUS = "wrong exit status"
-WRONG_STDERR = "wrong stderr"
-CRASH = "crash"
-TIMEOUT = "timeout"
-TOO_LARGE = "output too large"
-OUT_OF_MEMORY = "out of memory"
-NOT_RUN = "not run"
-MARKER_ERROR = "marker error"
+
+
+class Kind(str, Enum):
+    """What a run of a case came to; its value is the word the report, the pages and
+    results.json say (a string, so that results.json and what reads it keep the word)."""
+    PASS = "pass"
+    FORGIVEN = "pass, forgiven"
+    WRONG = "wrong output"
+    WRONG_STATUS = "wrong exit status"
+    WRONG_STDERR = "wrong stderr"
+    CRASH = "crash"
+    TIMEOUT = "timeout"
+    TOO_LARGE = "output too large"
+    OUT_OF_MEMORY = "out of memory"
+    NOT_RUN = "not run"
+    NOT_BUILT = "not built"
+    MARKER_ERROR = "marker error"
+
+    def __str__(self) -> str:
+        return self.value
+
+    @property
+    def passed(self) -> bool:
+        return self in (Kind.PASS, Kind.FORGIVEN)
+
 
 PIPE = "stdout, stdin piped"
 TERMINAL = "terminal screen"
@@ -42,13 +57,14 @@ THE_MEMORY_LIMIT = "the memory limit"
 OVERFLOW = "{stream} over {most} "
 MEMORY = "the run went over {memory} of memory"
 INTERRUPTED = "the marking was interrupted"
+NOT_BUILT_DETAIL = "the program did not build: its build says why"
 
 
 @dataclass(frozen=True)
 class Verdict:
     case_id: str
     mode: str
-    kind: str
+    kind: Kind
     detail: str = ""  # escaped: safe on a terminal, in JSON and in HTML once HTML-escaped
     diff: str = ""  # drawn for a terminal
     near_miss: str = ""  # one sentence on how close the output came, when it can be said
@@ -58,7 +74,7 @@ class Verdict:
 
     @property
     def passed(self) -> bool:
-        return self.kind in (PASS, FORGIVEN)
+        return self.kind.passed
 
 
 def last_line(stderr: bytes) -> str:
@@ -95,15 +111,15 @@ def judge(case, mode: str, outcome, rules: Rules = Rules()) -> Verdict:
             return extra
         if got != want:
             name, share = _forgiven(got, want, rules)
-            return Verdict(case.id, mode, FORGIVEN, FORGIVEN_DETAIL.format(name=name, share=share),
+            return Verdict(case.id, mode, Kind.FORGIVEN, FORGIVEN_DETAIL.format(name=name, share=share),
                            near_miss=explain(got, want), credit=1 - share,
                            **_differences(got, want, f"{case.id} ({mode})"))
         detail = TRACEBACK_AFTER_PASS.format(line=traceback) if traceback else ""
-        return Verdict(case.id, mode, PASS, detail, credit=1.0)
+        return Verdict(case.id, mode, Kind.PASS, detail, credit=1.0)
     differences = _differences(got, want, f"{case.id} ({mode})")
     if status is not None and status != 0 and (traceback or status < 0):
         reason = traceback or KILLED.format(signal=-status)
-        return Verdict(case.id, mode, CRASH, reason, near_miss=explain(got, want, A_CRASH),
+        return Verdict(case.id, mode, Kind.CRASH, reason, near_miss=explain(got, want, A_CRASH),
                        **differences)
     near_miss = explain(got, want)
     detail = near_miss or first_difference(got.decode("utf-8", "surrogateescape"),
@@ -111,7 +127,7 @@ def judge(case, mode: str, outcome, rules: Rules = Rules()) -> Verdict:
     line = last_line(stderr)
     if status and line and not terminal:
         detail += STDERR_ENDS.format(status=status, line=line)
-    return Verdict(case.id, mode, WRONG, detail, near_miss=near_miss, **differences)
+    return Verdict(case.id, mode, Kind.WRONG, detail, near_miss=near_miss, **differences)
 
 
 def _differences(got: bytes, want: bytes, label: str) -> dict:
@@ -124,7 +140,7 @@ def _differences(got: bytes, want: bytes, label: str) -> dict:
 def _limit_hit(case, mode, outcome, got, want, rules):
     if outcome.too_large:
         stream = THE_SCREEN if mode == TERMINAL else outcome.too_large
-        return Verdict(case.id, mode, TOO_LARGE, OVERFLOW.format(stream=stream,
+        return Verdict(case.id, mode, Kind.TOO_LARGE, OVERFLOW.format(stream=stream,
                                                                  most=mebibytes(MOST_OUTPUT)))
     if outcome.timed_out:
         used = outcome.cpu_seconds
@@ -135,11 +151,11 @@ def _limit_hit(case, mode, outcome, got, want, rules):
         else:
             detail = NO_END.format(seconds=rules.wall_seconds) + (
                 USED_CPU.format(seconds=used) if used is not None else "")
-        return Verdict(case.id, mode, TIMEOUT, detail,
+        return Verdict(case.id, mode, Kind.TIMEOUT, detail,
                        near_miss=explain(got, want, THE_TIME_LIMIT),
                        **_differences(got, want, case.id))
     if outcome.out_of_memory and got != want:
-        return Verdict(case.id, mode, OUT_OF_MEMORY, MEMORY.format(memory=mebibytes(rules.memory_bytes)),
+        return Verdict(case.id, mode, Kind.OUT_OF_MEMORY, MEMORY.format(memory=mebibytes(rules.memory_bytes)),
                        near_miss=explain(got, want, THE_MEMORY_LIMIT),
                        **_differences(got, want, case.id))
     return None
@@ -154,13 +170,13 @@ def _status_and_stderr(case, mode, status, stderr, rules):
         line = last_line(stderr)
         detail = STATUS_DIFFERS.format(got=status, want=case.status) + (
             STDERR_SAID.format(line=line) if line else "")
-        return Verdict(case.id, mode, WRONG_STATUS, detail,
+        return Verdict(case.id, mode, Kind.WRONG_STATUS, detail,
                        **(_differences(stderr, case.stderr, f"{case.id} (stderr)")
                           if stderr_differs else {}))
     if "stderr" in rules.compare and stderr_differs:
         differences = _differences(stderr, case.stderr, f"{case.id} (stderr)")
         near_miss = explain(stderr, case.stderr)
-        return Verdict(case.id, mode, WRONG_STDERR,
+        return Verdict(case.id, mode, Kind.WRONG_STDERR,
                        near_miss or differences["diff"].splitlines()[0].partition(": ")[2],
                        near_miss=near_miss, **differences)
     return None

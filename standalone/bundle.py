@@ -1,6 +1,11 @@
-"""Sample solutions: each reference program as one file, standard library only.
+"""Sample solutions: each reference program as one file, standard library only; or, for
+an assignment, exactly what its student hands in.
 
-    python3 -m standalone.bundle [OUT]        (make standalone [OUT=solutions])
+    python3 -m standalone.bundle [OUT]                    (make standalone [OUT=solutions])
+    python3 -m standalone.bundle --assignment NAME OUT    (make standalone ASSIGNMENT=NAME)
+
+A Python program whose reference is the kit is bundled; any other program's files are
+those of its reference that a student hands in, copied as they are.
 
 A program keeps its own text whole; what it imports from the kit's packages is
 copied in above it, one top-level definition at a time and only what it uses
@@ -19,7 +24,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PROGRAMS = ("solitaire_1", "solitaire_2", "hoyle_cli", "patience")
 KIT_PACKAGES = ("common", "hoyle", "patience_games")
 DEFAULT_OUT = "solutions"
 
@@ -301,22 +305,60 @@ def bundle(program: str) -> str:
     ])
 
 
-def write_all(out: Path) -> list:
+def kit_programs() -> list:
+    """The Python programs the kit's own assignments declare with the kit as reference."""
+    from marking.assignment import load, names
+
+    found = {}
+    for name in names():
+        for program in load(name).declared.values():
+            if program.language.name == "python3" and program.reference == ROOT:
+                found.setdefault(program.entry, program)
+    return list(found.values())
+
+
+def write_program(program, out: Path) -> list:
+    """What a student of `program` hands in, written in `out`: (path, lines) per file."""
     out.mkdir(parents=True, exist_ok=True)
+    if program.language.name == "python3" and program.reference == ROOT:
+        texts = {program.entry: bundle(Path(program.entry).stem)}
+    else:
+        files, problems = program.files(program.reference)
+        if problems:
+            raise BundleError(f"{program.name}: its reference {program.reference}: "
+                              + "; ".join(problems))
+        texts = {name: (program.reference / name).read_text(encoding="utf-8") for name in files}
     written = []
-    for program in PROGRAMS:
-        path = out / f"{program}.py"
-        text = bundle(program)
-        path.write_text(text, encoding="utf-8")
-        written.append((path, text.count("\n")))
+    for name, text in texts.items():
+        (out / name).write_text(text, encoding="utf-8")
+        written.append((out / name, text.count("\n")))
     return written
+
+
+def write_all(out: Path) -> list:
+    return [found for program in kit_programs() for found in write_program(program, out)]
+
+
+def write_assignment(assignment, out: Path) -> list:
+    """Exactly what a student of `assignment` hands in, at the top of `out`."""
+    return [found for program in assignment.declared.values()
+            for found in write_program(program, out)]
 
 
 def main(argv=None) -> int:
     arguments = sys.argv[1:] if argv is None else argv
+    assignment = None
+    if arguments[:1] == ["--assignment"]:
+        from marking.assignment import AssignmentError, load
+        try:
+            assignment = load(arguments[1])
+        except (AssignmentError, IndexError) as error:
+            print(f"standalone: {error or 'give --assignment NAME'}", file=sys.stderr)
+            return 2
+        arguments = arguments[2:]
     out = Path(arguments[0] if arguments else DEFAULT_OUT)
     try:
-        written = write_all(out)
+        written = write_assignment(assignment, out) if assignment else write_all(out)
     except BundleError as error:
         print(f"standalone: {error}", file=sys.stderr)
         return 1

@@ -6,20 +6,20 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from golden.cases import load_cases
 from marking.assignment import ASSIGNMENTS, AssignmentError, load, names
 
 
-def test_the_three_assignments_are_shipped():
-    assert names() == ["calculation", "patience", "seeded"]
+def test_the_four_assignments_are_shipped():
+    assert names() == ["calculation", "calculation_cpp", "patience", "seeded"]
 
 
-@pytest.mark.parametrize("name", ["calculation", "patience", "seeded"])
+@pytest.mark.parametrize("name", ["calculation", "calculation_cpp", "patience", "seeded"])
 def test_every_golden_case_is_marked_or_the_kit_s_own(name):
     assignment = load(name)
     for program, marked in assignment.programs.items():
         classified = {m.case.name for m in marked} | {case.name for case in assignment.kit_only[program]}
-        assert classified == {case.name for case in load_cases(program)}, f"{name}: {program}"
+        assert classified == {case.name for case in assignment.declared[program].cases()}, \
+            f"{name}: {program}"
         assert [m.marks for m in marked] == sorted((m.marks for m in marked), reverse=True)
     assert sum(assignment.program_marks(program) for program in assignment.programs) == \
         pytest.approx(assignment.marks)
@@ -192,5 +192,5 @@ def test_a_mistake_in_an_assignment_is_named(tmp_path, change, message):
 
 def test_an_unknown_assignment_lists_those_there_are():
     with pytest.raises(AssignmentError, match="no assignment 'chess'; the assignments are: "
-                                              "calculation, patience, seeded"):
+                                              "calculation, calculation_cpp, patience, seeded"):
         load("chess")

@@ -116,7 +116,7 @@ def disguised(code: str) -> str:
 
 def eighth_misspelt(text: str) -> str:
     variant = read_variant(ROOT / "tests" / "wrong" / "solitaire_1" / "eigth_misspelt.toml")
-    return variant.applied_to(text)
+    return variant.applied_to({"solitaire_1.py": text})["solitaire_1.py"]
 
 
 def put(folder: Path, files: dict) -> Path:

@@ -51,8 +51,7 @@ def test_every_committed_folder_loads():
 
 
 def test_make_expected_writes_a_new_case_and_keeps_existing_ones(tmp_path):
-    for part in ("solitaire_1.py", "common", "golden"):
-        (shutil.copytree if (ROOT / part).is_dir() else shutil.copy)(ROOT / part, tmp_path / part)
+    kit_copy(tmp_path, "solitaire_1")
     (tmp_path / "expected_outputs" / "solitaire_1").mkdir(parents=True)
     command = [sys.executable, "-m", "golden.expected", "solitaire_1", "--seed", "27"]
     first = subprocess.run(command, cwd=tmp_path, capture_output=True, timeout=60)
@@ -67,20 +66,39 @@ def test_make_expected_writes_a_new_case_and_keeps_existing_ones(tmp_path):
 
 
 def test_make_expected_writes_nothing_for_a_run_that_crashes(tmp_path):
-    for package in ("common", "golden"):
-        shutil.copytree(ROOT / package, tmp_path / package)
+    """An instructor's own program, declared by their own assignment file outside the kit."""
     (tmp_path / "broken.py").write_text("raise ValueError('boom')\n")
     (tmp_path / "stdin").write_bytes(b"1\n")
-    done = subprocess.run([sys.executable, "-m", "golden.expected", "broken", "--input", "a", "stdin"],
-                          cwd=tmp_path, capture_output=True, timeout=60)
-    assert done.returncode == 1 and b"FAILED   broken/a: ValueError: boom" in done.stdout
-    assert not list((tmp_path / "expected_outputs" / "broken").iterdir())
+    (tmp_path / "broken.toml").write_text(OWN_ASSIGNMENT)
+    done = subprocess.run([sys.executable, "-m", "golden.expected", "broken", "--assignment",
+                           str(tmp_path / "broken.toml"), "--input", "a", str(tmp_path / "stdin")],
+                          cwd=ROOT, capture_output=True, timeout=60)
+    assert done.returncode == 1 and b"FAILED   broken/a: ValueError: boom" in done.stdout, done
+    assert not list((tmp_path / "cases").iterdir())
+
+
+OWN_ASSIGNMENT = """title = "An instructor's own"
+marks = 1
+cpu_seconds = 5
+
+[[programs]]
+name = "broken"
+reference = "."
+cases = "cases"
+
+  [[programs.groups]]
+  name = "all"
+  marks = 1
+  cases = ["*"]
+  visibility = "visible"
+"""
 
 
 def kit_copy(tmp_path, *programs):
-    """The kit's programs and packages in a scratch folder, with an empty expected_outputs/."""
+    """The kit's programs, packages and assignments in a scratch folder, with an empty
+    expected_outputs/ (the assignments declare their programs relative to themselves)."""
     for part in (*[f"{program}.py" for program in programs], "common", "golden", "hoyle",
-                 "patience_games"):
+                 "patience_games", "marking", "assignments"):
         (shutil.copytree if (ROOT / part).is_dir() else shutil.copy)(ROOT / part, tmp_path / part)
     return tmp_path
 
@@ -92,8 +110,10 @@ def expected(tmp_path, *argv):
 
 
 @pytest.mark.parametrize("argv, said", [
-    (["patience", "--seed", "5"], "patience is interactive: give a whole input file with --input"),
-    (["hoyle_cli", "--seed", "5"], "hoyle_cli is interactive"),
+    (["patience", "--seed", "5"], "exit status 2, stderr ends: patience.py: error: the "
+                                  "following arguments are required: game"),
+    (["hoyle_cli", "--seed", "5"], "the program asked for more input after the last line"),
+    (["fizzbuzz", "--seed", "5"], "no assignment declares a program 'fizzbuzz'"),
     (["solitaire_1", "--simulate", "0", "5"], "simulate(0, 5): n must be 1 or more"),
     (["solitaire_2", "--seed", "5"], "the program asked for more input after the last line"),
     (["patience", "--input", "bad", "stdin", "--args=chess"], "exit status 2, stderr ends: "

@@ -221,10 +221,13 @@ def test_the_same_assignment_gives_the_same_bytes(kit, tmp_path):
 def test_each_shipped_assignment_ships_its_own_programs_cases_only(name):
     assignment = load(name)
     files = build.entries(assignment, build.DEFAULT_BUDGET)
-    programs = {path.split("/")[1] for path in files if path.startswith("expected_outputs/")}
-    assert programs == set(assignment.programs)
+    folders = {path.rsplit("/", 1)[0] for path in files if path.startswith("expected_outputs/")}
+    assert folders == {program.cases_folder.relative_to(ROOT).as_posix()
+                       for program in assignment.declared.values()}
     assert not any(path.endswith(f"/{program}.py") or path == f"{program}.py"
-                   for path in files for program in programs)
+                   for path in files for program in assignment.programs)
+    assert not any(path.startswith(("references/", "docs/")) for path in files), \
+        "a reference or a handout in the autograder"
     assert set(path for path in files if path.startswith("assignments/")) == {
         "assignments/assignment.schema.json", f"assignments/{name}.toml"}
     fallback = json.loads(files["run_autograder"][0].decode().split("<<'FALLBACK'\n")[1]

@@ -145,7 +145,8 @@ def variant_submission(tmp_path, program: str, mistake: str):
     write_all(folder)
     variant = read_variant(ROOT / "tests" / "wrong" / program / f"{mistake}.toml")
     path = folder / f"{program}.py"
-    path.write_text(variant.applied_to(path.read_text(encoding="utf-8")), encoding="utf-8")
+    changed = variant.applied_to({path.name: path.read_text(encoding="utf-8")})
+    path.write_text(changed[path.name], encoding="utf-8")
     return folder
 
 

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from golden.cases import EXPECTED_OUTPUTS, ROOT, programs
+from golden.cases import EXPECTED_OUTPUTS, ROOT
 from marking.assignment import load, names
 from marking.mark import GOLDEN_READABLE, golden_copies_readable
 from marking.tree import remove_tree
@@ -478,6 +478,36 @@ def test_the_golden_outputs_are_out_of_reach(markings, tmp_path, isolation):
 
 
 @needs_root
+@pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed")
+@pytest.mark.parametrize("isolation", ISOLATIONS)
+def test_a_build_cannot_compile_the_golden_outputs_in(markings, tmp_path, isolation):
+    """Attack 2 at build time: a C++ file that has the assembler copy the golden output
+    into the program (.incbin), from the kit or from a second checkout every user may
+    read, and prints it. The build runs under the layers a run has: where files are
+    hidden, the compiler finds neither, and the case earns nothing."""
+    golden = EXPECTED_OUTPUTS / "hoyle_cli" / "short_game.out"
+    copy = markings.folder("second-checkout", 0o755) / "short_game.out"
+    a_file(copy, golden.read_text(encoding="utf-8"), 0o644)
+    folder = tmp_path / "submission"
+    folder.mkdir()
+    branches = "".join(f'#{"if" if number == 0 else "elif"} __has_include("{path}")\n'
+                       f'asm(".section .rodata\\n.global golden\\ngolden:\\n'
+                       f'.incbin \\"{path}\\"\\n.byte 0\\n.text");\n'
+                       for number, path in enumerate((golden, copy)))
+    a_file(folder / "main.cpp", "#include <iostream>\n" + branches +
+           '#else\nconst char golden[] = "";\n#endif\nextern const char golden[];\n'
+           'int main() { std::cout << golden; }\n', 0o644)
+    marked = markings.mark(folder, "--isolation", isolation, "--only", "calculation_cpp/short_game",
+                           assignment="calculation_cpp",
+                           case=f"attack 2 at build time, golden outputs ({isolation})")
+    if IN_CI:
+        assert FILES_HIDDEN in marked.report, f"{marked.case}: CI must hide files"
+    if FILES_HIDDEN in marked.report:
+        assert marked.tests["calculation_cpp/short_game"]["score"] == 0, \
+            f"{marked.case}: the build compiled the golden output in:\n{marked.report[:2000]}"
+    marked.assert_reported(status=0 if marked.written["score"] else 1)
+
+
 @pytest.mark.parametrize("isolation", ISOLATIONS)
 def test_two_markers_at_once_neither_sees_the_other(markings, tmp_path, isolation):
     """Attacks 2 and 10: two markings at once. One marks a correct (if slow) submission that
@@ -796,20 +826,26 @@ def test_escape_sequences_of_a_run_are_shown_not_run(markings, tmp_path):
 
 
 def test_empty_programs_score_nothing(markings, tmp_path):
-    """Attack 9: an EMPTY file for each program (prints nothing, exits 0): 0 on every case,
-    those whose stdout is empty included."""
+    """Attack 9: an EMPTY file for each file a program needs (a Python program prints
+    nothing and exits 0; an empty main.cpp does not build): 0 on every case, those whose
+    stdout is empty included."""
     folder = tmp_path / "empty"
     folder.mkdir()
-    for program in programs():
-        (folder / f"{program}.py").write_text("")
+    for name in names():
+        for program in load(name).declared.values():
+            for kind in program.submit:
+                if kind.least:
+                    (folder / kind.glob.replace("*", "empty")).write_text("")
     for name in names():
         marked = markings.mark(folder, "--isolation", "fallback", "--jobs", "4",
                                case=f"attack 9, empty programs, {name}", assignment=name)
         marked.assert_reported()
         free = [test for test, verdict in marked.tests.items() if verdict["score"]]
         assert not free, f"{marked.case}: an empty program scores on {free}"
-        marked_cases = sum(len(cases) for cases in load(name).programs.values())
-        assert len(marked.tests) == marked_cases, \
+        assignment = load(name)
+        marked_cases = sum(len(cases) for cases in assignment.programs.values())
+        builds = sum(program.built for program in assignment.declared.values())
+        assert len(marked.tests) == marked_cases + builds, \
             f"{marked.case}: {len(marked.tests)} of {marked_cases} cases ran"
         assert marked.written["score"] == 0
 

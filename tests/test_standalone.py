@@ -2,15 +2,18 @@
 library only, and every golden case passes, piped and at a terminal."""
 
 import ast
+import shutil
+import subprocess
 import sys
 
 import pytest
 
-from golden.cases import load_cases
+from golden.cases import ROOT, load_cases
 from golden.run import run_on_terminal, run_piped
-from standalone.bundle import KIT_PACKAGES, PROGRAMS, write_all
+from standalone.bundle import KIT_PACKAGES, kit_programs, write_all
 from tests.bytes_check import expect_case_passes, expect_same
 
+PROGRAMS = [program.name for program in kit_programs()]
 CASES = [case for program in PROGRAMS for case in load_cases(program)]
 SCREENS = [case for case in CASES if case.screen is not None]
 
@@ -51,3 +54,20 @@ def test_a_solution_passes_every_case_at_a_terminal(solutions, case):
     screen = run_on_terminal(case, solutions)
     assert not screen.timed_out, f"{case.id}: no answer in time"
     expect_same(screen.output, case.screen, f"{case.id} terminal screen of the sample solution")
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed")
+def test_make_standalone_of_an_assignment_writes_what_its_student_hands_in(tmp_path):
+    """`make standalone ASSIGNMENT=calculation_cpp OUT=DIR`: the C++ files alone, at the top
+    of DIR, and `make mark` on DIR gives full marks."""
+    out = tmp_path / "hand in"
+    common = ["make", "-s", "-C", str(ROOT), "STAMP=", f"VENV_PYTHON={sys.executable}",
+              "ASSIGNMENT=calculation_cpp"]
+    done = subprocess.run([*common, "standalone", f"OUT={out}"], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert sorted(path.name for path in out.iterdir()) == \
+        sorted(path.name for path in (ROOT / "references" / "calculation_cpp").iterdir())
+    done = subprocess.run([*common, "mark", f"SUBMISSION={out}", "ARGS=--jobs 2"],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0 and "Score: 20.00/20.00" in done.stdout, done.stdout + done.stderr

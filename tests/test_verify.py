@@ -6,7 +6,9 @@ import pytest
 from verify.variants import VariantError, read_variant, read_variants
 from verify.__main__ import HONEST, WRONG, assignment_of_each_program
 
-SOLUTION = 'print("Eighth (and last) card")\nprint("done")\nprint("done")\n'
+SOLUTION = {"solitaire_1.py": 'print("Eighth (and last) card")\nprint("done")\nprint("done")\n'}
+SOURCES = {"main.cpp": '#include "game.h"\nint main() { return play(); }\n',
+           "game.cpp": 'int play() { return 0; }\n'}
 
 
 def variant_file(tmp_path, text, program="solitaire_1", name="a_mistake"):
@@ -29,7 +31,31 @@ replace = '"Done"'
 count = 2
 """))
     assert (variant.id, variant.mistake) == ("solitaire_1/a_mistake", "no space before (and last)")
-    assert variant.applied_to(SOLUTION) == 'print("Eighth(and last) card")\nprint("Done")\nprint("Done")\n'
+    assert variant.applied_to(SOLUTION) == {
+        "solitaire_1.py": 'print("Eighth(and last) card")\nprint("Done")\nprint("Done")\n'}
+
+
+def test_a_change_to_a_program_of_several_files_names_its_file(tmp_path):
+    variant = read_variant(variant_file(tmp_path, """
+mistake = "play returns 1"
+[[change]]
+file = "game.cpp"
+find = 'return 0;'
+replace = 'return 1;'
+""", program="calculation_cpp"))
+    assert variant.applied_to(SOURCES) == {**SOURCES, "game.cpp": 'int play() { return 1; }\n'}
+
+
+@pytest.mark.parametrize("which", ["", 'file = "other.cpp"\n'])
+def test_a_change_that_names_no_file_of_several_is_refused(tmp_path, which):
+    variant = read_variant(variant_file(tmp_path, f"""
+mistake = "x"
+[[change]]
+{which}find = 'return 0;'
+replace = 'return 1;'
+""", program="calculation_cpp"))
+    with pytest.raises(VariantError, match="change 1: say which file it changes .*game.cpp, main.cpp"):
+        variant.applied_to(SOURCES)
 
 
 @pytest.mark.parametrize("change, problem", [
@@ -55,7 +81,8 @@ def test_the_kit_s_variants_cover_every_program_and_read():
     programs = set(assignment_of_each_program())
     assert {v.program for v in wrong} == programs, "a program without known-wrong variants"
     assert len(wrong) >= 60
-    assert {v.program for v in honest} == {"solitaire_1", "solitaire_2", "patience"}
+    assert {v.program for v in honest} == {"solitaire_1", "solitaire_2", "patience",
+                                           "calculation_cpp"}
 
 
 def test_verify_fails_on_a_wrong_program_that_no_case_catches(tmp_path, monkeypatch, capsys):

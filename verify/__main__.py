@@ -1,13 +1,17 @@
-"""make verify [ARGS="--only 'solitaire_1/*'"]
+"""make verify [ASSIGNMENT=NAME|FILE.toml] [ARGS="--only 'solitaire_1/*'"]
 
-    python3 -m verify [--only GLOB]... [--jobs N] [--isolation auto|namespaces|fallback]
+    python3 -m verify [--assignment NAME|FILE.toml] [--only GLOB]... [--jobs N]
+                      [--isolation auto|namespaces|fallback]
 
 Marks, with the marker and each program's assignment, as a course would:
   1. the reference programs: every marked case must pass;
-  2. tests/honest/: other faithful readings of the handouts (input() for a
+  2. honest variants: other faithful readings of the handouts (input() for a
      line): every marked case must pass, piped and at a terminal;
-  3. tests/wrong/: programs with a mistake students make: each must fail at
+  3. wrong variants: programs with a mistake students make: each must fail at
      least two marked cases (one case alone is a single point of failure).
+The kit's assignments by default, their variants in tests/honest/PROGRAM/ and
+tests/wrong/PROGRAM/; an instructor's own assignment file (--assignment FILE.toml)
+with its variants in honest/PROGRAM/ and wrong/PROGRAM/ beside the file.
 Prints a line per program as it is marked, then the score; exit status 0 only
 when nothing is missed.
 """
@@ -15,6 +19,7 @@ when nothing is missed.
 import argparse
 import fnmatch
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -25,8 +30,9 @@ from pathlib import Path
 from common import console
 from golden.cases import ROOT
 from golden.visible import escaped
-from marking.assignment import load, names
-from standalone.bundle import write_all
+from marking import from_make
+from marking.assignment import ASSIGNMENTS, AssignmentError, load, names
+from standalone.bundle import BundleError, write_program
 from verify.variants import VariantError, read_variants
 
 WRONG = ROOT / "tests" / "wrong"
@@ -35,6 +41,7 @@ AT_LEAST = 2  # marked cases a wrong program must fail
 PASSED = "passed"
 
 REFERENCE = "{verdict:<7} reference   {name:<40} {passed}/{total} marked cases pass"
+NO_REFERENCE = "verify: {problem}"
 HONEST_LINE = "{verdict:<7} honest      {name:<40} {passed}/{total} pass, {mode}"
 WRONG_LINE = "{verdict:<7} wrong       {name:<40} fails {failed:>3} of {total}: {mistake}"
 FAILED_CASES = "          failed: {cases}"
@@ -59,15 +66,40 @@ class MarkerFailed(RuntimeError):
     pass
 
 
-def assignment_of_each_program() -> dict:
-    return {program: name for name in names() for program in load(name).programs}
+def assignments_to_verify(chosen: str = None) -> list:
+    """The kit's assignments, or the one chosen (a name, or an instructor's FILE.toml)."""
+    return [load(chosen)] if chosen else [load(name) for name in names()]
 
 
-def mark(folder: Path, assignment: str, program: str, options, tty: bool = False) -> Marked:
+def assignment_of_each_program(assignments: list = None) -> dict:
+    """program -> the first assignment that marks it (its file, which the marker reads)."""
+    found = {}
+    for assignment in assignments or assignments_to_verify():
+        for program in assignment.programs:
+            found.setdefault(program, assignment)
+    return found
+
+
+def variants(assignments: list) -> tuple:
+    """(the wrong variants, the honest ones) of the assignments' programs: the kit's, in
+    tests/; those of an assignment file kept outside the kit, in wrong/ and honest/ beside
+    it (a program named as one of the kit's is still the instructor's own)."""
+    wrong, honest = [], []
+    for assignment in assignments:
+        kit = assignment.path.parent == ASSIGNMENTS
+        for found, folder in ((wrong, WRONG if kit else assignment.path.parent / "wrong"),
+                              (honest, HONEST if kit else assignment.path.parent / "honest")):
+            found += [variant for variant in read_variants(folder)
+                      if variant.program in assignment.programs and variant not in found]
+    return wrong, honest
+
+
+def mark(folder: Path, assignment, program: str, options, tty: bool = False) -> Marked:
     """Mark `folder` as the marker does, the cases of `program` only."""
     with tempfile.TemporaryDirectory(prefix="verify-") as scratch:
         results = Path(scratch) / "results.json"
-        command = [sys.executable, "-m", "marking.mark", str(folder), "--assignment", assignment,
+        command = [sys.executable, "-m", "marking.mark", str(folder),
+                   "--assignment", str(assignment.path),
                    "--only", f"{program}/*", "--json", str(results), "--jobs", str(options.jobs),
                    "--isolation", options.isolation, *(["--tty"] if tty else [])]
         done = subprocess.run(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -81,11 +113,18 @@ def mark(folder: Path, assignment: str, program: str, options, tty: bool = False
                   failed=tuple(test["name"] for test in tests if test["status"] != PASSED))
 
 
-def submission_of(variant, solutions: Path, folder: Path) -> Path:
+def sample_solution(program, scratch: Path) -> dict:
+    """What a student of `program` hands in when right (`make standalone`): name -> text."""
+    folder = scratch / "solutions" / program.name
+    return {path.name: path.read_text(encoding="utf-8")
+            for path, _ in write_program(program, folder)}
+
+
+def submission_of(variant, solution: dict, folder: Path) -> Path:
     """A folder holding the variant's program alone, as a student hands it in."""
     folder.mkdir(parents=True)
-    solution = (solutions / f"{variant.program}.py").read_text(encoding="utf-8")
-    (folder / f"{variant.program}.py").write_text(variant.applied_to(solution), encoding="utf-8")
+    for name, text in variant.applied_to(solution).items():
+        (folder / name).write_text(text, encoding="utf-8")
     return folder
 
 
@@ -96,9 +135,9 @@ def say(line: str) -> None:
 def check_references(assignments: dict, options) -> list:
     problems = []
     for program, assignment in sorted(assignments.items()):
-        marked = mark(ROOT, assignment, program, options)
+        marked = mark(assignment.declared[program].reference, assignment, program, options)
         verdict = "ok" if not marked.failed else "FAILS"
-        say(REFERENCE.format(verdict=verdict, name=f"{program}.py ({assignment})",
+        say(REFERENCE.format(verdict=verdict, name=f"{program} ({assignment.name})",
                              passed=marked.total - len(marked.failed), total=marked.total))
         if marked.failed:
             say(FAILED_CASES.format(cases=", ".join(marked.failed)))
@@ -109,7 +148,8 @@ def check_references(assignments: dict, options) -> list:
 def check_honest(variants, assignments, solutions, scratch, options) -> list:
     problems = []
     for variant in variants:
-        folder = submission_of(variant, solutions, scratch / "honest" / variant.id)
+        folder = submission_of(variant, solutions[variant.program],
+                               scratch / "honest" / variant.id)
         for tty in (False, True):
             marked = mark(folder, assignments[variant.program], variant.program, options, tty)
             verdict = "ok" if not marked.failed else "FAILS"
@@ -124,7 +164,8 @@ def check_honest(variants, assignments, solutions, scratch, options) -> list:
 def check_wrong(variants, assignments, solutions, scratch, options):
     problems, counts, failing = [], [], set()
     for variant in variants:
-        folder = submission_of(variant, solutions, scratch / "wrong" / variant.id)
+        folder = submission_of(variant, solutions[variant.program],
+                               scratch / "wrong" / variant.id)
         marked = mark(folder, assignments[variant.program], variant.program, options)
         caught = len(marked.failed) >= AT_LEAST
         counts.append(len(marked.failed))
@@ -145,6 +186,8 @@ def selected(variants, patterns):
 
 def parser() -> argparse.ArgumentParser:
     parse = argparse.ArgumentParser(prog="python3 -m verify", description=__doc__.split("\n\n")[1])
+    parse.add_argument("--assignment", metavar="NAME",
+                       help="one assignment (a name, or FILE.toml) instead of the kit's")
     parse.add_argument("--only", metavar="GLOB", action="append",
                        help="only the variants PROGRAM/NAME that match, no reference check")
     parse.add_argument("--jobs", type=int, default=2, help="cases marked at once (default 2)")
@@ -155,19 +198,25 @@ def parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     options = parser().parse_args(argv)
     try:
-        wrong = selected(read_variants(WRONG), options.only)
-        honest = selected(read_variants(HONEST), options.only)
-    except VariantError as problem:
+        chosen = assignments_to_verify(options.assignment)
+        assignments = assignment_of_each_program(chosen)
+        wrong, honest = variants(chosen)
+    except (AssignmentError, VariantError) as problem:
         say(f"verify: {problem}")
         return 2
+    wrong, honest = selected(wrong, options.only), selected(honest, options.only)
     if options.only and not wrong + honest:
         say(NO_VARIANT.format(patterns=" or ".join(options.only)))
         return 2
-    assignments = assignment_of_each_program()
     with tempfile.TemporaryDirectory(prefix="verify-") as folder:
         scratch = Path(folder)
-        solutions = scratch / "solutions"
-        write_all(solutions)
+        try:
+            solutions = {program: sample_solution(assignment.declared[program], scratch)
+                         for program, assignment in assignments.items()
+                         if any(v.program == program for v in wrong + honest)}
+        except (BundleError, OSError) as problem:
+            say(NO_REFERENCE.format(problem=problem))
+            return 2
         try:
             problems = [] if options.only else check_references(assignments, options)
             problems += check_honest(honest, assignments, solutions, scratch, options)
@@ -180,8 +229,8 @@ def main(argv=None) -> int:
         say(SCORE.format(caught=sum(c >= AT_LEAST for c in counts), total=len(counts),
                          fewest=min(counts), median=statistics.median(counts), most=max(counts)))
     if not options.only:
-        marked = {f"{program}/{m.case.name}" for name in set(assignments.values())
-                  for program, cases in load(name).programs.items() for m in cases}
+        marked = {f"{program}/{m.case.name}" for assignment in chosen
+                  for program, cases in assignment.programs.items() for m in cases}
         useless = sorted(marked - failing)
         say(USELESS.format(count=len(useless), cases=", ".join(useless) or "none"))
     say(VERDICT.format(problems=len(problems), summary="; ".join(problems)) if problems else ALL_GOOD)
@@ -191,6 +240,7 @@ def main(argv=None) -> int:
 if __name__ == "__main__":
     console.use_utf8_streams()
     try:
-        sys.exit(main())
+        sys.exit(main(from_make.arguments(parser(), [("MARK_ASSIGNMENT", "--assignment")])
+                      if len(sys.argv) == 1 and "MARK_ASSIGNMENT" in os.environ else None))
     except KeyboardInterrupt:
         sys.exit(130)

@@ -10,7 +10,9 @@ changes that turn the sample solution (`make standalone`) into that program:
 
 A `find` must occur exactly once in the solution as changed so far (or give
 `count`, how many times it occurs, to change them all): a change that no longer
-finds its text fails loudly instead of leaving a right program behind.
+finds its text fails loudly instead of leaving a right program behind. Where the
+solution is several files (a C++ program's main.cpp and calculation.cpp), each
+change names its own: `file = "main.cpp"`.
 """
 
 import sys
@@ -26,6 +28,7 @@ NOT_FOUND = "{path}: change {index}: the text to find occurs {found} times, not 
 UNCHANGED = "{path}: the changes leave the sample solution as it was"
 BAD_FILE = "{path}: {problem}"
 NEEDS = "{path}: needs `mistake` (what the student did, in words) and at least one [[change]]"
+WHICH_FILE = "{path}: change {index}: say which file it changes (`file`), one of: {names}"
 
 
 class VariantError(ValueError):
@@ -37,25 +40,31 @@ class Variant:
     program: str
     name: str
     mistake: str
-    changes: tuple  # of (find, replace, count)
+    changes: tuple  # of (file or None, find, replace, count)
     path: Path
 
     @property
     def id(self) -> str:
         return f"{self.program}/{self.name}"
 
-    def applied_to(self, solution: str) -> str:
-        """The variant's program: the changes made to the sample solution's text, in order."""
-        text = solution
-        for index, (find, replace, count) in enumerate(self.changes, 1):
-            found = text.count(find)
+    def applied_to(self, solution: dict) -> dict:
+        """The variant's program: the changes made to the sample solution's files (name ->
+        text), in order. A change without `file` is made in the solution's only file."""
+        texts = dict(solution)
+        for index, (name, find, replace, count) in enumerate(self.changes, 1):
+            if name is None and len(texts) == 1:
+                name = next(iter(texts))
+            if name not in texts:
+                raise VariantError(WHICH_FILE.format(path=self.path, index=index,
+                                                     names=", ".join(sorted(texts))))
+            found = texts[name].count(find)
             if found != count:
                 raise VariantError(NOT_FOUND.format(path=self.path, index=index, found=found,
                                                     count=count, find=find))
-            text = text.replace(find, replace)
-        if text == solution:
+            texts[name] = texts[name].replace(find, replace)
+        if texts == solution:
             raise VariantError(UNCHANGED.format(path=self.path))
-        return text
+        return texts
 
 
 def read_variant(path: Path) -> Variant:
@@ -65,10 +74,12 @@ def read_variant(path: Path) -> Variant:
         raise VariantError(BAD_FILE.format(path=path, problem=problem)) from None
     changes = data.get("change", [])
     if not isinstance(data.get("mistake"), str) or not changes or not all(
-            isinstance(c.get("find"), str) and isinstance(c.get("replace"), str) for c in changes):
+            isinstance(c.get("find"), str) and isinstance(c.get("replace"), str)
+            and isinstance(c.get("file", ""), str) for c in changes):
         raise VariantError(NEEDS.format(path=path))
     return Variant(program=path.parent.name, name=path.stem, mistake=data["mistake"],
-                   changes=tuple((c["find"], c["replace"], c.get("count", 1)) for c in changes),
+                   changes=tuple((c.get("file"), c["find"], c["replace"], c.get("count", 1))
+                                 for c in changes),
                    path=path)
 
 

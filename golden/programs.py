@@ -1,0 +1,204 @@
+"""Programs and their languages, as data: a language is templates (how a program of it is
+built, how a case runs it: golden/languages.toml), a program is what a student hands in,
+in which language, its reference and its golden cases. Every tool reads these instead of
+knowing a program: the marker, `make expected`, `make verify`, `make standalone`, the
+class marker, the Gradescope builder.
+"""
+
+import fnmatch
+import os
+import shlex
+import shutil
+import stat
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from golden.cases import EXPECTED_OUTPUTS, ROOT, Case, load_cases
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:
+    import tomli as tomllib
+
+LANGUAGES_FILE = Path(__file__).resolve().parent / "languages.toml"
+BINARY = "program"  # what a build writes, and a case of a built program runs
+PYTHON = "python3"
+MOST_SOURCES = 50  # files of one glob a compiled program's student may hand in
+
+NOT_SUBMITTED = "{glob} is not in the submission (a link does not count)"
+NONE_SUBMITTED = "no {glob} file is in the submission (a link does not count)"
+TOO_FEW = "the submission holds {count} {glob} file{s}, fewer than the {least} it needs"
+TOO_MANY = "the submission holds {count} {glob} files, more than the {most} it may"
+UNKNOWN_LANGUAGE = "unknown language {name!r} (known: {known})"
+REFERENCE_FAILS = "{program}: the reference does not build:\n{said}"
+
+
+@dataclass(frozen=True)
+class Language:
+    name: str
+    title: str
+    sources: tuple  # globs of what a student of the language hands in, by default
+    compile: tuple  # the build's command template; empty: nothing to build
+    run: tuple  # a case's command template
+    flags: tuple = ()
+    compiled: tuple = ()  # globs of the sources the compiler is given
+    simulate: bool = False  # simulate(n, i) cases run by importing the entry
+    packages: tuple = ()  # Debian's, for the build and the runs
+    similar: str = "python"  # the similarity scan's tokenizer
+
+    @property
+    def built(self) -> bool:
+        return bool(self.compile)
+
+
+def languages() -> dict:
+    data = tomllib.loads(LANGUAGES_FILE.read_text(encoding="utf-8"))
+    return {name: Language(name, entry["title"], tuple(entry["sources"]),
+                           tuple(entry["compile"]), tuple(entry["run"]),
+                           tuple(entry.get("flags", ())), tuple(entry.get("compiled", ())),
+                           entry.get("simulate", False),
+                           tuple(entry.get("packages", ())), entry.get("similar", name))
+            for name, entry in data.items()}
+
+
+def language(name: str) -> Language:
+    found = languages()
+    if name not in found:
+        raise ValueError(UNKNOWN_LANGUAGE.format(name=name, known=", ".join(sorted(found))))
+    return found[name]
+
+
+@dataclass(frozen=True)
+class Submitted:
+    """Files of one kind that a student hands in: a name or a glob, and how many."""
+    glob: str
+    least: int = 1
+    most: int = 1
+
+
+@dataclass(frozen=True)
+class Program:
+    name: str  # as cases are named: NAME/CASE
+    language: Language
+    submit: tuple  # of Submitted, at the top of the submission folder
+    entry: str = ""  # the file a case runs (Python); a built program runs its build
+    reference: Path = ROOT  # the folder holding the reference's files
+    cases_folder: Path = None
+    handout: Path = None
+    flags: tuple = None  # the compile flags, when the assignment gives its own
+    warnings_cost: float = 0.0  # the share of the program's marks a build's warnings cost
+
+    @property
+    def built(self) -> bool:
+        return self.language.built
+
+    def cases(self) -> list:
+        return load_cases(self.name, folder=self.cases_folder or EXPECTED_OUTPUTS / self.name)
+
+    def files(self, folder: Path) -> tuple:
+        """(the program's files at the top of `folder`, in name order; why it is not
+        there, one sentence per kind missing or out of bounds). A link is never one."""
+        try:
+            names = sorted(entry.name for entry in os.scandir(folder)
+                           if stat.S_ISREG(entry.stat(follow_symlinks=False).st_mode))
+        except OSError:
+            names = []
+        found, problems = [], []
+        for kind in self.submit:
+            matching = [name for name in names if fnmatch.fnmatchcase(name, kind.glob)]
+            if not matching and kind.least == 1:
+                problems.append((NOT_SUBMITTED if kind.glob in self.exact_names()
+                                 else NONE_SUBMITTED).format(glob=kind.glob))
+            elif len(matching) < kind.least:
+                problems.append(TOO_FEW.format(count=len(matching), glob=kind.glob,
+                                               s="s" * (len(matching) != 1), least=kind.least))
+            elif len(matching) > kind.most:
+                problems.append(TOO_MANY.format(count=len(matching), glob=kind.glob,
+                                                most=kind.most))
+            found += [name for name in matching if name not in found]
+        return found, problems
+
+    def present(self, folder: Path) -> bool:
+        return not self.files(folder)[1]
+
+    def exact_names(self) -> list:
+        """The files the student must name exactly (no wildcard): where a look-alike helps."""
+        return [kind.glob for kind in self.submit if not any(c in kind.glob for c in "*?[")]
+
+    def build_argv(self, files: list) -> list:
+        """The build's command: the template with its flags, the submitted files it compiles
+        (as ./NAME, so that no name a student chose reads as an option) and the binary."""
+        flags = list(self.language.flags if self.flags is None else self.flags)
+        sources = [name for name in files
+                   if any(fnmatch.fnmatchcase(name, glob) for glob in self.language.compiled)]
+        argv = []
+        for part in self.language.compile:
+            if part == "{flags}":
+                argv += flags
+            elif part == "{sources}":
+                argv += [f"./{name}" for name in sources]
+            else:
+                argv.append(part.replace("{binary}", BINARY))
+        return argv
+
+    def run_argv(self, case: Case, home: Path, python: str = sys.executable) -> list:
+        """The command that runs `case` of this program from `home` (the run's folder)."""
+        if case.simulate is not None:
+            n, i = case.simulate
+            module = Path(self.entry).stem
+            code = (f"import sys; sys.path.insert(0, {str(home)!r}); "
+                    f"from {module} import simulate; simulate({n}, {i})")
+            return [python, "-c", code]
+        values = {"{python}": python, "{entry}": str(home / self.entry),
+                  "{binary}": str(home / BINARY)}
+        return [values.get(part, part) for part in self.language.run] + case.args
+
+    def shell_build(self) -> str:
+        """The build as a student types it in their folder (globs left to the shell)."""
+        flags = list(self.language.flags if self.flags is None else self.flags)
+        parts = []
+        for part in self.language.compile:
+            if part == "{flags}":
+                parts += map(shlex.quote, flags)
+            elif part == "{sources}":
+                parts += self.language.compiled
+            else:
+                parts.append(shlex.quote(part.replace("{binary}", BINARY)))
+        return " ".join(parts)
+
+    def shell_run(self, case: Case) -> list:
+        """The command a student types in their folder to run `case` (the reproduce line)."""
+        if case.simulate is not None:
+            return [PYTHON, "-c", f"from {Path(self.entry).stem} import simulate; "
+                                  f"simulate{case.simulate}"]
+        values = {"{python}": PYTHON, "{entry}": self.entry, "{binary}": f"./{BINARY}"}
+        return [values.get(part, part) for part in self.language.run] + case.args
+
+
+def built_reference(program: Program, into: Path) -> Path:
+    """The reference, built into the new folder `into` (its files copied there first), or
+    itself for a program with nothing to build: the folder a case runs it from. The
+    reference is the instructor's, so it is built without a sandbox."""
+    if not program.built:
+        return program.reference
+    files, problems = program.files(program.reference)
+    if problems:
+        raise ValueError(f"{program.name}: its reference {program.reference}: "
+                         + "; ".join(problems))
+    into.mkdir(parents=True)
+    for name in files:
+        shutil.copyfile(program.reference / name, into / name)
+    done = subprocess.run(program.build_argv(files), cwd=into, capture_output=True, text=True)
+    if done.returncode:
+        raise ValueError(REFERENCE_FAILS.format(program=program.name, said=done.stderr[-2000:]))
+    return into
+
+
+def python_program(name: str, cases_folder: Path = None, reference: Path = ROOT) -> Program:
+    """A Python program as the kit's are: NAME.py, one file handed in, its cases in
+    expected_outputs/NAME/ unless said otherwise."""
+    entry = f"{name}.py"
+    return Program(name, language(PYTHON), (Submitted(entry),), entry, reference,
+                   cases_folder or EXPECTED_OUTPUTS / name)
