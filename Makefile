@@ -3,7 +3,7 @@
 # environment, unexpanded: no shell and no make function ever reads a byte of them.
 PYTHON ?= python3
 VENV   ?= .venv
-PROGRAM ?= solitaire_1
+PROGRAM ?=
 SEEDS ?=
 SIMULATE ?=
 PYTEST_ARGS ?=
@@ -19,7 +19,7 @@ comma := ,
 VENV_PYTHON := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-unexport SUBMISSION SUBMISSIONS ASSIGNMENT INPUTS OUT TIMES ARGS
+unexport PROGRAM SUBMISSION SUBMISSIONS ASSIGNMENT INPUTS OUT TIMES ARGS
 
 .PHONY: help play test expected verify standalone mark mark-class gradescope \
 	simulate-patience bench bench-mark bench-class exact clean
@@ -27,8 +27,8 @@ unexport SUBMISSION SUBMISSIONS ASSIGNMENT INPUTS OUT TIMES ARGS
 help:  ## this list: each target and what it does
 	@awk -F ':.*## ' '/^[a-z-]+:.*## /{ printf "make %-18s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
 
-play:  ## play PROGRAM: make play PROGRAM=patience ARGS="golf --seed 3"
-	$(PYTHON) $(PROGRAM).py $(ARGS)
+play:  ## play a program: make play PROGRAM=patience ARGS="golf --seed 3" (default solitaire_1)
+	$(PYTHON) $(or $(PROGRAM),solitaire_1).py $(ARGS)
 
 $(STAMP): requirements-dev.txt requirements-fast.txt requirements-mark.txt requirements-class.txt
 	$(PYTHON) -m venv $(VENV)
@@ -39,10 +39,11 @@ $(STAMP): requirements-dev.txt requirements-fast.txt requirements-mark.txt requi
 test: $(STAMP)  ## the whole test suite (PYTEST_ARGS="-k hoyle" for some of it)
 	$(VENV_PYTHON) -m pytest $(PYTEST_ARGS)
 
+expected: export MARK_PROGRAM = $(value PROGRAM)
 expected: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
 expected: export MARK_INPUTS = $(value INPUTS)
 expected: $(STAMP)  ## golden cases from the reference: PROGRAM=solitaire_1 SEEDS="3 14" SIMULATE="1000,0", or ASSIGNMENT=FILE.toml PROGRAM=NAME INPUTS=DIR
-	$(VENV_PYTHON) -m golden.expected $(PROGRAM) \
+	$(VENV_PYTHON) -m golden.expected $${MARK_PROGRAM:+"$$MARK_PROGRAM"} \
 		$(foreach seed,$(SEEDS),--seed=$(seed)) \
 		$(foreach pair,$(SIMULATE),--simulate $(subst $(comma), ,$(pair))) \
 		$${MARK_ASSIGNMENT:+--assignment "$$MARK_ASSIGNMENT"} \

@@ -18,11 +18,11 @@ marks are kept, pages follow the clock.
 """
 
 import argparse
+import functools
 import hashlib
 import importlib
 import json
 import os
-import re
 import shlex
 import signal
 import stat
@@ -43,7 +43,7 @@ from classroom.times import read_times
 from classroom.unpack import name_key, unpack
 from golden.cases import ROOT
 from golden.visible import escaped
-from marking import from_make
+from marking import from_make, records
 from marking.assignment import REQUIREMENTS, AssignmentError, load, names
 from marking.submission import marked_folder, skip_reason
 from marking.tree import Limits, Refused, copy_tree, remove_tree
@@ -56,11 +56,10 @@ PROGRAMS = "programs"
 STUDENTS = "students"  # what each student may see
 INSTRUCTOR = "instructor"  # what only the instructor may see
 RESULTS_FORMAT = 2  # of results.json as kept: a kit that reads it otherwise marks again
-PROGRESS_LINE = re.compile(r"^\[(\d+)/(\d+)\]")
-WARNING = "warning: "
 SIMILARITY = "classroom.similarity"  # a second to import (copydetect brings matplotlib)
 MARKED_NORMALLY = (0, 1, 3)  # the marker's ends with results: all pass, not, a case failed it
 MARKER_ERROR_STATUS = 3
+REFUSED_STATUS = 2  # argparse's: the marker refused the submission or an option
 STOP_SECONDS = 30  # for the markers in flight to stop their runs after Ctrl-C
 SHOWN_PAGES = 20  # pairs with a side-by-side page
 
@@ -98,6 +97,11 @@ class Outcome:
     failed: str = ""
     kept: bool = False
     interrupted: bool = False
+
+    @functools.cached_property
+    def marking(self) -> records.Marking:
+        """The marking as data (results.json's extra_data); empty where there is none."""
+        return records.Marking.from_dict((self.results or {}).get("extra_data", {}))
 
 
 def fingerprint(folder: Path) -> str:
@@ -210,39 +214,50 @@ class ClassMarking:
         if student.submitted is not None:
             options += ["--submitted", student.submitted.isoformat()]
         # Paths go by the environment, which a run cannot read, never the command line.
+        # It tells us how it goes (marking.records' messages) on a pipe of its own.
+        reading, writing = os.pipe()
         environment = {**os.environ, "MARK_SUBMISSION": str(copy),
                        "MARK_ASSIGNMENT": str(self.assignment.path),
-                       "MARK_ARGS": shlex.join(options)}
-        said, moved = [], 0
+                       "MARK_ARGS": shlex.join(options), records.MESSAGES_FD: str(writing)}
+        moved, refusal = 0, None
         try:
-            with open(report, "wb") as stdout:
-                process = subprocess.Popen([sys.executable, "-m", "marking.mark"], cwd=ROOT,
-                                           stdin=subprocess.DEVNULL, stdout=stdout,
-                                           stderr=subprocess.PIPE, env=environment,
-                                           start_new_session=True)
+            with open(report, "wb") as stdout, tempfile.TemporaryFile() as stderr, \
+                    os.fdopen(reading, "rb") as messages:
+                try:
+                    process = subprocess.Popen([sys.executable, "-m", "marking.mark"], cwd=ROOT,
+                                               stdin=subprocess.DEVNULL, stdout=stdout,
+                                               stderr=stderr, env=environment,
+                                               pass_fds=(writing,), start_new_session=True)
+                finally:
+                    os.close(writing)
                 with self.lock:
                     self.markers.add(process)
                 if self.stopping.is_set():
                     process.send_signal(signal.SIGINT)
-                for line in process.stderr:
-                    text = line.decode("utf-8", "replace").rstrip("\n")
-                    if PROGRESS_LINE.match(text):
+                for line in messages:
+                    record = records.read_message(line)
+                    if isinstance(record, records.Progress):
                         moved += 1
                         self.advance(1)
-                    elif text.startswith(WARNING):
-                        self.warn(text)
-                    else:
-                        said.append(text)
+                    elif isinstance(record, records.Notice):
+                        self.warn(record.text)
+                    elif isinstance(record, records.Refusal):
+                        refusal = record.reason
                 status = process.wait()
+                stderr.seek(0)
+                said = stderr.read().decode("utf-8", "replace")
             with self.lock:
                 self.markers.discard(process)
             self.advance(self.cases_each - moved)
             if self.stopping.is_set():
                 return Outcome(student, interrupted=True)
+            if refusal is not None and status == REFUSED_STATUS:
+                (folder / STATE).unlink(missing_ok=True)
+                return Outcome(student, refused=escaped(refusal, most=300))
             if status not in MARKED_NORMALLY or not results.exists():
                 (folder / STATE).unlink(missing_ok=True)
                 return Outcome(student, failed=MARKER_FAILED.format(
-                    status=status, said=escaped(" ".join(said)[-300:])))
+                    status=status, said=escaped(" ".join(said.split())[-300:])))
             os.replace(report, folder / REPORT)
             os.replace(results, folder / RESULTS)
             marked = json.loads((folder / RESULTS).read_text(encoding="utf-8"))

@@ -82,13 +82,11 @@ TEMPLATES.filters.update(marks=sheet.shown_marks, drawn_line=drawn_line)
 
 def grade_row(outcome, assignment) -> Row:
     """One student's line of the grade sheet: every reason that applies, not the first."""
-    student, results = outcome.student, outcome.results or {}
-    data = results.get("extra_data", {})
-    cases = data.get("cases", [])
-    row = Row(student.name, {program: data.get("programs", {}).get(program, {}).get("earned", 0)
-                             for program in assignment.programs},
-              raw=data.get("raw_score", 0), mark=results.get("score", 0),
-              passed=sum(case["passed"] for case in cases),
+    student, data = outcome.student, outcome.marking
+    row = Row(student.name, {program: data.programs[program].earned if program in data.programs
+                             else 0 for program in assignment.programs},
+              raw=data.raw_score, mark=(outcome.results or {}).get("score", 0),
+              passed=sum(case.passed for case in data.cases),
               cases=sum(len(marked) for marked in assignment.programs.values()))
     if outcome.refused:
         row.statuses.append(sheet.REFUSED)
@@ -102,14 +100,13 @@ def grade_row(outcome, assignment) -> Row:
         if not late.accepted:
             row.statuses.append(sheet.TOO_LATE)
             row.notes.append(late.explain(row.raw))
-    for name, program in data.get("programs", {}).items():
-        if not program["submitted"]:
+    for name, program in data.programs.items():
+        if not program.submitted:
             row.statuses.append(sheet.MISSING)
-            row.notes.append(program["missing"])
-        elif program.get("build") and not program["build"]["ok"]:
+            row.notes.append(program.missing)
+        elif program.build and not program.build.ok:
             row.statuses.append(sheet.NOT_BUILT)
-            row.notes.append(sheet.NOT_BUILT_NOTE.format(program=name,
-                                                         said=program["build"]["said"]))
+            row.notes.append(sheet.NOT_BUILT_NOTE.format(program=name, said=program.build.said))
     if student.untimed:
         row.statuses.append(sheet.UNTIMED)
         row.notes.append(sheet.NO_TIME)
@@ -123,13 +120,11 @@ def feedback_of(outcome, row: Row, view: View) -> dict:
     """What the student may see, as data for the templates: their marks, per program and
     per group; the cases shown now, in full; the others only counted, with when they
     will be shown."""
-    assignment, results = view.assignment, outcome.results or {}
-    data = results.get("extra_data", {})
-    cases = data.get("cases", [])
-    late = data.get("late")
+    assignment, data = view.assignment, outcome.marking
+    cases, late = data.cases, data.late
     programs = []
     for program, marked_cases in assignment.programs.items():
-        summary = data.get("programs", {}).get(program, {})
+        summary = data.programs.get(program)
         groups = {name: {"name": name, "when": "", "count": 0, "passed": 0, "earned": 0.0,
                          "marks": 0.0} for name in assignment.groups[program]}
         for marked in marked_cases:  # a missing program's groups too, at 0
@@ -137,27 +132,28 @@ def feedback_of(outcome, row: Row, view: View) -> dict:
             group["when"] = view.when(marked.visibility)
             group["count"] += 1
             group["marks"] += marked.marks
-        for case in (case for case in cases if case["program"] == program):
-            groups[case["group"]]["passed"] += case["passed"]
-            groups[case["group"]]["earned"] += case["earned"]
-        build = summary.get("build")
+        for case in (case for case in cases if case.program == program):
+            groups[case.group]["passed"] += case.passed
+            groups[case.group]["earned"] += case.earned
+        build = summary.build if summary else None
         programs.append({"name": program, "earned": row.programs.get(program, 0),
                          "marks": assignment.program_marks(program),
-                         "missing": "" if summary.get("submitted", True) else summary["missing"],
+                         "missing": summary.missing if summary and not summary.submitted else "",
                          "groups": list(groups.values()), "build": build,
+                         "deduction": summary.deduction if summary else "",
                          "not_built": NOT_BUILT_CASES.format(count=len(marked_cases))
-                         if build and not build["ok"] else ""})
+                         if build and not build.ok else ""})
     not_built = {program["name"] for program in programs if program["not_built"]}
-    unbuilt = Counter(case["program"] for case in cases if view.shown(case["visibility"])
-                      and case["program"] in not_built)  # the build says it once
-    shown = [case for case in cases if view.shown(case["visibility"])
-             and case["program"] not in not_built]
-    hidden = Counter(view.when(case["visibility"]) for case in cases
-                     if not view.shown(case["visibility"]))
+    unbuilt = Counter(case.program for case in cases if view.shown(case.visibility)
+                      and case.program in not_built)  # the build says it once
+    shown = [case for case in cases if view.shown(case.visibility)
+             and case.program not in not_built]
+    hidden = Counter(view.when(case.visibility) for case in cases
+                     if not view.shown(case.visibility))
     return {"student": outcome.student.name, "assignment": assignment, "row": row,
-            "late": late["explanation"] if late else "", "programs": programs,
-            "failing": [case for case in shown if not case["passed"]],
-            "passing": [case for case in shown if case["passed"]],
+            "late": late.explanation if late else "", "programs": programs,
+            "failing": [case for case in shown if not case.passed],
+            "passing": [case for case in shown if case.passed],
             "not_shown": [NOT_SHOWN.format(count=count, s="s" * (count != 1), when=when)
                           for when, count in hidden.items()],
             "unbuilt": [NOT_BUILT_SHOWN.format(count=count, s="s" * (count != 1), program=program)
@@ -180,7 +176,7 @@ def write_feedback(folder: Path, outcome, row: Row, view: View) -> None:
         cases = {marked.case.id: marked.case for program in view.assignment.programs.values()
                  for marked in program}
         for shown in page["failing"] + page["passing"]:
-            case = cases[shown["case"]]
+            case = cases[shown.case]
             into = fresh / CASES_FOLDER / case.folder.name  # as the handouts cite them
             into.mkdir(parents=True, exist_ok=True)
             for suffix in CASE_SUFFIXES:
@@ -207,9 +203,9 @@ def failures_by_group(outcomes: list, assignment) -> list:
     handed the program in failed them, and each case someone fails, worst first."""
     failed, seen = Counter(), Counter()
     for outcome in outcomes:
-        for case in (outcome.results or {}).get("extra_data", {}).get("cases", []):
-            seen[case["case"]] += 1
-            failed[case["case"]] += not case["passed"]
+        for case in outcome.marking.cases:
+            seen[case.case] += 1
+            failed[case.case] += not case.passed
     groups = defaultdict(list)
     for program, marked_cases in assignment.programs.items():
         for marked in marked_cases:
@@ -230,9 +226,8 @@ def failures_by_group(outcomes: list, assignment) -> list:
 
 def near_miss_kinds(outcomes: list) -> list:
     """The most common ways a failed case came close, by kind of near miss."""
-    kinds = Counter(case["near_miss_kind"] for outcome in outcomes
-                    for case in (outcome.results or {}).get("extra_data", {}).get("cases", [])
-                    if not case["passed"] and case["near_miss_kind"])
+    kinds = Counter(case.near_miss_kind for outcome in outcomes for case in outcome.marking.cases
+                    if not case.passed and case.near_miss_kind)
     return kinds.most_common(10)
 
 

@@ -42,6 +42,7 @@ TOO_SHORT_FOR_HEAD = ("the program writes {size} bytes piped: with --head {head}
                       "before it meets the closed pipe (it must write more than {most}); "
                       "nothing written")
 NO_SIMULATE = "simulate({n}, {i}): n must be 1 or more (the specification excludes n < 1)"
+NO_SIMULATE_IN = "--simulate calls simulate(n, i) by import, which {language} does not have"
 NO_SUCH_PROGRAM = "no assignment declares a program {program!r}: give --assignment FILE.toml"
 NOT_DECLARED = "{assignment} declares no program {program!r} (it declares: {declared})"
 NO_INPUTS = "{folder}: no NAME.in file to make a case of"
@@ -50,7 +51,7 @@ NO_INPUTS = "{folder}: no NAME.in file to make a case of"
 def finished_screen(case: Case, program, folder: Path):
     """The case's terminal screen, or None when the run did not end."""
     screen = run_on_terminal(case, folder, program=program)
-    return None if screen.timed_out or screen.too_large else screen.output
+    return None if screen.limit else screen.stdout
 
 
 def typed_cr(case: Case) -> bool:
@@ -101,11 +102,11 @@ def write_case(program, reference: Path, name: str, stdin, stats, args, force: b
             trial.file(".err").write_bytes(piped.stderr)
         if case.simulate is None and head is None and not typed_cr(trial):
             screen = run_on_terminal(trial, reference, program=program)
-            if screen.timed_out or screen.too_large:
+            if screen.limit:
                 return f"FAILED   {case.id}: {UNFINISHED_SCREEN}"
             if screen.read_past_input and not end_of_input:
                 return f"FAILED   {case.id}: {RAN_OUT_OF_INPUT}"
-            trial.file(".tty").write_bytes(screen.output)
+            trial.file(".tty").write_bytes(screen.stdout)
         for suffix in SUFFIXES:
             case.file(suffix).unlink(missing_ok=True)
             if trial.file(suffix).exists():
@@ -137,6 +138,11 @@ def optional(input_file: Path, suffix: str):
     """NAME.args or NAME.stats beside NAME.in, as bytes, or None."""
     path = input_file.with_suffix(suffix)
     return path.read_bytes() if path.is_file() else None
+
+
+def first_given(*values):
+    """The first that is not None: an empty NAME.stats is a stats file, and empty."""
+    return next((value for value in values if value is not None), None)
 
 
 def main(argv=None) -> int:
@@ -181,10 +187,12 @@ def main(argv=None) -> int:
         found = sorted(options.inputs.glob("*.in"))
         if not found:
             parser.error(NO_INPUTS.format(folder=options.inputs))
-        jobs += [(path.stem, path.read_bytes(), optional(path, ".stats") or stats,
-                  optional(path, ".args") or args) for path in found]
+        jobs += [(path.stem, path.read_bytes(), first_given(optional(path, ".stats"), stats),
+                  first_given(optional(path, ".args"), args)) for path in found]
     if not jobs:
         parser.error("nothing to write: give --seed, --simulate, --input or --inputs")
+    if options.simulate and not program.language.simulate:
+        parser.error(NO_SIMULATE_IN.format(language=program.language.title))
     for n, i in options.simulate:
         if n < 1:
             parser.error(NO_SIMULATE.format(n=n, i=i))

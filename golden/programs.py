@@ -54,6 +54,8 @@ class Language:
 
 
 def languages() -> dict:
+    """The profiles of golden/languages.toml, by name: read each time, so that a language an
+    instructor adds there is known to every tool at once."""
     data = tomllib.loads(LANGUAGES_FILE.read_text(encoding="utf-8"))
     return {name: Language(name, entry["title"], tuple(entry["sources"]),
                            tuple(entry["compile"]), tuple(entry["run"]),
@@ -68,6 +70,10 @@ def language(name: str) -> Language:
     if name not in found:
         raise ValueError(UNKNOWN_LANGUAGE.format(name=name, known=", ".join(sorted(found))))
     return found[name]
+
+
+def is_glob(name: str) -> bool:
+    return any(character in name for character in "*?[")
 
 
 @dataclass(frozen=True)
@@ -98,8 +104,9 @@ class Program:
         return load_cases(self.name, folder=self.cases_folder or EXPECTED_OUTPUTS / self.name)
 
     def files(self, folder: Path) -> tuple:
-        """(the program's files at the top of `folder`, in name order; why it is not
-        there, one sentence per kind missing or out of bounds). A link is never one."""
+        """(the program's files at the top of `folder`, each kind's in name order; why it is
+        not there, one sentence per kind missing or out of bounds). A link is never one, and
+        a file counts for the first kind it matches only."""
         try:
             names = sorted(entry.name for entry in os.scandir(folder)
                            if stat.S_ISREG(entry.stat(follow_symlinks=False).st_mode))
@@ -107,7 +114,8 @@ class Program:
             names = []
         found, problems = [], []
         for kind in self.submit:
-            matching = [name for name in names if fnmatch.fnmatchcase(name, kind.glob)]
+            matching = [name for name in names
+                        if fnmatch.fnmatchcase(name, kind.glob) and name not in found]
             if not matching and kind.least == 1:
                 problems.append((NOT_SUBMITTED if kind.glob in self.exact_names()
                                  else NONE_SUBMITTED).format(glob=kind.glob))
@@ -117,7 +125,7 @@ class Program:
             elif len(matching) > kind.most:
                 problems.append(TOO_MANY.format(count=len(matching), glob=kind.glob,
                                                 most=kind.most))
-            found += [name for name in matching if name not in found]
+            found += matching
         return found, problems
 
     def present(self, folder: Path) -> bool:
@@ -125,23 +133,27 @@ class Program:
 
     def exact_names(self) -> list:
         """The files the student must name exactly (no wildcard): where a look-alike helps."""
-        return [kind.glob for kind in self.submit if not any(c in kind.glob for c in "*?[")]
+        return [kind.glob for kind in self.submit if not is_glob(kind.glob)]
+
+    def _compile(self, sources: list, quote=str) -> list:
+        """The compile template with its flags, `sources` and the binary put in."""
+        flags = list(self.language.flags if self.flags is None else self.flags)
+        parts = []
+        for part in self.language.compile:
+            if part == "{flags}":
+                parts += map(quote, flags)
+            elif part == "{sources}":
+                parts += sources
+            else:
+                parts.append(quote(part.replace("{binary}", BINARY)))
+        return parts
 
     def build_argv(self, files: list) -> list:
         """The build's command: the template with its flags, the submitted files it compiles
         (as ./NAME, so that no name a student chose reads as an option) and the binary."""
-        flags = list(self.language.flags if self.flags is None else self.flags)
-        sources = [name for name in files
-                   if any(fnmatch.fnmatchcase(name, glob) for glob in self.language.compiled)]
-        argv = []
-        for part in self.language.compile:
-            if part == "{flags}":
-                argv += flags
-            elif part == "{sources}":
-                argv += [f"./{name}" for name in sources]
-            else:
-                argv.append(part.replace("{binary}", BINARY))
-        return argv
+        return self._compile([f"./{name}" for name in files
+                              if any(fnmatch.fnmatchcase(name, glob)
+                                     for glob in self.language.compiled)])
 
     def run_argv(self, case: Case, home: Path, python: str = sys.executable) -> list:
         """The command that runs `case` of this program from `home` (the run's folder)."""
@@ -157,16 +169,7 @@ class Program:
 
     def shell_build(self) -> str:
         """The build as a student types it in their folder (globs left to the shell)."""
-        flags = list(self.language.flags if self.flags is None else self.flags)
-        parts = []
-        for part in self.language.compile:
-            if part == "{flags}":
-                parts += map(shlex.quote, flags)
-            elif part == "{sources}":
-                parts += self.language.compiled
-            else:
-                parts.append(shlex.quote(part.replace("{binary}", BINARY)))
-        return " ".join(parts)
+        return " ".join(self._compile(list(self.language.compiled), shlex.quote))
 
     def shell_run(self, case: Case) -> list:
         """The command a student types in their folder to run `case` (the reproduce line)."""

@@ -9,6 +9,7 @@ import tempfile
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 
 from golden.cases import Case
@@ -18,12 +19,34 @@ STATS_VARIABLE = "HOYLE_STATS_FILE"
 DEFAULT_TIMEOUT = 30.0
 
 
+class Limit(Enum):
+    """What ended a run that did not end by itself."""
+    CPU = "cpu"  # the CPU seconds of all its processes together
+    IDLE = "idle"  # no CPU time used for too long: waiting, not working
+    WALL = "wall"  # the wall-clock cap (a timeout, where nothing counts CPU time)
+    OUTPUT = "output"  # an output over its cap: `Ran.overflowed` says which
+
+
 @dataclass(frozen=True)
-class Run:
+class Ran:
+    """One run of a program, piped or at a terminal, sandboxed or not: what it wrote and
+    how it ended. At a terminal `stdout` is the screen, stdout and stderr together."""
     stdout: bytes
-    stderr: bytes
-    status: int  # None when timed out
-    timed_out: bool
+    stderr: bytes = b""
+    status: int = None  # the exit status, -N when killed by signal N; None when stopped
+    limit: Limit = None  # the limit that ended it, if one did
+    overflowed: str = ""  # with Limit.OUTPUT: "stdout", "stderr" or "screen"
+    out_of_memory: bool = False  # its control group killed a process for want of memory
+    cpu_seconds: float = None  # its CPU time, where that is known
+    read_past_input: bool = False  # at a terminal: it asked for more after the last line
+
+    @property
+    def timed_out(self) -> bool:
+        return self.limit in (Limit.CPU, Limit.IDLE, Limit.WALL)
+
+    @property
+    def too_large(self) -> bool:
+        return self.limit is Limit.OUTPUT
 
 
 def command(case: Case, implementation: Path, python: str = sys.executable,
@@ -48,7 +71,7 @@ def workspace(case: Case, env: dict = None):
 
 
 def run_piped(case: Case, implementation: Path, timeout: float = DEFAULT_TIMEOUT,
-              env: dict = None, program=None) -> Run:
+              env: dict = None, program=None) -> Ran:
     with workspace(case, env) as (folder, environment):
         if case.head is not None:
             return run_into_head(case, implementation, folder, environment, timeout, program)
@@ -57,12 +80,12 @@ def run_piped(case: Case, implementation: Path, timeout: float = DEFAULT_TIMEOUT
                                   capture_output=True, cwd=folder, env=environment,
                                   timeout=timeout)
         except subprocess.TimeoutExpired as expired:
-            return Run(expired.stdout or b"", expired.stderr or b"", None, True)
-    return Run(done.stdout, done.stderr, done.returncode, False)
+            return Ran(expired.stdout or b"", expired.stderr or b"", limit=Limit.WALL)
+    return Ran(done.stdout, done.stderr, done.returncode)
 
 
 def run_into_head(case: Case, implementation: Path, folder, environment, timeout: float,
-                  program=None) -> Run:
+                  program=None) -> Ran:
     """stdout read as `| head -c K` reads it: K bytes, then the read end closed."""
     with tempfile.TemporaryFile() as stdin, tempfile.TemporaryFile() as stderr:
         stdin.write(case.stdin)
@@ -80,7 +103,8 @@ def run_into_head(case: Case, implementation: Path, folder, environment, timeout
         finally:
             timer.cancel()
         stderr.seek(0)
-        return Run(stdout, stderr.read(), None if killed.is_set() else status, killed.is_set())
+        return Ran(stdout, stderr.read(), None if killed.is_set() else status,
+                   Limit.WALL if killed.is_set() else None)
 
 
 def read_head(fd: int, count: int) -> bytes:
@@ -96,7 +120,7 @@ def read_head(fd: int, count: int) -> bytes:
 
 def run_on_terminal(case: Case, implementation: Path, timeout: float = DEFAULT_TIMEOUT,
                     env: dict = None, program=None):
-    """The terminal screen of the case (a `golden.terminal.Screen`)."""
+    """The case's run at a terminal: a `Ran` whose stdout is the screen."""
     from golden.terminal import run_in_terminal  # pexpect is needed only here
 
     with workspace(case, env) as (folder, environment):

@@ -11,10 +11,11 @@ the terminal, so the screen holds the program's own `\\n`, not `\\r\\n`.
 import platform
 import termios
 import time
-from dataclasses import dataclass
 
 import pexpect
 import ptyprocess
+
+from golden.run import Limit, Ran
 
 READ_CALLS = {  # read, pread64, readv / select, poll, pselect6, ppoll
     "x86_64": ({0, 17, 19}, {7, 23, 270, 271}),
@@ -23,15 +24,6 @@ READ_CALLS = {  # read, pread64, readv / select, poll, pselect6, ppoll
 POLL_SECONDS = 0.005
 QUIET_SECONDS = 0.3  # without /proc: a program silent this long is taken as waiting
 MOST_OUTPUT = 4 << 20
-
-
-@dataclass(frozen=True)
-class Screen:
-    output: bytes
-    status: int  # exit status, -N when killed by signal N (as subprocess says), None when stopped
-    timed_out: bool
-    too_large: bool = False
-    read_past_input: bool = False  # it waited for input again after the last line typed
 
 
 def _plain_newlines() -> None:
@@ -168,7 +160,7 @@ class _Session:
         except OSError:
             pass
 
-    def finish(self, read_past_input: bool = False) -> Screen:
+    def finish(self, read_past_input: bool = False) -> Ran:
         while time.monotonic() < self.deadline and self.drain(0.05):
             pass
         too_large = len(self.output) > self.most_output
@@ -176,13 +168,14 @@ class _Session:
         self.child.close(force=True)
         status = None if stopped else (
             self.child.exitstatus if self.child.signalstatus is None else -self.child.signalstatus)
-        return Screen(bytes(self.output[:self.most_output]), status, stopped and not too_large,
-                      too_large, read_past_input)
+        limit = Limit.OUTPUT if too_large else Limit.WALL if stopped else None
+        return Ran(bytes(self.output[:self.most_output]), status=status, limit=limit,
+                   overflowed="screen" if too_large else "", read_past_input=read_past_input)
 
 
 def run_in_terminal(argv, stdin: bytes, cwd, env, timeout: float,
                     most_output: int = MOST_OUTPUT, depth: int = 0, started=None,
-                    preexec_fn=None, pass_fds=()) -> Screen:
+                    preexec_fn=None, pass_fds=()) -> Ran:
     """Type `stdin` line by line at the program's prompts, then end of input (Ctrl-D) at
     every further read; return everything the terminal showed. The program is
     `depth` generations below the process started; `started(pid)` is told that process;

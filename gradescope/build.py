@@ -31,8 +31,9 @@ from gradescope import run
 
 MARKER = "marking.mark"
 LANGUAGES = "golden/languages.toml"
-CASES_ELSEWHERE = ("{program}: its golden cases ({folder}) lie neither in the assignment's "
-                   "folder nor in the kit: move them below the assignment file")
+CASES_ELSEWHERE = ("{program}: its golden cases ({folder}) lie neither below the assignment's "
+                   "folder nor where the kit keeps a program's (expected_outputs/{program}): "
+                   "move them below the assignment file")
 PACKAGE = Path(__file__).resolve().parent.relative_to(ROOT).as_posix()
 RUNTIME = [f"{PACKAGE}/__init__.py", f"{PACKAGE}/run.py", f"{PACKAGE}/results.schema.json"]
 DATA = ["assignments/assignment.schema.json", "requirements-mark.txt"]

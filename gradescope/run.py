@@ -27,6 +27,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import traceback
 from datetime import datetime
@@ -46,6 +47,10 @@ MARKDOWN_SPECIAL = set("\\`*[]<>")  # what could make a link, an image, HTML, co
 
 # What the student reads when the marker did not mark (no byte of theirs unescaped).
 REFUSED_MESSAGE = "The marker refused this submission: {reason}"
+NO_REASON = "no reason given"
+# marking.records' messages, as the marker sends them (this file imports none of it).
+MESSAGES_FD = "MARK_MESSAGES_FD"
+REFUSAL = "Refusal"
 MARKER_FAILED = ("The marker itself failed ({what}): this is not your submission's fault. Your "
                  "instructor can see what happened in the autograder's log and mark it again.")
 NO_RESULTS = "exit status {status}, and no valid results"
@@ -63,7 +68,7 @@ VISIBLE_LINE = ("**Visible tests: {earned:.2f} of {most:g} marks.** {others} mor
                 "({marks:g} marks) count{verb} too: Gradescope shows {them}, and the total, when "
                 "the assignment's settings allow.")
 PROGRAM_LINE = "- {program}: {earned:.2f} of {marks:g} marks"
-MISSING_LINE = "- **{program}.py is not in the submission**: 0 of {marks:g} marks"
+MISSING_LINE = "- **{program} is not in the submission**: 0 of {marks:g} marks"
 LATE_LINE = "- Late rule: {said}"
 NO_SUBMITTED_TIME = "submission_metadata.json gives no submission time that can be read: {problem}"
 UNREAD_TIME = ("- **The submission time could not be read, so the late rule was not applied**: "
@@ -250,11 +255,21 @@ def marker_environment() -> dict:
 
 
 def run_marker(command: list, budget: float):
-    """(exit status, stdout, stderr, stopped at the budget). The marker's output is held
-    until it ends, then logged: nothing of it reaches a file while submissions run."""
-    process = subprocess.Popen(command, cwd=SOURCE, stdin=subprocess.DEVNULL,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               env=marker_environment(), start_new_session=True)
+    """(exit status, stdout, stderr, stopped at the budget, its messages). The marker's
+    output is held until it ends, then logged: nothing of it reaches a file while
+    submissions run. Its messages (marking.records', one JSON object a line) come on a
+    pipe of their own, read as they come."""
+    reading, writing = os.pipe()
+    try:
+        process = subprocess.Popen(command, cwd=SOURCE, stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   env={**marker_environment(), MESSAGES_FD: str(writing)},
+                                   pass_fds=(writing,), start_new_session=True)
+    finally:
+        os.close(writing)
+    messages = []
+    listening = threading.Thread(target=read_messages, args=(reading, messages), daemon=True)
+    listening.start()
     stopped = False
     try:
         out, err = process.communicate(timeout=budget)
@@ -269,14 +284,26 @@ def run_marker(command: list, budget: float):
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             out, err = process.communicate()
+    listening.join(GRACE_SECONDS)
     return process.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), \
-        stopped
+        stopped, messages
 
 
-def refusal(stderr: str) -> str:
-    """The marker's reason for refusing, from its usage error line."""
-    said = [line.split(": error: ", 1)[1] for line in stderr.splitlines() if ": error: " in line]
-    return said[-1] if said else "no reason given"
+def read_messages(fd: int, messages: list) -> None:
+    with os.fdopen(fd, "rb") as pipe:
+        for line in pipe:
+            try:
+                message = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(message, dict):
+                messages.append(message)
+
+
+def refusal(messages: list) -> str:
+    """The marker's reason for refusing (its last marking.records.Refusal)."""
+    said = [message.get("reason") for message in messages if message.get("message") == REFUSAL]
+    return str(said[-1]) if said and said[-1] else NO_REASON
 
 
 def budget_of(config: dict) -> float:
@@ -303,7 +330,7 @@ def mark(paths: Paths, config: dict, started: float) -> dict:
         command += ["--submitted", submitted]
     budget = budget_of(config)
     log("$ " + " ".join(command))
-    status, out, err, stopped = run_marker(command, budget)
+    status, out, err, stopped, messages = run_marker(command, budget)
     print(out, end="", flush=True)
     print(err, end="", flush=True)
     log(f"the marker exited with status {status}")
@@ -319,7 +346,7 @@ def mark(paths: Paths, config: dict, started: float) -> dict:
     if stopped:
         return fallback(config, OUT_OF_TIME.format(budget=budget), "budget", status, seconds)
     if status == REFUSED:
-        return fallback(config, REFUSED_MESSAGE.format(reason=shown(refusal(err))), "refused",
+        return fallback(config, REFUSED_MESSAGE.format(reason=shown(refusal(messages))), "refused",
                         status, seconds)
     what = ("it failed on a case" if status == MARKER_ERROR else
             f"killed by signal {-status}" if status < 0 else f"exit status {status}")

@@ -18,7 +18,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import jsonschema
 
 from golden.cases import EXPECTED_OUTPUTS, ROOT, Case
-from golden.programs import MOST_SOURCES, PYTHON, Program, Submitted
+from golden.programs import MOST_SOURCES, PYTHON, Program, Submitted, is_glob
 from golden.programs import language as golden_language
 from golden.visible import escaped
 
@@ -47,6 +47,9 @@ UNCLASSIFIED = ("{path}: {program}: golden cases neither marked nor kit-only: {c
                 "(add them to a group or to kit_only)")
 EMPTY_GROUP = "{path}: {program}: group {group!r} matches no golden case"
 NO_PROGRAM = "{path}: {program}: no golden cases in {folder}"
+ENTRY_NOT_SUBMITTED = "{path}: {program}: its entry {entry} is none of the files it must submit"
+BAD_COUNTS = ("{path}: {program}: {files}: at least {least} and at most {most} cannot be "
+              "(a name without a wildcard is one file)")
 BAD_DEADLINE = "{path}: deadline {deadline!r} is not a date and time such as 2027-03-09T09:00:00"
 BAD_ZONE = "{path}: unknown time zone {zone!r}"
 NOT_A_FILE = "{path} is not an assignment file"
@@ -282,8 +285,16 @@ def _program(path: Path, entry: dict) -> Program:
     default = [Submitted(glob, 1 if glob == language.sources[0] else 0, MOST_SOURCES)
                for glob in language.sources] if language.built else [Submitted(entry_file)]
     submit = tuple(Submitted(kind["files"], kind.get("least", 1),
-                             kind.get("most", 1 if "*" not in kind["files"] else MOST_SOURCES))
+                             kind.get("most", MOST_SOURCES if is_glob(kind["files"]) else 1))
                    for kind in entry["submit"]) if "submit" in entry else tuple(default)
+    for kind in submit:
+        if kind.least > kind.most or (not is_glob(kind.glob) and kind.most > 1):
+            raise AssignmentError(BAD_COUNTS.format(path=path, program=name, files=kind.glob,
+                                                    least=kind.least, most=kind.most))
+    if not language.built and not any(kind.least and fnmatch.fnmatchcase(entry_file, kind.glob)
+                                      for kind in submit):
+        raise AssignmentError(ENTRY_NOT_SUBMITTED.format(path=path, program=name,
+                                                         entry=entry_file))
     return Program(name, language, submit, entry_file, reference,
                    (here / entry["cases"]).resolve() if "cases" in entry
                    else EXPECTED_OUTPUTS / name,

@@ -33,7 +33,7 @@ from common import console
 from golden.cases import EXPECTED_OUTPUTS, ROOT
 from golden.run import STATS_FILE, STATS_VARIABLE
 from golden.visible import escaped
-from marking import from_make
+from marking import from_make, records
 from marking.assignment import REQUIREMENTS, AssignmentError, load, names
 from marking.report import CaseResult, Results, check_json_target, gradescope, write_json, \
     write_report
@@ -43,6 +43,9 @@ from marking.tree import Copied, Limits, Refused, copy_tree, remove_tree
 from marking.build import build
 from marking.verdicts import (INTERRUPTED, NOT_BUILT_DETAIL, PIPE, TERMINAL, Kind, Rules,
                               Verdict, judge)
+
+UNBUILT_DETAILS = {Kind.NOT_BUILT: NOT_BUILT_DETAIL, Kind.NOT_RUN: INTERRUPTED,
+                   Kind.MARKER_ERROR: NOT_BUILT_DETAIL}
 
 MOST_SECONDS = 3600
 EXIT_INTERRUPTED = 130
@@ -115,9 +118,17 @@ def jobs(text: str) -> int:
     return value
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse's, whose refusals also reach the process that started the marker."""
+
+    def error(self, message: str):
+        records.send(records.Refusal(message))
+        super().error(message)
+
+
 def parser() -> argparse.ArgumentParser:
-    parse = argparse.ArgumentParser(prog="python3 -m marking.mark", description=__doc__,
-                                    formatter_class=argparse.RawDescriptionHelpFormatter)
+    parse = Parser(prog="python3 -m marking.mark", description=__doc__,
+                   formatter_class=argparse.RawDescriptionHelpFormatter)
     parse.add_argument("submission", type=Path, nargs="?")
     parse.add_argument("--assignment", metavar="NAME", help=f"one of: {', '.join(names())}; "
                        "or the path of an assignment file of your own, FILE.toml")
@@ -154,13 +165,16 @@ class Marking:
     """One marking run: its cases, the sandbox, and what Ctrl-C must stop. Each program's
     cases run from its snapshot: the submission, or the program its build made."""
 
-    def __init__(self, sandbox: Sandbox, snapshots: dict, programs: dict, modes: list, rules_of):
+    def __init__(self, sandbox: Sandbox, snapshots: dict, programs: dict, modes: list, rules_of,
+                 builds: dict = None):
         self.sandbox, self.snapshots, self.programs = sandbox, snapshots, programs
-        self.modes, self.rules_of = modes, rules_of
+        self.modes, self.rules_of, self.builds = modes, rules_of, builds or {}
 
     def case(self, marked) -> CaseResult:
-        if self.snapshots[marked.case.program] is None:  # its build failed
-            return CaseResult(marked, [Verdict(marked.case.id, PIPE, Kind.NOT_BUILT, NOT_BUILT_DETAIL)])
+        built = self.builds.get(marked.case.program)
+        if built is not None and not built.ok:
+            return CaseResult(marked, [Verdict(marked.case.id, PIPE, built.cases,
+                                               UNBUILT_DETAILS[built.cases])])
         verdicts = [self.run(marked, mode) for mode in self.modes
                     if mode == PIPE or marked.case.screen is not None]
         return CaseResult(marked, verdicts)
@@ -198,6 +212,7 @@ def submitted_at(text: str, assignment):
 
 def main(argv=None) -> int:
     console.use_utf8_streams()
+    records.listener()  # before any run starts: no run inherits it
     parse = parser()
     options = parse.parse_args(argv)
     if not options.assignment:
@@ -302,11 +317,12 @@ def mark(options, parse, scratch: Path, assignment, selected: dict, submitted) -
     results.late = assignment.mark_after_deadline(results.score, submitted)
     write_report(results, Terminal(sys.stdout))
     if options.json:
-        extra = {"assignment": assignment.name, "isolation": sandbox.describe(),
-                 "users": sandbox.users, "cgroups": [str(parent) for parent in sandbox.groups.parents]
-                 if sandbox.groups else []}
+        confined = {"isolation": sandbox.describe(), "python": sandbox.python,
+                    "users": sandbox.users, "cgroups": [str(parent) for parent in
+                                                        sandbox.groups.parents]
+                    if sandbox.groups else []}
         try:
-            write_json(options.json.absolute(), gradescope(results, extra))
+            write_json(options.json.absolute(), gradescope(results, confined))
         except OSError as problem:
             print(JSON_PROBLEM.format(problem=problem), file=sys.stderr)
             return 1
@@ -327,12 +343,15 @@ def entered(snapshot: Path, programs: list):
 
 
 def warn(sandbox: Sandbox) -> None:
+    warnings = []
     if not sandbox.files_hidden and not sandbox.as_root:
-        print(RUNS_AS_YOU, file=sys.stderr)
+        warnings.append(RUNS_AS_YOU)
     elif not sandbox.files_hidden:
-        print(FILES_OPEN.format(why=sandbox.confinement.missing()[0]), file=sys.stderr)
-        for path in golden_copies_readable():
-            print(GOLDEN_READABLE.format(path=path), file=sys.stderr)
+        warnings.append(FILES_OPEN.format(why=sandbox.confinement.missing()[0]))
+        warnings += [GOLDEN_READABLE.format(path=path) for path in golden_copies_readable()]
+    for text in warnings:
+        print(text, file=sys.stderr)
+        records.send(records.Notice(text))
 
 
 def mark_cases(sandbox, options, root: Path, assignment, selected: dict, header: list,
@@ -352,13 +371,14 @@ def mark_cases(sandbox, options, root: Path, assignment, selected: dict, header:
         return rules.setdefault(marked.compare, Rules(marked.compare, assignment.normalise,
                                                       sandbox.timeout, sandbox.wall_seconds,
                                                       sandbox.idle_seconds, sandbox.memory))
-    builds = {program: build(sandbox, declared[program], root, scratch) for program in selected
-               if present[program] and declared[program].built and selected[program]}
-    for program, built in builds.items():
-        progress(BUILD_PROGRESS.format(program=program, said=built.said()))
+    builds = {}
+    for program in selected:
+        if present[program] and declared[program].built and selected[program]:
+            builds[program] = build(sandbox, declared[program], root, scratch)
+            progress(BUILD_PROGRESS.format(program=program, said=builds[program].said()))
     snapshots = {program: builds[program].folder if program in builds else root
                  for program in selected}
-    marking = Marking(sandbox, snapshots, declared, modes, rules_of)
+    marking = Marking(sandbox, snapshots, declared, modes, rules_of, builds)
     done = {}
     with ThreadPoolExecutor(options.jobs) as pool:
         futures = {pool.submit(marking.case, marked): marked for marked in cases}
@@ -367,8 +387,9 @@ def mark_cases(sandbox, options, root: Path, assignment, selected: dict, header:
             done[futures[future].case.id] = result
             worst = next((verdict for verdict in result.verdicts if not verdict.passed),
                          result.verdicts[0] if result.verdicts else None)
-            progress(PROGRESS.format(done=count, total=len(cases), kind=worst.kind if worst else "",
-                                     case=futures[future].case.id))
+            kind, case_id = worst.kind if worst else "", futures[future].case.id
+            progress(PROGRESS.format(done=count, total=len(cases), kind=kind, case=case_id))
+            records.send(records.Progress(count, len(cases), case_id, str(kind)))
     programs = {program: [done[marked.case.id] for marked in chosen] if present[program] else None
                 for program, chosen in selected.items()}
     missing = {program: (declared[program].files(root)[1], [

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from golden.run import STATS_VARIABLE
+from marking import records
 from marking.near_miss import kind_of
 from marking.verdicts import PIPE, Kind
 
@@ -21,6 +22,7 @@ MISSING_LINE = "{program}\n  {missing:<16} {why}"
 NOT_SUBMITTED = "{why}: 0 of {marks:.2f} marks"
 BUILD_LINE = "  build: {said}"
 NOT_BUILT_LINE = "  not built        (all {count} cases: 0)"
+WARNINGS_COST = "its warnings cost {share:.0%} of what the program's cases earn: -{marks:.2f}"
 BUILD_TEST = "{program}: build"  # never a case's PROGRAM/CASE
 PROGRAM_HEAD = "{program}: {passed}/{total} cases pass, {earned:.2f} of {marks:g} marks"
 CASE_LINE = "  {kind:<16} {marks:5.2f}  {case}{mode}{detail}"
@@ -80,13 +82,25 @@ class Results:
                                                marks=self.assignment.program_marks(program)),
                           *alike])
 
+    def deducted(self, program: str) -> float:
+        """What the program's build's warnings cost: the assignment's share of what its
+        cases earn."""
+        built = self.builds.get(program)
+        if not (built and built.ok and built.warnings):
+            return 0.0
+        cases = sum(result.earned for result in self.programs.get(program) or [])
+        return cases * self.assignment.declared[program].warnings_cost
+
+    def warnings_cost(self, program: str) -> str:
+        """The sentence that states the deduction, or "" when there is none."""
+        deducted = self.deducted(program)
+        return WARNINGS_COST.format(share=self.assignment.declared[program].warnings_cost,
+                                    marks=deducted) if deducted else ""
+
     def earned(self, program: str) -> float:
         """The program's marks: its cases', less what its build's warnings cost."""
-        results = self.programs.get(program) or []
-        earned = sum(result.earned for result in results)
-        built = self.builds.get(program)
-        cost = self.assignment.declared[program].warnings_cost if built and built.warnings else 0
-        return earned * (1 - cost)
+        cases = sum(result.earned for result in self.programs.get(program) or [])
+        return cases - self.deducted(program)
 
     @property
     def score(self) -> float:
@@ -201,9 +215,11 @@ def write_report(results: Results, out) -> None:
         built = results.builds.get(program)
         if built is not None:
             print(BUILD_LINE.format(said=built.said()), file=out)
+            if results.warnings_cost(program):
+                print(BUILD_LINE.format(said=results.warnings_cost(program)), file=out)
             if built.messages:
                 print(indented(built.messages), file=out)
-        if built is not None and not built.ok:
+        if built is not None and built.cases == Kind.NOT_BUILT and not built.ok:
             print(NOT_BUILT_LINE.format(count=len(program_results)), file=out)
             continue
         for result in program_results:
@@ -238,8 +254,10 @@ def write_report(results: Results, out) -> None:
         print(line, file=out)
 
 
-def gradescope(results: Results, extra_data: dict) -> dict:
-    """Gradescope's results.json: a test per case, with the assignment's visibility."""
+def gradescope(results: Results, confined: dict) -> dict:
+    """Gradescope's results.json: a test per case, with the assignment's visibility; its
+    extra_data the marking as data (`marking.records.Marking`), with `confined`: what
+    confined the runs (isolation, python, users, cgroups)."""
     tests = []
     for program, program_results in results.programs.items():
         declared = results.assignment.declared[program]
@@ -251,10 +269,12 @@ def gradescope(results: Results, extra_data: dict) -> dict:
             continue
         built = results.builds.get(program)
         if built is not None:
-            tests.append({"name": BUILD_TEST.format(program=program), "score": 0,
-                          "max_score": 0, "status": "passed" if built.ok else "failed",
-                          "visibility": "visible",
-                          "output": "\n".join(filter(None, [built.said(), built.messages]))})
+            tests.append({"name": BUILD_TEST.format(program=program),
+                          "score": -round(results.deducted(program), 4) or 0, "max_score": 0,
+                          "status": "passed" if built.ok else "failed", "visibility": "visible",
+                          "output": "\n".join(filter(None, [built.said(),
+                                                            results.warnings_cost(program),
+                                                            built.messages]))})
         for result in program_results:
             case = result.marked.case
             text = "\n\n".join(
@@ -274,55 +294,53 @@ def gradescope(results: Results, extra_data: dict) -> dict:
     return {"score": round(results.mark, 4), "execution_time": round(results.seconds, 3),
             "output": "\n".join(results.header + results.summary()),
             "visibility": "visible", "stdout_visibility": "hidden", "tests": tests,
-            "extra_data": {**extra_data, **marking_data(results)}}
+            "extra_data": marking_data(results, **confined).to_dict()}
 
 
-def marking_data(results: Results) -> dict:
+def marking_data(results: Results, isolation=(), python="", users=(),
+                 cgroups=()) -> records.Marking:
     """What a class's grade sheet and pages need, as data: each program's marks (and why a
-    missing one is missing), the raw score, the late rule applied, and each case's marks,
-    group, visibility and verdicts, each with its sentences, the command that reproduces
-    it from a student's folder and its diff (drawn, and as lines for a page)."""
+    missing one is missing, or how its build went), the raw score, the late rule applied,
+    and each case's marks, group, visibility and verdicts, each with its sentences, the
+    command that reproduces it from a student's folder and its diff (drawn, and as lines
+    for a page); and what confined the runs."""
     late, declared = results.late, results.assignment.declared
     cases = []
     for program_results in results.programs.values():
         for result in program_results or []:
             marked, worst = result.marked, next(iter(result.failed), None)
-            cases.append({"case": marked.case.id, "program": marked.case.program,
-                          "name": marked.case.name, "group": marked.group,
-                          "visibility": marked.visibility, "marks": round(marked.marks, 4),
-                          "earned": round(result.earned, 4), "passed": result.passed,
-                          "kind": worst.kind if worst else Kind.PASS,
-                          "near_miss": worst.near_miss if worst else "",
-                          "near_miss_kind": kind_of(worst.near_miss)
-                          if worst and worst.near_miss else "",
-                          "verdicts": [verdict_data(marked.case, declared[marked.case.program],
-                                                    verdict) for verdict in result.verdicts]})
-    return {
-        "raw_score": round(results.score, 4),
-        "programs": {program: {"marks": results.assignment.program_marks(program),
-                               "earned": round(results.earned(program), 4), "submitted":
-                               program_results is not None,
-                               "missing": "" if program_results is not None
-                               else results.not_submitted(program),
-                               "build": results.builds[program].to_json()
-                               if program in results.builds else None}
-                     for program, program_results in results.programs.items()},
-        "late": None if late is None else {"days": late.days, "accepted": late.accepted,
-                                           "cap": late.cap, "mark": late.mark,
-                                           "hours": round(late.late.total_seconds() / 3600, 4),
-                                           "explanation": late.explain(results.score),
-                                           "summary": late.summary()},
-        "cases": cases,
-    }
+            cases.append(records.Case(
+                marked.case.id, marked.case.program, marked.case.name, marked.group,
+                marked.visibility, round(marked.marks, 4), round(result.earned, 4),
+                result.passed, worst.kind if worst else Kind.PASS,
+                worst.near_miss if worst else "",
+                kind_of(worst.near_miss) if worst and worst.near_miss else "",
+                tuple(verdict_data(marked.case, declared[marked.case.program], verdict)
+                      for verdict in result.verdicts)))
+    programs = {program: records.Program(
+        results.assignment.program_marks(program), round(results.earned(program), 4),
+        program_results is not None,
+        "" if program_results is not None else results.not_submitted(program),
+        results.builds[program].record() if program in results.builds else None,
+        results.warnings_cost(program))
+        for program, program_results in results.programs.items()}
+    return records.Marking(
+        results.assignment.name, tuple(isolation), python, tuple(users), tuple(cgroups),
+        round(results.score, 4), programs,
+        None if late is None else records.Late(
+            late.days, late.accepted, late.cap, late.mark,
+            round(late.late.total_seconds() / 3600, 4), late.explain(results.score),
+            late.summary()),
+        tuple(cases))
 
 
-def verdict_data(case, program, verdict) -> dict:
+def verdict_data(case, program, verdict) -> records.Verdict:
     failed = verdict.kind not in (Kind.PASS, Kind.NOT_RUN)
-    return {"mode": verdict.mode, "kind": verdict.kind, "how": how(verdict),
-            "regions": list(verdict.regions), "input": shown_input(case),
-            "reproduce": reproduce(case, program, verdict.kind) if failed else "",
-            "diff": verdict.diff,
-            "diff_lines": verdict.diff_lines.to_json() if verdict.diff_lines else None}
+    return records.Verdict(verdict.mode, verdict.kind, how(verdict), tuple(verdict.regions),
+                           shown_input(case),
+                           reproduce(case, program, verdict.kind) if failed else "",
+                           verdict.diff,
+                           verdict.diff_lines.to_json() if verdict.diff_lines else None)
 
 
 def check_json_target(path: Path) -> None:

@@ -48,6 +48,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from golden.run import Limit, Ran
 from marking import launcher
 from marking.cgroups import Groups, Unavailable, enclosing_limits, kill_every
 from marking.confine import DEVICES, Access, Confinement
@@ -131,9 +132,6 @@ DESCRIBE_NO_GROUP = ("{memory} of memory per process and {processes} processes (
 DESCRIBE_CPU_GROUP = "{cpu:g} s of CPU for the whole run ({cgroup}), wall-clock cap {wall:g} s"
 DESCRIBE_CPU_PER_PROCESS = ("{cpu:g} s of CPU per process (rlimits only, the whole run's CPU time "
                             "is not measured: {reason}), wall-clock cap {wall:g} s")
-CPU = "cpu"
-WALL = "wall"
-IDLE = "idle"
 
 
 class Stopped(Exception):
@@ -143,38 +141,17 @@ class Stopped(Exception):
 @dataclass(frozen=True)
 class Budget:
     """What one run may use: the CPU seconds of all its processes together, the wall-clock
-    cap, how long it may use no CPU at all, its memory and processes, and each output's cap.
-    A case's runs have the marking's; a build has its own (BUILD_BUDGET)."""
+    cap, how long it may use no CPU at all, its memory and processes, each output's cap and
+    the size of a file it writes. A case's runs have the marking's; a build has its own
+    (marking.build.budget)."""
     cpu_seconds: float
     wall_seconds: float
     idle_seconds: float
     memory: int = MEMORY_BYTES
     processes: int = PROCESSES
-    most_output: int = MOST_OUTPUT
-
-
-@dataclass(frozen=True)
-class Outcome:
-    stdout: bytes
-    stderr: bytes
-    status: int  # None when stopped by the marker
-    timed_out: bool = False  # over the CPU limit or the wall-clock cap: `limit` says which
-    too_large: str = ""  # the stream that overflowed
-    out_of_memory: bool = False
-    limit: str = ""  # when timed out: CPU, IDLE or WALL
-    cpu_seconds: float = None  # the run's CPU time, when known
-
-
-@dataclass(frozen=True)
-class TerminalOutcome:
-    """golden.terminal's `Screen` (the same fields, the same meaning), and which limit was hit."""
-    output: bytes
-    status: int  # exit status, -N when killed by signal N, None when stopped
-    timed_out: bool
-    too_large: bool = False
-    limit: str = ""  # when timed out: CPU, IDLE or WALL
-    cpu_seconds: float = None  # the run's CPU time, when known
-    out_of_memory: bool = False
+    most_output: int = MOST_OUTPUT  # stdout's
+    most_stderr: int = MOST_OUTPUT
+    file_bytes: int = FILE_BYTES
 
 
 def scrubbed_environment(home: str, **extra) -> dict:
@@ -311,8 +288,7 @@ class Sandbox:
             terminal: bool = False, head: int = None, budget: Budget = None):
         """Run `command(home)` (an argv) with `stdin` and `environment(home)` added to a
         scrubbed environment, its home filled from `snapshot` plus `files` ({name: bytes});
-        an `Outcome`, or a `TerminalOutcome` (a terminal `Screen`, and which limit was hit)
-        when `terminal`. With `head`, stdout's reader goes away after that many bytes.
+        a `golden.run.Ran` (at a terminal: its screen). With `head`, stdout's reader goes away after that many bytes.
         `budget`: what the run may use (the marking's by default)."""
         if self.stopping.is_set():
             raise Stopped
@@ -378,7 +354,7 @@ class Sandbox:
         processes = budget.processes + (len(processes_of(os.getuid())) if uid < 0 else 0)
         soft = math.ceil(budget.cpu_seconds) + CPU_SECONDS_OVER_TIMEOUT
         return [("RLIMIT_CPU", (soft, soft + 1)),
-                ("RLIMIT_AS", budget.memory), ("RLIMIT_FSIZE", FILE_BYTES),
+                ("RLIMIT_AS", budget.memory), ("RLIMIT_FSIZE", budget.file_bytes),
                 ("RLIMIT_NOFILE", OPEN_FILES), ("RLIMIT_NPROC", processes),
                 ("RLIMIT_CORE", 0)]
 
@@ -473,17 +449,25 @@ class Sandbox:
         return bool(watch and watch.hit) or by_rlimit or (cpu_seconds is not None
                                                           and cpu_seconds > budget.cpu_seconds)
 
-    def _terminal_outcome(self, screen, watch, group, budget: Budget) -> TerminalOutcome:
+    def _terminal_outcome(self, screen: Ran, watch, group, budget: Budget) -> Ran:
+        """The terminal's run, with the limit that ended it as the run's limits say."""
         cpu_seconds = watch.stop() if watch else None
-        over_cpu = self._over_cpu(watch, cpu_seconds, screen.status, budget) and not screen.too_large
-        idle = bool(watch and watch.idle) and not over_cpu
-        limit = CPU if over_cpu else IDLE if idle else WALL if screen.timed_out else ""
-        return TerminalOutcome(screen.output, None if limit else screen.status, bool(limit),
-                               screen.too_large, limit, cpu_seconds,
-                               bool(group and group.out_of_memory()))
+        limit = screen.limit if screen.too_large else self._limit(
+            watch, cpu_seconds, screen.status, budget, screen.timed_out)
+        return Ran(screen.stdout, status=None if limit else screen.status, limit=limit,
+                   overflowed=screen.overflowed, out_of_memory=bool(group and group.out_of_memory()),
+                   cpu_seconds=cpu_seconds, read_past_input=screen.read_past_input)
+
+    def _limit(self, watch, cpu_seconds, status, budget: Budget, timed_out: bool):
+        """Which limit ended a run whose output stayed under its cap, if one did."""
+        if self._over_cpu(watch, cpu_seconds, status, budget):
+            return Limit.CPU
+        if watch and watch.idle:
+            return Limit.IDLE
+        return Limit.WALL if timed_out else None
 
     def _piped(self, argv: list, stdin: bytes, env: dict, started, group, watch=None,
-               head: int = None, entering=None, passed=(), budget: Budget = None) -> Outcome:
+               head: int = None, entering=None, passed=(), budget: Budget = None) -> Ran:
         """Pipe stdin in, collect stdout and stderr up to the budget's cap each (stdout
         up to `head` bytes, then its read end closed, as `| head -c` does), kill the whole
         run at the wall-clock cap or when output overflows (`watch` kills it at the CPU
@@ -517,8 +501,10 @@ class Sandbox:
                     if heading and len(outputs[process.stdout]) == head:
                         selector.unregister(process.stdout)
                         process.stdout.close()  # the reader is gone: the program meets EPIPE
-                    if len(outputs[key.fileobj]) > budget.most_output:
-                        too_large = "stdout" if key.fileobj is process.stdout else "stderr"
+                    name, most = (("stdout", budget.most_output) if key.fileobj is process.stdout
+                                  else ("stderr", budget.most_stderr))
+                    if len(outputs[key.fileobj]) > most:
+                        too_large = name
         if not (timed_out or too_large):  # its output closed, the program may still be running
             status, usage = _reap(process, deadline)
             timed_out = status is None
@@ -536,14 +522,13 @@ class Sandbox:
             cpu_seconds = usage.ru_utime + usage.ru_stime  # and the children it waited for
         else:  # bubblewrap: its own CPU time, not its PID namespace's
             cpu_seconds = None
-        over_cpu = self._over_cpu(watch, cpu_seconds, status, budget) and not too_large
-        idle = bool(watch and watch.idle) and not over_cpu
-        limit = CPU if over_cpu else IDLE if idle else WALL if timed_out else ""
-        stopped = bool(limit) or too_large or (status < 0 and self.stopping.is_set())
-        return Outcome(bytes(outputs[process.stdout][:budget.most_output]),
-                       bytes(outputs[process.stderr][:budget.most_output]),
-                       None if stopped else status, bool(limit), too_large,
-                       bool(group and group.out_of_memory()), limit, cpu_seconds)
+        limit = Limit.OUTPUT if too_large else self._limit(watch, cpu_seconds, status, budget,
+                                                           timed_out)
+        stopped = limit is not None or (status < 0 and self.stopping.is_set())
+        return Ran(bytes(outputs[process.stdout][:budget.most_output]),
+                   bytes(outputs[process.stderr][:budget.most_stderr]),
+                   None if stopped else status, limit, too_large,
+                   bool(group and group.out_of_memory()), cpu_seconds)
 
     # Setting up
 

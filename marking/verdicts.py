@@ -5,7 +5,8 @@ from enum import Enum
 
 from golden.visible import diff_lines, escaped, first_difference
 from marking.near_miss import explain, normalise, regions
-from marking.sandbox import CPU, IDLE, MEMORY_BYTES, MOST_OUTPUT, mebibytes
+from golden.run import Limit
+from marking.sandbox import MEMORY_BYTES, MOST_OUTPUT, mebibytes
 
 
 
@@ -95,11 +96,11 @@ class Rules:
 
 
 def judge(case, mode: str, outcome, rules: Rules = Rules()) -> Verdict:
-    """The verdict on one run (an `Outcome`, or a terminal screen for TERMINAL)."""
+    """The verdict on one run (a `golden.run.Ran`; at a TERMINAL, its stdout is the screen)."""
     terminal = mode == TERMINAL
-    got = outcome.output if terminal else outcome.stdout
+    got = outcome.stdout  # at a terminal, the screen
     want = case.screen if terminal else case.stdout
-    stderr = outcome.output if terminal else outcome.stderr
+    stderr = outcome.stdout if terminal else outcome.stderr
     verdict = _limit_hit(case, mode, outcome, got, want, rules)
     if verdict is not None:
         return verdict
@@ -139,14 +140,14 @@ def _differences(got: bytes, want: bytes, label: str) -> dict:
 
 def _limit_hit(case, mode, outcome, got, want, rules):
     if outcome.too_large:
-        stream = THE_SCREEN if mode == TERMINAL else outcome.too_large
+        stream = THE_SCREEN if mode == TERMINAL else outcome.overflowed
         return Verdict(case.id, mode, Kind.TOO_LARGE, OVERFLOW.format(stream=stream,
                                                                  most=mebibytes(MOST_OUTPUT)))
     if outcome.timed_out:
         used = outcome.cpu_seconds
-        if outcome.limit == CPU:
+        if outcome.limit is Limit.CPU:
             detail = OVER_CPU.format(seconds=rules.cpu_seconds)
-        elif outcome.limit == IDLE:
+        elif outcome.limit is Limit.IDLE:
             detail = IDLE_DETAIL.format(seconds=rules.idle_seconds)
         else:
             detail = NO_END.format(seconds=rules.wall_seconds) + (

@@ -23,6 +23,8 @@ import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from golden.programs import PYTHON
+
 ROOT = Path(__file__).resolve().parent.parent
 KIT_PACKAGES = ("common", "hoyle", "patience_games")
 DEFAULT_OUT = "solutions"
@@ -40,6 +42,7 @@ WIDTH = 88
 NOT_CARRIED = "{path}:{line}: the bundler cannot carry this top-level statement: {text}"
 NAME_CLASH = "{program}: {name!r} is defined by both {first} and {second}"
 WROTE = "wrote {path} ({lines} lines)"
+NO_ASSIGNMENT = "give the assignment: --assignment NAME (or FILE.toml) OUT"
 
 
 class BundleError(Exception):
@@ -305,6 +308,11 @@ def bundle(program: str) -> str:
     ])
 
 
+def of_the_kit(program) -> bool:
+    """A Python program whose reference is the kit's: bundled with the kit parts it uses."""
+    return program.language.name == PYTHON and program.reference == ROOT
+
+
 def kit_programs() -> list:
     """The Python programs the kit's own assignments declare with the kit as reference."""
     from marking.assignment import load, names
@@ -312,7 +320,7 @@ def kit_programs() -> list:
     found = {}
     for name in names():
         for program in load(name).declared.values():
-            if program.language.name == "python3" and program.reference == ROOT:
+            if of_the_kit(program):
                 found.setdefault(program.entry, program)
     return list(found.values())
 
@@ -320,7 +328,7 @@ def kit_programs() -> list:
 def write_program(program, out: Path) -> list:
     """What a student of `program` hands in, written in `out`: (path, lines) per file."""
     out.mkdir(parents=True, exist_ok=True)
-    if program.language.name == "python3" and program.reference == ROOT:
+    if of_the_kit(program):
         texts = {program.entry: bundle(Path(program.entry).stem)}
     else:
         files, problems = program.files(program.reference)
@@ -350,10 +358,13 @@ def main(argv=None) -> int:
     assignment = None
     if arguments[:1] == ["--assignment"]:
         from marking.assignment import AssignmentError, load
+        if len(arguments) < 2:
+            print(f"standalone: {NO_ASSIGNMENT}", file=sys.stderr)
+            return 2
         try:
             assignment = load(arguments[1])
-        except (AssignmentError, IndexError) as error:
-            print(f"standalone: {error or 'give --assignment NAME'}", file=sys.stderr)
+        except AssignmentError as error:
+            print(f"standalone: {error}", file=sys.stderr)
             return 2
         arguments = arguments[2:]
     out = Path(arguments[0] if arguments else DEFAULT_OUT)

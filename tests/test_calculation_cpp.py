@@ -129,7 +129,7 @@ def test_the_sample_passes_every_case_at_a_terminal(sample, case):
     with workspace(case) as (folder, environment):
         screen = run_in_terminal([str(sample)], case.stdin, folder, environment, TIMEOUT)
     assert not screen.timed_out, f"{case.id}: no answer in time at a terminal"
-    expect_same(screen.output, case.screen, f"{case.id} terminal screen of the C++ sample")
+    expect_same(screen.stdout, case.screen, f"{case.id} terminal screen of the C++ sample")
     assert screen.status == 0, f"{case.id}: exit status {screen.status} at a terminal"
 
 

@@ -47,4 +47,4 @@ def test_a_program_reading_with_input_passes(with_input, case):
     expect_same(run.stdout, case.stdout, f"{case.id} stdout, read with input()")
     if case.screen is not None:
         screen = run_on_terminal(case, with_input)
-        expect_same(screen.output, case.screen, f"{case.id} terminal screen, read with input()")
+        expect_same(screen.stdout, case.screen, f"{case.id} terminal screen, read with input()")

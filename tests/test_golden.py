@@ -22,7 +22,7 @@ def test_piped_stdout(case):
 def test_terminal_screen(case):
     screen = run_on_terminal(case, ROOT)
     assert not screen.timed_out, f"{case.id}: no answer in time"
-    expect_same(screen.output, case.screen, f"{case.id} terminal screen")
+    expect_same(screen.stdout, case.screen, f"{case.id} terminal screen")
 
 
 def test_every_program_has_cases_and_every_case_its_program():

@@ -8,9 +8,11 @@ import csv
 import json
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 
@@ -137,16 +139,105 @@ def test_a_file_that_does_not_compile_gets_nothing_and_the_compiler_s_first_erro
 
 
 @needs["c"]
-def test_warnings_are_shown_and_cost_what_the_assignment_says(tmp_path):
+@pytest.mark.parametrize("how", ["warned", "silenced"])
+def test_warnings_are_shown_and_cost_what_the_assignment_says(tmp_path, how):
+    """A warning, or a #pragma that turns the warnings off, costs the stated share of what
+    the cases earn: said in the report, the build's test scoring minus that."""
     assignment = tiny_assignment(tmp_path, "c", extra="warnings = 0.25\n")
     name, code = GREET["c"]
-    warned = put(tmp_path / "warned", {name: code.replace("char name[100];",
-                                                          "char name[100];\n    int unused;")})
+    pragma = '#pragma GCC diagnostic ignored "-Wunused-variable"\n' if how == "silenced" else ""
+    warned = put(tmp_path / how, {name: pragma + code.replace(
+        "char name[100];", "char name[100];\n    int unused;")})
     status, report, _, written = run_marker(warned, assignment=assignment)
     assert "  build: built in " in report and ", with warnings" in report
-    assert re.search(r"warning: unused variable .unused.", report), report
+    if how == "warned":
+        assert re.search(r"warning: unused variable .unused.", report), report
+    else:
+        assert "a #pragma turns the compiler's warnings off: counted as warnings" in report
     assert "greet: 3/3 cases pass, 2.25 of 3 marks" in report and "Score: 2.25/3.00" in report
+    assert "  build: its warnings cost 25% of what the program's cases earn: -0.75" in report
+    build = written["tests"][0]
+    assert (build["name"], build["score"], build["max_score"]) == ("greet: build", -0.75, 0)
+    assert sum(test["score"] for test in written["tests"]) == pytest.approx(written["score"])
     assert written["extra_data"]["programs"]["greet"]["build"]["warnings"] is True
+
+
+@needs["cpp"]
+def test_the_build_sees_the_program_s_files_alone(tmp_path):
+    """A file handed in that the assignment does not name is not there for the compiler:
+    what is compiled is what the marker marks and the similarity scan reads."""
+    assignment = tiny_assignment(tmp_path, "cpp")
+    name, code = GREET["cpp"]
+    folder = put(tmp_path / "smuggled", {name: '#include "extra.inc"\n' + code,
+                                         "extra.inc": "// more code\n"})
+    status, report, _, _ = run_marker(folder, assignment=assignment)
+    assert "  build: did not build (the compiler's exit status 1)" in report
+    assert re.search(r"extra\.inc: No such file or directory", report), report
+
+
+@needs["cpp"]
+def test_a_flood_of_compiler_messages_is_capped_and_said(tmp_path):
+    assignment = tiny_assignment(tmp_path, "cpp")
+    name, code = GREET["cpp"]
+    flood = "".join(f"undeclared_{number} = 1;\n" for number in range(30000))
+    folder = put(tmp_path / "flood", {name: code + "void f() {\n" + flood + "}\n"})
+    status, report, _, written = run_marker(folder, assignment=assignment)
+    assert "  build: did not build (the compiler wrote more than 1 MiB of messages)" in report
+    assert "... " in report and "more lines" in report and len(report) < 20000
+
+
+@needs["cpp"]
+def test_a_program_larger_than_a_run_s_file_limit_still_builds(tmp_path):
+    assignment = tiny_assignment(tmp_path, "cpp")
+    name, code = GREET["cpp"]
+    folder = put(tmp_path / "large", {name: "char big[20 << 20] = {1};\n" + code})
+    status, report, _, _ = run_marker(folder, assignment=assignment)
+    assert status == 0 and "Score: 3.00/3.00" in report, report
+
+
+@needs["cpp"]
+def test_ctrl_c_during_a_build_ends_the_marking_cleanly(tmp_path):
+    """A slow build stopped by Ctrl-C: no case is "not built", none counted, the report
+    says the marking was interrupted, and no traceback."""
+    name, code = GREET["cpp"]
+    slow = "".join(f"int f{n}(int x) {{ return x * {n} + (x >> {n % 7}) - {n}; }}\n"
+                   for n in range(40000))
+    folder = put(tmp_path / "slow", {name: slow + code})
+    assignment = tiny_assignment(tmp_path, "cpp")
+    process = subprocess.Popen([sys.executable, "-m", "marking.mark", str(folder),
+                                "--assignment", str(assignment)], cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(2)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=120)
+    assert b"Traceback" not in err, err.decode()
+    assert process.returncode == 130, (process.returncode, out.decode(), err.decode())
+    report = out.decode()
+    assert "not built" not in report and "Interrupted" in report, report
+
+
+def test_a_file_counts_for_the_first_kind_it_matches():
+    from golden.programs import Program, Submitted, language
+
+    program = Program("game", language("cpp"), (Submitted("main.cpp"), Submitted("*.cpp", 0, 1)))
+    folder = ROOT / "references" / "calculation_cpp"
+    assert program.files(folder) == (["main.cpp", "calculation.cpp"], [])
+
+
+@pytest.mark.parametrize("submit, said", [
+    ('[{ files = "main.py" }]', "its entry greet.py is none of the files it must submit"),
+    ('[{ files = "greet.py", most = 2 }]', "greet.py: at least 1 and at most 2 cannot be"),
+    ('[{ files = "*.py", least = 3, most = 2 }]', "*.py: at least 3 and at most 2 cannot be"),
+])
+def test_a_submit_list_that_cannot_be_met_is_refused_when_the_assignment_loads(tmp_path, submit,
+                                                                                said):
+    from marking.assignment import AssignmentError, load
+
+    assignment = tiny_assignment(tmp_path, "c")
+    text = assignment.read_text().replace('language = "c"', f'language = "python3"\nsubmit = {submit}')
+    assignment.write_text(text)
+    with pytest.raises(AssignmentError, match=re.escape(said)):
+        load(str(assignment))
 
 
 @needs["cpp"]
@@ -217,3 +308,14 @@ def test_a_cpp_class_is_marked_and_a_student_whose_program_does_not_build_is_tol
     assert "6 cases of calculation_cpp, not listed: it did not build" in feedback
     page = (out / "students" / "broken" / "feedback.html").read_text(encoding="utf-8")
     assert '<pre class="build">' in page and "error: expected" in page
+
+
+def test_make_expected_refuses_simulate_for_a_program_that_is_not_imported(tmp_path, capsys):
+    from golden.expected import main
+
+    assignment = tiny_assignment(tmp_path, "c")
+    with pytest.raises(SystemExit) as ended:
+        main(["greet", "--assignment", str(assignment), "--simulate", "1", "1"])
+    assert ended.value.code == 2
+    assert "--simulate calls simulate(n, i) by import, which C (gcc, C17) does not have" \
+        in capsys.readouterr().err

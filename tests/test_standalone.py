@@ -53,7 +53,7 @@ def test_a_solution_passes_every_case_piped(solutions, case):
 def test_a_solution_passes_every_case_at_a_terminal(solutions, case):
     screen = run_on_terminal(case, solutions)
     assert not screen.timed_out, f"{case.id}: no answer in time"
-    expect_same(screen.output, case.screen, f"{case.id} terminal screen of the sample solution")
+    expect_same(screen.stdout, case.screen, f"{case.id} terminal screen of the sample solution")
 
 
 @pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed")

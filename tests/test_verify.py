@@ -1,6 +1,8 @@
 """`make verify`'s variants: a wrong or honest program is the sample solution
 with changes, and a change that no longer applies fails loudly."""
 
+import shutil
+
 import pytest
 
 from verify.variants import VariantError, read_variant, read_variants
@@ -85,19 +87,65 @@ def test_the_kit_s_variants_cover_every_program_and_read():
                                            "calculation_cpp"}
 
 
-def test_verify_fails_on_a_wrong_program_that_no_case_catches(tmp_path, monkeypatch, capsys):
-    """A "mistake" that changes only a comment passes every case: verify must say MISSED."""
+def verify_one_wrong_variant(tmp_path, monkeypatch, capsys, text, program, name) -> str:
+    """What verify says of the one wrong variant `text` alone; it must find a problem."""
     import verify.__main__ as verify
 
-    variant_file(tmp_path, '''
+    variant_file(tmp_path, text, program=program, name=name)
+    monkeypatch.setattr(verify, "WRONG", tmp_path)
+    monkeypatch.setattr(verify, "HONEST", tmp_path / "none")
+    assert verify.main(["--only", f"{program}/{name}"]) == 1
+    said = capsys.readouterr().out
+    assert f"MISSED  wrong       {program}/{name}" in said
+    return said
+
+
+def test_verify_fails_on_a_wrong_program_that_no_case_catches(tmp_path, monkeypatch, capsys):
+    """A "mistake" that changes only a comment passes every case: verify must say MISSED."""
+    said = verify_one_wrong_variant(tmp_path, monkeypatch, capsys, '''
 mistake = "changes a comment only"
 [[change]]
 find = "# --- solitaire_1.py: the program itself"
 replace = "# --- solitaire_1.py: my program"
-''', name="harmless")
-    monkeypatch.setattr(verify, "WRONG", tmp_path)
-    monkeypatch.setattr(verify, "HONEST", tmp_path / "none")
-    assert verify.main(["--only", "solitaire_1/harmless"]) == 1
-    said = capsys.readouterr().out
-    assert "MISSED  wrong       solitaire_1/harmless" in said
+''', "solitaire_1", "harmless")
     assert "Wrong programs caught: 0/1" in said and "verify: 1 problem(s)" in said
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed")
+def test_a_wrong_variant_that_does_not_build_is_missed_not_caught(tmp_path, monkeypatch, capsys):
+    """Every case of a program that does not build fails: that shows no mistake."""
+    said = verify_one_wrong_variant(tmp_path, monkeypatch, capsys, '''
+mistake = "a semicolon lost"
+[[change]]
+file = "main.cpp"
+find = "int main() {"
+replace = "int main() {;;}"
+''', "calculation_cpp", "broken")
+    assert "none: it does not build (a variant must still compile)" in said
+
+
+def test_a_reference_that_is_not_there_fails_verify(tmp_path, capsys):
+    import verify.__main__ as verify
+
+    (tmp_path / "cases").mkdir()
+    (tmp_path / "cases" / "one.in").write_text("1\n")
+    (tmp_path / "cases" / "one.out").write_text("1\n")
+    (tmp_path / "reference").mkdir()  # but no echo.py in it
+    (tmp_path / "own.toml").write_text('''
+title = "Echo"
+marks = 1
+cpu_seconds = 5
+[[programs]]
+name = "echo"
+reference = "reference"
+cases = "cases"
+  [[programs.groups]]
+  name = "all"
+  marks = 1
+  cases = ["*"]
+  visibility = "visible"
+''')
+    assert verify.main(["--assignment", str(tmp_path / "own.toml")]) == 1
+    said = capsys.readouterr().out
+    assert "FAILS   reference   echo (own)" in said
+    assert "none: the program's files are not there (a wrong name?)" in said

@@ -30,7 +30,7 @@ from pathlib import Path
 from common import console
 from golden.cases import ROOT
 from golden.visible import escaped
-from marking import from_make
+from marking import from_make, records
 from marking.assignment import ASSIGNMENTS, AssignmentError, load, names
 from standalone.bundle import BundleError, write_program
 from verify.variants import VariantError, read_variants
@@ -52,6 +52,9 @@ VERDICT = "verify: {problems} problem(s): {summary}"
 ALL_GOOD = "verify: the references and honest variants pass everything; every wrong program is caught"
 MARKER_FAILED = "the marker ended with status {status} on {name}:\n{stderr}"
 NO_VARIANT = "verify: no variant matches {patterns}"
+NOT_SUBMITTED = "none: the program's files are not there (a wrong name?)"
+NOT_BUILT = "none: it does not build (a variant must still compile)"
+NO_CASE = "none: the assignment marks no case of it"
 MODES = {False: "stdin piped", True: "at a terminal"}
 SHOWN_CASES = 6
 
@@ -60,6 +63,16 @@ SHOWN_CASES = 6
 class Marked:
     total: int
     failed: tuple  # names of the marked cases that did not pass
+    unmarked: str = ""  # why none of its cases could pass: not submitted, not built
+
+    @property
+    def passes(self) -> bool:
+        return not self.unmarked and self.total > 0 and not self.failed
+
+    @property
+    def caught(self) -> bool:
+        """A mistake shown by its cases: the program built, ran and failed AT_LEAST of them."""
+        return not self.unmarked and len(self.failed) >= AT_LEAST
 
 
 class MarkerFailed(RuntimeError):
@@ -107,9 +120,12 @@ def mark(folder: Path, assignment, program: str, options, tty: bool = False) -> 
             raise MarkerFailed(MARKER_FAILED.format(
                 status=done.returncode, name=folder.name,
                 stderr=escaped(done.stderr[-2000:].decode("utf-8", "replace"))))
-        tests = [test for test in json.loads(results.read_text(encoding="utf-8"))["tests"]
-                 if test["name"].startswith(f"{program}/")]  # not another program's absence
-    return Marked(total=len(tests),
+        written = json.loads(results.read_text(encoding="utf-8"))
+    tests = [test for test in written["tests"] if test["name"].startswith(f"{program}/")]
+    data = records.Marking.from_dict(written.get("extra_data", {})).programs.get(program)
+    unmarked = (NOT_SUBMITTED if data is None or not data.submitted
+                else NOT_BUILT if data.build is not None and not data.build.ok else "")
+    return Marked(total=len(tests), unmarked=unmarked,
                   failed=tuple(test["name"] for test in tests if test["status"] != PASSED))
 
 
@@ -136,11 +152,12 @@ def check_references(assignments: dict, options) -> list:
     problems = []
     for program, assignment in sorted(assignments.items()):
         marked = mark(assignment.declared[program].reference, assignment, program, options)
-        verdict = "ok" if not marked.failed else "FAILS"
+        verdict = "ok" if marked.passes else "FAILS"
         say(REFERENCE.format(verdict=verdict, name=f"{program} ({assignment.name})",
                              passed=marked.total - len(marked.failed), total=marked.total))
-        if marked.failed:
-            say(FAILED_CASES.format(cases=", ".join(marked.failed)))
+        if not marked.passes:
+            say(FAILED_CASES.format(cases=marked.unmarked or ", ".join(marked.failed)
+                                    or NO_CASE))
             problems.append(f"reference {program} fails")
     return problems
 
@@ -152,11 +169,12 @@ def check_honest(variants, assignments, solutions, scratch, options) -> list:
                                scratch / "honest" / variant.id)
         for tty in (False, True):
             marked = mark(folder, assignments[variant.program], variant.program, options, tty)
-            verdict = "ok" if not marked.failed else "FAILS"
+            verdict = "ok" if marked.passes else "FAILS"
             say(HONEST_LINE.format(verdict=verdict, name=variant.id, mode=MODES[tty],
                                    passed=marked.total - len(marked.failed), total=marked.total))
-            if marked.failed:
-                say(FAILED_CASES.format(cases=", ".join(marked.failed)))
+            if not marked.passes:
+                say(FAILED_CASES.format(cases=marked.unmarked or ", ".join(marked.failed)
+                                        or NO_CASE))
                 problems.append(f"honest {variant.id} fails {MODES[tty]}")
     return problems
 
@@ -167,16 +185,18 @@ def check_wrong(variants, assignments, solutions, scratch, options):
         folder = submission_of(variant, solutions[variant.program],
                                scratch / "wrong" / variant.id)
         marked = mark(folder, assignments[variant.program], variant.program, options)
-        caught = len(marked.failed) >= AT_LEAST
-        counts.append(len(marked.failed))
-        failing.update(marked.failed)
+        caught = marked.caught
+        counts.append(len(marked.failed) if not marked.unmarked else 0)
+        if not marked.unmarked:
+            failing.update(marked.failed)
         say(WRONG_LINE.format(verdict="caught" if caught else "MISSED", name=variant.id,
                               failed=len(marked.failed), total=marked.total,
                               mistake=variant.mistake))
         shown = ", ".join(marked.failed[:SHOWN_CASES]) + (" ..." if len(marked.failed) > SHOWN_CASES else "")
         if not caught:
-            say(FAILED_CASES.format(cases=shown or "none"))
-            problems.append(f"wrong {variant.id} fails {len(marked.failed)} case(s)")
+            say(FAILED_CASES.format(cases=marked.unmarked or shown or "none"))
+            problems.append(f"wrong {variant.id}: " + (marked.unmarked or
+                                                      f"fails {len(marked.failed)} case(s)"))
     return problems, counts, failing
 
 

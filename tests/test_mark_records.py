@@ -1,0 +1,71 @@
+"""What the marker's processes tell each other is typed records (marking/records.py):
+results.json's extra_data reads back as the record it was written from, and a marker
+started with a messages pipe says its progress, warnings and refusal there."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from golden.cases import ROOT
+from marking import records
+from marking.verdicts import Kind
+from tests.test_mark import TIMEOUT, submission
+
+
+@pytest.mark.parametrize("record", [records.Progress(3, 33, "hoyle_cli/short_game", "pass"),
+                                    records.Notice("warning: ⟨U+001B⟩ shown"),
+                                    records.Refusal("no such folder: /tmp/a\nb")])
+def test_a_message_reads_back_as_the_record_it_was(record):
+    line = records.message_line(record)
+    assert line.endswith(b"\n") and line.count(b"\n") == 1
+    assert records.read_message(line) == record
+
+
+@pytest.mark.parametrize("line", [b"[1/33] pass  solitaire_1/seed_0\n", b"{}\n", b"[]\n",
+                                  b'{"message": "Progress", "done": 1}\n',
+                                  b'{"message": "Exec", "argv": ["sh"]}\n', b"\xff\n"])
+def test_a_line_that_is_not_a_message_is_none(line):
+    assert records.read_message(line) is None
+
+
+def marked_with_messages(folder, *options):
+    """(exit status, results.json, the messages) of a marking whose messages come on a pipe."""
+    results = folder.parent / "results.json"
+    reading, writing = os.pipe()
+    process = subprocess.Popen([sys.executable, "-m", "marking.mark", str(folder),
+                                "--assignment", "seeded", "--json", str(results),
+                                "--timeout", str(TIMEOUT), *options], cwd=ROOT,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               env={**os.environ, records.MESSAGES_FD: str(writing)},
+                               pass_fds=(writing,))
+    os.close(writing)
+    with os.fdopen(reading, "rb") as pipe:
+        messages = [records.read_message(line) for line in pipe]
+    status = process.wait(timeout=300)
+    return status, json.loads(results.read_text()) if results.exists() else {}, messages
+
+
+def test_a_marker_says_each_case_as_a_progress_record_and_its_data_reads_back(tmp_path):
+    folder = submission(tmp_path)
+    status, written, messages = marked_with_messages(
+        folder, "--only", "solitaire_1/seed_0", "--only", "solitaire_1/seed_27")
+    assert status == 0 and None not in messages, messages
+    progress = [message for message in messages if isinstance(message, records.Progress)]
+    assert sorted((p.done, p.total, p.kind) for p in progress) == [(1, 2, "pass"), (2, 2, "pass")]
+    assert {p.case for p in progress} == {"solitaire_1/seed_0", "solitaire_1/seed_27"}
+    extra = written["extra_data"]
+    marking = records.Marking.from_dict(extra)
+    assert json.loads(json.dumps(marking.to_dict())) == extra
+    case = next(case for case in marking.cases if case.case == "solitaire_1/seed_0")
+    assert case.kind is Kind.PASS and case.verdicts[0].kind is Kind.PASS and case.passed
+    assert marking.programs["solitaire_1"].submitted and marking.python
+
+
+def test_a_refusal_is_a_record(tmp_path):
+    status, written, messages = marked_with_messages(tmp_path / "no such folder")
+    assert status == 2 and not written
+    refusals = [message for message in messages if isinstance(message, records.Refusal)]
+    assert len(refusals) == 1 and "no such folder" in refusals[0].reason
