@@ -22,7 +22,7 @@ number of students at once, the bare runs keeping J. The bare runs start the
 programs as the sandbox does:
 with the interpreter it picks (this one's base: never a virtual environment's,
 which may lie in the kit the sandbox hides, and whose start-up may differ) and
-the environment it gives (marking.sandbox.scrubbed_environment: compiled modules
+the environment it gives (marking.limits.scrubbed_environment: compiled modules
 are not written, so each run compiles the programs, as a sandboxed run must, and
 the students' folders stay as the class marker finds them).
 Prints the medians of the repeats: students per minute, the ratio class run /
@@ -62,7 +62,7 @@ if str(ROOT) not in sys.path:
 import golden.run  # noqa: E402 (the project root is on the path only now)
 from golden.run import run_piped  # noqa: E402
 from marking.assignment import load  # noqa: E402
-from marking.sandbox import scrubbed_environment  # noqa: E402
+from marking.limits import scrubbed_environment  # noqa: E402
 from marking.tree import remove_tree  # noqa: E402
 from standalone.bundle import write_program  # noqa: E402
 from verify.variants import read_variant  # noqa: E402

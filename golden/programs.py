@@ -1,8 +1,9 @@
 """Programs and their languages, as data: a language is templates (how a program of it is
-built, how a case runs it: golden/languages.toml), a program is what a student hands in,
-in which language, its reference and its golden cases. Every tool reads these instead of
-knowing a program: the marker, `make expected`, `make verify`, `make standalone`, the
-class marker, the Gradescope builder.
+built, how a case runs it; golden/languages.py reads them from golden/languages.toml), a
+program is what a student hands in, in which language, its reference and its golden
+cases. Every tool reads these instead of knowing a program: the marker, `make expected`,
+`make verify`, `make standalone`, the class marker, the Gradescope builder, and the
+student pack's checker, into which this module is bundled (standard library only).
 """
 
 import fnmatch
@@ -17,12 +18,6 @@ from pathlib import Path
 
 from golden.cases import EXPECTED_OUTPUTS, ROOT, Case, load_cases
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:
-    import tomli as tomllib
-
-LANGUAGES_FILE = Path(__file__).resolve().parent / "languages.toml"
 BINARY = "program"  # what a build writes, and a case of a built program runs
 PYTHON = "python3"
 MOST_SOURCES = 50  # files of one glob a compiled program's student may hand in
@@ -31,7 +26,6 @@ NOT_SUBMITTED = "{glob} is not in the submission (a link does not count)"
 NONE_SUBMITTED = "no {glob} file is in the submission (a link does not count)"
 TOO_FEW = "the submission holds {count} {glob} file{s}, fewer than the {least} it needs"
 TOO_MANY = "the submission holds {count} {glob} files, more than the {most} it may"
-UNKNOWN_LANGUAGE = "unknown language {name!r} (known: {known})"
 REFERENCE_FAILS = "{program}: the reference does not build:\n{said}"
 
 
@@ -51,25 +45,6 @@ class Language:
     @property
     def built(self) -> bool:
         return bool(self.compile)
-
-
-def languages() -> dict:
-    """The profiles of golden/languages.toml, by name: read each time, so that a language an
-    instructor adds there is known to every tool at once."""
-    data = tomllib.loads(LANGUAGES_FILE.read_text(encoding="utf-8"))
-    return {name: Language(name, entry["title"], tuple(entry["sources"]),
-                           tuple(entry["compile"]), tuple(entry["run"]),
-                           tuple(entry.get("flags", ())), tuple(entry.get("compiled", ())),
-                           entry.get("simulate", False),
-                           tuple(entry.get("packages", ())), entry.get("similar", name))
-            for name, entry in data.items()}
-
-
-def language(name: str) -> Language:
-    found = languages()
-    if name not in found:
-        raise ValueError(UNKNOWN_LANGUAGE.format(name=name, known=", ".join(sorted(found))))
-    return found[name]
 
 
 def is_glob(name: str) -> bool:
@@ -197,11 +172,3 @@ def built_reference(program: Program, into: Path) -> Path:
     if done.returncode:
         raise ValueError(REFERENCE_FAILS.format(program=program.name, said=done.stderr[-2000:]))
     return into
-
-
-def python_program(name: str, cases_folder: Path = None, reference: Path = ROOT) -> Program:
-    """A Python program as the kit's are: NAME.py, one file handed in, its cases in
-    expected_outputs/NAME/ unless said otherwise."""
-    entry = f"{name}.py"
-    return Program(name, language(PYTHON), (Submitted(entry),), entry, reference,
-                   cases_folder or EXPECTED_OUTPUTS / name)

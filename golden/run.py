@@ -3,10 +3,12 @@ the way an automarker does: in a fresh empty folder, with stdin piped, or in a
 real terminal."""
 
 import os
+import selectors
 import subprocess
 import sys
 import tempfile
 import threading
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import Enum
@@ -53,7 +55,7 @@ def command(case: Case, implementation: Path, python: str = sys.executable,
             program=None) -> list:
     """The case's command, as `program` (a golden.programs.Program; by default the Python
     program the case is named after) runs from `implementation`, its folder."""
-    from golden.programs import python_program
+    from golden.languages import python_program
 
     return (program or python_program(case.program)).run_argv(case, implementation, python)
 
@@ -105,6 +107,52 @@ def run_into_head(case: Case, implementation: Path, folder, environment, timeout
         stderr.seek(0)
         return Ran(stdout, stderr.read(), None if killed.is_set() else status,
                    Limit.WALL if killed.is_set() else None)
+
+
+def collect(process, stdin: bytes, deadline: float, most_stdout: int, most_stderr: int,
+            head: int = None) -> tuple:
+    """Feed `stdin` to a started process (its three streams pipes) and read stdout and
+    stderr until both close, `deadline` (of time.monotonic) passes or one goes over its cap;
+    stdout up to `head` bytes, then its read end closed, as `| head -c` does. (stdout,
+    stderr, whether the deadline passed, "stdout" or "stderr" when one overflowed, or "")."""
+    threading.Thread(target=feed, args=(process.stdin, stdin), daemon=True).start()
+    outputs = {process.stdout: bytearray(), process.stderr: bytearray()}
+    caps = {process.stdout: ("stdout", most_stdout), process.stderr: ("stderr", most_stderr)}
+    timed_out, too_large = False, ""
+    with selectors.DefaultSelector() as selector:
+        for stream in outputs:
+            selector.register(stream, selectors.EVENT_READ)
+        while selector.get_map() and not too_large:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                timed_out = True
+                break
+            for key, _ in selector.select(remaining):
+                heading = head is not None and key.fileobj is process.stdout
+                chunk = os.read(key.fd, head - len(outputs[process.stdout]) if heading
+                                else 1 << 16)
+                if not chunk:
+                    selector.unregister(key.fileobj)
+                    continue
+                outputs[key.fileobj] += chunk
+                if heading and len(outputs[process.stdout]) == head:
+                    selector.unregister(process.stdout)
+                    process.stdout.close()  # the reader is gone: the program meets EPIPE
+                name, most = caps[key.fileobj]
+                if len(outputs[key.fileobj]) > most:
+                    too_large = name
+    for stream in outputs:
+        stream.close()
+    return (bytes(outputs[process.stdout][:most_stdout]),
+            bytes(outputs[process.stderr][:most_stderr]), timed_out, too_large)
+
+
+def feed(pipe, data: bytes) -> None:
+    try:
+        pipe.write(data)
+        pipe.close()
+    except OSError:
+        pass  # the program ended without reading all its input: a normal end
 
 
 def read_head(fd: int, count: int) -> bytes:

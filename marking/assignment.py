@@ -19,7 +19,7 @@ import jsonschema
 
 from golden.cases import EXPECTED_OUTPUTS, ROOT, Case
 from golden.programs import MOST_SOURCES, PYTHON, Program, Submitted, is_glob
-from golden.programs import language as golden_language
+from golden.languages import language as golden_language
 from golden.visible import escaped
 
 if sys.version_info >= (3, 11):

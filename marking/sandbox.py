@@ -36,7 +36,6 @@ import os
 import random
 import re
 import select
-import selectors
 import shutil
 import signal
 import stat
@@ -48,10 +47,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from golden.run import Limit, Ran
+from golden.run import Limit, Ran, collect
 from marking import launcher
 from marking.cgroups import Groups, Unavailable, enclosing_limits, kill_every
 from marking.confine import DEVICES, Access, Confinement
+from marking.limits import (FILE_BYTES, MEMORY_BYTES, MOST_OUTPUT, SAFE_PATH, mebibytes,
+                            scrubbed_environment)
 from marking.tree import remove_tree, tree_bytes
 
 CPU_SECONDS_OVER_TIMEOUT = 1  # RLIMIT_CPU per process: a backstop behind the run's own limit
@@ -68,22 +69,18 @@ WALL_FACTOR = 4
 IDLE_FLOOR_SECONDS = 2
 CPU_POLL_SECONDS = 0.05  # how often the run's CPU time is read: it may go over by this per core
 REAP_POLL_SECONDS = 0.01
-MEMORY_BYTES = 1 << 30  # a run's, at most; less where a container allows less
 MARKER_ROOM_BYTES = 256 << 20  # left to the marker under a container's memory limit
 MARKER_PROCESSES = 64  # left to the marker under a container's process limit
 LEAST_MEMORY_BYTES, LEAST_PROCESSES = 64 << 20, 4  # below these no program starts
-FILE_BYTES = 16 << 20
 OPEN_FILES = 256
 PROCESSES = 32
 TMP_BYTES = 64 << 20
 HOME_ROOM_BYTES = 64 << 20  # what a run may write in its home, beside the submission
-MOST_OUTPUT = 4 << 20
 # Throwaway user ids: above the ranges that systemd and container tools hand out,
 # below 2**31; each marker starts at a random place, so that two markers at
 # once do not share (and kill) each other's users.
 FIRST_SANDBOX_UID = 2_000_000_000
 SANDBOX_UIDS = 1_000_000
-SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
 SANDBOX_HOME = "/home/student"
 SANDBOX_SNAPSHOT = "/snapshot"
 SYSTEM_FOLDERS = ("bin", "lib", "lib32", "lib64", "libx32", "sbin")
@@ -152,16 +149,6 @@ class Budget:
     most_output: int = MOST_OUTPUT  # stdout's
     most_stderr: int = MOST_OUTPUT
     file_bytes: int = FILE_BYTES
-
-
-def scrubbed_environment(home: str, **extra) -> dict:
-    """Only what a program needs to start: no tokens, no paths of the marker."""
-    return {"PATH": SAFE_PATH, "HOME": home, "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
-            **extra}
-
-
-def mebibytes(count: int) -> str:
-    return f"{count >> 30} GiB" if count >= 1 << 30 else f"{count >> 20} MiB"
 
 
 class Sandbox:
@@ -476,35 +463,12 @@ class Sandbox:
                                    stderr=subprocess.PIPE, cwd="/", env=env, start_new_session=True,
                                    preexec_fn=entering, pass_fds=passed)
         started(process.pid)
-        threading.Thread(target=_feed, args=(process.stdin, stdin), daemon=True).start()
-        outputs = {process.stdout: bytearray(), process.stderr: bytearray()}
         budget = budget or self.budget
         deadline = time.monotonic() + budget.wall_seconds
-        timed_out, too_large = False, ""
+        stdout, stderr, timed_out, too_large = collect(process, stdin, deadline,
+                                                       budget.most_output, budget.most_stderr,
+                                                       head)
         status = usage = None
-        with selectors.DefaultSelector() as selector:
-            for stream in outputs:
-                selector.register(stream, selectors.EVENT_READ)
-            while selector.get_map() and not too_large:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    timed_out = True
-                    break
-                for key, _ in selector.select(remaining):
-                    heading = head is not None and key.fileobj is process.stdout
-                    chunk = os.read(key.fd, head - len(outputs[process.stdout]) if heading
-                                    else 1 << 16)
-                    if not chunk:
-                        selector.unregister(key.fileobj)
-                        continue
-                    outputs[key.fileobj] += chunk
-                    if heading and len(outputs[process.stdout]) == head:
-                        selector.unregister(process.stdout)
-                        process.stdout.close()  # the reader is gone: the program meets EPIPE
-                    name, most = (("stdout", budget.most_output) if key.fileobj is process.stdout
-                                  else ("stderr", budget.most_stderr))
-                    if len(outputs[key.fileobj]) > most:
-                        too_large = name
         if not (timed_out or too_large):  # its output closed, the program may still be running
             status, usage = _reap(process, deadline)
             timed_out = status is None
@@ -514,8 +478,6 @@ class Sandbox:
                 group.kill()
         if status is None:
             status, usage = _reap(process)
-        for stream in outputs:
-            stream.close()
         if watch:
             cpu_seconds = watch.stop()
         elif usage and not self.namespaces:  # what the marker sees: the program it started,
@@ -525,9 +487,7 @@ class Sandbox:
         limit = Limit.OUTPUT if too_large else self._limit(watch, cpu_seconds, status, budget,
                                                            timed_out)
         stopped = limit is not None or (status < 0 and self.stopping.is_set())
-        return Ran(bytes(outputs[process.stdout][:budget.most_output]),
-                   bytes(outputs[process.stderr][:budget.most_stderr]),
-                   None if stopped else status, limit, too_large,
+        return Ran(stdout, stderr, None if stopped else status, limit, too_large,
                    bool(group and group.out_of_memory()), cpu_seconds)
 
     # Setting up
@@ -819,14 +779,6 @@ def kill_user(uid: int) -> None:
     """Kill every process of a throwaway user, forks that left the process group included."""
     if uid >= 0:
         kill_every(lambda: processes_of(uid))
-
-
-def _feed(pipe, data: bytes) -> None:
-    try:
-        pipe.write(data)
-        pipe.close()
-    except OSError:
-        pass  # the program ended without reading all its input: a normal end
 
 
 def _kill_group(pid: int) -> None:

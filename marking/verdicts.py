@@ -6,7 +6,7 @@ from enum import Enum
 from golden.visible import diff_lines, escaped, first_difference
 from marking.near_miss import explain, normalise, regions
 from golden.run import Limit
-from marking.sandbox import MEMORY_BYTES, MOST_OUTPUT, mebibytes
+from marking.limits import MEMORY_BYTES, MOST_OUTPUT, mebibytes
 
 
 

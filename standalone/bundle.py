@@ -33,7 +33,7 @@ DEFAULT_OUT = "solutions"
 # the sample solution calls the plain form it falls back on: the same output.
 PLAIN_FORMS = {("common.deal", "shuffled_decks"): "decks_one_by_one"}
 
-HEADER = ("A standalone sample solution, written by `make standalone` from {program}.py "
+HEADER = ("A standalone sample solution, written by `make standalone` from {path} "
           "and the parts of the kit it uses ({sources}): standard library only.")
 SECTION = "--- {path}: {summary}"
 PROGRAM_ITSELF = "the program itself, as the kit has it."
@@ -66,19 +66,20 @@ class Module:
         return ast.get_source_segment(self.source.decode("utf-8"), node)
 
 
-def is_kit(module: str) -> bool:
-    return module.split(".")[0] in KIT_PACKAGES
+def is_kit(module: str, packages=KIT_PACKAGES) -> bool:
+    return module.split(".")[0] in packages
 
 
 def module_path(module: str) -> Path:
     return ROOT / (module.replace(".", "/") + ".py")
 
 
-def read_module(name: str, path: Path) -> Module:
+def read_module(name: str, path: Path, packages=KIT_PACKAGES) -> Module:
     source = path.read_bytes()
     module = Module(name, path, source, ast.parse(source, str(path)))
     for statement in module.tree.body:
-        if isinstance(statement, ast.ImportFrom) and statement.module and is_kit(statement.module):
+        if isinstance(statement, ast.ImportFrom) and statement.module \
+                and is_kit(statement.module, packages):
             for alias in statement.names:
                 local = alias.asname or alias.name
                 submodule = f"{statement.module}.{alias.name}"
@@ -86,7 +87,8 @@ def read_module(name: str, path: Path) -> Module:
                     module.kit_modules[local] = submodule
                 else:
                     module.kit_names[local] = (statement.module, alias.name)
-        elif isinstance(statement, ast.Import) and any(is_kit(a.name) for a in statement.names):
+        elif isinstance(statement, ast.Import) and any(is_kit(a.name, packages)
+                                                       for a in statement.names):
             raise BundleError(not_carried(module, statement))
         elif isinstance(statement, (ast.Import, ast.ImportFrom)):
             module.standard_imports.append(statement)
@@ -119,8 +121,8 @@ def not_carried(module: Module, statement) -> str:
 class Bundle:
     """The kit definitions one program needs, found by following its references."""
 
-    def __init__(self, program: str):
-        self.program = program
+    def __init__(self, program: str, packages=KIT_PACKAGES):
+        self.program, self.packages = program, packages
         self.modules = {}
         self.needed = {}  # (module, name) -> statement
         self.owner = {}  # name in the bundle -> module that defines it
@@ -129,8 +131,9 @@ class Bundle:
 
     def module(self, name: str) -> Module:
         if name not in self.modules:
-            path = ROOT / f"{name}.py" if name == self.program else module_path(name)
-            self.modules[name] = read_module(name, path)
+            path = ROOT / f"{name}.py" if name == self.program and "." not in name \
+                else module_path(name)
+            self.modules[name] = read_module(name, path, self.packages)
         return self.modules[name]
 
     def collect(self) -> None:
@@ -142,7 +145,8 @@ class Bundle:
     def follow(self, module: Module, statement) -> None:
         """Note every kit name `statement` uses, and what the text must say instead."""
         for node in ast.walk(statement):
-            if isinstance(node, ast.ImportFrom) and node.module and is_kit(node.module):
+            if isinstance(node, ast.ImportFrom) and node.module and is_kit(node.module,
+                                                                          self.packages):
                 raise BundleError(not_carried(module, node))
             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
                     and node.value.id in module.kit_modules:
@@ -280,9 +284,10 @@ def comment(text: str) -> str:
     return "\n".join(textwrap.wrap(text, WIDTH, initial_indent="# ", subsequent_indent="# "))
 
 
-def bundle(program: str) -> str:
-    """The text of the standalone `program`."""
-    found = Bundle(program)
+def bundle(program: str, packages=KIT_PACKAGES, header: str = HEADER) -> str:
+    """The text of the standalone `program` (a top-level program, or a module of the kit),
+    with what it uses of the kit's `packages`; `header` says what it is."""
+    found = Bundle(program, packages)
     found.collect()
     main = found.module(program)
     used = [name for name in found.ordered_modules() if any(m == name for m, _ in found.needed)]
@@ -295,14 +300,15 @@ def bundle(program: str) -> str:
         sections.append(comment(SECTION.format(path=path, summary=summary(module))) + "\n\n"
                         + joined(found, module, unique))
     own = [s for s in main.tree.body if not isinstance(s, (ast.Import, ast.ImportFrom))]
-    sections.append(comment(SECTION.format(path=f"{program}.py", summary=PROGRAM_ITSELF)) + "\n\n"
+    itself = main.path.relative_to(ROOT)
+    sections.append(comment(SECTION.format(path=itself, summary=PROGRAM_ITSELF)) + "\n\n"
                     + joined(found, main, own[1:]))
     code = "\n\n".join(sections)
     imports = [s for m in found.modules.values() for s in m.standard_imports]
     sources = ", ".join(str(found.modules[n].path.relative_to(ROOT)) for n in used)
     return "".join([
         found.text(main, own[0]).rstrip("\n"), "\n\n",
-        comment(HEADER.format(program=program, sources=sources)), "\n\n",
+        comment(header.format(path=itself, sources=sources)), "\n\n",
         "\n".join(import_lines(imports, used_names(code))), "\n\n\n",
         code.rstrip("\n"), "\n",
     ])

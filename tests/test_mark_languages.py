@@ -217,7 +217,8 @@ def test_ctrl_c_during_a_build_ends_the_marking_cleanly(tmp_path):
 
 
 def test_a_file_counts_for_the_first_kind_it_matches():
-    from golden.programs import Program, Submitted, language
+    from golden.languages import language
+    from golden.programs import Program, Submitted
 
     program = Program("game", language("cpp"), (Submitted("main.cpp"), Submitted("*.cpp", 0, 1)))
     folder = ROOT / "references" / "calculation_cpp"
