@@ -21,7 +21,7 @@ STAMP := $(VENV)/.installed
 
 unexport PROGRAM SUBMISSION SUBMISSIONS ASSIGNMENT INPUTS OUT TIMES ARGS
 
-.PHONY: help play test expected verify standalone mark mark-class gradescope \
+.PHONY: help play test expected verify standalone student-pack mark mark-class gradescope \
 	simulate-patience bench bench-mark bench-class exact clean
 
 help:  ## this list: each target and what it does
@@ -59,6 +59,11 @@ standalone: export MARK_OUT = $(value OUT)
 standalone: $(STAMP)  ## sample solutions: one file per Python program (OUT=solutions), or what a student of ASSIGNMENT=NAME hands in
 	$(VENV_PYTHON) -m standalone.bundle \
 		$${MARK_ASSIGNMENT:+--assignment "$$MARK_ASSIGNMENT"} "$${MARK_OUT:-solutions}"
+
+student-pack: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
+student-pack: export MARK_OUT = $(value OUT)
+student-pack: $(STAMP)  ## what students check their work with: ASSIGNMENT=NAME OUT=DIR (writes DIR/ and DIR.zip)
+	$(VENV_PYTHON) -m pack.build
 
 mark: export MARK_SUBMISSION = $(value SUBMISSION)
 mark: export MARK_ASSIGNMENT = $(value ASSIGNMENT)

@@ -47,6 +47,7 @@ from marking import from_make, records
 from marking.assignment import REQUIREMENTS, AssignmentError, load, names
 from marking.submission import marked_folder, skip_reason
 from marking.tree import Limits, Refused, copy_tree, remove_tree
+from pack.build import pack_url
 from standalone.bundle import write_assignment
 
 STATE = "state.json"
@@ -406,6 +407,9 @@ def parser() -> argparse.ArgumentParser:
                             "now): cases shown after the deadline appear once it has passed")
     parse.add_argument("--published", action="store_true",
                        help="show the cases whose visibility is after_published")
+    parse.add_argument("--pack-url", type=pack_url, metavar="URL",
+                       help="where the student pack (make student-pack) is published: each "
+                            "student's page says how to check their work with it")
     parse.add_argument("--similarity-min", type=within(float, 0, 1, BAD_SHARE), default=0.0,
                        metavar="S",
                        help="similarity.csv lists the pairs scoring at least S (default 0: all "
@@ -453,7 +457,7 @@ def main(argv=None) -> int:
             print(SKIPPED.format(count=kept), file=sys.stderr)
         scanned = similar_pairs(out, assignment, outcomes, options, scratch)
         rows = [pages.grade_row(outcome, assignment) for outcome in outcomes]
-        view = pages.View(assignment, as_of, options.published)
+        view = pages.View(assignment, as_of, options.published, options.pack_url or "")
         for outcome, row in zip(outcomes, rows):
             pages.write_feedback(out / STUDENTS / outcome.student.folder, outcome, row, view)
         sheet.write_grades(out / "grades.csv", list(assignment.programs), rows)

@@ -19,6 +19,7 @@ from classroom import sheet, visibility
 from classroom.sheet import Row
 from golden.visible import CUT, END_OF_LINE
 from marking.tree import remove_tree
+from pack.build import CHECK_YOUR_WORK
 
 CASE_SUFFIXES = (".in", ".args", ".out", ".err", ".status", ".stats", ".head")
 CASES_FOLDER = "expected_outputs"  # as the handouts cite the cases
@@ -43,6 +44,7 @@ class View:
     assignment: object
     as_of: datetime
     published: bool
+    pack_url: str = ""  # where the student pack is published, when it is
 
     def shown(self, visibility_of: str) -> bool:
         return visibility.is_shown(visibility_of, self.assignment, self.as_of, self.published)
@@ -158,7 +160,8 @@ def feedback_of(outcome, row: Row, view: View) -> dict:
                           for when, count in hidden.items()],
             "unbuilt": [NOT_BUILT_SHOWN.format(count=count, s="s" * (count != 1), program=program)
                         for program, count in unbuilt.items()],
-            "cases_folder": CASES_FOLDER}
+            "cases_folder": CASES_FOLDER,
+            "pack_said": CHECK_YOUR_WORK.format(url=view.pack_url) if view.pack_url else ""}
 
 
 def write_feedback(folder: Path, outcome, row: Row, view: View) -> None:

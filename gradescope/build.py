@@ -26,6 +26,7 @@ from pathlib import Path
 from golden.cases import EXPECTED_OUTPUTS, ROOT, SUFFIXES
 from marking import from_make
 from marking.assignment import AssignmentError, load, names
+from pack.build import CHECK_YOUR_WORK, pack_url
 
 from gradescope import run
 
@@ -215,8 +216,11 @@ def assignment_files(assignment) -> dict:
     return placed
 
 
-def settings(assignment, budget: float) -> dict:
+def settings(assignment, budget: float, pack_url: str = None) -> dict:
+    """autograder.json: what the run reads; `pack_said`, the Markdown line on the student
+    pack, written here, where the URL was checked (gradescope/run.py imports nothing)."""
     return {"assignment": assignment.name, "title": assignment.title, "marks": assignment.marks,
+            "pack_said": CHECK_YOUR_WORK.format(url=f"<{pack_url}>") if pack_url else "",
             "cpu_seconds": assignment.cpu_seconds, "deadline": assignment.deadline is not None,
             "python": interpreter_of(assignment),
             "budget_seconds": int(budget) if budget == int(budget) else budget,
@@ -229,7 +233,7 @@ def interpreter_of(assignment):
     return getattr(assignment, "python", None)
 
 
-def entries(assignment, budget: float) -> dict:
+def entries(assignment, budget: float, pack_url: str = None) -> dict:
     """{name in the zip: (bytes, mode)}."""
     if not SAFE_NAME.fullmatch(assignment.name):
         raise ValueError(BAD_NAME.format(name=assignment.name))
@@ -239,7 +243,7 @@ def entries(assignment, budget: float) -> dict:
     own = assignment_files(assignment)
     for name, path in own.items():
         files[name] = (path.read_bytes(), PLAIN)
-    config = settings(assignment, budget)
+    config = settings(assignment, budget, pack_url)
     config["assignment_file"] = next(name for name, path in own.items()
                                      if path == assignment.path)
     files[SETTINGS] = (json.dumps(config, indent=2, sort_keys=True).encode() + b"\n", PLAIN)
@@ -313,6 +317,9 @@ def parser() -> argparse.ArgumentParser:
     parse.add_argument("--budget", type=budget_seconds, default=DEFAULT_BUDGET,
                        help="seconds the marker may take for one submission before it is stopped "
                             f"(default {DEFAULT_BUDGET}: Gradescope's default timeout is 600)")
+    parse.add_argument("--pack-url", type=pack_url, metavar="URL",
+                       help="where the assignment's student pack (make student-pack) is "
+                            "published: each student's results say how to check with it")
     return parse
 
 
@@ -328,7 +335,7 @@ def main(argv=None) -> int:
     if not options.out.parent.is_dir():
         parse.error(f"--out: no folder {options.out.parent}")
     try:
-        files = entries(assignment, options.budget)
+        files = entries(assignment, options.budget, options.pack_url)
     except ValueError as problem:
         parse.error(str(problem))
     write(options.out, zip_bytes(files))

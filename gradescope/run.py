@@ -385,6 +385,8 @@ def summarised(results: dict, config: dict, status: int, budget, unread_time: bo
         lines.append(late_line(late, exact=not others))
     elif unread_time:
         lines.append(UNREAD_TIME)
+    if config.get("pack_said"):
+        lines.append(f"- {config['pack_said']}")  # our words and a URL checked when built
     for line in extra.get("isolation", []):
         lines.append(f"- {shown(line, 1000)}")
     lines += [f"- {shown(line, 1000)}" for line in notes(results.get("output", ""), extra)]

@@ -11,7 +11,7 @@ import os
 import re
 import shutil
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from golden.programs import BINARY
@@ -28,8 +28,8 @@ MOST_BINARY = 64 << 20  # a built program of a student's few files is far smalle
 MOST_MESSAGES = 1 << 20  # of the compiler's messages: far more than a person reads
 SHOWN_LINES = 20  # of the compiler's messages, on the report and to the student
 # $1: the program's file; then the compiler's command. Its messages go to stderr, and the
-# program, once built, to stdout.
-BUILD_SCRIPT = 'binary=$1; shift; "$@" >&2 || exit; exec cat -- "$binary"'
+# program, once built, to stdout (by /bin/cat: a student's PATH may hold only the compiler).
+BUILD_SCRIPT = 'binary=$1; shift; "$@" >&2 || exit; exec /bin/cat -- "$binary"'
 WARNING = b"warning:"
 # What turns the compiler's warnings off from inside a source, where warnings cost marks.
 SILENCED = re.compile(rb"(#\s*pragma|_Pragma\s*\(\s*\")\s*(GCC|clang)\s+(diagnostic|system_header)")
@@ -88,9 +88,8 @@ def build(sandbox, program, root: Path, scratch: Path) -> Build:
     started = time.monotonic()
     try:
         files, sources = sources_of(program, root, scratch)
-        outcome = sandbox.run(sources, lambda home: ["/bin/sh", "-c", BUILD_SCRIPT, "build",
-                                                     BINARY, *program.build_argv(files)],
-                              b"", {}, budget=budget(sandbox))
+        outcome = sandbox.run(sources, lambda home: build_command(program, files), b"", {},
+                              budget=budget(sandbox))
     except Stopped:
         return Build(program.name, False, False, "", time.monotonic() - started, STOPPED,
                      cases=Kind.NOT_RUN)
@@ -98,19 +97,36 @@ def build(sandbox, program, root: Path, scratch: Path) -> Build:
         return Build(program.name, False, False, "", time.monotonic() - started,
                      MARKER_FAILED.format(problem=escaped(f"{type(problem).__name__}: {problem}")),
                      cases=Kind.MARKER_ERROR)
-    seconds = time.monotonic() - started
+    built = came_to(program, files, sources, outcome, time.monotonic() - started,
+                    sandbox.memory)
+    return kept(built, outcome, scratch / f"built-{program.name}") if built.ok else built
+
+
+def build_command(program, files: list) -> list:
+    """The build's command: the compiler's, its messages to stderr, then the program to stdout."""
+    return ["/bin/sh", "-c", BUILD_SCRIPT, "build", BINARY, *program.build_argv(files)]
+
+
+def came_to(program, files: list, sources: Path, outcome, seconds: float, memory: int) -> Build:
+    """What a finished build came to (`outcome`, a golden.run.Ran of `build_command`), in
+    the marker's sandbox or in a student's checker alike: built or why not, its
+    warnings (a #pragma that silences them counts), its messages as shown."""
     silenced = any(SILENCED.search((sources / name).read_bytes()) for name in files)
     messages = shown(outcome.stderr, [SILENCING] if silenced else [])
     warnings = WARNING in outcome.stderr or silenced
-    why, cases = failure(outcome, sandbox)
-    if why:
-        return Build(program.name, False, warnings, messages, seconds, why, cases=cases)
-    folder = scratch / f"built-{program.name}"
+    why, cases = failure(outcome, memory)
+    return Build(program.name, not why, warnings, messages, seconds, why,
+                 cases=cases or Kind.NOT_BUILT)
+
+
+def kept(built: Build, outcome, folder: Path) -> Build:
+    """The build, its program written from the build's stdout into the new `folder`, alone,
+    under a name the marker chose (O_EXCL, O_NOFOLLOW): the snapshot its cases run from."""
     folder.mkdir(mode=0o700)
     fd = os.open(folder / BINARY, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o755)
     with os.fdopen(fd, "wb") as file:
         file.write(outcome.stdout)
-    return Build(program.name, True, warnings, messages, seconds, folder=folder)
+    return replace(built, folder=folder)
 
 
 def sources_of(program, root: Path, scratch: Path) -> tuple:
@@ -123,7 +139,7 @@ def sources_of(program, root: Path, scratch: Path) -> tuple:
     return files, folder
 
 
-def failure(outcome, sandbox) -> tuple:
+def failure(outcome, memory: int) -> tuple:
     """(why the build made no program, what its cases are then); ("", None) when it did."""
     if outcome.status is None and not outcome.limit:
         return STOPPED, Kind.NOT_RUN
@@ -136,7 +152,7 @@ def failure(outcome, sandbox) -> tuple:
            else TOO_MANY_MESSAGES.format(mib=MOST_MESSAGES >> 20)
            if outcome.overflowed == "stderr"
            else TOO_LARGE.format(mib=MOST_BINARY >> 20) if outcome.too_large
-           else OUT_OF_MEMORY.format(mib=sandbox.memory >> 20) if outcome.out_of_memory
+           else OUT_OF_MEMORY.format(mib=memory >> 20) if outcome.out_of_memory
            else FAILED.format(status=outcome.status) if outcome.status
            else NOTHING_MADE if not outcome.stdout else "")
     return why, Kind.NOT_BUILT if why else None

@@ -6,6 +6,25 @@ MEMORY_BYTES = 1 << 30  # a run's, at most; less where a container allows less
 MOST_OUTPUT = 4 << 20  # of each of stdout and stderr
 FILE_BYTES = 16 << 20  # a file a run writes
 SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
+# The wall-clock cap, as a multiple of the CPU limit. It only has to stop a run
+# that waits without using CPU (a sleep, a read that never comes), so it can sit
+# well above the limit: at 4, a run that needs all of its CPU limit still ends
+# within the cap while it gets a quarter of a core (a load of 4 per core), one
+# that needs half of it while it gets an eighth; and a run that only sleeps
+# holds up the marking for no more than 4 times the limit. Busier than that,
+# fewer --jobs at once is the cure, not a higher cap.
+# A run that uses no CPU for as long as its whole allowance (its stdin was all given at
+# once) is sleeping or waiting, not working: it ends then, not at the wall-clock cap.
+WALL_FACTOR = 4
+IDLE_FLOOR_SECONDS = 2
+
+
+def time_caps(cpu_seconds: float, wall_seconds: float = None) -> tuple:
+    """(the wall-clock cap, the idle allowance) of a run with `cpu_seconds` of CPU time:
+    never below the CPU limit; a run that uses no CPU for as long as its limit is waiting,
+    not working."""
+    wall = max(cpu_seconds, WALL_FACTOR * cpu_seconds if wall_seconds is None else wall_seconds)
+    return wall, max(cpu_seconds, IDLE_FLOOR_SECONDS)
 
 
 def scrubbed_environment(home: str, path: str = SAFE_PATH, **extra) -> dict:

@@ -38,7 +38,7 @@ from marking.assignment import REQUIREMENTS, AssignmentError, load, names
 from marking.report import CaseResult, Results, check_json_target, gradescope, write_json, \
     write_report
 from marking.sandbox import AUTO, FALLBACK, NAMESPACES, Sandbox, Stopped
-from marking.submission import lookalikes, marked_folder, skip_reason
+from marking.submission import marked_folder, skip_reason, why_missing
 from marking.tree import Copied, Limits, Refused, copy_tree, remove_tree
 from marking.build import build
 from marking.verdicts import (INTERRUPTED, NOT_BUILT_DETAIL, PIPE, TERMINAL, Kind, Rules,
@@ -73,7 +73,6 @@ JSON_PROBLEM = "--json: {problem}"
 EXIT_MARKER_ERROR = 3  # the marker failed on a case: not the student's fault
 PROGRESS = "[{done}/{total}] {kind:<16} {case}"
 BUILD_PROGRESS = "[build] {program}: {said}"
-LOOKS_LIKE = "{files} look{s} like it, but only the exact name {name} is marked: rename it"
 
 
 def describe_left_out(copied: Copied) -> str:
@@ -392,12 +391,8 @@ def mark_cases(sandbox, options, root: Path, assignment, selected: dict, header:
             records.send(records.Progress(count, len(cases), case_id, str(kind)))
     programs = {program: [done[marked.case.id] for marked in chosen] if present[program] else None
                 for program, chosen in selected.items()}
-    missing = {program: (declared[program].files(root)[1], [
-        LOOKS_LIKE.format(files=" and ".join(f"`{escaped(path)}`" for path in found),
-                          s="s" * (len(found) == 1), name=name)
-        for name in declared[program].exact_names()
-        for found in [lookalikes(root, name, declared.values())] if found])
-        for program in selected if not present[program]}
+    missing = {program: why_missing(root, declared[program], declared.values())
+               for program in selected if not present[program]}
     return Results(assignment, header, programs, missing=missing, builds=builds)
 
 

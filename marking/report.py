@@ -15,7 +15,7 @@ from pathlib import Path
 from golden.run import STATS_VARIABLE
 from marking import records
 from marking.near_miss import kind_of
-from marking.verdicts import PIPE, Kind
+from marking.verdicts import PIPE, Kind, how
 
 MISSING = "missing"
 MISSING_LINE = "{program}\n  {missing:<16} {why}"
@@ -188,14 +188,6 @@ def shown_input(case) -> str:
     data = case.stdin[:SHOWN_INPUT_BYTES]
     more = len(case.stdin) - len(data)
     return shell_bytes(data) + (f" and {more} more bytes" if more else "")
-
-
-def how(verdict) -> str:
-    """What the report says of a verdict: what happened, then how close it came (a wrong
-    output's detail is that sentence already)."""
-    if verdict.kind in (Kind.WRONG, Kind.WRONG_STDERR):
-        return verdict.detail
-    return "; ".join(part for part in (verdict.detail, verdict.near_miss) if part)
 
 
 def write_report(results: Results, out) -> None:

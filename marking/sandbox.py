@@ -52,21 +52,10 @@ from marking import launcher
 from marking.cgroups import Groups, Unavailable, enclosing_limits, kill_every
 from marking.confine import DEVICES, Access, Confinement
 from marking.limits import (FILE_BYTES, MEMORY_BYTES, MOST_OUTPUT, SAFE_PATH, mebibytes,
-                            scrubbed_environment)
+                            scrubbed_environment, time_caps)
 from marking.tree import remove_tree, tree_bytes
 
 CPU_SECONDS_OVER_TIMEOUT = 1  # RLIMIT_CPU per process: a backstop behind the run's own limit
-# The wall-clock cap, as a multiple of the CPU limit. It only has to stop a run
-# that waits without using CPU (a sleep, a read that never comes), so it can sit
-# well above the limit: at 4, a run that needs all of its CPU limit still ends
-# within the cap while it gets a quarter of a core (a load of 4 per core), one
-# that needs half of it while it gets an eighth; and a run that only sleeps
-# holds up the marking for no more than 4 times the limit. Busier than that,
-# fewer --jobs at once is the cure, not a higher cap.
-WALL_FACTOR = 4
-# A run that uses no CPU for as long as its whole allowance (its stdin was all given at
-# once) is sleeping or waiting, not working: it ends then, not at the wall-clock cap.
-IDLE_FLOOR_SECONDS = 2
 CPU_POLL_SECONDS = 0.05  # how often the run's CPU time is read: it may go over by this per core
 REAP_POLL_SECONDS = 0.01
 MARKER_ROOM_BYTES = 256 << 20  # left to the marker under a container's memory limit
@@ -161,9 +150,8 @@ class Sandbox:
                  isolation: str = AUTO, wall_seconds: float = None, runs_at_once: int = 1,
                  markers: int = 1):
         self.timeout = timeout  # seconds of CPU for a whole run
-        self.wall_seconds = max(timeout, WALL_FACTOR * timeout if wall_seconds is None
-                                else wall_seconds)
-        self.idle_seconds = max(timeout, IDLE_FLOOR_SECONDS)  # where the CPU time is measured
+        self.wall_seconds, self.idle_seconds = time_caps(timeout, wall_seconds)  # idle: where
+        # the CPU time is measured
         self.scratch = scratch
         self.hidden = [Path(path) for path in hidden]
         self.as_root = os.geteuid() == 0

@@ -10,12 +10,14 @@ import stat
 from pathlib import Path
 
 from golden.run import STATS_FILE
+from golden.visible import escaped
 
 NOT_COPIED = {"expected_outputs", "tests", "__pycache__", "__MACOSX", STATS_FILE}
 LOOKALIKE_DEPTH = 3  # folders below the marked one searched for a misplaced program
 LOOKALIKE_MOST = 3  # files named
 LOOKALIKE_RATIO = 0.85  # difflib's ratio of two names once copy marks and case are gone
 COPY_MARKS = re.compile(r"\s*\(\d+\)|[\s_-]*copy(?:\s*\d+)?$|^copy of\s+", re.IGNORECASE)
+LOOKS_LIKE = "{files} look{s} like it, but only the exact name {name} is marked: rename it"
 PROGRAM_LIKE_SUFFIXES = ("", ".py", ".txt", ".py.txt", ".ipynb", ".c", ".cpp", ".cc", ".h",
                          ".java")
 
@@ -40,6 +42,17 @@ def marked_folder(folder: Path, programs) -> Path:
             and not any(program.files(folder)[0] for program in programs)):
         return kept[0]
     return folder
+
+
+def why_missing(folder: Path, program, programs) -> tuple:
+    """(why `program` is not in `folder`, a sentence per kind of file; a sentence per exact
+    name that files of the folder look like): what the marker's report and a student's
+    checker say of a program that is not there."""
+    return program.files(folder)[1], [
+        LOOKS_LIKE.format(files=" and ".join(f"`{escaped(path)}`" for path in found),
+                          s="s" * (len(found) == 1), name=name)
+        for name in program.exact_names()
+        for found in [lookalikes(folder, name, programs)] if found]
 
 
 def lookalikes(folder: Path, wanted_name: str, programs) -> list:

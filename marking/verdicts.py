@@ -9,7 +9,6 @@ from golden.run import Limit
 from marking.limits import MEMORY_BYTES, MOST_OUTPUT, mebibytes
 
 
-
 class Kind(str, Enum):
     """What a run of a case came to; its value is the word the report, the pages and
     results.json say (a string, so that results.json and what reads it keep the word)."""
@@ -194,3 +193,11 @@ def _forgiven(got: bytes, want: bytes, rules: Rules):
         return (" and ".join(NORMALISATION_WORDS[name] for name in names),
                 min(1.0, sum(rules.normalise.values())))
     return None
+
+
+def how(verdict) -> str:
+    """What the report says of a verdict: what happened, then how close it came (a wrong
+    output's detail is that sentence already)."""
+    if verdict.kind in (Kind.WRONG, Kind.WRONG_STDERR):
+        return verdict.detail
+    return "; ".join(part for part in (verdict.detail, verdict.near_miss) if part)

@@ -61,6 +61,7 @@ class Module:
     kit_names: dict = field(default_factory=dict)  # local name -> (module, name)
     kit_modules: dict = field(default_factory=dict)  # local name -> module
     standard_imports: list = field(default_factory=list)
+    guards: list = field(default_factory=list)  # the program's top-level `if`s: run first
 
     def text_of(self, node) -> str:
         return ast.get_source_segment(self.source.decode("utf-8"), node)
@@ -74,7 +75,10 @@ def module_path(module: str) -> Path:
     return ROOT / (module.replace(".", "/") + ".py")
 
 
-def read_module(name: str, path: Path, packages=KIT_PACKAGES) -> Module:
+def read_module(name: str, path: Path, packages=KIT_PACKAGES, program: bool = False) -> Module:
+    """The module's definitions and imports; a top-level `if` (other than the main block)
+    only in the program itself, where it is a guard that runs before any kit definition
+    (a platform the program cannot run on is told so before a definition fails there)."""
     source = path.read_bytes()
     module = Module(name, path, source, ast.parse(source, str(path)))
     for statement in module.tree.body:
@@ -100,6 +104,8 @@ def read_module(name: str, path: Path, packages=KIT_PACKAGES) -> Module:
                 for node in ast.walk(target):
                     if isinstance(node, ast.Name):
                         module.definitions[node.id] = statement
+        elif program and isinstance(statement, ast.If) and not is_main_block(statement):
+            module.guards.append(statement)
         elif not is_docstring(statement) and not is_main_block(statement):
             raise BundleError(not_carried(module, statement))
     return module
@@ -133,7 +139,7 @@ class Bundle:
         if name not in self.modules:
             path = ROOT / f"{name}.py" if name == self.program and "." not in name \
                 else module_path(name)
-            self.modules[name] = read_module(name, path, self.packages)
+            self.modules[name] = read_module(name, path, self.packages, name == self.program)
         return self.modules[name]
 
     def collect(self) -> None:
@@ -141,6 +147,11 @@ class Bundle:
         for statement in main.tree.body:
             if not isinstance(statement, (ast.Import, ast.ImportFrom)):
                 self.follow(main, statement)
+        for guard in main.guards:
+            for node in ast.walk(guard):
+                if isinstance(node, ast.Name) and (node.id in main.kit_names
+                                                   or node.id in main.kit_modules):
+                    raise BundleError(not_carried(main, guard))
 
     def follow(self, module: Module, statement) -> None:
         """Note every kit name `statement` uses, and what the text must say instead."""
@@ -299,17 +310,19 @@ def bundle(program: str, packages=KIT_PACKAGES, header: str = HEADER) -> str:
         path = module.path.relative_to(ROOT)
         sections.append(comment(SECTION.format(path=path, summary=summary(module))) + "\n\n"
                         + joined(found, module, unique))
-    own = [s for s in main.tree.body if not isinstance(s, (ast.Import, ast.ImportFrom))]
+    own = [s for s in main.tree.body if not isinstance(s, (ast.Import, ast.ImportFrom))
+           and not any(s is guard for guard in main.guards)]
     itself = main.path.relative_to(ROOT)
     sections.append(comment(SECTION.format(path=itself, summary=PROGRAM_ITSELF)) + "\n\n"
                     + joined(found, main, own[1:]))
     code = "\n\n".join(sections)
+    guards = "".join(found.text(main, guard) + "\n\n" for guard in main.guards)
     imports = [s for m in found.modules.values() for s in m.standard_imports]
     sources = ", ".join(str(found.modules[n].path.relative_to(ROOT)) for n in used)
     return "".join([
         found.text(main, own[0]).rstrip("\n"), "\n\n",
         comment(header.format(path=itself, sources=sources)), "\n\n",
-        "\n".join(import_lines(imports, used_names(code))), "\n\n\n",
+        "\n".join(import_lines(imports, used_names(guards + code))), "\n\n\n", guards,
         code.rstrip("\n"), "\n",
     ])
 

@@ -52,6 +52,10 @@ HOSTILE_LINE = "</pre><script>alert(1)</script>"
 ESCAPED_NAME = "&lt;b&gt;eve&lt;b&gt;"
 ESCAPED_LINE = "&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt;"
 PROGRAMS = ("solitaire_1.py", "solitaire_2.py")
+PACK_URL = "https://course.example/cs101/seeded-pack.zip?v=2&lang=en"
+PACK_SAID = ("Check your work before you submit: download the student pack from {url} and unzip "
+             "it; then, in the folder that holds your work, run `python3 PACK/check.py` (PACK: "
+             "the pack's folder).")
 MARKING_TIMEOUT = 300  # seconds; it takes 25-50 s on 2 cores
 
 WINDOW = (1000, 1400)
@@ -245,7 +249,8 @@ def marked(tmp_path_factory) -> Marked:
     out = tmp_path_factory.mktemp("marked")
     start = time.monotonic()
     done = subprocess.run([sys.executable, "-m", "classroom.mark_class", str(submissions),
-                           "--assignment", "seeded", "--out", str(out), "--jobs", "2"],
+                           "--assignment", "seeded", "--out", str(out), "--jobs", "2",
+                           "--pack-url", PACK_URL],
                           cwd=ROOT, capture_output=True, text=True, timeout=MARKING_TIMEOUT)
     seconds = time.monotonic() - start
     assert done.returncode == 0, f"mark_class: status {done.returncode}\n{done.stderr[-3000:]}"
@@ -301,6 +306,16 @@ def test_each_student_has_a_feedback_page_linked_from_the_summary(marked):
     for student, page in marked.pages.items():
         assert page.name == "feedback.html" and page.is_file(), (student, page)
     assert marked.pages["bob"] == marked.out / "students" / "bob" / "feedback.html"
+
+
+def test_each_students_pages_say_where_the_student_pack_is_and_how_to_run_it(marked):
+    for student, page in marked.pages.items():
+        source = page.read_text(encoding="utf-8")
+        link = f'<a href="{html.escape(PACK_URL)}"'
+        assert link in source, f"{student}: no link to the pack"
+        assert html.unescape(re.sub(r"<[^>]+>", "", source)).count(PACK_SAID.format(url=PACK_URL)) == 1
+        text = page.with_name("feedback.txt").read_text(encoding="utf-8")
+        assert PACK_SAID.format(url=PACK_URL) in text, student
 
 
 def test_every_page_is_well_formed(marked):

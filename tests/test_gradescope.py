@@ -24,6 +24,7 @@ import pytest
 
 from golden.cases import EXPECTED_OUTPUTS, ROOT, SUFFIXES, load_cases
 from gradescope import build
+from gradescope import run as autograder_run
 from marking.assignment import load, names
 from standalone.bundle import write_all
 
@@ -427,3 +428,30 @@ def test_the_budget_stays_within_gradescope_s_40_minutes(seconds, accepted):
     else:
         with pytest.raises(Exception, match="Gradescope stops an autograder at 2400 s"):
             build.budget_seconds(seconds)
+
+
+def test_the_student_packs_url_reaches_each_students_results(kit, tmp_path):
+    assignment, _, _ = kit
+    out = tmp_path / "autograder.zip"
+    url = "https://course.example/cs101/seeded-pack.zip"
+    done = subprocess.run([sys.executable, "-m", "gradescope.build", str(assignment), "--out",
+                           str(out), "--pack-url", url], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    config = json.loads(zipfile.ZipFile(out).read(build.SETTINGS))
+    summary = autograder_run.summarised({"tests": [], "score": 0, "output": ""}, config, 0,
+                                        None)["output"]
+    assert (f"- Check your work before you submit: download the student pack from <{url}> and "
+            "unzip it; then, in the folder that holds your work, run `python3 PACK/check.py` "
+            "(PACK: the pack's folder)") in summary, summary
+
+
+@pytest.mark.parametrize("url", ["javascript:alert(1)", "https://x.example/a<b>c",
+                                 "https://x.example/a b", "https://x.example/[x](y)",
+                                 "https://x.example/`code`", "ftp://x.example/pack.zip",
+                                 "https://x.example/pack.zip."])
+def test_a_pack_url_that_a_page_could_read_as_more_is_refused(url):
+    done = subprocess.run([sys.executable, "-m", "gradescope.build", "seeded", "--pack-url", url],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert "is not a URL a page can show safely" in done.stderr.splitlines()[-1]

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from golden.cases import ROOT, load_cases
-from marking.sandbox import WALL_FACTOR
+from marking.limits import WALL_FACTOR
 
 TIMEOUT = 3
 

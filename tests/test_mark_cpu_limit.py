@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+import marking.limits
 import marking.sandbox
 from golden.cases import ROOT
 from marking.cgroups import Unavailable
@@ -126,7 +127,7 @@ def test_three_processes_burning_cpu_are_killed_at_the_limit_of_the_whole_run(sc
 @pytest.mark.parametrize("isolation", BOTH)
 def test_a_run_that_dozes_is_killed_at_the_wall_clock_cap(scratch, isolation, terminal):
     with sandbox(scratch, isolation, 1) as box:
-        assert box.wall_seconds == marking.sandbox.WALL_FACTOR * 1
+        assert box.wall_seconds == marking.limits.WALL_FACTOR * 1
         outcome, seconds = run(box, snapshot_of(scratch, DOZE), terminal)
     assert outcome.timed_out and outcome.limit is Limit.WALL and outcome.status is None, outcome
     assert seconds >= box.wall_seconds - 0.1, f"killed after {seconds:.1f} s"
@@ -186,7 +187,7 @@ def test_the_wall_clock_cap_is_never_below_the_cpu_limit(scratch):
     with sandbox(scratch, "fallback", 3, wall_seconds=1) as box:
         assert box.wall_seconds == 3
     with sandbox(scratch, "fallback", 3) as box:
-        assert box.wall_seconds == 3 * marking.sandbox.WALL_FACTOR
+        assert box.wall_seconds == 3 * marking.limits.WALL_FACTOR
         assert ("RLIMIT_CPU", (4, 5)) in box.limits()  # SIGXCPU a second past it, SIGKILL after
 
 

@@ -2,7 +2,8 @@
 assignment of one Python and one C program made in a folder outside the kit, its golden
 cases written by `make expected` from input files (and checked here against outputs
 worked out by hand), `make verify`, `make standalone`, `make mark` on a right and a wrong
-submission, `make mark-class`, `make gradescope`; and not one file of the kit changed."""
+submission, `make mark-class`, `make gradescope`, `make student-pack` and a student's check
+with it; and not one file of the kit changed."""
 
 import csv
 import shutil
@@ -192,5 +193,19 @@ def test_an_instructor_sets_marks_and_publishes_an_assignment_of_their_own(tmp_p
     names = zipfile.ZipFile(zipped).namelist()
     assert "assignments/warm-up.toml" in names and "assignments/cases/tally/negative.out" in names
     assert "gcc" in zipfile.ZipFile(zipped).read("setup.sh").decode()
+
+    # 5. The student pack, published with the handout: a student checks their work with it.
+    pack = tmp_path / "published" / "warm-up pack"
+    done = make("student-pack", ASSIGNMENT=assignment, OUT=pack)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (pack.parent / "warm-up pack.zip").is_file()
+    checked = subprocess.run([sys.executable, str(pack / "check.py")], cwd=right,
+                             capture_output=True, text=True, timeout=300)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "6 of 6 visible cases pass; the marking also uses cases you cannot see" in checked.stdout
+    checked = subprocess.run([sys.executable, str(pack / "check.py"), str(wrong)],
+                             capture_output=True, text=True, timeout=300)
+    assert checked.returncode == 1
+    assert "tally/negative: only numbers differ: line 1 has 6 where 5 is expected" in checked.stdout
 
     assert kit_state() == before, "the steps changed the kit's own files"

@@ -149,3 +149,28 @@ cases = "cases"
     said = capsys.readouterr().out
     assert "FAILS   reference   echo (own)" in said
     assert "none: the program's files are not there (a wrong name?)" in said
+
+
+def test_verify_fails_where_the_student_pack_says_otherwise_than_the_marker(monkeypatch, capsys):
+    """A pack whose checker passes every visible case of a wrong program: verify says where."""
+    import verify.__main__ as verify
+
+    contents = verify.pack_build.contents
+
+    def lying(assignment):
+        files = contents(assignment)
+        files[verify.pack_build.CHECKER] = (
+            b"import json, sys\n"
+            b"cases = json.load(open(__file__.replace('check.py', 'pack.json')))['programs']\n"
+            b"said = {f\"{p['name']}/{c['name']}\": {'kind': 'pass', 'how': ''}\n"
+            b"        for p in cases for c in p['visible']}\n"
+            b"json.dump(said, open(sys.argv[sys.argv.index('--json') + 1], 'w'))\n")
+        return files
+    monkeypatch.setattr(verify.pack_build, "contents", lying)
+    assert verify.main(["--assignment", "seeded",
+                        "--only", "solitaire_1/and_last_without_its_space"]) == 1
+    said = capsys.readouterr().out
+    assert ("the student pack says otherwise on solitaire_1/seed_27: the marker wrong output: "
+            in said), said
+    assert "the pack pass" in said
+    assert "the student pack disagrees with the marker on wrong solitaire_1/and_last_without_its_space" in said

@@ -9,6 +9,8 @@ Marks, with the marker and each program's assignment, as a course would:
      line): every marked case must pass, piped and at a terminal;
   3. wrong variants: programs with a mistake students make: each must fail at
      least two marked cases (one case alone is a single point of failure).
+Each of them, piped, is also checked by the assignment's student pack (`make
+student-pack`): on every visible case its checker must say what the marker says.
 The kit's assignments by default, their variants in tests/honest/PROGRAM/ and
 tests/wrong/PROGRAM/; an instructor's own assignment file (--assignment FILE.toml)
 with its variants in honest/PROGRAM/ and wrong/PROGRAM/ beside the file.
@@ -32,6 +34,7 @@ from golden.cases import ROOT
 from golden.visible import escaped
 from marking import from_make, records
 from marking.assignment import ASSIGNMENTS, AssignmentError, load, names
+from pack import build as pack_build
 from standalone.bundle import BundleError, write_program
 from verify.variants import VariantError, read_variants
 
@@ -55,6 +58,9 @@ NO_VARIANT = "verify: no variant matches {patterns}"
 NOT_SUBMITTED = "none: the program's files are not there (a wrong name?)"
 NOT_BUILT = "none: it does not build (a variant must still compile)"
 NO_CASE = "none: the assignment marks no case of it"
+DISAGREES = "          the student pack says otherwise on {case}: the marker {marker}, the pack {pack}"
+CHECKER_FAILED = "the student pack's checker ended with status {status} on {name}:\n{stderr}"
+PIPED = "stdout, stdin piped"
 MODES = {False: "stdin piped", True: "at a terminal"}
 SHOWN_CASES = 6
 
@@ -64,6 +70,7 @@ class Marked:
     total: int
     failed: tuple  # names of the marked cases that did not pass
     unmarked: str = ""  # why none of its cases could pass: not submitted, not built
+    disagreements: tuple = ()  # lines: where the student pack's checker says otherwise
 
     @property
     def passes(self) -> bool:
@@ -107,8 +114,10 @@ def variants(assignments: list) -> tuple:
     return wrong, honest
 
 
-def mark(folder: Path, assignment, program: str, options, tty: bool = False) -> Marked:
-    """Mark `folder` as the marker does, the cases of `program` only."""
+def mark(folder: Path, assignment, program: str, options, tty: bool = False,
+         pack: Path = None) -> Marked:
+    """Mark `folder` as the marker does, the cases of `program` only; with `pack`, check
+    it with that student pack too, and say where the two disagree on a visible case."""
     with tempfile.TemporaryDirectory(prefix="verify-") as scratch:
         results = Path(scratch) / "results.json"
         command = [sys.executable, "-m", "marking.mark", str(folder),
@@ -121,12 +130,44 @@ def mark(folder: Path, assignment, program: str, options, tty: bool = False) -> 
                 status=done.returncode, name=folder.name,
                 stderr=escaped(done.stderr[-2000:].decode("utf-8", "replace"))))
         written = json.loads(results.read_text(encoding="utf-8"))
+        checked = checked_by(pack, folder, Path(scratch)) if pack else None
     tests = [test for test in written["tests"] if test["name"].startswith(f"{program}/")]
-    data = records.Marking.from_dict(written.get("extra_data", {})).programs.get(program)
+    marking = records.Marking.from_dict(written.get("extra_data", {}))
+    data = marking.programs.get(program)
     unmarked = (NOT_SUBMITTED if data is None or not data.submitted
                 else NOT_BUILT if data.build is not None and not data.build.ok else "")
     return Marked(total=len(tests), unmarked=unmarked,
-                  failed=tuple(test["name"] for test in tests if test["status"] != PASSED))
+                  failed=tuple(test["name"] for test in tests if test["status"] != PASSED),
+                  disagreements=disagreements(marking, program, checked) if pack else ())
+
+
+def checked_by(pack: Path, folder: Path, scratch: Path) -> dict:
+    """case id -> {"kind", "how"}: what the pack's checker says of `folder`."""
+    said = scratch / "checked.json"
+    done = subprocess.run([sys.executable, str(pack / pack_build.CHECKER), str(folder),
+                           "--json", str(said)], cwd=scratch, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE)
+    if done.returncode not in (0, 1) or not said.exists():
+        raise MarkerFailed(CHECKER_FAILED.format(
+            status=done.returncode, name=folder.name,
+            stderr=escaped(done.stderr[-2000:].decode("utf-8", "replace"))))
+    return json.loads(said.read_text(encoding="utf-8"))
+
+
+def disagreements(marking, program: str, checked: dict) -> tuple:
+    """Where the checker's verdict on a visible case of `program` is not the marker's piped
+    one, kind and sentence."""
+    marked = {case.case: (str(verdict.kind), verdict.how) for case in marking.cases
+              if case.program == program and case.visibility == "visible"
+              for verdict in case.verdicts if verdict.mode == PIPED}
+    found = []
+    for case, (kind, how) in sorted(marked.items()):
+        said = checked.get(case)
+        pack = (said["kind"], said["how"]) if said else ("nothing", "")
+        if pack != (kind, how):
+            found.append(DISAGREES.format(case=case, marker=": ".join(filter(None, (kind, how))),
+                                          pack=": ".join(filter(None, pack))))
+    return tuple(found)
 
 
 def sample_solution(program, scratch: Path) -> dict:
@@ -148,10 +189,18 @@ def say(line: str) -> None:
     print(line, flush=True)
 
 
-def check_references(assignments: dict, options) -> list:
+def disagreed(marked: Marked, name: str) -> list:
+    """The lines where the student pack disagrees with the marker, said; the problem."""
+    for line in marked.disagreements:
+        say(line)
+    return [f"the student pack disagrees with the marker on {name}"] if marked.disagreements else []
+
+
+def check_references(assignments: dict, options, packs: dict) -> list:
     problems = []
     for program, assignment in sorted(assignments.items()):
-        marked = mark(assignment.declared[program].reference, assignment, program, options)
+        marked = mark(assignment.declared[program].reference, assignment, program, options,
+                      pack=packs[program])
         verdict = "ok" if marked.passes else "FAILS"
         say(REFERENCE.format(verdict=verdict, name=f"{program} ({assignment.name})",
                              passed=marked.total - len(marked.failed), total=marked.total))
@@ -159,16 +208,18 @@ def check_references(assignments: dict, options) -> list:
             say(FAILED_CASES.format(cases=marked.unmarked or ", ".join(marked.failed)
                                     or NO_CASE))
             problems.append(f"reference {program} fails")
+        problems += disagreed(marked, f"reference {program}")
     return problems
 
 
-def check_honest(variants, assignments, solutions, scratch, options) -> list:
+def check_honest(variants, assignments, solutions, scratch, options, packs: dict) -> list:
     problems = []
     for variant in variants:
         folder = submission_of(variant, solutions[variant.program],
                                scratch / "honest" / variant.id)
         for tty in (False, True):
-            marked = mark(folder, assignments[variant.program], variant.program, options, tty)
+            marked = mark(folder, assignments[variant.program], variant.program, options, tty,
+                          pack=None if tty else packs[variant.program])
             verdict = "ok" if marked.passes else "FAILS"
             say(HONEST_LINE.format(verdict=verdict, name=variant.id, mode=MODES[tty],
                                    passed=marked.total - len(marked.failed), total=marked.total))
@@ -176,15 +227,17 @@ def check_honest(variants, assignments, solutions, scratch, options) -> list:
                 say(FAILED_CASES.format(cases=marked.unmarked or ", ".join(marked.failed)
                                         or NO_CASE))
                 problems.append(f"honest {variant.id} fails {MODES[tty]}")
+            problems += disagreed(marked, f"honest {variant.id}")
     return problems
 
 
-def check_wrong(variants, assignments, solutions, scratch, options):
+def check_wrong(variants, assignments, solutions, scratch, options, packs: dict):
     problems, counts, failing = [], [], set()
     for variant in variants:
         folder = submission_of(variant, solutions[variant.program],
                                scratch / "wrong" / variant.id)
-        marked = mark(folder, assignments[variant.program], variant.program, options)
+        marked = mark(folder, assignments[variant.program], variant.program, options,
+                      pack=packs[variant.program])
         caught = marked.caught
         counts.append(len(marked.failed) if not marked.unmarked else 0)
         if not marked.unmarked:
@@ -197,7 +250,18 @@ def check_wrong(variants, assignments, solutions, scratch, options):
             say(FAILED_CASES.format(cases=marked.unmarked or shown or "none"))
             problems.append(f"wrong {variant.id}: " + (marked.unmarked or
                                                       f"fails {len(marked.failed)} case(s)"))
+        problems += disagreed(marked, f"wrong {variant.id}")
     return problems, counts, failing
+
+
+def student_packs(chosen: list, assignments: dict, folder: Path) -> dict:
+    """program -> the student pack of the assignment that marks it, as `make student-pack`
+    writes it."""
+    written = {}
+    for assignment in chosen:
+        written[assignment.path] = folder / assignment.name
+        pack_build.write(written[assignment.path], pack_build.contents(assignment))
+    return {program: written[assignment.path] for program, assignment in assignments.items()}
 
 
 def selected(variants, patterns):
@@ -238,10 +302,12 @@ def main(argv=None) -> int:
             say(NO_REFERENCE.format(problem=problem))
             return 2
         try:
-            problems = [] if options.only else check_references(assignments, options)
-            problems += check_honest(honest, assignments, solutions, scratch, options)
-            missed, counts, failing = check_wrong(wrong, assignments, solutions, scratch, options)
-        except (MarkerFailed, VariantError) as problem:
+            packs = student_packs(chosen, assignments, scratch / "packs")
+            problems = [] if options.only else check_references(assignments, options, packs)
+            problems += check_honest(honest, assignments, solutions, scratch, options, packs)
+            missed, counts, failing = check_wrong(wrong, assignments, solutions, scratch, options,
+                                                  packs)
+        except (MarkerFailed, VariantError, BundleError, ValueError) as problem:
             say(f"verify: {problem}")
             return 2
     problems += missed

@@ -1,0 +1,167 @@
+"""The student pack: what an instructor publishes with the handout, so that students can
+check their work before they submit it, as the marking will run it.
+
+    python3 -m pack.build --assignment NAME OUT     (make student-pack ASSIGNMENT=NAME OUT=DIR)
+
+Writes OUT/ and OUT.zip (the same files, in one folder) holding the assignment's visible
+cases alone, laid out as the handouts cite them (expected_outputs/FOLDER/NAME.*, no
+terminal screens: students check piped, as the marking marks), the checker check.py (one
+file, standard library only: the marker's own comparison and sentences, bundled as `make
+standalone` bundles the sample solutions), its data pack.json and a README for students.
+A case that is hidden, or shown only after the deadline or once published, is in no file
+of the pack: not its input, its output or its name.
+"""
+
+import argparse
+import os
+import re
+import shutil
+import sys
+import zipfile
+from pathlib import Path
+
+from golden import visible
+from golden.cases import SUFFIXES
+from marking import from_make
+from marking.assignment import AssignmentError, load, names
+from marking.limits import time_caps
+from pack import manifest
+from standalone.bundle import BundleError, bundle
+
+PACKAGES = ("golden", "marking", "pack")  # what the checker is made of
+CHECKER = "check.py"
+README = "README.md"
+README_TEMPLATE = Path(__file__).resolve().parent / "README.template.md"
+PACKED_SUFFIXES = tuple(suffix for suffix in SUFFIXES if suffix != ".tty")
+ZIP_TIME = (2020, 1, 1, 0, 0, 0)  # every entry's: the same pack, the same bytes
+HEADER = ("The student pack's checker, written by `make student-pack` from {path} and the "
+          "parts of the kit it uses ({sources}): standard library only. Run it as "
+          "`python3 check.py [FOLDER]`.")
+
+# What a student's feedback says where the instructor publishes the pack (--pack-url of
+# make mark-class and make gradescope); PACK is where the student unzipped it.
+CHECK_YOUR_WORK = ("Check your work before you submit: download the student pack from {url} "
+                   "and unzip it; then, in the folder that holds your work, run "
+                   "`python3 PACK/check.py` (PACK: the pack's folder)")
+SAFE_URL = re.compile(r"https?://[A-Za-z0-9.-]+(:[0-9]+)?(/[A-Za-z0-9._~/%+=&?#:@!$,;-]*)?")
+TRAILING = ".,;:!?"  # what a page's linker reads as the sentence's, not the URL's
+BAD_URL = ("{url!r} is not a URL a page can show safely: http:// or https://, then letters, "
+           "digits and . _ ~ / % + = & ? # : @ ! $ , ; - only, not ending in . , ; : ! ?")
+NO_ASSIGNMENT = "give the assignment and the folder: --assignment NAME OUT (make student-pack ASSIGNMENT=NAME OUT=DIR)"
+NOT_EMPTY = "{out} holds files that are not a student pack: give a new folder, or an empty one"
+SHARED_FOLDER = "{first} and {second} keep their cases in two folders of one name, {name}"
+WROTE = "wrote {out}/ and {zip}: {cases} visible case{s} of {programs}, {files} files"
+NO_VISIBLE = "note: {program} has no visible case: the pack cannot check it"
+
+
+def pack_url(text: str) -> str:
+    """The URL where the pack is published, for the students' feedback: nothing in it that
+    Markdown or HTML could read as more than a URL."""
+    if not SAFE_URL.fullmatch(text) or text[-1] in TRAILING:
+        raise argparse.ArgumentTypeError(BAD_URL.format(url=text))
+    return text
+
+
+def pack_folders(assignment) -> dict:
+    """program -> where the pack keeps its cases: expected_outputs/FOLDER, as the handouts
+    and the students' feedback cite them."""
+    folders, sources = {}, {}
+    for name, program in assignment.declared.items():
+        folder = program.cases_folder.name
+        if sources.setdefault(folder, (name, program.cases_folder))[1] != program.cases_folder:
+            raise ValueError(SHARED_FOLDER.format(first=sources[folder][0], second=name,
+                                                  name=folder))
+        folders[name] = f"{manifest.CASES}/{folder}"
+    return folders
+
+
+def contents(assignment) -> dict:
+    """The pack's files: path inside the pack -> bytes."""
+    folders = pack_folders(assignment)
+    wall, idle = time_caps(assignment.cpu_seconds, assignment.wall_seconds)
+    files = {}
+    for name, marked in assignment.programs.items():
+        for shown in (m for m in marked if m.visibility == "visible"):
+            for suffix in PACKED_SUFFIXES:
+                path = shown.case.file(suffix)
+                if path.exists():
+                    files[f"{folders[name]}/{path.name}"] = path.read_bytes()
+    data = manifest.written(assignment, wall, idle, folders)
+    files[manifest.MANIFEST] = (manifest.dumps(data)).encode("utf-8")
+    files[CHECKER] = bundle("pack.check", PACKAGES, HEADER).encode("utf-8")
+    files[README] = readme(assignment, data).encode("utf-8")
+    return files
+
+
+def readme(assignment, data: dict) -> str:
+    programs = "\n".join(f"- {entry['name']}: {len(entry['visible'])} visible case"
+                         f"{'s' * (len(entry['visible']) != 1)}, in `{entry['cases']}/`"
+                         for entry in data["programs"])
+    return README_TEMPLATE.read_text(encoding="utf-8").format(
+        title=assignment.title, programs=programs, cpu=assignment.cpu_seconds,
+        removed=visible.REMOVED, added=visible.ADDED, from_file=visible.FROM_FILE,
+        to_file=visible.TO_FILE, space=visible.SHOWN[" "], tab=visible.SHOWN["\t"],
+        cr=visible.SHOWN["\r"], end=visible.END_OF_LINE, no_newline=visible.NO_FINAL_NEWLINE,
+        code_point=visible.CODE_POINT_DRAWN.format(code=0xA0),
+        byte=visible.BYTE_DRAWN.format(byte=0xFF))
+
+
+def is_pack(folder: Path) -> bool:
+    return (folder / manifest.MANIFEST).is_file() and (folder / CHECKER).is_file()
+
+
+def write(out: Path, files: dict) -> Path:
+    """OUT/ (replacing a pack written there before) and OUT.zip; the zip's path."""
+    if out.exists() and not out.is_symlink() and out.is_dir() and any(out.iterdir()) \
+            and not is_pack(out):
+        raise ValueError(NOT_EMPTY.format(out=out))
+    if out.is_dir() and not out.is_symlink():
+        shutil.rmtree(out)
+    for path, data in sorted(files.items()):
+        target = out / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    archive = out.with_name(out.name + ".zip")
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zipped:
+        for path, data in sorted(files.items()):
+            entry = zipfile.ZipInfo(f"{out.name}/{path}", ZIP_TIME)
+            entry.external_attr = 0o644 << 16
+            entry.compress_type = zipfile.ZIP_DEFLATED
+            zipped.writestr(entry, data)
+    return archive
+
+
+def parser() -> argparse.ArgumentParser:
+    parse = argparse.ArgumentParser(prog="python3 -m pack.build", description=__doc__,
+                                    formatter_class=argparse.RawDescriptionHelpFormatter)
+    parse.add_argument("--assignment", metavar="NAME",
+                       help=f"one of: {', '.join(names())}; or an assignment file of your own")
+    parse.add_argument("out", nargs="?", type=Path, help="the pack's folder; OUT.zip beside it")
+    return parse
+
+
+def main(argv=None) -> int:
+    parse = parser()
+    options = parse.parse_args(argv)
+    if not options.assignment or options.out is None:
+        parse.error(NO_ASSIGNMENT)
+    try:
+        assignment = load(options.assignment)
+        files = contents(assignment)
+        archive = write(options.out.absolute(), files)
+    except (AssignmentError, BundleError, ValueError, OSError) as problem:
+        parse.error(str(problem))
+    for name, marked in assignment.programs.items():
+        if not any(m.visibility == "visible" for m in marked):
+            print(NO_VISIBLE.format(program=name), file=sys.stderr)
+    cases = sum(m.visibility == "visible" for marked in assignment.programs.values()
+                for m in marked)
+    print(WROTE.format(out=options.out, zip=archive.name, cases=cases, s="s" * (cases != 1),
+                       programs=", ".join(assignment.programs), files=len(files)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(from_make.arguments(parser(), [("MARK_ASSIGNMENT", "--assignment")],
+                                      "MARK_OUT", NO_ASSIGNMENT)
+                  if "MARK_OUT" in os.environ or "MARK_ASSIGNMENT" in os.environ else None))

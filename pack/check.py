@@ -1,0 +1,401 @@
+"""Check your programs against the assignment's visible cases, as the marker runs them.
+
+    python3 check.py [FOLDER]
+
+FOLDER is the folder that holds your work (by default the folder you are in). Nothing is
+written into it: a copy of it is checked, in a temporary folder. Each program runs as
+the marker runs it: its input piped in, its output, exit status and stderr compared with
+the case's byte for byte, within the marking's time limit; a program in a compiled
+language is built first, as the marking builds it. Your own code runs as you, on your
+own machine: it is your code, so no sandbox is needed here (the marker has one). The
+exit status is 0 only when every visible case passes. Passing them does not promise the
+mark: the marking also uses cases you cannot see.
+"""
+
+import argparse
+import json
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from golden.run import STATS_FILE, STATS_VARIABLE, Limit, Ran, collect
+from golden.visible import escaped
+from marking.build import (BUILD_CPU_SECONDS, BUILD_WALL_FACTOR, MOST_BINARY, MOST_MESSAGES,
+                           build_command, came_to, kept, sources_of)
+from marking.limits import FILE_BYTES, MEMORY_BYTES, MOST_OUTPUT, SAFE_PATH, scrubbed_environment
+from marking.report import (ALONE, INPUT, REGION, SAME_WAY, WHAT_DIFFERS, reproduce,
+                            shown_input)
+from marking.submission import marked_folder, skip_reason, why_missing
+from marking.tree import Limits, Refused, copy_tree, remove_tree
+from marking.verdicts import PIPE, Kind, Rules, how, judge
+from pack.manifest import read
+
+if sys.platform == "win32":
+    print("check.py runs on Linux and macOS, not on Windows: run it in WSL (the Windows "
+          "Subsystem for Linux), where the marker's commands work as they do in the marking",
+          file=sys.stderr)
+    sys.exit(2)
+
+PACK = Path(__file__).resolve().parent
+EXIT_PROBLEM, EXIT_INTERRUPTED = 2, 130
+CPU_POLL_SECONDS = 0.1
+REAP_POLL_SECONDS = 0.01
+
+CHECKING = "Checking {folder} against {title}: its visible cases, as the marking runs them"
+AS_YOU = ("Your programs run as you, here, without a sandbox (it is your own code), with the "
+          "marking's limits: {cpu:g} s of CPU per case")
+PYTHON_DIFFERS = ("Python programs run with the Python that runs this checker, {here}; the "
+                  "marking uses Python {there}")
+ENTERED = "{folder} holds one folder, {name}: checking what it holds, as the marking does"
+LEFT_OUT = "Left out, as the marking leaves it out: {what}"
+MISSING = "{program}: missing: {why}"
+NO_COMPILER = ("{program}: cannot be built here: {compiler} is not installed (the marking "
+               "builds it with: {command}); install it, or check on a machine that has it")
+BUILD_LINE = "  build: {said}"
+WARNINGS_COST = ("  the marking deducts {share:.0%} of what this program's cases earn when "
+                 "its build has warnings")
+NOT_BUILT_LINE = "  not built        (its {count} visible case{s})"
+PROGRAM_HEAD = "{program}: {passed} of {total} visible case{s} pass"
+CASE_LINE = "  {kind:<16} {case}{detail}"
+REPRODUCE = "  reproduce, in your folder: {command}"
+SUMMARY = "{passed} of {total} visible cases pass; the marking also uses cases you cannot see"
+INTERRUPTED = "Interrupted: {done} of {total} visible cases checked"
+NOT_A_FOLDER = "check.py: {folder} is not a folder: give the folder that holds your work"
+THE_PACK_ITSELF = ("check.py: {folder} is the pack itself: give the folder that holds your "
+                   "work: python3 {check} FOLDER")
+NOT_COPIED = "check.py: {problem}"
+BAD_PACK = "check.py: {problem}"
+
+
+class Runner:
+    """Runs one command at a time, as the marker's sandbox runs a case (its stdin piped,
+    its output capped, its CPU time limited, a run that waits without working ended),
+    and kills it when the check is stopped."""
+
+    def __init__(self):
+        self.running = None
+
+    def run(self, argv: list, folder: Path, stdin: bytes, env: dict, cpu: float, wall: float,
+            idle: float, most_stdout: int, most_stderr: int, file_bytes: int,
+            head: int = None) -> Ran:
+        import resource  # here, not at the top: Windows has none, and is told so first
+
+        def limited():
+            soft = int(cpu) + 1  # a backstop behind the watch, as the marker's
+            for name, value in (("RLIMIT_CPU", (soft, soft + 1)), ("RLIMIT_FSIZE", file_bytes),
+                                ("RLIMIT_CORE", 0), ("RLIMIT_AS", MEMORY_BYTES)):
+                try:
+                    resource.setrlimit(getattr(resource, name), value if isinstance(value, tuple)
+                                       else (value, value))
+                except (ValueError, OSError):
+                    pass  # macOS refuses some: the limit the marker sets is then not here
+
+        process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, cwd=folder, env=env,
+                                   start_new_session=True, preexec_fn=limited)
+        self.running = process.pid
+        watch = Watch(process.pid, cpu, idle)
+        deadline = time.monotonic() + wall
+        stdout, stderr, timed_out, too_large = collect(process, stdin, deadline, most_stdout,
+                                                       most_stderr, head)
+        status, usage = None, None
+        if not (timed_out or too_large):
+            status, usage = reaped(process.pid, deadline)
+            timed_out = status is None
+        kill_group(process.pid)
+        if status is None:
+            status, usage = reaped(process.pid)
+        self.running = None
+        watch.stop()
+        cpu_seconds = usage.ru_utime + usage.ru_stime if usage else None
+        limit = (Limit.OUTPUT if too_large
+                 else Limit.CPU if watch.hit or status == -signal.SIGXCPU
+                 or (cpu_seconds is not None and cpu_seconds > cpu)
+                 else Limit.IDLE if watch.idle else Limit.WALL if timed_out else None)
+        return Ran(stdout, stderr, None if limit else status, limit, too_large,
+                   cpu_seconds=cpu_seconds)
+
+    def stop(self) -> None:
+        if self.running is not None:
+            kill_group(self.running)
+
+
+class Watch:
+    """Reads a run's CPU time where the system tells it (Linux's /proc) and kills the run
+    once it is over its CPU limit or has used none for its idle allowance, as the marker's
+    does; elsewhere RLIMIT_CPU and the wall-clock cap stop it."""
+
+    def __init__(self, pid: int, limit: float, idle: float):
+        self.pid, self.limit, self.idle_limit = pid, limit, idle
+        self.hit = self.idle = False
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+        self._thread.start()
+
+    def _watch(self) -> None:
+        last, since = -1.0, time.monotonic()
+        while not self._done.wait(CPU_POLL_SECONDS):
+            seconds = cpu_seconds_of(self.pid)
+            if seconds is None:
+                return
+            now = time.monotonic()
+            if seconds != last:
+                last, since = seconds, now
+            if seconds > self.limit or now - since > self.idle_limit:
+                self.hit, self.idle = seconds > self.limit, seconds <= self.limit
+                kill_group(self.pid)
+                return
+
+    def stop(self) -> None:
+        self._done.set()
+        self._thread.join()
+
+
+def cpu_seconds_of(pid: int):
+    """The CPU time of `pid` and of its children it has waited for, or None where /proc
+    does not tell it (macOS) or the process is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+        return sum(int(value) for value in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def reaped(pid: int, deadline: float = None) -> tuple:
+    """(exit status, resource usage) once `pid` ends; (None, None) if it runs past `deadline`."""
+    while True:
+        found, status, usage = os.wait4(pid, 0 if deadline is None else os.WNOHANG)
+        if found:
+            return os.waitstatus_to_exitcode(status), usage
+        if time.monotonic() >= deadline:
+            return None, None
+        time.sleep(REAP_POLL_SECONDS)
+
+
+def kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except OSError:
+        pass  # it has ended, and every process it started
+
+
+class Check:
+    """One check of a student's folder against the pack: what the marker would say of
+    each visible case."""
+
+    def __init__(self, pack, root: Path, scratch: Path, out):
+        self.pack, self.root, self.scratch, self.out = pack, root, scratch, out
+        self.runner = Runner()
+        self.path = os.environ.get("PATH", SAFE_PATH)  # the student's own: their compiler
+        self.verdicts = {}  # case id -> Verdict, or the Kind that stood for it
+        self.runs = 0
+
+    @property
+    def total(self) -> int:
+        return sum(len(cases) for _, cases in self.pack.programs)
+
+    def say(self, line: str = "") -> None:
+        print(line, file=self.out, flush=True)
+
+    def all(self) -> None:
+        failures = []
+        for program, cases in self.pack.programs:
+            self.say()
+            snapshot = self.snapshot(program, cases)
+            if snapshot is None:
+                continue
+            results = [(checked, self.case(program, checked, snapshot)) for checked in cases]
+            self.say(PROGRAM_HEAD.format(program=program.name, total=len(cases),
+                                         s="s" * (len(cases) != 1),
+                                         passed=sum(v.kind == Kind.PASS for _, v in results)))
+            for checked, verdict in results:
+                said = how(verdict)
+                self.say(CASE_LINE.format(kind=verdict.kind, case=verdict.case_id,
+                                          detail=f": {said}" if said else ""))
+                if verdict.kind != Kind.PASS:
+                    failures.append((program, checked.case, verdict))
+        groups = {}  # failures that differ the same way, drawn once, as the marker does
+        for program, case, verdict in failures:
+            groups.setdefault((verdict.kind, how(verdict)), []).append((program, case, verdict))
+        if groups:
+            self.say(f"\n{WHAT_DIFFERS}")
+        for (kind, said), members in groups.items():
+            program, case, verdict = members[0]
+            self.say()
+            self.say(SAME_WAY.format(case=verdict.case_id, more=len(members) - 1,
+                                     s="s" * (len(members) > 2), how=said or kind)
+                     if len(members) > 1 else ALONE.format(case=verdict.case_id, how=said or kind))
+            if len(verdict.regions) > 1:
+                for region in verdict.regions:
+                    self.say(REGION.format(sentence=region))
+            self.say(INPUT.format(text=shown_input(case)))
+            self.say(REPRODUCE.format(command=reproduce(case, program, kind, str(case.folder))))
+            if verdict.diff:
+                self.say(verdict.diff)
+
+    def snapshot(self, program, cases):
+        """The folder the program's cases run from: the student's, or its build's; None,
+        said, when it is missing or does not build (its cases then do not pass)."""
+        if not program.present(self.root):
+            why, alike = why_missing(self.root, program, [p for p, _ in self.pack.programs])
+            self.say(MISSING.format(program=program.name, why="; ".join([*why, *alike])))
+            self.unpassed(cases, Kind.NOT_RUN)
+            return None
+        if not program.built:
+            return self.root
+        compiler = program.language.compile[0]
+        if shutil.which(compiler, path=self.path) is None:
+            self.say(NO_COMPILER.format(program=program.name, compiler=compiler,
+                                        command=program.shell_build()))
+            self.unpassed(cases, Kind.NOT_BUILT)
+            return None
+        started = time.monotonic()
+        files, sources = sources_of(program, self.root, self.scratch)
+        outcome = self.runner.run(build_command(program, files), sources, b"",
+                                  scrubbed_environment(str(sources), self.path),
+                                  BUILD_CPU_SECONDS, BUILD_WALL_FACTOR * BUILD_CPU_SECONDS,
+                                  BUILD_CPU_SECONDS, MOST_BINARY, MOST_MESSAGES, MOST_BINARY)
+        built = came_to(program, files, sources, outcome, time.monotonic() - started,
+                        MEMORY_BYTES)
+        self.say(f"{program.name}:")
+        self.say(BUILD_LINE.format(said=built.said()))
+        if built.ok and built.warnings and program.warnings_cost:
+            self.say(WARNINGS_COST.format(share=program.warnings_cost))
+        if built.messages:
+            self.say("\n".join(f"    {line}" for line in built.messages.splitlines()))
+        if not built.ok:
+            self.say(NOT_BUILT_LINE.format(count=len(cases), s="s" * (len(cases) != 1)))
+            self.unpassed(cases, Kind.NOT_BUILT)
+            return None
+        return kept(built, outcome, self.scratch / f"built-{program.name}").folder
+
+    def unpassed(self, cases, kind: Kind) -> None:
+        for checked in cases:
+            self.verdicts[checked.case.id] = kind
+
+    def case(self, program, checked, snapshot: Path):
+        """The marker's verdict on one run of the case, from a fresh copy of `snapshot`."""
+        case = checked.case
+        self.runs += 1
+        home, tmp = self.scratch / f"run-{self.runs}", self.scratch / f"tmp-{self.runs}"
+        home.mkdir()
+        tmp.mkdir()
+        copy_tree(snapshot, home)
+        if case.stats is not None:
+            (home / STATS_FILE).write_bytes(case.stats)
+        env = scrubbed_environment(str(home), self.path, TMPDIR=str(tmp),
+                                   **{STATS_VARIABLE: str(home / STATS_FILE)})
+        pack = self.pack
+        outcome = self.runner.run(program.run_argv(case, home, sys.executable), home,
+                                  case.stdin, env, pack.cpu_seconds, pack.wall_seconds,
+                                  pack.idle_seconds, MOST_OUTPUT, MOST_OUTPUT, FILE_BYTES,
+                                  case.head)
+        verdict = judge(case, PIPE, outcome, Rules(checked.compare, pack.normalise,
+                                                   pack.cpu_seconds, pack.wall_seconds,
+                                                   pack.idle_seconds, MEMORY_BYTES))
+        self.verdicts[case.id] = verdict
+        remove_tree(home)
+        remove_tree(tmp)
+        return verdict
+
+    def passed(self) -> int:
+        return sum(not isinstance(v, Kind) and v.kind == Kind.PASS for v in self.verdicts.values())
+
+
+def copied(folder: Path, snapshot: Path, out) -> Path:
+    """The student's folder copied as the marker copies a submission (no links, no hidden
+    files, no golden outputs), the pack left out when it lies inside; the folder whose
+    programs are checked."""
+    snapshot.mkdir(mode=0o700)
+    done = copy_tree(folder, snapshot, skip=skip_reason, limits=Limits())
+    if PACK.is_relative_to(folder):
+        remove_tree(snapshot / PACK.relative_to(folder))
+    if done.left_out:
+        print(LEFT_OUT.format(what=", ".join(f"{count} {reason}" for reason, count
+                                             in sorted(done.left_out.items()))), file=out)
+    return snapshot
+
+
+def parser() -> argparse.ArgumentParser:
+    parse = argparse.ArgumentParser(prog="python3 check.py", description=__doc__.split("\n\n")[0],
+                                    epilog=__doc__.split("\n\n", 2)[2])
+    parse.add_argument("folder", nargs="?", type=Path, default=Path("."),
+                       help="the folder that holds your work (default: the one you are in)")
+    parse.add_argument("--json", type=Path, metavar="FILE",
+                       help="also write each case's verdict here, as JSON (for tools)")
+    return parse
+
+
+def main(argv=None) -> int:
+    for name in ("stdout", "stderr"):
+        getattr(sys, name).reconfigure(encoding="utf-8", errors="backslashreplace")
+    options = parser().parse_args(argv)
+    folder = options.folder.resolve()
+    if not folder.is_dir():
+        print(NOT_A_FOLDER.format(folder=escaped(str(options.folder))), file=sys.stderr)
+        return EXIT_PROBLEM
+    if folder.is_relative_to(PACK):
+        print(THE_PACK_ITSELF.format(folder=escaped(str(folder)),
+                                     check=escaped(shlex.quote(str(PACK / "check.py")))),
+              file=sys.stderr)
+        return EXIT_PROBLEM
+    try:
+        pack = read(PACK)
+    except ValueError as problem:
+        print(BAD_PACK.format(problem=escaped(str(problem))), file=sys.stderr)
+        return EXIT_PROBLEM
+    scratch = Path(tempfile.mkdtemp(prefix="check-"))
+    check = None
+    try:
+        out = sys.stdout
+        print(CHECKING.format(folder=escaped(str(folder)), title=pack.title), file=out)
+        print(AS_YOU.format(cpu=pack.cpu_seconds), file=out)
+        here = f"{sys.version_info[0]}.{sys.version_info[1]}"
+        if pack.python and pack.python != here and any(
+                not program.built for program, _ in pack.programs):
+            print(PYTHON_DIFFERS.format(here=here, there=pack.python), file=out)
+        try:
+            snapshot = copied(folder, scratch / "snapshot", out)
+        except Refused as problem:
+            print(NOT_COPIED.format(problem=escaped(str(problem), most=1000)), file=sys.stderr)
+            return EXIT_PROBLEM
+        root = marked_folder(snapshot, [program for program, _ in pack.programs])
+        if root != snapshot:
+            print(ENTERED.format(folder=escaped(str(folder)), name=escaped(root.name)), file=out)
+        check = Check(pack, root, scratch, out)
+        check.all()
+        print(f"\n{SUMMARY.format(passed=check.passed(), total=check.total)}", file=out)
+        return 0 if check.passed() == check.total else 1
+    except KeyboardInterrupt:
+        if check is not None:
+            check.runner.stop()
+            print(f"\n{INTERRUPTED.format(done=len(check.verdicts), total=check.total)}",
+                  file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:  # its reader went away (`| head`): the check ends, quietly
+        if check is not None:
+            check.runner.stop()
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    finally:
+        if check is not None and options.json:
+            write_verdicts(options.json, check.verdicts)
+        remove_tree(scratch)
+
+
+def write_verdicts(path: Path, verdicts: dict) -> None:
+    path.write_text(json.dumps({case: {"kind": str(v if isinstance(v, Kind) else v.kind),
+                                       "how": "" if isinstance(v, Kind) else how(v)}
+                                for case, v in verdicts.items()}, indent=1) + "\n",
+                    encoding="utf-8")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,371 @@
+"""The student pack, as a student uses it: built for each of the kit's assignments,
+unpacked beside their work and run with the system's python3 alone (no virtual
+environment, nothing installed). It holds no byte of a case that is not visible; it says
+every visible case of the sample solutions passes; beside a wrong program it says what the
+marker says, sentence for sentence; and it behaves at the edges (a sleeping or looping
+program, Ctrl-C, the pack inside the student's folder, Windows, no compiler)."""
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from golden.cases import ROOT, SUFFIXES
+from marking import records
+from marking.assignment import load
+from pack import build as pack_build
+from standalone.bundle import write_assignment
+from verify.__main__ import WRONG, sample_solution, submission_of
+from verify.variants import read_variants
+
+ASSIGNMENTS = ["seeded", "calculation", "calculation_cpp", "patience"]
+# The system's interpreter, as a student has it: not this virtual environment's.
+SYSTEM_PYTHON = getattr(sys, "_base_executable", sys.executable)
+LEAST_SEARCHED = 120  # bytes of a case's input or output: shorter ones occur by chance
+SUMMARY = re.compile(r"^(\d+) of (\d+) visible cases pass; the marking also uses cases you "
+                     r"cannot see$", re.MULTILINE)
+needs_gxx = pytest.mark.skipif(shutil.which("g++") is None, reason="calculation_cpp needs g++")
+
+
+@pytest.fixture(scope="module")
+def packs(tmp_path_factory):
+    """Each assignment's pack, written as `make student-pack` writes it."""
+    folder = tmp_path_factory.mktemp("packs")
+    for name in ASSIGNMENTS:
+        assert pack_build.main(["--assignment", name, str(folder / name)]) == 0
+    return folder
+
+
+def only_python(folder: Path, *more: str) -> dict:
+    """An environment whose PATH holds python3 (the system's) and the `more` programs alone."""
+    bin_folder = folder / "bin"
+    bin_folder.mkdir(exist_ok=True)
+    for name, target in [("python3", SYSTEM_PYTHON), *((m, shutil.which(m)) for m in more)]:
+        if not (bin_folder / name).exists():
+            (bin_folder / name).symlink_to(target)
+    return {"PATH": str(bin_folder), "HOME": str(folder), "LANG": "C.UTF-8"}
+
+
+def check(pack: Path, folder, env: dict, *options, cwd: Path = None):
+    """`python3 pack/check.py [OPTIONS] FOLDER`; without FOLDER (None), run from `cwd`."""
+    return subprocess.run([SYSTEM_PYTHON, str(pack / "check.py"), *options,
+                           *([] if folder is None else [str(folder)])], cwd=cwd or folder,
+                          env=env, capture_output=True, text=True, timeout=600)
+
+
+def every_file(pack: Path) -> dict:
+    """Path -> bytes of every file of the pack, the zip's entries among them."""
+    files = {str(path.relative_to(pack)): path.read_bytes()
+             for path in pack.rglob("*") if path.is_file()}
+    with zipfile.ZipFile(pack.with_name(pack.name + ".zip")) as zipped:
+        files.update({f"zip:{name}": zipped.read(name) for name in zipped.namelist()})
+    return files
+
+
+@pytest.mark.parametrize("name", ASSIGNMENTS)
+def test_the_pack_holds_no_byte_of_a_case_that_is_not_visible(packs, name):
+    assignment = load(name)
+    files = every_file(packs / name)
+    visible = [m.case for marked in assignment.programs.values() for m in marked
+               if m.visibility == "visible"]
+    others = [m.case for marked in assignment.programs.values() for m in marked
+              if m.visibility != "visible"] + [c for cases in assignment.kit_only.values()
+                                               for c in cases]
+    assert visible and others
+    visible_bytes = [case.file(suffix).read_bytes() for case in visible for suffix in SUFFIXES
+                     if case.file(suffix).exists()]
+    leaks = []
+    for case in others:
+        if case.name in {shown.name for shown in visible}:
+            continue
+        token = re.compile(rb"(?<![A-Za-z0-9_])" + re.escape(case.name.encode())
+                           + rb"(?![A-Za-z0-9_])")
+        secrets = [data for data in (case.stdin, case.stdout, case.screen or b"")
+                   if len(data) >= LEAST_SEARCHED
+                   and not any(data in shown for shown in visible_bytes)]
+        for path, data in files.items():
+            if Path(path).stem == case.name or token.search(data):
+                leaks.append(f"{case.id}: its name, in {path}")
+            leaks += [f"{case.id}: {len(secret)} bytes of it, in {path}"
+                      for secret in secrets if secret in data]
+    assert not leaks, "\n".join(leaks)
+    shown_names = sorted(Path(path).name for path in files if path.startswith("expected_outputs/"))
+    assert shown_names == sorted(case.file(suffix).name for case in visible
+                                 for suffix in pack_build.PACKED_SUFFIXES
+                                 if case.file(suffix).exists())
+    zipped = sorted(path.removeprefix(f"zip:{name}/") for path in files if path.startswith("zip:"))
+    assert zipped == sorted(path for path in files if not path.startswith("zip:")), \
+        "the zip holds the folder's files, in one folder"
+
+
+CITED = re.compile(r"expected_outputs/(\w+)/([\w-]+\.(?:in|out|args|err|status|stats|head))\b")
+
+
+@pytest.mark.parametrize("name", ASSIGNMENTS)
+def test_every_case_file_a_handout_cites_is_in_the_pack(packs, name):
+    """The handouts cite their worked examples as expected_outputs/PROGRAM/NAME.*: in the
+    pack they resolve, from the pack's folder."""
+    cited = [(handout, folder, file) for program in load(name).declared.values()
+             for handout in [program.handout] if handout
+             for folder, file in CITED.findall(handout.read_text(encoding="utf-8"))]
+    assert cited, f"{name}: its handouts cite no case file"
+    missing = [f"{handout.name}: expected_outputs/{folder}/{file}" for handout, folder, file in cited
+               if not (packs / name / "expected_outputs" / folder / file).is_file()]
+    assert not missing, missing
+
+
+def test_the_checker_is_one_file_of_the_standard_library(packs):
+    source = (packs / "seeded" / "check.py").read_text(encoding="utf-8")
+    imported = {match.split(".")[0] for match in re.findall(
+        r"^(?:import|from) ([\w.]+)", source, re.MULTILINE)}
+    assert imported <= set(sys.stdlib_module_names), imported - set(sys.stdlib_module_names)
+    assert not {"golden", "marking", "pack", "jsonschema", "tomllib"} & imported
+
+
+@pytest.mark.parametrize("name", ASSIGNMENTS)
+def test_beside_the_sample_solutions_every_visible_case_passes(packs, name, tmp_path):
+    assignment = load(name)
+    if any(program.built for program in assignment.declared.values()) and not shutil.which("g++"):
+        pytest.skip("needs g++")
+    pack = shutil.copytree(packs / name, tmp_path / "pack")
+    work = tmp_path / "work"
+    write_assignment(assignment, work)
+    before = sorted(path.name for path in work.rglob("*"))
+    env = only_python(tmp_path, *(["g++", "gcc", "as", "ld"] if name == "calculation_cpp" else []))
+    done = check(pack, None, env, cwd=work)
+    visible = sum(m.visibility == "visible" for marked in assignment.programs.values()
+                  for m in marked)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert SUMMARY.search(done.stdout).groups() == (str(visible), str(visible)), done.stdout
+    assert sorted(path.name for path in work.rglob("*")) == before, "it wrote into the folder"
+
+
+def marker_verdicts(folder: Path, assignment, cases: list, tmp_path: Path) -> dict:
+    """case id -> (kind, sentence), as the marker says them of the piped run."""
+    results = tmp_path / "results.json"
+    command = [sys.executable, "-m", "marking.mark", str(folder), "--assignment",
+               str(assignment.path), "--json", str(results), "--jobs", "2"]
+    for case in cases:
+        command += ["--only", case]
+    subprocess.run(command, cwd=ROOT, capture_output=True, timeout=600)
+    data = records.Marking.from_dict(json.loads(results.read_text())["extra_data"])
+    return {case.case: (str(verdict.kind), verdict.how) for case in data.cases
+            for verdict in case.verdicts if verdict.mode == "stdout, stdin piped"}
+
+
+def checker_verdicts(pack: Path, folder: Path, env: dict, tmp_path: Path) -> tuple:
+    said = tmp_path / "verdicts.json"
+    done = check(pack, folder, env, "--json", str(said))
+    return done, {case: (verdict["kind"], verdict["how"])
+                  for case, verdict in json.loads(said.read_text()).items()}
+
+
+@pytest.mark.parametrize("variant", [
+    "solitaire_1/and_last_without_its_space", "solitaire_2/frown_without_variation_selector",
+    "hoyle_cli/ready_prompt_without_space",
+    pytest.param("calculation_cpp/prompts_end_with_endl", marks=needs_gxx)])
+def test_beside_a_wrong_program_it_says_what_the_marker_says(packs, variant, tmp_path):
+    wrong = {found.id: found for found in read_variants(WRONG)}
+    if variant not in wrong:
+        pytest.fail(f"no wrong variant {variant} in {WRONG}: the test names one that is there")
+    chosen = wrong[variant]
+    name = next(name for name in ASSIGNMENTS if chosen.program in load(name).programs)
+    assignment = load(name)
+    folder = submission_of(chosen, sample_solution(assignment.declared[chosen.program], tmp_path),
+                           tmp_path / "submission")
+    done, said = checker_verdicts(packs / name, folder, os.environ.copy(), tmp_path)
+    visible = [m.case.id for m in assignment.programs[chosen.program] if m.visibility == "visible"]
+    assert sorted(case for case in said if case.startswith(f"{chosen.program}/")) == sorted(visible)
+    marker = marker_verdicts(folder, assignment, visible, tmp_path)
+    assert {case: said[case] for case in visible} == marker
+    failed = [case for case in visible if marker[case][0] != "pass"]
+    assert failed, f"{variant} fails no visible case: pick one that does"
+    for case in failed:
+        assert f"{marker[case][0]:<16} {case}: {marker[case][1]}" in done.stdout
+    assert done.returncode == 1
+
+
+ECHO = '''\
+import sys
+line = sys.stdin.readline()
+print("you said", line.strip())
+'''
+SLEEPER = '''\
+import subprocess, sys, time
+subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)", "{token}"])
+time.sleep(300)
+'''
+LOOPER = "while True:\n    pass\n"
+OWN = '''\
+title = "Echo"
+marks = 2
+cpu_seconds = 1
+
+[[programs]]
+name = "echo"
+reference = "reference"
+cases = "cases/echo"
+
+  [[programs.groups]]
+  name = "shown"
+  marks = 1
+  cases = ["hello"]
+  visibility = "visible"
+
+  [[programs.groups]]
+  name = "not shown"
+  marks = 1
+  cases = ["secret"]
+  visibility = "hidden"
+'''
+
+
+@pytest.fixture
+def echo(tmp_path):
+    """An instructor's own one-second assignment: a visible case and a hidden one; its
+    pack, and a student's folder (a name with a space and an accent)."""
+    course = tmp_path / "course"
+    (course / "reference").mkdir(parents=True)
+    (course / "reference" / "echo.py").write_text(ECHO)
+    cases = course / "cases" / "echo"
+    cases.mkdir(parents=True)
+    for name, said in (("hello", "hello"), ("secret", "the hidden case's words")):
+        (cases / f"{name}.in").write_text(f"{said}\n")
+        (cases / f"{name}.out").write_text(f"you said {said}\n")
+    (course / "echo.toml").write_text(OWN)
+    assert pack_build.main(["--assignment", str(course / "echo.toml"), str(tmp_path / "pack")]) == 0
+    student = tmp_path / "Zoë Ng"
+    student.mkdir()
+    return course, tmp_path / "pack", student
+
+
+def test_an_instructors_own_pack_leaves_its_hidden_case_out(echo):
+    _, pack, _ = echo
+    for path, data in every_file(pack).items():
+        assert b"secret" not in data and b"hidden case" not in data and "secret" not in path, path
+
+
+@pytest.mark.parametrize("program, said", [
+    (SLEEPER, "timeout          echo/hello: no CPU time used for 2 s: sleeping or waiting, not working"),
+    (LOOPER, "timeout          echo/hello: over the CPU time limit of 1 s")])
+def test_a_sleeping_or_looping_program_ends_at_the_marking_limit(echo, program, said, tmp_path):
+    course, pack, student = echo
+    (student / "echo.py").write_text(program.replace("{token}", "sleeper-of-" + tmp_path.name))
+    started = time.monotonic()
+    done, verdicts = checker_verdicts(pack, student, only_python(tmp_path), tmp_path)
+    assert time.monotonic() - started < 60
+    assert said in done.stdout, done.stdout
+    assert done.returncode == 1
+    assert verdicts == marker_verdicts(student, load(str(course / "echo.toml")), ["echo/hello"],
+                                       tmp_path)
+    assert not own_processes("sleeper-of-" + tmp_path.name)
+
+
+def own_processes(token: str) -> list:
+    """Our processes whose command line holds `token`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and entry.stat().st_uid == os.getuid() \
+                    and token.encode() in (entry / "cmdline").read_bytes():
+                found.append(entry.name)
+        except OSError:
+            continue
+    return found
+
+
+def test_ctrl_c_stops_the_check_and_its_program_and_leaves_nothing(echo, tmp_path):
+    _, pack, student = echo
+    token = "sleeper-of-" + tmp_path.name
+    (student / "echo.py").write_text(SLEEPER.replace("{token}", token))
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = {**only_python(tmp_path), "TMPDIR": str(scratch)}
+    process = subprocess.Popen([SYSTEM_PYTHON, str(pack / "check.py"), str(student)], env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while not own_processes(token) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert own_processes(token), "the program never started"
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=30)
+    assert process.returncode == 130, out + err
+    assert "Interrupted: 0 of 1 visible cases checked" in err
+    assert "Traceback" not in err
+    assert not own_processes(token)
+    assert not list(scratch.iterdir()), "its temporary folder is left behind"
+
+
+def test_the_pack_inside_the_students_folder_is_left_out(echo, tmp_path):
+    _, pack, student = echo
+    (student / "echo.py").write_text(ECHO)
+    inside = shutil.copytree(pack, student / "pack")
+    done = check(inside, None, only_python(tmp_path), cwd=student)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 of 1 visible cases pass" in done.stdout
+    done = check(inside, None, only_python(tmp_path), cwd=inside)
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"check.py: {inside} is the pack itself: give the folder that "
+                                  "holds your work: python3 ")
+    assert sorted(path.name for path in student.iterdir()) == ["echo.py", "pack"]
+
+
+def test_a_folder_as_a_learning_platform_downloads_it_is_entered(echo, tmp_path):
+    _, pack, student = echo
+    (student / "Zoë Ng").mkdir()
+    (student / "Zoë Ng" / "echo.py").write_text(ECHO)
+    done = check(pack, student, only_python(tmp_path))
+    assert "holds one folder, Zoë Ng: checking what it holds" in done.stdout
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_missing_program_is_said_as_the_marker_says_it(echo, tmp_path):
+    _, pack, student = echo
+    (student / "Echo.py").write_text(ECHO)
+    done = check(pack, student, only_python(tmp_path))
+    assert ("echo: missing: echo.py is not in the submission (a link does not count); "
+            "`Echo.py` looks like it, but only the exact name echo.py is marked: rename it"
+            in done.stdout), done.stdout
+    assert done.returncode == 1
+
+
+def test_on_windows_it_says_to_use_wsl_in_one_line(packs, tmp_path):
+    code = textwrap.dedent(f"""\
+        import sys
+        sys.platform = "win32"
+        path = {str(packs / "seeded" / "check.py")!r}
+        exec(compile(open(path, encoding="utf-8").read(), path, "exec"),
+             {{"__name__": "__main__", "__file__": path}})
+        """)
+    done = subprocess.run([SYSTEM_PYTHON, "-c", code], capture_output=True, text=True,
+                          env=only_python(tmp_path))
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert len(done.stderr.splitlines()) == 1 and "WSL" in done.stderr, done.stderr
+
+
+@needs_gxx
+def test_without_the_compiler_it_says_so(packs, tmp_path):
+    work = tmp_path / "work"
+    write_assignment(load("calculation_cpp"), work)
+    done = check(packs / "calculation_cpp", work, only_python(tmp_path))
+    assert ("calculation_cpp: cannot be built here: g++ is not installed (the marking builds "
+            "it with: g++ -std=c++17" in done.stdout), done.stdout
+    assert "0 of 6 visible cases pass" in done.stdout
+    assert done.returncode == 1
+
+
+def test_a_folder_that_is_not_there_is_one_line(packs, tmp_path):
+    done = check(packs / "seeded", tmp_path / "nowhere", only_python(tmp_path), cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr == f"check.py: {tmp_path / 'nowhere'} is not a folder: give the folder " \
+                          "that holds your work\n"
