@@ -147,6 +147,42 @@ def collect(process, stdin: bytes, deadline: float, most_stdout: int, most_stder
             bytes(outputs[process.stderr][:most_stderr]), timed_out, too_large)
 
 
+class CpuWatch:
+    """A thread that reads a run's CPU time every `poll` seconds (`read()`: its seconds, or
+    None once the run is gone) and kills the run (`kill()`) once it is over `limit`
+    seconds, or has used none for `idle` seconds: waiting, not working. The marker reads a
+    control group's; a student's checker, where /proc tells it, the process's."""
+
+    def __init__(self, read, limit: float, idle: float, kill, poll: float):
+        self.read, self.limit, self.idle_limit, self.kill = read, limit, idle, kill
+        self.poll = poll
+        self.hit = False  # the run was killed for its CPU time
+        self.idle = False  # the run was killed for using none for as long as its allowance
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+        self._thread.start()
+
+    def _watch(self) -> None:
+        last, since = -1.0, time.monotonic()
+        while not self._done.wait(self.poll):
+            seconds = self.read()
+            if seconds is None:
+                return  # the run has ended
+            now = time.monotonic()
+            if seconds != last:
+                last, since = seconds, now
+            if seconds > self.limit or now - since > self.idle_limit:
+                self.hit, self.idle = seconds > self.limit, seconds <= self.limit
+                self.kill()
+                return
+
+    def stop(self):
+        """Stop watching (a kill under way ends first); the run's CPU time, None if unknown."""
+        self._done.set()
+        self._thread.join()
+        return self.read()
+
+
 def feed(pipe, data: bytes) -> None:
     try:
         pipe.write(data)

@@ -19,7 +19,8 @@ from golden.run import Limit
 from golden.visible import escaped, split_lines
 from marking import records
 from marking.confine import ENTRY_FAILED
-from marking.sandbox import Budget, Stopped
+from marking.limits import Budget
+from marking.sandbox import Stopped
 from marking.verdicts import Kind
 
 BUILD_CPU_SECONDS = 60
@@ -73,12 +74,12 @@ class Build:
                              self.said())
 
 
-def budget(sandbox) -> Budget:
+def budget(memory: int, processes: int) -> Budget:
     """A build's own limits: a minute of CPU, the run's memory (at most 1 GiB, less under a
     container), its processes (a compiler starts a few), room for the program on stdout and
     in the files it writes, and a megabyte of messages."""
     return Budget(BUILD_CPU_SECONDS, BUILD_WALL_FACTOR * BUILD_CPU_SECONDS, BUILD_CPU_SECONDS,
-                  sandbox.memory, sandbox.processes, MOST_BINARY, MOST_MESSAGES, MOST_BINARY)
+                  memory, processes, MOST_BINARY, MOST_MESSAGES, MOST_BINARY)
 
 
 def build(sandbox, program, root: Path, scratch: Path) -> Build:
@@ -89,7 +90,7 @@ def build(sandbox, program, root: Path, scratch: Path) -> Build:
     try:
         files, sources = sources_of(program, root, scratch)
         outcome = sandbox.run(sources, lambda home: build_command(program, files), b"", {},
-                              budget=budget(sandbox))
+                              budget=budget(sandbox.memory, sandbox.processes))
     except Stopped:
         return Build(program.name, False, False, "", time.monotonic() - started, STOPPED,
                      cases=Kind.NOT_RUN)

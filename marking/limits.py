@@ -2,9 +2,13 @@
 alike: its environment and the caps on what it may write and use. Kept apart from the
 sandbox, so that the student pack's checker (standard library only) says the same."""
 
+from dataclasses import dataclass
+
 MEMORY_BYTES = 1 << 30  # a run's, at most; less where a container allows less
 MOST_OUTPUT = 4 << 20  # of each of stdout and stderr
 FILE_BYTES = 16 << 20  # a file a run writes
+CPU_SECONDS_OVER_TIMEOUT = 1  # RLIMIT_CPU per process: a backstop behind the run's own limit
+PROCESSES = 32  # a run's, where the marker can hold them (a throwaway user's, a group's)
 SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
 # The wall-clock cap, as a multiple of the CPU limit. It only has to stop a run
 # that waits without using CPU (a sleep, a read that never comes), so it can sit
@@ -25,6 +29,22 @@ def time_caps(cpu_seconds: float, wall_seconds: float = None) -> tuple:
     not working."""
     wall = max(cpu_seconds, WALL_FACTOR * cpu_seconds if wall_seconds is None else wall_seconds)
     return wall, max(cpu_seconds, IDLE_FLOOR_SECONDS)
+
+
+@dataclass(frozen=True)
+class Budget:
+    """What one run may use: the CPU seconds of all its processes together, the wall-clock
+    cap, how long it may use no CPU at all, its memory and processes, each output's cap and
+    the size of a file it writes. A case's runs have the marking's; a build has its own
+    (marking.build.budget)."""
+    cpu_seconds: float
+    wall_seconds: float
+    idle_seconds: float
+    memory: int = MEMORY_BYTES
+    processes: int = PROCESSES
+    most_output: int = MOST_OUTPUT  # stdout's
+    most_stderr: int = MOST_OUTPUT
+    file_bytes: int = FILE_BYTES
 
 
 def scrubbed_environment(home: str, path: str = SAFE_PATH, **extra) -> dict:

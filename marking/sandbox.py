@@ -44,25 +44,22 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
-from golden.run import Limit, Ran, collect
+from golden.run import CpuWatch, Limit, Ran, collect
 from marking import launcher
 from marking.cgroups import Groups, Unavailable, enclosing_limits, kill_every
 from marking.confine import DEVICES, Access, Confinement
-from marking.limits import (FILE_BYTES, MEMORY_BYTES, MOST_OUTPUT, SAFE_PATH, mebibytes,
-                            scrubbed_environment, time_caps)
+from marking.limits import (CPU_SECONDS_OVER_TIMEOUT, FILE_BYTES, MEMORY_BYTES, PROCESSES,
+                            SAFE_PATH, Budget, mebibytes, scrubbed_environment, time_caps)
 from marking.tree import remove_tree, tree_bytes
 
-CPU_SECONDS_OVER_TIMEOUT = 1  # RLIMIT_CPU per process: a backstop behind the run's own limit
 CPU_POLL_SECONDS = 0.05  # how often the run's CPU time is read: it may go over by this per core
 REAP_POLL_SECONDS = 0.01
 MARKER_ROOM_BYTES = 256 << 20  # left to the marker under a container's memory limit
 MARKER_PROCESSES = 64  # left to the marker under a container's process limit
 LEAST_MEMORY_BYTES, LEAST_PROCESSES = 64 << 20, 4  # below these no program starts
 OPEN_FILES = 256
-PROCESSES = 32
 TMP_BYTES = 64 << 20
 HOME_ROOM_BYTES = 64 << 20  # what a run may write in its home, beside the submission
 # Throwaway user ids: above the ranges that systemd and container tools hand out,
@@ -122,22 +119,6 @@ DESCRIBE_CPU_PER_PROCESS = ("{cpu:g} s of CPU per process (rlimits only, the who
 
 class Stopped(Exception):
     """The marker is stopping: no new run starts."""
-
-
-@dataclass(frozen=True)
-class Budget:
-    """What one run may use: the CPU seconds of all its processes together, the wall-clock
-    cap, how long it may use no CPU at all, its memory and processes, each output's cap and
-    the size of a file it writes. A case's runs have the marking's; a build has its own
-    (marking.build.budget)."""
-    cpu_seconds: float
-    wall_seconds: float
-    idle_seconds: float
-    memory: int = MEMORY_BYTES
-    processes: int = PROCESSES
-    most_output: int = MOST_OUTPUT  # stdout's
-    most_stderr: int = MOST_OUTPUT
-    file_bytes: int = FILE_BYTES
 
 
 class Sandbox:
@@ -294,8 +275,9 @@ class Sandbox:
         watch = None
         try:
             if self.measures_cpu:
-                watch = CpuWatch(group, budget.cpu_seconds, budget.idle_seconds,
-                                 lambda: self._kill_run(run_id, uid, group))
+                watch = CpuWatch(lambda: group_cpu_seconds(group), budget.cpu_seconds,
+                                 budget.idle_seconds, lambda: self._kill_run(run_id, uid, group),
+                                 CPU_POLL_SECONDS)
             started = lambda pid: self._started(run_id, pid, uid, group)  # noqa: E731
             if terminal:
                 from golden.terminal import run_in_terminal
@@ -683,41 +665,12 @@ def _under(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
-class CpuWatch:
-    """A thread that reads the CPU time of a run's control group every CPU_POLL_SECONDS,
-    and kills the run (`kill()`) once it is over `limit` seconds."""
-
-    def __init__(self, group, limit: float, idle: float, kill):
-        self.group, self.limit, self.idle_limit, self.kill = group, limit, idle, kill
-        self.hit = False  # the run was killed for its CPU time
-        self.idle = False  # the run was killed for using none for as long as its allowance
-        self._done = threading.Event()
-        self._thread = threading.Thread(target=self._watch, daemon=True)
-        self._thread.start()
-
-    def _watch(self) -> None:
-        last, since = -1.0, time.monotonic()
-        while not self._done.wait(CPU_POLL_SECONDS):
-            try:
-                seconds = self.group.cpu_seconds()
-            except Unavailable:
-                return  # the group is gone: the run has ended
-            now = time.monotonic()
-            if seconds != last:
-                last, since = seconds, now
-            if seconds > self.limit or now - since > self.idle_limit:
-                self.hit, self.idle = seconds > self.limit, seconds <= self.limit
-                self.kill()
-                return
-
-    def stop(self) -> float:
-        """Stop watching (a kill under way ends first); the run's CPU time, None if unknown."""
-        self._done.set()
-        self._thread.join()
-        try:
-            return self.group.cpu_seconds()
-        except Unavailable:
-            return None
+def group_cpu_seconds(group):
+    """The CPU time of a run's control group, or None once the group is gone."""
+    try:
+        return group.cpu_seconds()
+    except Unavailable:
+        return None
 
 
 def _reap(process: subprocess.Popen, deadline: float = None):

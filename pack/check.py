@@ -14,6 +14,7 @@ mark: the marking also uses cases you cannot see.
 
 import argparse
 import json
+import math
 import os
 import shlex
 import shutil
@@ -21,15 +22,15 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
-from golden.run import STATS_FILE, STATS_VARIABLE, Limit, Ran, collect
+from golden.run import STATS_FILE, STATS_VARIABLE, CpuWatch, Limit, Ran, collect
 from golden.visible import escaped
-from marking.build import (BUILD_CPU_SECONDS, BUILD_WALL_FACTOR, MOST_BINARY, MOST_MESSAGES,
-                           build_command, came_to, kept, sources_of)
-from marking.limits import FILE_BYTES, MEMORY_BYTES, MOST_OUTPUT, SAFE_PATH, scrubbed_environment
+from marking.build import budget as build_budget
+from marking.build import build_command, came_to, kept, sources_of
+from marking.limits import (CPU_SECONDS_OVER_TIMEOUT, MEMORY_BYTES, PROCESSES, SAFE_PATH, Budget,
+                            scrubbed_environment)
 from marking.report import (ALONE, INPUT, REGION, SAME_WAY, WHAT_DIFFERS, reproduce,
                             shown_input)
 from marking.submission import marked_folder, skip_reason, why_missing
@@ -82,15 +83,15 @@ class Runner:
     def __init__(self):
         self.running = None
 
-    def run(self, argv: list, folder: Path, stdin: bytes, env: dict, cpu: float, wall: float,
-            idle: float, most_stdout: int, most_stderr: int, file_bytes: int,
+    def run(self, argv: list, folder: Path, stdin: bytes, env: dict, budget: Budget,
             head: int = None) -> Ran:
         import resource  # here, not at the top: Windows has none, and is told so first
 
         def limited():
-            soft = int(cpu) + 1  # a backstop behind the watch, as the marker's
-            for name, value in (("RLIMIT_CPU", (soft, soft + 1)), ("RLIMIT_FSIZE", file_bytes),
-                                ("RLIMIT_CORE", 0), ("RLIMIT_AS", MEMORY_BYTES)):
+            soft = math.ceil(budget.cpu_seconds) + CPU_SECONDS_OVER_TIMEOUT  # a backstop
+            for name, value in (("RLIMIT_CPU", (soft, soft + 1)),
+                                ("RLIMIT_FSIZE", budget.file_bytes), ("RLIMIT_CORE", 0),
+                                ("RLIMIT_AS", budget.memory)):
                 try:
                     resource.setrlimit(getattr(resource, name), value if isinstance(value, tuple)
                                        else (value, value))
@@ -101,10 +102,12 @@ class Runner:
                                    stderr=subprocess.PIPE, cwd=folder, env=env,
                                    start_new_session=True, preexec_fn=limited)
         self.running = process.pid
-        watch = Watch(process.pid, cpu, idle)
-        deadline = time.monotonic() + wall
-        stdout, stderr, timed_out, too_large = collect(process, stdin, deadline, most_stdout,
-                                                       most_stderr, head)
+        watch = CpuWatch(lambda: cpu_seconds_of(process.pid), budget.cpu_seconds,
+                         budget.idle_seconds, lambda: kill_group(process.pid), CPU_POLL_SECONDS)
+        deadline = time.monotonic() + budget.wall_seconds
+        stdout, stderr, timed_out, too_large = collect(process, stdin, deadline,
+                                                       budget.most_output, budget.most_stderr,
+                                                       head)
         status, usage = None, None
         if not (timed_out or too_large):
             status, usage = reaped(process.pid, deadline)
@@ -117,7 +120,7 @@ class Runner:
         cpu_seconds = usage.ru_utime + usage.ru_stime if usage else None
         limit = (Limit.OUTPUT if too_large
                  else Limit.CPU if watch.hit or status == -signal.SIGXCPU
-                 or (cpu_seconds is not None and cpu_seconds > cpu)
+                 or (cpu_seconds is not None and cpu_seconds > budget.cpu_seconds)
                  else Limit.IDLE if watch.idle else Limit.WALL if timed_out else None)
         return Ran(stdout, stderr, None if limit else status, limit, too_large,
                    cpu_seconds=cpu_seconds)
@@ -127,40 +130,10 @@ class Runner:
             kill_group(self.running)
 
 
-class Watch:
-    """Reads a run's CPU time where the system tells it (Linux's /proc) and kills the run
-    once it is over its CPU limit or has used none for its idle allowance, as the marker's
-    does; elsewhere RLIMIT_CPU and the wall-clock cap stop it."""
-
-    def __init__(self, pid: int, limit: float, idle: float):
-        self.pid, self.limit, self.idle_limit = pid, limit, idle
-        self.hit = self.idle = False
-        self._done = threading.Event()
-        self._thread = threading.Thread(target=self._watch, daemon=True)
-        self._thread.start()
-
-    def _watch(self) -> None:
-        last, since = -1.0, time.monotonic()
-        while not self._done.wait(CPU_POLL_SECONDS):
-            seconds = cpu_seconds_of(self.pid)
-            if seconds is None:
-                return
-            now = time.monotonic()
-            if seconds != last:
-                last, since = seconds, now
-            if seconds > self.limit or now - since > self.idle_limit:
-                self.hit, self.idle = seconds > self.limit, seconds <= self.limit
-                kill_group(self.pid)
-                return
-
-    def stop(self) -> None:
-        self._done.set()
-        self._thread.join()
-
-
 def cpu_seconds_of(pid: int):
     """The CPU time of `pid` and of its children it has waited for, or None where /proc
-    does not tell it (macOS) or the process is gone."""
+    does not tell it (macOS: there RLIMIT_CPU and the wall-clock cap stop a run) or the
+    process is gone."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
         return sum(int(value) for value in fields[11:15]) / os.sysconf("SC_CLK_TCK")
@@ -260,8 +233,7 @@ class Check:
         files, sources = sources_of(program, self.root, self.scratch)
         outcome = self.runner.run(build_command(program, files), sources, b"",
                                   scrubbed_environment(str(sources), self.path),
-                                  BUILD_CPU_SECONDS, BUILD_WALL_FACTOR * BUILD_CPU_SECONDS,
-                                  BUILD_CPU_SECONDS, MOST_BINARY, MOST_MESSAGES, MOST_BINARY)
+                                  build_budget(MEMORY_BYTES, PROCESSES))
         built = came_to(program, files, sources, outcome, time.monotonic() - started,
                         MEMORY_BYTES)
         self.say(f"{program.name}:")
@@ -294,9 +266,8 @@ class Check:
                                    **{STATS_VARIABLE: str(home / STATS_FILE)})
         pack = self.pack
         outcome = self.runner.run(program.run_argv(case, home, sys.executable), home,
-                                  case.stdin, env, pack.cpu_seconds, pack.wall_seconds,
-                                  pack.idle_seconds, MOST_OUTPUT, MOST_OUTPUT, FILE_BYTES,
-                                  case.head)
+                                  case.stdin, env, Budget(pack.cpu_seconds, pack.wall_seconds,
+                                                          pack.idle_seconds), case.head)
         verdict = judge(case, PIPE, outcome, Rules(checked.compare, pack.normalise,
                                                    pack.cpu_seconds, pack.wall_seconds,
                                                    pack.idle_seconds, MEMORY_BYTES))

@@ -11,7 +11,8 @@ import textwrap
 import pytest
 
 from marking import launcher
-from marking.sandbox import PROCESSES, SANDBOX_HOME
+from marking.limits import PROCESSES
+from marking.sandbox import SANDBOX_HOME
 from tests.test_mark import open_scratch
 from tests.test_mark_cpu_limit import BOTH, IS_ROOT, sandbox
 

@@ -16,8 +16,8 @@ import marking.sandbox
 from golden.cases import ROOT
 from marking.assignment import REQUIREMENTS, SCHEMA
 from marking.cgroups import enclosing_limits
-from marking.limits import MEMORY_BYTES
-from marking.sandbox import MARKER_ROOM_BYTES, PROCESSES, run_limits
+from marking.limits import MEMORY_BYTES, PROCESSES
+from marking.sandbox import MARKER_ROOM_BYTES, run_limits
 from tests.test_mark import open_scratch, submission
 from tests.test_mark_class import ASSIGNMENT, HIDDEN, VISIBLE, others
 
