@@ -16,7 +16,7 @@ unescaped, it would open two <b> elements that nothing closes.)
 The browser tests run headless Chromium, about 1.2 s a page:
 
     chromium --headless=new --no-sandbox --disable-gpu --user-data-dir=DIR \
-             --dump-dom | --screenshot=FILE --window-size=1000,1400  file:///.../page.html
+             --dump-dom | --screenshot=FILE --window-size=1000,2000  file:///.../page.html
 
 --no-sandbox because Chromium's sandbox refuses to run as root (as in a CI container);
 --user-data-dir a fresh profile, so that no run shares or leaves state in ~/.config/chromium.
@@ -58,7 +58,7 @@ PACK_SAID = ("Check your work before you submit: download the student pack from 
              "the pack's folder).")
 MARKING_TIMEOUT = 300  # seconds; it takes 25-50 s on 2 cores
 
-WINDOW = (1000, 1400)
+WINDOW = (1000, 2000)  # tall enough that bob's diff, below the marks of 12 groups, is in it
 BAR = (74, 114, 176)  # #4a72b0, the histogram's bars (templates/summary.html)
 DIFF_BACKGROUND = (246, 246, 246)  # #f6f6f6, a <pre>'s background (templates/base.html)
 REMOVED, ADDED = (253, 226, 226), (220, 245, 220)  # #fde2e2 and #dcf5dc: the expected, the got
