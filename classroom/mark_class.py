@@ -47,7 +47,7 @@ from marking import from_make, records
 from marking.assignment import REQUIREMENTS, AssignmentError, load, names
 from marking.submission import marked_folder, skip_reason
 from marking.tree import Limits, Refused, copy_tree, remove_tree
-from pack.build import pack_url
+from pack.published import pack_url
 from standalone.bundle import write_assignment
 
 STATE = "state.json"

@@ -19,7 +19,7 @@ from classroom import sheet, visibility
 from classroom.sheet import Row
 from golden.visible import CUT, END_OF_LINE
 from marking.tree import remove_tree
-from pack.build import CHECK_YOUR_WORK
+from pack.published import CHECK_YOUR_WORK
 
 CASE_SUFFIXES = (".in", ".args", ".out", ".err", ".status", ".stats", ".head")
 CASES_FOLDER = "expected_outputs"  # as the handouts cite the cases

@@ -3,7 +3,9 @@ the way an automarker does: in a fresh empty folder, with stdin piped, or in a
 real terminal."""
 
 import os
+import select
 import selectors
+import signal
 import subprocess
 import sys
 import tempfile
@@ -19,6 +21,9 @@ from golden.cases import Case
 STATS_FILE = "hoyle_stats.txt"
 STATS_VARIABLE = "HOYLE_STATS_FILE"
 DEFAULT_TIMEOUT = 30.0
+REAP_POLL_SECONDS = 0.01
+ENDED_POLL_SECONDS = 0.05  # how often `collect` looks whether the program has ended
+DRAIN_SECONDS = 0.1  # what it still reads once it has: what the pipes hold already
 
 
 class Limit(Enum):
@@ -110,11 +115,14 @@ def run_into_head(case: Case, implementation: Path, folder, environment, timeout
 
 
 def collect(process, stdin: bytes, deadline: float, most_stdout: int, most_stderr: int,
-            head: int = None) -> tuple:
+            head: int = None, ended=None) -> tuple:
     """Feed `stdin` to a started process (its three streams pipes) and read stdout and
     stderr until both close, `deadline` (of time.monotonic) passes or one goes over its cap;
-    stdout up to `head` bytes, then its read end closed, as `| head -c` does. (stdout,
-    stderr, whether the deadline passed, "stdout" or "stderr" when one overflowed, or "")."""
+    stdout up to `head` bytes, then its read end closed, as `| head -c` does. Once `ended`
+    (a threading.Event) is set, the program has ended: what it wrote is read, and a process
+    it left holding the pipes is not waited for, as a sandbox whose last process is gone
+    does not wait. (stdout, stderr, whether the deadline passed, "stdout" or "stderr" when
+    one overflowed, or "")."""
     threading.Thread(target=feed, args=(process.stdin, stdin), daemon=True).start()
     outputs = {process.stdout: bytearray(), process.stderr: bytearray()}
     caps = {process.stdout: ("stdout", most_stdout), process.stderr: ("stderr", most_stderr)}
@@ -122,11 +130,20 @@ def collect(process, stdin: bytes, deadline: float, most_stdout: int, most_stder
     with selectors.DefaultSelector() as selector:
         for stream in outputs:
             selector.register(stream, selectors.EVENT_READ)
+        drained = None  # when, once the program has ended, reading stops
         while selector.get_map() and not too_large:
-            remaining = deadline - time.monotonic()
+            now = time.monotonic()
+            remaining = deadline - now
             if remaining <= 0:
                 timed_out = True
                 break
+            if ended is not None and ended.is_set():
+                drained = drained or now + DRAIN_SECONDS
+                if now >= drained:
+                    break
+                remaining = min(remaining, drained - now)
+            elif ended is not None:
+                remaining = min(remaining, ENDED_POLL_SECONDS)
             for key, _ in selector.select(remaining):
                 heading = head is not None and key.fileobj is process.stdout
                 chunk = os.read(key.fd, head - len(outputs[process.stdout]) if heading
@@ -181,6 +198,57 @@ class CpuWatch:
         self._done.set()
         self._thread.join()
         return self.read()
+
+
+def limit_hit(watch, cpu_seconds, cpu_limit: float, killed_by_rlimit: bool, timed_out: bool):
+    """Which limit ended a run whose output stayed under its cap, if one did: the CPU time
+    (its watch killed it, it ended past the limit between two looks, or RLIMIT_CPU stopped
+    it), then using none for too long, then the wall-clock cap."""
+    if (watch and watch.hit) or killed_by_rlimit or (cpu_seconds is not None
+                                                     and cpu_seconds > cpu_limit):
+        return Limit.CPU
+    if watch and watch.idle:
+        return Limit.IDLE
+    return Limit.WALL if timed_out else None
+
+
+def reap(process: subprocess.Popen, deadline: float = None):
+    """(exit status as subprocess gives it, resource usage) once `process` ends, which
+    it reaps, so that its CPU time and its waited-for children's are known; (None, None)
+    if it is still running at `deadline`."""
+    while True:
+        try:
+            pid, status, usage = os.wait4(process.pid, 0 if deadline is None else os.WNOHANG)
+        except ChildProcessError:  # reaped elsewhere: no usage to give
+            return process.wait(), None
+        if pid:
+            process.returncode = os.waitstatus_to_exitcode(status)
+            return process.returncode, usage
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return None, None
+        until_ended(process.pid, remaining)
+
+
+def until_ended(pid: int, seconds: float) -> None:
+    """Wait until `pid` ends or `seconds` pass: woken by its pidfd where Linux gives one
+    (a run's last output often comes a moment before its end), else a short sleep."""
+    try:
+        pidfd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        time.sleep(min(REAP_POLL_SECONDS, seconds))
+        return
+    try:
+        select.select([pidfd], [], [], seconds)
+    finally:
+        os.close(pidfd)
+
+
+def kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except OSError:
+        pass  # it has ended, and every process it started
 
 
 def feed(pipe, data: bytes) -> None:

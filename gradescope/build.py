@@ -26,7 +26,7 @@ from pathlib import Path
 from golden.cases import EXPECTED_OUTPUTS, ROOT, SUFFIXES
 from marking import from_make
 from marking.assignment import AssignmentError, load, names
-from pack.build import CHECK_YOUR_WORK, pack_url
+from pack.published import CHECK_YOUR_WORK, pack_url
 
 from gradescope import run
 

@@ -30,6 +30,7 @@ else:
 ASSIGNMENTS = ROOT / "assignments"
 SCHEMA = ASSIGNMENTS / "assignment.schema.json"
 COMPARED = ("status", "stderr")
+VISIBLE = "visible"  # the visibility of a case students see from the start
 MARKS_DIGITS = 6  # marks are compared and shown rounded: a third of 13 never adds up exactly
 # The isolation an assignment (`require = [...]`) or a marker (`--require`) may insist on;
 # a machine that cannot give it is refused before anything runs.
@@ -86,6 +87,11 @@ class MarkedCase:
     group: str
     visibility: str
     compare: frozenset  # of COMPARED: what besides stdout, where the case gives it
+
+    @property
+    def visible(self) -> bool:
+        """Shown to students from the start: the student pack holds it."""
+        return self.visibility == VISIBLE
 
 
 @dataclass(frozen=True)

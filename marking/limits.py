@@ -2,12 +2,15 @@
 alike: its environment and the caps on what it may write and use. Kept apart from the
 sandbox, so that the student pack's checker (standard library only) says the same."""
 
+import math
+import os
 from dataclasses import dataclass
 
 MEMORY_BYTES = 1 << 30  # a run's, at most; less where a container allows less
 MOST_OUTPUT = 4 << 20  # of each of stdout and stderr
 FILE_BYTES = 16 << 20  # a file a run writes
 CPU_SECONDS_OVER_TIMEOUT = 1  # RLIMIT_CPU per process: a backstop behind the run's own limit
+OPEN_FILES = 256
 PROCESSES = 32  # a run's, where the marker can hold them (a throwaway user's, a group's)
 SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
 # The wall-clock cap, as a multiple of the CPU limit. It only has to stop a run
@@ -45,6 +48,31 @@ class Budget:
     most_output: int = MOST_OUTPUT  # stdout's
     most_stderr: int = MOST_OUTPUT
     file_bytes: int = FILE_BYTES
+
+
+def rlimits(budget: Budget, own_processes: int = None) -> list:
+    """The rlimits of each process of a run: CPU time (SIGXCPU a second past the limit,
+    SIGKILL a second later, each said as the time limit), memory, a file's size, open
+    files, processes and no core file. A run as a user that has `own_processes` already
+    may start PROCESSES more; None: no process limit (where they cannot be counted)."""
+    soft = math.ceil(budget.cpu_seconds) + CPU_SECONDS_OVER_TIMEOUT
+    limits = [("RLIMIT_CPU", (soft, soft + 1)), ("RLIMIT_AS", budget.memory),
+              ("RLIMIT_FSIZE", budget.file_bytes), ("RLIMIT_NOFILE", OPEN_FILES)]
+    if own_processes is not None:
+        limits.append(("RLIMIT_NPROC", budget.processes + own_processes))
+    return limits + [("RLIMIT_CORE", 0)]
+
+
+def processes_of(uid: int) -> list:
+    """The processes of `uid`, from Linux's /proc."""
+    pids = []
+    for name in os.listdir("/proc"):
+        try:
+            if name.isdigit() and os.stat(f"/proc/{name}").st_uid == uid:
+                pids.append(int(name))
+        except OSError:
+            pass  # the process ended meanwhile
+    return pids
 
 
 def scrubbed_environment(home: str, path: str = SAFE_PATH, **extra) -> dict:

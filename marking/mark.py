@@ -39,7 +39,7 @@ from marking.report import CaseResult, Results, check_json_target, gradescope, w
     write_report
 from marking.sandbox import AUTO, FALLBACK, NAMESPACES, Sandbox, Stopped
 from marking.submission import marked_folder, skip_reason, why_missing
-from marking.tree import Copied, Limits, Refused, copy_tree, remove_tree
+from marking.tree import Limits, Refused, copy_tree, remove_tree
 from marking.build import build
 from marking.verdicts import (INTERRUPTED, NOT_BUILT_DETAIL, PIPE, TERMINAL, Kind, Rules,
                               Verdict, judge)
@@ -73,10 +73,6 @@ JSON_PROBLEM = "--json: {problem}"
 EXIT_MARKER_ERROR = 3  # the marker failed on a case: not the student's fault
 PROGRESS = "[{done}/{total}] {kind:<16} {case}"
 BUILD_PROGRESS = "[build] {program}: {said}"
-
-
-def describe_left_out(copied: Copied) -> str:
-    return ", ".join(f"{count} {reason}" for reason, count in sorted(copied.left_out.items()))
 
 
 def reachable_by_others(path: Path) -> bool:
@@ -304,7 +300,7 @@ def mark(options, parse, scratch: Path, assignment, selected: dict, submitted) -
                              assignment=assignment.name, title=assignment.title,
                              marks=assignment.marks), *sandbox.describe(), *notes]
     if copied.left_out:
-        header.append(f"Left out of the copy: {describe_left_out(copied)}")
+        header.append(f"Left out of the copy: {copied.described()}")
     warn(sandbox)
     try:
         with stopped_by_signals(sandbox):

@@ -31,11 +31,9 @@ process it started once it reaps it.
 import functools
 import itertools
 import json
-import math
 import os
 import random
 import re
-import select
 import shutil
 import signal
 import stat
@@ -46,20 +44,18 @@ import threading
 import time
 from pathlib import Path
 
-from golden.run import CpuWatch, Limit, Ran, collect
+from golden.run import CpuWatch, Limit, Ran, collect, kill_group, limit_hit, reap
 from marking import launcher
 from marking.cgroups import Groups, Unavailable, enclosing_limits, kill_every
 from marking.confine import DEVICES, Access, Confinement
-from marking.limits import (CPU_SECONDS_OVER_TIMEOUT, FILE_BYTES, MEMORY_BYTES, PROCESSES,
-                            SAFE_PATH, Budget, mebibytes, scrubbed_environment, time_caps)
+from marking.limits import (FILE_BYTES, MEMORY_BYTES, PROCESSES, SAFE_PATH, Budget, mebibytes,
+                            processes_of, rlimits, scrubbed_environment, time_caps)
 from marking.tree import remove_tree, tree_bytes
 
 CPU_POLL_SECONDS = 0.05  # how often the run's CPU time is read: it may go over by this per core
-REAP_POLL_SECONDS = 0.01
 MARKER_ROOM_BYTES = 256 << 20  # left to the marker under a container's memory limit
 MARKER_PROCESSES = 64  # left to the marker under a container's process limit
 LEAST_MEMORY_BYTES, LEAST_PROCESSES = 64 << 20, 4  # below these no program starts
-OPEN_FILES = 256
 TMP_BYTES = 64 << 20
 HOME_ROOM_BYTES = 64 << 20  # what a run may write in its home, beside the submission
 # Throwaway user ids: above the ranges that systemd and container tools hand out,
@@ -305,15 +301,9 @@ class Sandbox:
 
     def limits(self, uid: int = -1, budget: Budget = None) -> list:
         """The rlimits of each process of a run of `uid`; without a throwaway user
-        (-1), the process limit counts our own user's processes too. CPU time: SIGXCPU a
-        second past the limit, SIGKILL a second later, each said as the time limit."""
-        budget = budget or self.budget
-        processes = budget.processes + (len(processes_of(os.getuid())) if uid < 0 else 0)
-        soft = math.ceil(budget.cpu_seconds) + CPU_SECONDS_OVER_TIMEOUT
-        return [("RLIMIT_CPU", (soft, soft + 1)),
-                ("RLIMIT_AS", budget.memory), ("RLIMIT_FSIZE", budget.file_bytes),
-                ("RLIMIT_NOFILE", OPEN_FILES), ("RLIMIT_NPROC", processes),
-                ("RLIMIT_CORE", 0)]
+        (-1), the process limit counts our own user's processes too."""
+        return rlimits(budget or self.budget,
+                       len(processes_of(os.getuid())) if uid < 0 else 0)
 
     def _access(self, snapshot: Path, given, home: str, tmp: str) -> Access:
         """What a fallback run may reach of the file system: what bubblewrap would show it."""
@@ -371,7 +361,7 @@ class Sandbox:
         with self._lock:
             running = list(self._running.values())
         for pid, uid, group in running:
-            _kill_group(pid)
+            kill_group(pid)
             self._end(uid, group)
 
     def close(self) -> None:
@@ -382,7 +372,7 @@ class Sandbox:
         with self._lock:
             self._running[run_id] = (pid, uid, group)
         if self.stopping.is_set():
-            _kill_group(pid)
+            kill_group(pid)
 
     def _end(self, uid: int, group) -> None:
         if group:
@@ -394,17 +384,14 @@ class Sandbox:
         with self._lock:
             running = self._running.get(run_id)
         if running:
-            _kill_group(running[0])
+            kill_group(running[0])
         self._end(uid, group)
 
-    def _over_cpu(self, watch, cpu_seconds, status, budget: Budget) -> bool:
-        """Whether the run went over its CPU limit: killed for it, ended past it between two
-        looks, or stopped by RLIMIT_CPU (SIGXCPU; bubblewrap reports a signal N as 128 + N),
-        where no control group counts its CPU time."""
-        by_rlimit = status in (-signal.SIGXCPU, 128 + signal.SIGXCPU) if self.namespaces \
+    def _killed_by_rlimit(self, status) -> bool:
+        """Stopped by RLIMIT_CPU (SIGXCPU; bubblewrap reports a signal N as 128 + N), where
+        no control group counts its CPU time."""
+        return status in (-signal.SIGXCPU, 128 + signal.SIGXCPU) if self.namespaces \
             else status == -signal.SIGXCPU
-        return bool(watch and watch.hit) or by_rlimit or (cpu_seconds is not None
-                                                          and cpu_seconds > budget.cpu_seconds)
 
     def _terminal_outcome(self, screen: Ran, watch, group, budget: Budget) -> Ran:
         """The terminal's run, with the limit that ended it as the run's limits say."""
@@ -417,11 +404,8 @@ class Sandbox:
 
     def _limit(self, watch, cpu_seconds, status, budget: Budget, timed_out: bool):
         """Which limit ended a run whose output stayed under its cap, if one did."""
-        if self._over_cpu(watch, cpu_seconds, status, budget):
-            return Limit.CPU
-        if watch and watch.idle:
-            return Limit.IDLE
-        return Limit.WALL if timed_out else None
+        return limit_hit(watch, cpu_seconds, budget.cpu_seconds, self._killed_by_rlimit(status),
+                         timed_out)
 
     def _piped(self, argv: list, stdin: bytes, env: dict, started, group, watch=None,
                head: int = None, entering=None, passed=(), budget: Budget = None) -> Ran:
@@ -440,14 +424,14 @@ class Sandbox:
                                                        head)
         status = usage = None
         if not (timed_out or too_large):  # its output closed, the program may still be running
-            status, usage = _reap(process, deadline)
+            status, usage = reap(process, deadline)
             timed_out = status is None
         if timed_out or too_large or self.stopping.is_set():
-            _kill_group(process.pid)
+            kill_group(process.pid)
             if group:
                 group.kill()
         if status is None:
-            status, usage = _reap(process)
+            status, usage = reap(process)
         if watch:
             cpu_seconds = watch.stop()
         elif usage and not self.namespaces:  # what the marker sees: the program it started,
@@ -673,57 +657,9 @@ def group_cpu_seconds(group):
         return None
 
 
-def _reap(process: subprocess.Popen, deadline: float = None):
-    """(exit status as subprocess gives it, resource usage) once `process` ends, which
-    it reaps, so that its CPU time and its waited-for children's are known; (None, None)
-    if it is still running at `deadline`."""
-    while True:
-        try:
-            pid, status, usage = os.wait4(process.pid, 0 if deadline is None else os.WNOHANG)
-        except ChildProcessError:  # reaped elsewhere: no usage to give
-            return process.wait(), None
-        if pid:
-            process.returncode = os.waitstatus_to_exitcode(status)
-            return process.returncode, usage
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            return None, None
-        _until_ended(process.pid, remaining)
-
-
-def _until_ended(pid: int, seconds: float) -> None:
-    """Wait until `pid` ends or `seconds` pass: woken by its pidfd where Linux gives one
-    (a run's last output often comes a moment before its end), else a short sleep."""
-    try:
-        pidfd = os.pidfd_open(pid)
-    except (AttributeError, OSError):
-        time.sleep(min(REAP_POLL_SECONDS, seconds))
-        return
-    try:
-        select.select([pidfd], [], [], seconds)
-    finally:
-        os.close(pidfd)
-
-
-def processes_of(uid: int) -> list:
-    pids = []
-    for name in os.listdir("/proc"):
-        try:
-            if name.isdigit() and os.stat(f"/proc/{name}").st_uid == uid:
-                pids.append(int(name))
-        except OSError:
-            pass  # the process ended meanwhile
-    return pids
-
-
 def kill_user(uid: int) -> None:
     """Kill every process of a throwaway user, forks that left the process group included."""
     if uid >= 0:
         kill_every(lambda: processes_of(uid))
 
 
-def _kill_group(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except OSError:
-        pass

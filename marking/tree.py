@@ -48,6 +48,10 @@ class Copied:
     def leave_out(self, reason: str) -> None:
         self.left_out[reason] = self.left_out.get(reason, 0) + 1
 
+    def described(self) -> str:
+        """What was left out, as a report says it: "2 hidden, 1 link"."""
+        return ", ".join(f"{count} {reason}" for reason, count in sorted(self.left_out.items()))
+
 
 def open_folder(path: Path) -> int:
     """A descriptor of `path`, refused when it is a link or not a folder."""
@@ -225,12 +229,18 @@ def _empty_and_remove(top: str, parent: int) -> None:
 
 
 def _open_to_empty(name: str, folder_fd: int) -> int:
-    """Open a folder to empty it; one its owner made unreadable is opened up
-    first (root needs no such help, the owner does)."""
+    """Open a folder to empty it; one its owner made unreadable, or read-only, is opened
+    up first (root needs no such help, the owner does: a student's checker runs as them)."""
     try:
-        return os.open(name, FOLDER, dir_fd=folder_fd)
+        fd = os.open(name, FOLDER, dir_fd=folder_fd)
     except PermissionError:
         if not _is_folder(name, folder_fd):
             raise
         os.chmod(name, 0o700, dir_fd=folder_fd)
         return os.open(name, FOLDER, dir_fd=folder_fd)
+    if os.geteuid() != 0:
+        try:
+            os.fchmod(fd, 0o700)  # by its descriptor: no link is followed
+        except OSError:
+            pass  # not ours: what we may not remove stays
+    return fd

@@ -14,7 +14,6 @@ of the pack: not its input, its output or its name.
 
 import argparse
 import os
-import re
 import shutil
 import sys
 import zipfile
@@ -24,7 +23,7 @@ from golden import visible
 from golden.cases import SUFFIXES
 from marking import from_make
 from marking.assignment import AssignmentError, load, names
-from marking.limits import time_caps
+from marking.limits import MEMORY_BYTES, OPEN_FILES, mebibytes, time_caps
 from pack import manifest
 from standalone.bundle import BundleError, bundle
 
@@ -38,28 +37,14 @@ HEADER = ("The student pack's checker, written by `make student-pack` from {path
           "parts of the kit it uses ({sources}): standard library only. Run it as "
           "`python3 check.py [FOLDER]`.")
 
-# What a student's feedback says where the instructor publishes the pack (--pack-url of
-# make mark-class and make gradescope); PACK is where the student unzipped it.
-CHECK_YOUR_WORK = ("Check your work before you submit: download the student pack from {url} "
-                   "and unzip it; then, in the folder that holds your work, run "
-                   "`python3 PACK/check.py` (PACK: the pack's folder)")
-SAFE_URL = re.compile(r"https?://[A-Za-z0-9.-]+(:[0-9]+)?(/[A-Za-z0-9._~/%+=&?#:@!$,;-]*)?")
-TRAILING = ".,;:!?"  # what a page's linker reads as the sentence's, not the URL's
-BAD_URL = ("{url!r} is not a URL a page can show safely: http:// or https://, then letters, "
-           "digits and . _ ~ / % + = & ? # : @ ! $ , ; - only, not ending in . , ; : ! ?")
 NO_ASSIGNMENT = "give the assignment and the folder: --assignment NAME OUT (make student-pack ASSIGNMENT=NAME OUT=DIR)"
+PROGRAM_LINE = "- {program}: {count} visible case{s}, in `{folder}/`"
+BUILT_WITH = "; built as the marking builds it: `{command}`"
+LINK_REFUSED = "{out} is a link: give the folder itself"
 NOT_EMPTY = "{out} holds files that are not a student pack: give a new folder, or an empty one"
 SHARED_FOLDER = "{first} and {second} keep their cases in two folders of one name, {name}"
 WROTE = "wrote {out}/ and {zip}: {cases} visible case{s} of {programs}, {files} files"
 NO_VISIBLE = "note: {program} has no visible case: the pack cannot check it"
-
-
-def pack_url(text: str) -> str:
-    """The URL where the pack is published, for the students' feedback: nothing in it that
-    Markdown or HTML could read as more than a URL."""
-    if not SAFE_URL.fullmatch(text) or text[-1] in TRAILING:
-        raise argparse.ArgumentTypeError(BAD_URL.format(url=text))
-    return text
 
 
 def pack_folders(assignment) -> dict:
@@ -81,7 +66,7 @@ def contents(assignment) -> dict:
     wall, idle = time_caps(assignment.cpu_seconds, assignment.wall_seconds)
     files = {}
     for name, marked in assignment.programs.items():
-        for shown in (m for m in marked if m.visibility == "visible"):
+        for shown in (m for m in marked if m.visible):
             for suffix in PACKED_SUFFIXES:
                 path = shown.case.file(suffix)
                 if path.exists():
@@ -94,11 +79,15 @@ def contents(assignment) -> dict:
 
 
 def readme(assignment, data: dict) -> str:
-    programs = "\n".join(f"- {entry['name']}: {len(entry['visible'])} visible case"
-                         f"{'s' * (len(entry['visible']) != 1)}, in `{entry['cases']}/`"
-                         for entry in data["programs"])
+    programs = "\n".join(
+        PROGRAM_LINE.format(program=name, count=len(entry["visible"]),
+                            s="s" * (len(entry["visible"]) != 1), folder=entry["cases"])
+        + (BUILT_WITH.format(command=program.shell_build()) if program.built else "")
+        for entry in data["programs"]
+        for name, program in [(entry["name"], assignment.declared[entry["name"]])])
     return README_TEMPLATE.read_text(encoding="utf-8").format(
         title=assignment.title, programs=programs, cpu=assignment.cpu_seconds,
+        memory=mebibytes(MEMORY_BYTES), files=OPEN_FILES,
         removed=visible.REMOVED, added=visible.ADDED, from_file=visible.FROM_FILE,
         to_file=visible.TO_FILE, space=visible.SHOWN[" "], tab=visible.SHOWN["\t"],
         cr=visible.SHOWN["\r"], end=visible.END_OF_LINE, no_newline=visible.NO_FINAL_NEWLINE,
@@ -112,10 +101,11 @@ def is_pack(folder: Path) -> bool:
 
 def write(out: Path, files: dict) -> Path:
     """OUT/ (replacing a pack written there before) and OUT.zip; the zip's path."""
-    if out.exists() and not out.is_symlink() and out.is_dir() and any(out.iterdir()) \
-            and not is_pack(out):
+    if out.is_symlink():
+        raise ValueError(LINK_REFUSED.format(out=out))
+    if out.is_dir() and any(out.iterdir()) and not is_pack(out):
         raise ValueError(NOT_EMPTY.format(out=out))
-    if out.is_dir() and not out.is_symlink():
+    if out.is_dir():
         shutil.rmtree(out)
     for path, data in sorted(files.items()):
         target = out / path
@@ -152,10 +142,9 @@ def main(argv=None) -> int:
     except (AssignmentError, BundleError, ValueError, OSError) as problem:
         parse.error(str(problem))
     for name, marked in assignment.programs.items():
-        if not any(m.visibility == "visible" for m in marked):
+        if not any(m.visible for m in marked):
             print(NO_VISIBLE.format(program=name), file=sys.stderr)
-    cases = sum(m.visibility == "visible" for marked in assignment.programs.values()
-                for m in marked)
+    cases = sum(m.visible for marked in assignment.programs.values() for m in marked)
     print(WROTE.format(out=options.out, zip=archive.name, cases=cases, s="s" * (cases != 1),
                        programs=", ".join(assignment.programs), files=len(files)))
     return 0

@@ -14,40 +14,48 @@ mark: the marking also uses cases you cannot see.
 
 import argparse
 import json
-import math
 import os
+import secrets
 import shlex
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
-from golden.run import STATS_FILE, STATS_VARIABLE, CpuWatch, Limit, Ran, collect
+from golden.run import STATS_FILE, STATS_VARIABLE, CpuWatch, Limit, Ran, collect, kill_group, \
+    limit_hit, reap
 from golden.visible import escaped
 from marking.build import budget as build_budget
 from marking.build import build_command, came_to, kept, sources_of
-from marking.limits import (CPU_SECONDS_OVER_TIMEOUT, MEMORY_BYTES, PROCESSES, SAFE_PATH, Budget,
+from marking.limits import (MEMORY_BYTES, PROCESSES, SAFE_PATH, Budget, processes_of, rlimits,
                             scrubbed_environment)
 from marking.report import (ALONE, INPUT, REGION, SAME_WAY, WHAT_DIFFERS, reproduce,
                             shown_input)
 from marking.submission import marked_folder, skip_reason, why_missing
 from marking.tree import Limits, Refused, copy_tree, remove_tree
-from marking.verdicts import PIPE, Kind, Rules, how, judge
-from pack.manifest import read
+from marking.verdicts import NOT_BUILT_DETAIL, PIPE, Kind, Rules, Verdict, how, judge
+from pack.manifest import CASES, MANIFEST, read
 
+# Before any definition of the kit's: on Windows, or an older Python, one line, no traceback.
 if sys.platform == "win32":
     print("check.py runs on Linux and macOS, not on Windows: run it in WSL (the Windows "
           "Subsystem for Linux), where the marker's commands work as they do in the marking",
           file=sys.stderr)
     sys.exit(2)
+if sys.version_info < (3, 10):
+    print(f"check.py needs Python 3.10 or newer, and this is Python {sys.version.split()[0]}: "
+          "run it with a newer python3 (python3.10, python3.11, ...)", file=sys.stderr)
+    sys.exit(2)
 
 PACK = Path(__file__).resolve().parent
-EXIT_PROBLEM, EXIT_INTERRUPTED = 2, 130
+EXIT_PROBLEM = 2
 CPU_POLL_SECONDS = 0.1
-REAP_POLL_SECONDS = 0.01
+STRAY_ROUNDS = 20  # kills of what a run left behind, until none is left
+RUN_VARIABLE = "CHECK_PY_RUN"  # marks a run's processes, so that none outlives it (Linux)
 
 CHECKING = "Checking {folder} against {title}: its visible cases, as the marking runs them"
 AS_YOU = ("Your programs run as you, here, without a sandbox (it is your own code), with the "
@@ -57,8 +65,10 @@ PYTHON_DIFFERS = ("Python programs run with the Python that runs this checker, {
 ENTERED = "{folder} holds one folder, {name}: checking what it holds, as the marking does"
 LEFT_OUT = "Left out, as the marking leaves it out: {what}"
 MISSING = "{program}: missing: {why}"
+MISSING_DETAIL = "the program is not in the folder"
 NO_COMPILER = ("{program}: cannot be built here: {compiler} is not installed (the marking "
                "builds it with: {command}); install it, or check on a machine that has it")
+NO_COMPILER_DETAIL = "{compiler} is not installed here"
 BUILD_LINE = "  build: {said}"
 WARNINGS_COST = ("  the marking deducts {share:.0%} of what this program's cases earn when "
                  "its build has warnings")
@@ -68,66 +78,108 @@ CASE_LINE = "  {kind:<16} {case}{detail}"
 REPRODUCE = "  reproduce, in your folder: {command}"
 SUMMARY = "{passed} of {total} visible cases pass; the marking also uses cases you cannot see"
 INTERRUPTED = "Interrupted: {done} of {total} visible cases checked"
+NO_FOLDER = "check.py: there is no folder {folder}: give the folder that holds your work"
 NOT_A_FOLDER = "check.py: {folder} is not a folder: give the folder that holds your work"
 THE_PACK_ITSELF = ("check.py: {folder} is the pack itself: give the folder that holds your "
                    "work: python3 {check} FOLDER")
-NOT_COPIED = "check.py: {problem}"
-BAD_PACK = "check.py: {problem}"
+NO_PACK = ("check.py: no {manifest} beside it in {pack}: run the check.py of an unzipped "
+           "student pack, where its {manifest} and {cases} are")
+PROBLEM = "check.py: {problem}"
+BAD_JSON_TARGET = "check.py: --json {path}: {why}"
+
+
+class Stopped(Exception):
+    """The check was stopped by a signal: Ctrl-C, a closed terminal, `kill`."""
+
+    def __init__(self, number: int):
+        super().__init__(number)
+        self.number = number
 
 
 class Runner:
-    """Runs one command at a time, as the marker's sandbox runs a case (its stdin piped,
-    its output capped, its CPU time limited, a run that waits without working ended),
-    and kills it when the check is stopped."""
+    """Runs one command at a time as the marker's sandbox runs a case: stdin piped, its
+    output capped, the marking's rlimits, its CPU time watched (where Linux's /proc tells
+    it), a run that waits without working ended, and nothing it started left running
+    once it ends (on Linux; elsewhere its process group)."""
 
     def __init__(self):
-        self.running = None
+        self.running = None  # the marker of the run under way, to stop it
 
     def run(self, argv: list, folder: Path, stdin: bytes, env: dict, budget: Budget,
             head: int = None) -> Ran:
         import resource  # here, not at the top: Windows has none, and is told so first
 
-        def limited():
-            soft = math.ceil(budget.cpu_seconds) + CPU_SECONDS_OVER_TIMEOUT  # a backstop
-            for name, value in (("RLIMIT_CPU", (soft, soft + 1)),
-                                ("RLIMIT_FSIZE", budget.file_bytes), ("RLIMIT_CORE", 0),
-                                ("RLIMIT_AS", budget.memory)):
-                try:
-                    resource.setrlimit(getattr(resource, name), value if isinstance(value, tuple)
-                                       else (value, value))
-                except (ValueError, OSError):
-                    pass  # macOS refuses some: the limit the marker sets is then not here
+        linux = os.path.isdir("/proc")
+        limits = rlimits(budget, len(processes_of(os.getuid())) if linux else None)
 
+        def limited():
+            for name, value in limits:
+                try:
+                    resource.setrlimit(getattr(resource, name),
+                                       value if isinstance(value, tuple) else (value, value))
+                except (ValueError, OSError, AttributeError):
+                    pass  # macOS refuses some: that limit of the marking's is not held here
+
+        token = secrets.token_hex(8)
         process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, cwd=folder, env=env,
-                                   start_new_session=True, preexec_fn=limited)
-        self.running = process.pid
+                                   stderr=subprocess.PIPE, cwd=folder,
+                                   env={**env, RUN_VARIABLE: token}, start_new_session=True,
+                                   preexec_fn=limited)
+        self.running = (process.pid, token)
+        ended, reaped = threading.Event(), []
+        waiter = threading.Thread(target=lambda: (reaped.extend(reap(process)), ended.set()),
+                                  daemon=True)
+        waiter.start()
         watch = CpuWatch(lambda: cpu_seconds_of(process.pid), budget.cpu_seconds,
                          budget.idle_seconds, lambda: kill_group(process.pid), CPU_POLL_SECONDS)
         deadline = time.monotonic() + budget.wall_seconds
-        stdout, stderr, timed_out, too_large = collect(process, stdin, deadline,
-                                                       budget.most_output, budget.most_stderr,
-                                                       head)
-        status, usage = None, None
-        if not (timed_out or too_large):
-            status, usage = reaped(process.pid, deadline)
-            timed_out = status is None
-        kill_group(process.pid)
-        if status is None:
-            status, usage = reaped(process.pid)
-        self.running = None
-        watch.stop()
+        try:
+            stdout, stderr, timed_out, too_large = collect(
+                process, stdin, deadline, budget.most_output, budget.most_stderr, head, ended)
+            if not (timed_out or too_large):
+                timed_out = not ended.wait(max(0.0, deadline - time.monotonic()))
+        finally:
+            self.stop()
+            waiter.join()
+            watch.stop()
+        status, usage = reaped
         cpu_seconds = usage.ru_utime + usage.ru_stime if usage else None
-        limit = (Limit.OUTPUT if too_large
-                 else Limit.CPU if watch.hit or status == -signal.SIGXCPU
-                 or (cpu_seconds is not None and cpu_seconds > budget.cpu_seconds)
-                 else Limit.IDLE if watch.idle else Limit.WALL if timed_out else None)
+        limit = Limit.OUTPUT if too_large else limit_hit(
+            watch, cpu_seconds, budget.cpu_seconds, status == -signal.SIGXCPU, timed_out)
         return Ran(stdout, stderr, None if limit else status, limit, too_large,
                    cpu_seconds=cpu_seconds)
 
     def stop(self) -> None:
-        if self.running is not None:
-            kill_group(self.running)
+        """Kill the run under way and every process it started."""
+        if self.running is None:
+            return
+        pid, token = self.running
+        kill_group(pid)
+        for _ in range(STRAY_ROUNDS):
+            strays = marked_processes(f"{RUN_VARIABLE}={token}".encode())
+            if not strays:
+                break
+            for stray in strays:
+                try:
+                    os.kill(stray, signal.SIGKILL)
+                except OSError:
+                    pass  # it has ended
+            time.sleep(0.01)
+        self.running = None
+
+
+def marked_processes(mark: bytes) -> list:
+    """Our processes whose environment holds `mark` (Linux's /proc; elsewhere none known)."""
+    if not os.path.isdir("/proc"):
+        return []
+    found = []
+    for pid in processes_of(os.getuid()):
+        try:
+            if mark in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0"):
+                found.append(pid)
+        except OSError:
+            pass  # it ended meanwhile
+    return found
 
 
 def cpu_seconds_of(pid: int):
@@ -141,24 +193,6 @@ def cpu_seconds_of(pid: int):
         return None
 
 
-def reaped(pid: int, deadline: float = None) -> tuple:
-    """(exit status, resource usage) once `pid` ends; (None, None) if it runs past `deadline`."""
-    while True:
-        found, status, usage = os.wait4(pid, 0 if deadline is None else os.WNOHANG)
-        if found:
-            return os.waitstatus_to_exitcode(status), usage
-        if time.monotonic() >= deadline:
-            return None, None
-        time.sleep(REAP_POLL_SECONDS)
-
-
-def kill_group(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except OSError:
-        pass  # it has ended, and every process it started
-
-
 class Check:
     """One check of a student's folder against the pack: what the marker would say of
     each visible case."""
@@ -167,28 +201,31 @@ class Check:
         self.pack, self.root, self.scratch, self.out = pack, root, scratch, out
         self.runner = Runner()
         self.path = os.environ.get("PATH", SAFE_PATH)  # the student's own: their compiler
-        self.verdicts = {}  # case id -> Verdict, or the Kind that stood for it
+        self.verdicts = {}  # case id -> Verdict, as the marker's
         self.runs = 0
 
-    @property
     def total(self) -> int:
         return sum(len(cases) for _, cases in self.pack.programs)
+
+    def passed(self) -> int:
+        return sum(verdict.kind == Kind.PASS for verdict in self.verdicts.values())
 
     def say(self, line: str = "") -> None:
         print(line, file=self.out, flush=True)
 
-    def all(self) -> None:
+    def every_program(self) -> None:
+        """Each program's cases, a line each, then what differs, as the marker's report."""
         failures = []
         for program, cases in self.pack.programs:
             self.say()
-            snapshot = self.snapshot(program, cases)
-            if snapshot is None:
+            folder = self.runs_from(program, cases)
+            if folder is None:
                 continue
-            results = [(checked, self.case(program, checked, snapshot)) for checked in cases]
+            verdicts = [self.case(program, checked, folder) for checked in cases]
             self.say(PROGRAM_HEAD.format(program=program.name, total=len(cases),
                                          s="s" * (len(cases) != 1),
-                                         passed=sum(v.kind == Kind.PASS for _, v in results)))
-            for checked, verdict in results:
+                                         passed=sum(v.kind == Kind.PASS for v in verdicts)))
+            for checked, verdict in zip(cases, verdicts):
                 said = how(verdict)
                 self.say(CASE_LINE.format(kind=verdict.kind, case=verdict.case_id,
                                           detail=f": {said}" if said else ""))
@@ -213,22 +250,21 @@ class Check:
             if verdict.diff:
                 self.say(verdict.diff)
 
-    def snapshot(self, program, cases):
+    def runs_from(self, program, cases):
         """The folder the program's cases run from: the student's, or its build's; None,
         said, when it is missing or does not build (its cases then do not pass)."""
         if not program.present(self.root):
             why, alike = why_missing(self.root, program, [p for p, _ in self.pack.programs])
             self.say(MISSING.format(program=program.name, why="; ".join([*why, *alike])))
-            self.unpassed(cases, Kind.NOT_RUN)
-            return None
+            return self.unpassed(cases, Kind.NOT_RUN, MISSING_DETAIL)
         if not program.built:
             return self.root
         compiler = program.language.compile[0]
         if shutil.which(compiler, path=self.path) is None:
             self.say(NO_COMPILER.format(program=program.name, compiler=compiler,
                                         command=program.shell_build()))
-            self.unpassed(cases, Kind.NOT_BUILT)
-            return None
+            return self.unpassed(cases, Kind.NOT_BUILT,
+                                 NO_COMPILER_DETAIL.format(compiler=compiler))
         started = time.monotonic()
         files, sources = sources_of(program, self.root, self.scratch)
         outcome = self.runner.run(build_command(program, files), sources, b"",
@@ -244,15 +280,14 @@ class Check:
             self.say("\n".join(f"    {line}" for line in built.messages.splitlines()))
         if not built.ok:
             self.say(NOT_BUILT_LINE.format(count=len(cases), s="s" * (len(cases) != 1)))
-            self.unpassed(cases, Kind.NOT_BUILT)
-            return None
+            return self.unpassed(cases, Kind.NOT_BUILT, NOT_BUILT_DETAIL)
         return kept(built, outcome, self.scratch / f"built-{program.name}").folder
 
-    def unpassed(self, cases, kind: Kind) -> None:
+    def unpassed(self, cases, kind: Kind, detail: str) -> None:
         for checked in cases:
-            self.verdicts[checked.case.id] = kind
+            self.verdicts[checked.case.id] = Verdict(checked.case.id, PIPE, kind, detail)
 
-    def case(self, program, checked, snapshot: Path):
+    def case(self, program, checked, snapshot: Path) -> Verdict:
         """The marker's verdict on one run of the case, from a fresh copy of `snapshot`."""
         case = checked.case
         self.runs += 1
@@ -276,22 +311,23 @@ class Check:
         remove_tree(tmp)
         return verdict
 
-    def passed(self) -> int:
-        return sum(not isinstance(v, Kind) and v.kind == Kind.PASS for v in self.verdicts.values())
 
-
-def copied(folder: Path, snapshot: Path, out) -> Path:
+def copied(folder: Path, snapshot: Path, programs: list, out) -> Path:
     """The student's folder copied as the marker copies a submission (no links, no hidden
-    files, no golden outputs), the pack left out when it lies inside; the folder whose
-    programs are checked."""
+    files, no golden outputs); the folder whose programs are checked, chosen as the marker
+    would choose it in what was copied, and then the pack left out when it lies inside."""
     snapshot.mkdir(mode=0o700)
     done = copy_tree(folder, snapshot, skip=skip_reason, limits=Limits())
+    root = marked_folder(snapshot, programs)
     if PACK.is_relative_to(folder):
         remove_tree(snapshot / PACK.relative_to(folder))
+        if (PACK / CASES).is_dir() and done.left_out.get(CASES):  # the pack's own cases
+            done.left_out[CASES] -= 1
+            if not done.left_out[CASES]:
+                del done.left_out[CASES]
     if done.left_out:
-        print(LEFT_OUT.format(what=", ".join(f"{count} {reason}" for reason, count
-                                             in sorted(done.left_out.items()))), file=out)
-    return snapshot
+        print(LEFT_OUT.format(what=done.described()), file=out)
+    return root if root.is_dir() else snapshot
 
 
 def parser() -> argparse.ArgumentParser:
@@ -304,27 +340,50 @@ def parser() -> argparse.ArgumentParser:
     return parse
 
 
+def refusal(options):
+    """Why the check cannot start, in one line; None when it can."""
+    if not (PACK / MANIFEST).is_file():
+        return NO_PACK.format(manifest=MANIFEST, cases=CASES, pack=escaped(str(PACK)))
+    try:
+        folder = options.folder.resolve()
+    except (OSError, RuntimeError):  # a loop of links
+        folder = None
+    if folder is None or not folder.exists():
+        return NO_FOLDER.format(folder=escaped(str(options.folder)))
+    if not folder.is_dir():
+        return NOT_A_FOLDER.format(folder=escaped(str(options.folder)))
+    if folder.is_relative_to(PACK):
+        return THE_PACK_ITSELF.format(folder=escaped(str(folder)),
+                                      check=escaped(shlex.quote(str(PACK / "check.py"))))
+    target = options.json
+    if target is not None and (target.is_dir() or not target.absolute().parent.is_dir()):
+        return BAD_JSON_TARGET.format(path=escaped(str(target)),
+                                      why="a folder" if target.is_dir() else "no such folder")
+    return None
+
+
 def main(argv=None) -> int:
     for name in ("stdout", "stderr"):
         getattr(sys, name).reconfigure(encoding="utf-8", errors="backslashreplace")
     options = parser().parse_args(argv)
-    folder = options.folder.resolve()
-    if not folder.is_dir():
-        print(NOT_A_FOLDER.format(folder=escaped(str(options.folder))), file=sys.stderr)
-        return EXIT_PROBLEM
-    if folder.is_relative_to(PACK):
-        print(THE_PACK_ITSELF.format(folder=escaped(str(folder)),
-                                     check=escaped(shlex.quote(str(PACK / "check.py")))),
-              file=sys.stderr)
+    refused = refusal(options)
+    if refused:
+        print(refused, file=sys.stderr)
         return EXIT_PROBLEM
     try:
         pack = read(PACK)
     except ValueError as problem:
-        print(BAD_PACK.format(problem=escaped(str(problem))), file=sys.stderr)
+        print(PROBLEM.format(problem=escaped(str(problem))), file=sys.stderr)
         return EXIT_PROBLEM
+
+    def stopped(number, frame):
+        raise Stopped(number)
+    for number in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(number, stopped)
     scratch = Path(tempfile.mkdtemp(prefix="check-"))
     check = None
     try:
+        folder = options.folder.resolve()
         out = sys.stdout
         print(CHECKING.format(folder=escaped(str(folder)), title=pack.title), file=out)
         print(AS_YOU.format(cpu=pack.cpu_seconds), file=out)
@@ -332,40 +391,48 @@ def main(argv=None) -> int:
         if pack.python and pack.python != here and any(
                 not program.built for program, _ in pack.programs):
             print(PYTHON_DIFFERS.format(here=here, there=pack.python), file=out)
+        snapshot = scratch / "snapshot"
         try:
-            snapshot = copied(folder, scratch / "snapshot", out)
+            root = copied(folder, snapshot, [program for program, _ in pack.programs], out)
         except Refused as problem:
-            print(NOT_COPIED.format(problem=escaped(str(problem), most=1000)), file=sys.stderr)
+            print(PROBLEM.format(problem=escaped(str(problem), most=1000)), file=sys.stderr)
             return EXIT_PROBLEM
-        root = marked_folder(snapshot, [program for program, _ in pack.programs])
         if root != snapshot:
             print(ENTERED.format(folder=escaped(str(folder)), name=escaped(root.name)), file=out)
         check = Check(pack, root, scratch, out)
-        check.all()
-        print(f"\n{SUMMARY.format(passed=check.passed(), total=check.total)}", file=out)
-        return 0 if check.passed() == check.total else 1
-    except KeyboardInterrupt:
+        check.every_program()
+        print(f"\n{SUMMARY.format(passed=check.passed(), total=check.total())}", file=out)
+        return 0 if check.passed() == check.total() else 1
+    except (KeyboardInterrupt, Stopped) as stop:
         if check is not None:
             check.runner.stop()
-            print(f"\n{INTERRUPTED.format(done=len(check.verdicts), total=check.total)}",
+            print(f"\n{INTERRUPTED.format(done=len(check.verdicts), total=check.total())}",
                   file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return 128 + getattr(stop, "number", signal.SIGINT)
     except BrokenPipeError:  # its reader went away (`| head`): the check ends, quietly
-        if check is not None:
-            check.runner.stop()
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+    except OSError as problem:  # a full disk, an unwritable terminal
+        print(PROBLEM.format(problem=escaped(str(problem))), file=sys.stderr)
+        return EXIT_PROBLEM
     finally:
-        if check is not None and options.json:
-            write_verdicts(options.json, check.verdicts)
-        remove_tree(scratch)
+        if check is not None:
+            check.runner.stop()
+            if options.json:
+                write_verdicts(options.json, check.verdicts)
+        try:
+            remove_tree(scratch)
+        except OSError:
+            pass  # what a program made that we cannot remove stays in the temporary folder
 
 
 def write_verdicts(path: Path, verdicts: dict) -> None:
-    path.write_text(json.dumps({case: {"kind": str(v if isinstance(v, Kind) else v.kind),
-                                       "how": "" if isinstance(v, Kind) else how(v)}
-                                for case, v in verdicts.items()}, indent=1) + "\n",
-                    encoding="utf-8")
+    try:
+        path.write_text(json.dumps({case: {"kind": str(verdict.kind), "how": how(verdict)}
+                                    for case, verdict in verdicts.items()}, indent=1) + "\n",
+                        encoding="utf-8")
+    except OSError as problem:
+        print(PROBLEM.format(problem=escaped(str(problem))), file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -10,13 +10,14 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from golden.cases import load_cases
+from golden.cases import Case
 from golden.programs import Language, Program, Submitted
 
 MANIFEST = "pack.json"
 CASES = "expected_outputs"  # the cases, as the handouts cite them: CASES/FOLDER/NAME.*
 FORMAT = 1
 UNREADABLE = "{path} is not a pack this checker reads: {problem}"
+NO_CASE = "its case {case} has no {path}"
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,7 @@ def written(assignment, wall_seconds: float, idle_seconds: float, folders: dict)
             "flags": None if program.flags is None else list(program.flags),
             "warnings": program.warnings_cost, "cases": folders[name],
             "visible": [{"name": m.case.name, "compare": sorted(m.compare)}
-                        for m in marked if m.visibility == "visible"]})
+                        for m in marked if m.visible]})
     return {"format": FORMAT, "assignment": assignment.name, "title": assignment.title,
             "cpu_seconds": assignment.cpu_seconds, "wall_seconds": wall_seconds,
             "idle_seconds": idle_seconds, "normalise": dict(assignment.normalise or {}),
@@ -68,24 +69,28 @@ def read(folder: Path) -> Pack:
         return Pack(data["assignment"], data["title"], data["cpu_seconds"],
                     data["wall_seconds"], data["idle_seconds"], data["normalise"],
                     data["python"], programs)
-    except (OSError, ValueError, KeyError, TypeError) as problem:
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as problem:
         raise ValueError(UNREADABLE.format(path=path, problem=problem)) from None
 
 
 def _program(folder: Path, entry: dict) -> tuple:
-    language = entry["language"]
+    """(the program, its visible cases): the files of the cases pack.json names, and only
+    those (a folder a file manager wrote a .DS_Store in still reads)."""
     language = Language(**{key: tuple(value) if isinstance(value, list) else value
-                           for key, value in language.items()})
+                           for key, value in entry["language"].items()})
     cases_folder = folder / entry["cases"]
     program = Program(entry["name"], language,
-                      tuple(Submitted(**kind) for kind in entry["submit"]), entry["entry"],
-                      None, cases_folder, None,
-                      None if entry["flags"] is None else tuple(entry["flags"]),
-                      entry["warnings"])
-    visible = entry["visible"]
-    cases = {case.name: case for case in load_cases(program.name, folder=cases_folder)} \
-        if visible else {}
-    return program, [Checked(cases[case["name"]], frozenset(case["compare"])) for case in visible]
+                      tuple(Submitted(**kind) for kind in entry["submit"]), entry=entry["entry"],
+                      reference=None, cases_folder=cases_folder,
+                      flags=None if entry["flags"] is None else tuple(entry["flags"]),
+                      warnings_cost=entry["warnings"])
+    cases = []
+    for case in entry["visible"]:
+        found = Case(program.name, case["name"], cases_folder)
+        if not found.file(".out").is_file():
+            raise ValueError(NO_CASE.format(case=found.id, path=found.file(".out")))
+        cases.append(Checked(found, frozenset(case["compare"])))
+    return program, cases
 
 
 def dumps(data: dict) -> str:

@@ -12,6 +12,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 import zipfile
@@ -224,7 +225,7 @@ cases = "cases/echo"
   [[programs.groups]]
   name = "not shown"
   marks = 1
-  cases = ["secret"]
+  cases = ["xylophone"]
   visibility = "hidden"
 '''
 
@@ -238,7 +239,7 @@ def echo(tmp_path):
     (course / "reference" / "echo.py").write_text(ECHO)
     cases = course / "cases" / "echo"
     cases.mkdir(parents=True)
-    for name, said in (("hello", "hello"), ("secret", "the hidden case's words")):
+    for name, said in (("hello", "hello"), ("xylophone", "the hidden case's words")):
         (cases / f"{name}.in").write_text(f"{said}\n")
         (cases / f"{name}.out").write_text(f"you said {said}\n")
     (course / "echo.toml").write_text(OWN)
@@ -251,7 +252,8 @@ def echo(tmp_path):
 def test_an_instructors_own_pack_leaves_its_hidden_case_out(echo):
     _, pack, _ = echo
     for path, data in every_file(pack).items():
-        assert b"secret" not in data and b"hidden case" not in data and "secret" not in path, path
+        assert b"xylophone" not in data and b"hidden case" not in data, path
+        assert "xylophone" not in path
 
 
 @pytest.mark.parametrize("program, said", [
@@ -364,8 +366,179 @@ def test_without_the_compiler_it_says_so(packs, tmp_path):
     assert done.returncode == 1
 
 
-def test_a_folder_that_is_not_there_is_one_line(packs, tmp_path):
-    done = check(packs / "seeded", tmp_path / "nowhere", only_python(tmp_path), cwd=tmp_path)
+@pytest.mark.parametrize("given, said", [
+    ("nowhere", "check.py: there is no folder {path}: give the folder that holds your work"),
+    ("a file", "check.py: {path} is not a folder: give the folder that holds your work"),
+    ("loop", "check.py: there is no folder {path}: give the folder that holds your work")])
+def test_a_folder_that_cannot_be_checked_is_one_line(packs, tmp_path, given, said):
+    (tmp_path / "a file").write_text("")
+    (tmp_path / "loop").symlink_to(tmp_path / "loop2")
+    (tmp_path / "loop2").symlink_to(tmp_path / "loop")
+    done = check(packs / "seeded", tmp_path / given, only_python(tmp_path), cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == said.format(path=tmp_path / given) + "\n"
+
+
+def test_a_pack_without_its_data_or_with_broken_data_is_one_line(packs, tmp_path):
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    shutil.copy(packs / "seeded" / "check.py", alone)
+    done = check(alone, None, only_python(tmp_path), cwd=alone)
+    assert done.returncode == 2 and done.stderr.startswith(f"check.py: no pack.json beside it in "
+                                                           f"{alone}: run the check.py of an "
+                                                           "unzipped student pack"), done.stderr
+    (alone / "pack.json").write_text('{"format": 1, "programs": [{"language": []}]}')
+    done = check(alone, tmp_path, only_python(tmp_path))
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
+    assert "is not a pack this checker reads" in done.stderr
+
+
+def test_a_json_target_that_cannot_be_written_is_one_line(echo, tmp_path):
+    _, pack, student = echo
+    (student / "echo.py").write_text(ECHO)
+    done = check(pack, student, only_python(tmp_path), "--json", str(tmp_path))
     assert done.returncode == 2
-    assert done.stderr == f"check.py: {tmp_path / 'nowhere'} is not a folder: give the folder " \
-                          "that holds your work\n"
+    assert done.stderr == f"check.py: --json {tmp_path}: a folder\n"
+
+
+def test_a_file_a_file_manager_leaves_among_the_cases_changes_nothing(packs, tmp_path):
+    pack = shutil.copytree(packs / "seeded", tmp_path / "pack")
+    (pack / "expected_outputs" / "solitaire_1" / ".DS_Store").write_bytes(b"\0\0\0\1Bud1")
+    (pack / "expected_outputs" / "solitaire_1" / "seed_0.out~").write_text("an editor's copy")
+    work = tmp_path / "work"
+    write_assignment(load("seeded"), work)
+    done = check(pack, work, only_python(tmp_path))
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_an_older_python_is_told_in_one_line(packs, tmp_path):
+    code = textwrap.dedent(f"""\
+        import sys
+        sys.version_info = (3, 9, 6, "final", 0)
+        path = {str(packs / "seeded" / "check.py")!r}
+        exec(compile(open(path, encoding="utf-8").read(), path, "exec"),
+             {{"__name__": "__main__", "__file__": path}})
+        """)
+    done = subprocess.run([SYSTEM_PYTHON, "-c", code], capture_output=True, text=True,
+                          env=only_python(tmp_path))
+    assert done.returncode == 2 and done.stdout == ""
+    assert len(done.stderr.splitlines()) == 1 and "needs Python 3.10 or newer" in done.stderr
+
+
+MANY_FILES = "files = [open('/dev/null') for _ in range(300)]\n" + ECHO
+MANY_PROCESSES = ("import subprocess\n"
+                  "kids = [subprocess.Popen(['sleep', '1']) for _ in range(40)]\n" + ECHO)
+DAEMON = """\
+import os, sys, time
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        time.sleep(120)  # {token}: holds stdout and stderr open, long after its parent
+    os._exit(0)
+""" + ECHO
+
+
+@pytest.mark.parametrize("program", [
+    MANY_FILES,
+    pytest.param(MANY_PROCESSES, marks=pytest.mark.skipif(
+        os.geteuid() == 0, reason="root is not held to RLIMIT_NPROC: the marker's runs are "
+                                  "throwaway users, a student is not root"))],
+    ids=["300 open files", "40 processes"])
+def test_the_marking_limits_hold_here_too(echo, program, tmp_path):
+    course, pack, student = echo
+    (student / "echo.py").write_text(program)
+    done, verdicts = checker_verdicts(pack, student, only_python(tmp_path, "sleep"), tmp_path)
+    assert verdicts["echo/hello"][0] == "crash", done.stdout
+    assert verdicts == marker_verdicts(student, load(str(course / "echo.toml")), ["echo/hello"],
+                                       tmp_path)
+
+
+def test_a_daemon_left_holding_the_output_is_not_waited_for_and_is_ended(echo, tmp_path):
+    course, pack, student = echo
+    token = "daemon-of-" + tmp_path.name
+    (student / "echo.py").write_text(DAEMON.replace("{token}", token))
+    started = time.monotonic()
+    done, verdicts = checker_verdicts(pack, student, only_python(tmp_path), tmp_path)
+    assert time.monotonic() - started < 20, "it waited for the daemon"
+    assert verdicts == {"echo/hello": ("pass", "")}, done.stdout
+    assert verdicts == marker_verdicts(student, load(str(course / "echo.toml")), ["echo/hello"],
+                                       tmp_path)
+    assert not own_processes(token)
+
+
+def test_a_closed_terminal_stops_the_check_and_its_program_and_leaves_nothing(echo, tmp_path):
+    _, pack, student = echo
+    token = "sleeper-of-" + tmp_path.name
+    (student / "echo.py").write_text(SLEEPER.replace("{token}", token))
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    process = subprocess.Popen([SYSTEM_PYTHON, str(pack / "check.py"), str(student)],
+                               env={**only_python(tmp_path), "TMPDIR": str(scratch)},
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while not own_processes(token) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGHUP)
+    out, err = process.communicate(timeout=30)
+    assert process.returncode == 128 + signal.SIGHUP, out + err
+    assert "Traceback" not in err
+    assert not own_processes(token)
+    assert not list(scratch.iterdir())
+
+
+READ_ONLY = """\
+import atexit, os
+os.makedirs("sub/deeper")
+open("sub/deeper/f", "w").close()
+atexit.register(lambda: [os.chmod(p, 0o500) for p in ("sub/deeper", "sub", ".")])
+""" + ECHO
+
+
+def test_a_program_that_makes_its_folders_read_only_is_cleaned_up(echo, tmp_path):
+    """As a student runs it (not as root, whom no mode stops)."""
+    _, pack, student = echo
+    (student / "echo.py").write_text(READ_ONLY)
+    shared = Path(tempfile.mkdtemp(prefix="pack-test-"))
+    try:
+        shared.chmod(0o755)
+        mine = [shutil.copytree(pack, shared / "pack"), shutil.copytree(student, shared / "work")]
+        scratch = shared / "tmp"
+        scratch.mkdir()
+        scratch.chmod(0o777)
+        as_student, python = [], SYSTEM_PYTHON
+        if os.geteuid() == 0:
+            as_student = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+            python = next((found for found in (SYSTEM_PYTHON, "/usr/bin/python3")
+                           if runs_as_a_student(as_student, found)), None)
+            if python is None:
+                pytest.skip("no Python 3.10 or newer that another user may run")
+        done = subprocess.run([*as_student, python, str(mine[0] / "check.py"),
+                               str(mine[1])], capture_output=True, text=True, timeout=120,
+                              env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8",
+                                   "TMPDIR": str(scratch)})
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert not list(scratch.iterdir()), "the run's folders are left behind"
+    finally:
+        subprocess.run(["chmod", "-R", "u+rwx", str(shared)])
+        shutil.rmtree(shared)
+
+
+def runs_as_a_student(as_student: list, python: str) -> bool:
+    try:
+        return subprocess.run([*as_student, python, "-c", "import subprocess, sys; "
+                               "sys.exit(sys.version_info < (3, 10) or subprocess.run("
+                               "[sys.executable, '-c', '']).returncode)"], capture_output=True,
+                              timeout=60, cwd="/").returncode == 0
+    except OSError:  # no setpriv
+        return False
+
+
+def test_with_the_pack_inside_beside_one_folder_it_chooses_as_the_marker_does(echo, tmp_path):
+    _, pack, student = echo
+    (student / "work").mkdir()
+    (student / "work" / "echo.py").write_text(ECHO)
+    inside = shutil.copytree(pack, student / "pack")
+    done, verdicts = checker_verdicts(inside, student, only_python(tmp_path), tmp_path)
+    assert "holds one folder" not in done.stdout
+    assert "`work/echo.py` looks like it" in done.stdout, done.stdout
+    assert "Left out" not in done.stdout, "the pack's own cases are not the student's"
