@@ -438,18 +438,59 @@ if os.fork() == 0:
 """ + ECHO
 
 
-@pytest.mark.parametrize("program", [
-    MANY_FILES,
-    pytest.param(MANY_PROCESSES, marks=pytest.mark.skipif(
-        os.geteuid() == 0, reason="root is not held to RLIMIT_NPROC: the marker's runs are "
-                                  "throwaway users, a student is not root"))],
-    ids=["300 open files", "40 processes"])
-def test_the_marking_limits_hold_here_too(echo, program, tmp_path):
-    course, pack, student = echo
-    (student / "echo.py").write_text(program)
-    done, verdicts = checker_verdicts(pack, student, only_python(tmp_path, "sleep"), tmp_path)
-    assert verdicts["echo/hello"][0] == "crash", done.stdout
-    assert verdicts == marker_verdicts(student, load(str(course / "echo.toml")), ["echo/hello"],
+@pytest.fixture
+def as_a_student(echo):
+    """Run the echo pack's checker on a student's program as a student runs it: not as root
+    (whom no folder's mode stops and no process limit holds); as root, as the user nobody,
+    on copies that nobody may read. Gives run(program) -> (CompletedProcess, its verdicts,
+    the temporary folder it was given, the copy of the student's folder it checked)."""
+    _, pack, student = echo
+    shared = Path(tempfile.mkdtemp(prefix="pack-test-"))
+    shared.chmod(0o755)
+    as_student, python = [], SYSTEM_PYTHON
+    if os.geteuid() == 0:
+        as_student = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+        python = next((found for found in (SYSTEM_PYTHON, "/usr/bin/python3")
+                       if runs_as_a_student(as_student, found)), None)
+        if python is None:
+            pytest.skip("no Python 3.10 or newer that another user may run")
+
+    def run(program: str):
+        (student / "echo.py").write_text(program)
+        copies = [shutil.copytree(pack, shared / "pack"), shutil.copytree(student, shared / "work")]
+        scratch, out = shared / "tmp", shared / "out"
+        for folder in (scratch, out):
+            folder.mkdir()
+            folder.chmod(0o777)
+        done = subprocess.run([*as_student, python, str(copies[0] / "check.py"), "--json",
+                               str(out / "verdicts.json"), str(copies[1])],
+                              capture_output=True, text=True, timeout=120,
+                              env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8",
+                                   "TMPDIR": str(scratch)})
+        verdicts = json.loads((out / "verdicts.json").read_text())
+        return done, {case: (v["kind"], v["how"]) for case, v in verdicts.items()}, scratch, \
+            copies[1]
+    yield run
+    subprocess.run(["chmod", "-R", "u+rwx", str(shared)])
+    shutil.rmtree(shared)
+
+
+def runs_as_a_student(as_student: list, python: str) -> bool:
+    try:
+        return subprocess.run([*as_student, python, "-c", "import subprocess, sys; "
+                               "sys.exit(sys.version_info < (3, 10) or subprocess.run("
+                               "[sys.executable, '-c', '']).returncode)"], capture_output=True,
+                              timeout=60, cwd="/").returncode == 0
+    except OSError:  # no setpriv
+        return False
+
+
+@pytest.mark.parametrize("program", [MANY_FILES, MANY_PROCESSES],
+                         ids=["300 open files", "40 processes"])
+def test_the_marking_limits_hold_here_too(echo, as_a_student, program, tmp_path):
+    done, verdicts, _, work = as_a_student(program)
+    assert verdicts["echo/hello"][0] == "crash", done.stdout + done.stderr
+    assert verdicts == marker_verdicts(work, load(str(echo[0] / "echo.toml")), ["echo/hello"],
                                        tmp_path)
 
 
@@ -494,43 +535,11 @@ atexit.register(lambda: [os.chmod(p, 0o500) for p in ("sub/deeper", "sub", ".")]
 """ + ECHO
 
 
-def test_a_program_that_makes_its_folders_read_only_is_cleaned_up(echo, tmp_path):
-    """As a student runs it (not as root, whom no mode stops)."""
-    _, pack, student = echo
-    (student / "echo.py").write_text(READ_ONLY)
-    shared = Path(tempfile.mkdtemp(prefix="pack-test-"))
-    try:
-        shared.chmod(0o755)
-        mine = [shutil.copytree(pack, shared / "pack"), shutil.copytree(student, shared / "work")]
-        scratch = shared / "tmp"
-        scratch.mkdir()
-        scratch.chmod(0o777)
-        as_student, python = [], SYSTEM_PYTHON
-        if os.geteuid() == 0:
-            as_student = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
-            python = next((found for found in (SYSTEM_PYTHON, "/usr/bin/python3")
-                           if runs_as_a_student(as_student, found)), None)
-            if python is None:
-                pytest.skip("no Python 3.10 or newer that another user may run")
-        done = subprocess.run([*as_student, python, str(mine[0] / "check.py"),
-                               str(mine[1])], capture_output=True, text=True, timeout=120,
-                              env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8",
-                                   "TMPDIR": str(scratch)})
-        assert done.returncode == 0, done.stdout + done.stderr
-        assert not list(scratch.iterdir()), "the run's folders are left behind"
-    finally:
-        subprocess.run(["chmod", "-R", "u+rwx", str(shared)])
-        shutil.rmtree(shared)
-
-
-def runs_as_a_student(as_student: list, python: str) -> bool:
-    try:
-        return subprocess.run([*as_student, python, "-c", "import subprocess, sys; "
-                               "sys.exit(sys.version_info < (3, 10) or subprocess.run("
-                               "[sys.executable, '-c', '']).returncode)"], capture_output=True,
-                              timeout=60, cwd="/").returncode == 0
-    except OSError:  # no setpriv
-        return False
+def test_a_program_that_makes_its_folders_read_only_is_cleaned_up(as_a_student):
+    done, verdicts, scratch, _ = as_a_student(READ_ONLY)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert verdicts == {"echo/hello": ("pass", "")}
+    assert not list(scratch.iterdir()), "the run's folders are left behind"
 
 
 def test_with_the_pack_inside_beside_one_folder_it_chooses_as_the_marker_does(echo, tmp_path):
