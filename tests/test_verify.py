@@ -37,6 +37,32 @@ count = 2
         "solitaire_1.py": 'print("Eighth(and last) card")\nprint("Done")\nprint("Done")\n'}
 
 
+def test_a_variant_whose_output_is_undefined_says_on_what(tmp_path):
+    """Its runs in two environments may differ: verify compares none of them."""
+    variant = read_variant(variant_file(tmp_path, """
+mistake = "prints one slot past the top"
+undefined = "memory it never wrote"
+[[change]]
+find = '"done"'
+replace = '"Done"'
+count = 2
+"""))
+    assert variant.undefined == "memory it never wrote"
+    with pytest.raises(VariantError):
+        read_variant(variant_file(tmp_path, """
+mistake = "m"
+undefined = true
+[[change]]
+find = 'a'
+replace = 'b'
+"""))
+
+
+def test_only_the_kits_variants_that_say_so_are_undefined():
+    undefined = [variant.id for variant in read_variants(WRONG) if variant.undefined]
+    assert undefined == ["calculation_cpp/waste_pile_shown_from_one_past_the_top"]
+
+
 def test_a_change_to_a_program_of_several_files_names_its_file(tmp_path):
     variant = read_variant(variant_file(tmp_path, """
 mistake = "play returns 1"

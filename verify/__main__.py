@@ -10,7 +10,8 @@ Marks, with the marker and each program's assignment, as a course would:
   3. wrong variants: programs with a mistake students make: each must fail at
      least two marked cases (one case alone is a single point of failure).
 Each of them, piped, is also checked by the assignment's student pack (`make
-student-pack`): on every visible case its checker must say what the marker says.
+student-pack`): on every visible case its checker must say what the marker says (but
+for a variant whose output is `undefined`: it depends on more than its input).
 The kit's assignments by default, their variants in tests/honest/PROGRAM/ and
 tests/wrong/PROGRAM/; an instructor's own assignment file (--assignment FILE.toml)
 with its variants in honest/PROGRAM/ and wrong/PROGRAM/ beside the file.
@@ -58,6 +59,7 @@ NO_VARIANT = "verify: no variant matches {patterns}"
 NOT_SUBMITTED = "none: the program's files are not there (a wrong name?)"
 NOT_BUILT = "none: it does not build (a variant must still compile)"
 NO_CASE = "none: the assignment marks no case of it"
+UNDEFINED = "          not checked with the student pack: its output depends on {what}"
 DISAGREES = "          the student pack says otherwise on {case}: the marker {marker}, the pack {pack}"
 CHECKER_FAILED = "the student pack's checker ended with status {status} on {name}:\n{stderr}"
 PIPED = "stdout, stdin piped"
@@ -237,7 +239,7 @@ def check_wrong(variants, assignments, solutions, scratch, options, packs: dict)
         folder = submission_of(variant, solutions[variant.program],
                                scratch / "wrong" / variant.id)
         marked = mark(folder, assignments[variant.program], variant.program, options,
-                      pack=packs[variant.program])
+                      pack=None if variant.undefined else packs[variant.program])
         caught = marked.caught
         counts.append(len(marked.failed) if not marked.unmarked else 0)
         if not marked.unmarked:
@@ -250,6 +252,8 @@ def check_wrong(variants, assignments, solutions, scratch, options, packs: dict)
             say(FAILED_CASES.format(cases=marked.unmarked or shown or "none"))
             problems.append(f"wrong {variant.id}: " + (marked.unmarked or
                                                       f"fails {len(marked.failed)} case(s)"))
+        if variant.undefined:
+            say(UNDEFINED.format(what=variant.undefined))
         problems += disagreed(marked, f"wrong {variant.id}")
     return problems, counts, failing
 

@@ -12,7 +12,9 @@ A `find` must occur exactly once in the solution as changed so far (or give
 `count`, how many times it occurs, to change them all): a change that no longer
 finds its text fails loudly instead of leaving a right program behind. Where the
 solution is several files (a C++ program's main.cpp and calculation.cpp), each
-change names its own: `file = "main.cpp"`.
+change names its own: `file = "main.cpp"`. A variant whose output depends on more than
+its input (memory it never wrote, in C++) says so in `undefined`: its output may differ
+between any two runs that differ in anything, so no two of its runs are compared.
 """
 
 import sys
@@ -42,6 +44,7 @@ class Variant:
     mistake: str
     changes: tuple  # of (file or None, find, replace, count)
     path: Path
+    undefined: str = ""  # what, besides its input, its output depends on
 
     @property
     def id(self) -> str:
@@ -75,12 +78,13 @@ def read_variant(path: Path) -> Variant:
     changes = data.get("change", [])
     if not isinstance(data.get("mistake"), str) or not changes or not all(
             isinstance(c.get("find"), str) and isinstance(c.get("replace"), str)
-            and isinstance(c.get("file", ""), str) for c in changes):
+            and isinstance(c.get("file", ""), str) for c in changes) \
+            or not isinstance(data.get("undefined", ""), str):
         raise VariantError(NEEDS.format(path=path))
     return Variant(program=path.parent.name, name=path.stem, mistake=data["mistake"],
                    changes=tuple((c.get("file"), c["find"], c["replace"], c.get("count", 1))
                                  for c in changes),
-                   path=path)
+                   path=path, undefined=data.get("undefined", ""))
 
 
 def read_variants(folder: Path) -> list:
