@@ -30,6 +30,7 @@ from golden.run import STATS_FILE, STATS_VARIABLE, CpuWatch, Limit, Ran, collect
     limit_hit, reap
 from golden.visible import escaped
 from marking.build import budget as build_budget
+from marking.cgroups import kill_every
 from marking.build import build_command, came_to, kept, sources_of
 from marking.limits import (MEMORY_BYTES, PROCESSES, SAFE_PATH, Budget, processes_of, rlimits,
                             scrubbed_environment)
@@ -54,7 +55,6 @@ if sys.version_info < (3, 10):
 PACK = Path(__file__).resolve().parent
 EXIT_PROBLEM = 2
 CPU_POLL_SECONDS = 0.1
-STRAY_ROUNDS = 20  # kills of what a run left behind, until none is left
 RUN_VARIABLE = "CHECK_PY_RUN"  # marks a run's processes, so that none outlives it (Linux)
 
 CHECKING = "Checking {folder} against {title}: its visible cases, as the marking runs them"
@@ -155,16 +155,7 @@ class Runner:
             return
         pid, token = self.running
         kill_group(pid)
-        for _ in range(STRAY_ROUNDS):
-            strays = marked_processes(f"{RUN_VARIABLE}={token}".encode())
-            if not strays:
-                break
-            for stray in strays:
-                try:
-                    os.kill(stray, signal.SIGKILL)
-                except OSError:
-                    pass  # it has ended
-            time.sleep(0.01)
+        kill_every(lambda: marked_processes(f"{RUN_VARIABLE}={token}".encode()))
         self.running = None
 
 
