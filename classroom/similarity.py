@@ -1,7 +1,7 @@
 """The most similar pairs of a class's submissions, flagged for a person to read, never penalised.
 
 Tool: copydetect 0.5 (MOSS's winnowing; names, strings and comments filtered out before matching),
-for its public Python API (CodeFingerprint, compare_files), its boilerplate fingerprints (the
+for its public Python API (CodeFingerprint, get_copied_slices), its boilerplate fingerprints (the
 reference programs and the handout's code, which everyone may share, never count), and as pure
 Python on numpy and pygments it runs on CPython 3.10-3.13 offline (it imports matplotlib for its
 report's plots, which we do not draw, so that comes along). Not compare50: its newest
@@ -11,9 +11,16 @@ private (compare50._api), and lib50 brings requests and cryptography to fetch fr
 copydetect's own report is one page that loads Bootstrap from a CDN and writes file paths
 unescaped, so each listed pair gets a page of ours, rendered by jinja2 with autoescape and a
 Content-Security-Policy that runs no script: nothing a student wrote reaches it unescaped.
+
+Bounded (14 copies of a 256 KiB file once took 71 s and 862 MiB): only a file's first MOST_BYTES
+are compared, and the scan says so; a verbatim copy is fingerprinted once; a fingerprint is kept
+as arrays, and a pair compared as copydetect's compare_files does but on those arrays, since
+compare_files builds an array for each shared k-gram: beyond 5 students its pairs cost more than
+the fingerprints (a second for a pair of 256 KiB tables of numbers).
 """
 
 import io
+import os
 import unicodedata
 from dataclasses import dataclass
 from itertools import combinations
@@ -21,14 +28,17 @@ from pathlib import Path, PurePosixPath
 
 import jinja2
 import numpy as np
-from copydetect import CodeFingerprint, compare_files, defaults
+from copydetect import CodeFingerprint, defaults
+from copydetect.utils import get_copied_slices
 
 from golden.visible import show_char
 
 LANGUAGE = "python"  # the tokenizer of a program no language is given for
 NOISE = defaults.NOISE_THRESHOLD  # k: a match shorter than this (filtered characters) is noise
 WINDOW = defaults.GUARANTEE_THRESHOLD - NOISE + 1  # 1: every k-gram is a fingerprint
-MOST_BYTES = 256 * 1024  # read of a file: its tokenizer takes about 5 s a megabyte
+# Compared of a file: a course's programs stay under 40 KiB (the kit's largest, solitaire_1.py, is
+# 11 KiB); a fingerprint takes 2 s a megabyte of code, 6 s of a table of numbers (all k-grams).
+MOST_BYTES = 64 * 1024
 FOLDER = "similarity"
 PAGE = "pair-{rank:03d}.html"
 OLD_PAGES = "pair-*.html"
@@ -40,7 +50,7 @@ NOT_HANDED_IN = "not handed in"
 SKIPPED_LINK = "a link, not a file"
 SKIPPED_BINARY = "it holds a NUL byte, so it is not a program"
 SKIPPED_UNREADABLE = "it cannot be read ({problem})"
-CUT = "larger than {kib} KiB: only its first {kib} KiB are compared"
+CUT = "{size} KiB: only its first {kib} KiB were compared"
 
 TITLE = "{program}: {first} and {second}"
 SCORE = "{percent:.0f}% similar (the larger of the two shares below)"
@@ -48,7 +58,7 @@ SHARE = "{name}: {percent:.0f}% of this file is also in the other's"
 NOTE = ("A flag for a person to read, not a verdict and never a mark. Marked: what the two files "
         "share beyond the code everyone may share (the reference programs and the handout's "
         "code); names, strings and comments are left out of the matching.")
-TRUNCATED = "Only the first {kib} KiB of this file were compared and are shown."
+TRUNCATED = "Only the first {kib} KiB of this file ({size} KiB) were compared and are shown."
 
 PAGE_TEMPLATE = """<!DOCTYPE html>
 <html lang="en">
@@ -114,6 +124,17 @@ class Scan:
 class _Code:
     text: str
     truncated: bool
+    kib: int  # the whole file's size, rounded up
+
+
+@dataclass(frozen=True)
+class _Print:
+    """copydetect's fingerprint of a file as arrays: its dict of lists of numpy scalars holds
+    11 MiB for 64 KiB of numbers, these 1 MiB, and a pair is compared without a loop in Python."""
+    hashes: np.ndarray  # of each k-gram outside the boilerplate, sorted
+    starts: np.ndarray  # where each of those k-grams starts in the filtered code
+    coverage: float  # how many filtered characters they cover (CodeFingerprint.token_coverage)
+    offsets: np.ndarray  # characters filtered out before each point (CodeFingerprint.offsets)
 
 
 class _Unread(Exception):
@@ -152,7 +173,7 @@ def scan(submissions: dict, programs: list, shared, out: Path, most: int = 20,
         language = languages.get(program, LANGUAGE)
         boilerplate = (_boilerplate(shared.get(program, []) if isinstance(shared, dict)
                                     else shared, language) if len(submissions) > 1 else None)
-        codes = {}
+        codes, prints = {}, {}  # prints: text -> its fingerprint, for a verbatim copy
         for name in sorted(submissions):
             try:
                 code = _read(Path(submissions[name]) / program)
@@ -160,9 +181,11 @@ def scan(submissions: dict, programs: list, shared, out: Path, most: int = 20,
                 left_out[name, program] = str(why)
                 continue
             if code.truncated:
-                cut[name, program] = CUT.format(kib=MOST_BYTES // 1024)
+                cut[name, program] = CUT.format(size=code.kib, kib=MOST_BYTES // 1024)
             if boilerplate is not None:
-                codes[name] = (code, _fingerprint(program, code.text, boilerplate, language))
+                if code.text not in prints:
+                    prints[code.text] = _fingerprint(program, code.text, boilerplate, language)
+                codes[name] = (code, prints[code.text])
         for first, second in combinations(codes, 2):
             matches.extend(_compare(program, (first, second), codes[first], codes[second]))
     matches = [match for match in matches if match.score >= least]
@@ -188,7 +211,7 @@ def _page(match) -> str:
 
 def _read(path: Path) -> _Code:
     """The first MOST_BYTES of a regular file as text: a 5 MB file costs no more than a
-    256 KiB one, and bytes that are not UTF-8 become U+FFFD. A link (which could show a
+    64 KiB one, and bytes that are not UTF-8 become U+FFFD. A link (which could show a
     file from outside the submission), a file with a NUL byte, or none, raises _Unread."""
     if path.is_symlink():
         raise _Unread(SKIPPED_LINK)
@@ -197,17 +220,26 @@ def _read(path: Path) -> _Code:
     try:
         with path.open("rb") as stream:
             data = stream.read(MOST_BYTES + 1)
+            size = max(os.fstat(stream.fileno()).st_size, len(data))
     except OSError as error:
         raise _Unread(SKIPPED_UNREADABLE.format(problem=error.strerror or error)) from None
     if b"\0" in data:
         raise _Unread(SKIPPED_BINARY)
-    return _Code(data[:MOST_BYTES].decode("utf-8", errors="replace"), len(data) > MOST_BYTES)
+    return _Code(data[:MOST_BYTES].decode("utf-8", errors="replace"), len(data) > MOST_BYTES,
+                 -(-size // 1024))
 
 
-def _fingerprint(name: str, text: str, boilerplate, language: str) -> CodeFingerprint:
+def _fingerprint(name: str, text: str, boilerplate, language: str) -> _Print:
     """copydetect's fingerprint of text we read ourselves (fp=): it never opens the file."""
-    return CodeFingerprint(name, NOISE, WINDOW, boilerplate, language=language,
-                           fp=io.StringIO(text))
+    found = CodeFingerprint(name, NOISE, WINDOW, boilerplate, language=language,
+                            fp=io.StringIO(text))
+    groups = found.hash_idx  # hash -> where each k-gram of that hash starts
+    hashes = np.repeat(np.fromiter(groups, np.int64, len(groups)),
+                       [len(starts) for starts in groups.values()])
+    starts = np.fromiter((start for starts in groups.values() for start in starts), np.int64,
+                         len(hashes))
+    order = np.argsort(hashes)
+    return _Print(hashes[order], starts[order], found.token_coverage, found.offsets)
 
 
 def _boilerplate(shared: list, language: str):
@@ -225,14 +257,29 @@ def _boilerplate(shared: list, language: str):
 
 
 def _compare(program, names, one, other):
-    """The pair, when the two share anything beyond the boilerplate."""
-    overlap, shares, slices = compare_files(one[1], other[1])
-    if overlap == 0:
+    """The pair, when the two share anything beyond the boilerplate: compare_files's shares and
+    slices, the k-grams of each side that the other holds found in its sorted hashes."""
+    prints = one[1], other[1]
+    shared = [mine.starts[np.searchsorted(theirs.hashes, mine.hashes, "right")
+                          > np.searchsorted(theirs.hashes, mine.hashes)]
+              for mine, theirs in (prints, prints[::-1])]
+    if not len(shared[0]):
         return []
-    shares = tuple(min(1.0, float(share)) for share in shares)
-    return [_Match(*names, program, max(shares), shares,
-                   tuple(np.asarray(side, dtype=np.int64) for side in slices),
+    sides = [_copied(*side) for side in zip(prints, shared)]
+    shares = tuple(share for share, _ in sides)
+    return [_Match(*names, program, max(shares), shares, tuple(slices for _, slices in sides),
                    (one[0], other[0]))]
+
+
+def _copied(mine: _Print, shared: np.ndarray):
+    """The share of my file that the other holds (at most 1), and where it is in my text, from
+    where the k-grams we share start: as compare_files computes them."""
+    slices = get_copied_slices(shared, NOISE)
+    share = np.sum(slices[1] - slices[0]) / mine.coverage
+    if len(mine.offsets):
+        slices += mine.offsets[:, 1][np.clip(np.searchsorted(mine.offsets[:, 0], slices),
+                                             0, mine.offsets.shape[0] - 1)]
+    return min(1.0, float(share)), slices
 
 
 def _side(name, share, code, slices) -> dict:
@@ -249,7 +296,8 @@ def _side(name, share, code, slices) -> dict:
             at = end
     pieces.append((_drawn(text[at:]), False))
     return {"heading": SHARE.format(name=name, percent=100 * share),
-            "truncated": TRUNCATED.format(kib=MOST_BYTES // 1024) if code.truncated else "",
+            "truncated": (TRUNCATED.format(kib=MOST_BYTES // 1024, size=code.kib)
+                          if code.truncated else ""),
             "pieces": pieces}
 
 
