@@ -18,6 +18,9 @@ comma := ,
 
 VENV_PYTHON := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+MARK_STAMP := $(VENV)/.installed-mark
+CLASS_STAMP := $(VENV)/.installed-class
+PIP := $(VENV_PYTHON) -m pip install --quiet --disable-pip-version-check
 
 unexport PROGRAM SUBMISSION SUBMISSIONS ASSIGNMENT INPUTS OUT TIMES ARGS
 
@@ -30,10 +33,21 @@ help:  ## this list: each target and what it does
 play:  ## play a program: make play PROGRAM=patience ARGS="golf --seed 3" (default solitaire_1)
 	$(PYTHON) $(or $(PROGRAM),solitaire_1).py $(ARGS)
 
+# What each job installs: the tests everything; make mark the marker's requirements alone;
+# make mark-class the marker's and the class's (copydetect, jinja2, tqdm).
 $(STAMP): requirements-dev.txt requirements-fast.txt requirements-mark.txt requirements-class.txt
 	$(PYTHON) -m venv $(VENV)
-	$(VENV_PYTHON) -m pip install --quiet --disable-pip-version-check \
-		-r requirements-dev.txt -r requirements-fast.txt
+	$(PIP) -r requirements-dev.txt -r requirements-fast.txt
+	touch $@
+
+$(MARK_STAMP): requirements-mark.txt
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) -r requirements-mark.txt
+	touch $@
+
+$(CLASS_STAMP): requirements-mark.txt requirements-class.txt
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) -r requirements-mark.txt -r requirements-class.txt
 	touch $@
 
 test: $(STAMP)  ## the whole test suite (PYTEST_ARGS="-k hoyle" for some of it)
@@ -68,7 +82,7 @@ student-pack: $(STAMP)  ## what students check their work with: ASSIGNMENT=NAME 
 mark: export MARK_SUBMISSION = $(value SUBMISSION)
 mark: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
 mark: export MARK_ARGS = $(value ARGS)
-mark: $(STAMP)  ## one submission: SUBMISSION=DIR ASSIGNMENT=NAME [ARGS="--jobs 2 --tty --json results.json"]
+mark: $(MARK_STAMP)  ## one submission: SUBMISSION=DIR ASSIGNMENT=NAME [ARGS="--jobs 2 --tty --json results.json"]
 	$(VENV_PYTHON) -m marking.mark
 
 mark-class: export MARK_SUBMISSIONS = $(value SUBMISSIONS)
@@ -76,7 +90,7 @@ mark-class: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
 mark-class: export MARK_OUT = $(value OUT)
 mark-class: export MARK_TIMES = $(value TIMES)
 mark-class: export MARK_ARGS = $(value ARGS)
-mark-class: $(STAMP)  ## a class: SUBMISSIONS=DIR ASSIGNMENT=NAME [OUT=marked] [TIMES=times.csv] [ARGS="--force"]
+mark-class: $(CLASS_STAMP)  ## a class: SUBMISSIONS=DIR ASSIGNMENT=NAME [OUT=marked] [TIMES=times.csv] [ARGS="--force"]
 	$(VENV_PYTHON) -m classroom.mark_class
 
 gradescope: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
@@ -94,7 +108,7 @@ simulate-patience:  ## deals won, proven lost and undecided: GAME=golf N=200 I=1
 bench: $(STAMP)  ## simulate's time per game against the bare seed-and-shuffle loop
 	$(VENV_PYTHON) bench/simulate.py
 
-bench-mark: $(STAMP)  ## marking time per case: no sandbox, the fallback, namespaces
+bench-mark: $(MARK_STAMP)  ## marking time per case: no sandbox, the fallback, namespaces
 	$(VENV_PYTHON) bench/mark.py
 
 bench-class: $(STAMP)  ## a class marked end to end: students per minute, time outside the students' programs
