@@ -11,8 +11,11 @@ machine slows all alike:
 
     baseline     each case's command run straight in a fresh temporary folder,
                  as golden.run.run_piped does: no sandbox at all
-    fallback     Sandbox(isolation="fallback"), through marking.mark.Marking
-    namespaces   Sandbox(isolation="namespaces") (bubblewrap), where it starts
+    fallback     Sandbox(isolation="fallback"), through marking.mark.Marking, a fresh
+                 sandbox per case (--sandbox-per case)
+    namespaces   Sandbox(isolation="namespaces") (bubblewrap), where it starts, the same
+    .../student  the same sandboxes, each program's cases in one sandbox
+                 (marking.mark.Sessions: --sandbox-per student, the default)
 
 The baseline runs on the snapshot with PYTHONDONTWRITEBYTECODE=1: it compiles
 the programs each run, as a sandboxed run must (the snapshot holds no
@@ -42,8 +45,8 @@ from bench.measure import timed  # noqa: E402 (the project root is on the path o
 from golden.cases import EXPECTED_OUTPUTS  # noqa: E402
 from golden.run import DEFAULT_TIMEOUT, run_piped  # noqa: E402
 from marking.assignment import MarkedCase, declarations  # noqa: E402
-from marking.mark import Marking, skip_reason  # noqa: E402
-from marking.sandbox import FALLBACK, NAMESPACES, Sandbox  # noqa: E402
+from marking.mark import Marking, Sessions, skip_reason  # noqa: E402
+from marking.sandbox import FALLBACK, NAMESPACES, STUDENT, Sandbox  # noqa: E402
 from marking.tree import Limits, copy_tree, remove_tree  # noqa: E402
 from marking.verdicts import PIPE, Rules  # noqa: E402
 
@@ -90,7 +93,7 @@ def bench(cases: list, repeats: int, scratch: Path, python: str) -> None:
     hidden = [ROOT, EXPECTED_OUTPUTS, scratch, ROOT]  # as marking/mark.py's: the submission is the kit
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
     setups = {BASELINE: lambda case: baseline_passes(case, snapshot, env)}
-    sandboxes = {}
+    sandboxes, opened = {}, []
     try:
         for isolation in (FALLBACK, NAMESPACES):
             started = time.perf_counter()
@@ -105,10 +108,13 @@ def bench(cases: list, repeats: int, scratch: Path, python: str) -> None:
             rules = Rules(cpu_seconds=box.timeout, wall_seconds=box.wall_seconds,
                           idle_seconds=box.idle_seconds)
             declared = programs()
-            marking = Marking(box, dict.fromkeys(declared, snapshot), declared, [PIPE],
-                              lambda marked, rules=rules: rules)
-            setups[isolation] = lambda case, marking=marking: marking.case(
-                MarkedCase(case, 1, "", "visible", Rules.compare)).passed
+            for label, sessions in ((isolation, None), (f"{isolation}/{STUDENT}", Sessions(box))):
+                marking = Marking(box, dict.fromkeys(declared, snapshot), declared, [PIPE],
+                                  lambda marked, rules=rules: rules, sessions=sessions)
+                setups[label] = lambda case, marking=marking: marking.case(
+                    MarkedCase(case, 1, "", "visible", Rules.compare)).passed
+                if sessions:
+                    opened.append(sessions)
         for label, mark_one in setups.items():  # a first pass, untimed: caches warm, results checked
             failing = [case.id for case in cases if not mark_one(case)]
             if failing:
@@ -121,6 +127,8 @@ def bench(cases: list, repeats: int, scratch: Path, python: str) -> None:
                 results[label].append(measured(setups[label], cases))
         print(table(results, len(cases)), flush=True)
     finally:
+        for sessions in opened:
+            sessions.close()
         for box in sandboxes.values():
             box.close()
 
@@ -129,14 +137,14 @@ def table(results: dict, count: int) -> str:
     """ms per case, the median ratio of the repeats to the baseline, the CPU per case."""
     per_case = 1000 / count
     base = results[BASELINE]
-    lines = [f"{'setup':<11} {'ms/case':>8} {'ratio':>6}  {'marker CPU':>10} {'children CPU':>12}"
+    lines = [f"{'setup':<18} {'ms/case':>8} {'ratio':>6}  {'marker CPU':>10} {'children CPU':>12}"
              "  (ratio of each repeat)"]
     for label, runs in results.items():
         ratios = [run[0] / floor[0] for run, floor in zip(runs, base)]
-        lines.append(f"{label:<11} {statistics.median(run[0] for run in runs) * per_case:8.1f} "
+        lines.append(f"{label:<18} {statistics.median(run[0] for run in runs) * per_case:8.1f} "
                      f"{statistics.median(ratios):6.2f}  "
                      f"{statistics.median(run[1] for run in runs) * per_case:8.1f}ms "
-                     + (f"{'-':>12}" if label == NAMESPACES else
+                     + (f"{'-':>12}" if label.startswith(NAMESPACES) else
                         f"{statistics.median(run[2] for run in runs) * per_case:10.1f}ms")
                      + "  ("
                      + " ".join(f"{ratio:.2f}" for ratio in ratios) + ")")

@@ -2,6 +2,7 @@
 
     python3 -m classroom.mark_class DIR --assignment NAME [--out DIR] [--times CSV]
                                     [--jobs N] [--force] [--isolation ...]
+                                    [--sandbox-per student|case] [--student-budget S]
                                     [--as-of TIME] [--published] [--similarity-min S]
 
 Each entry of DIR is one student (a folder, or a .zip/.tar.gz archive, unpacked
@@ -81,6 +82,7 @@ OUT_IN_CLASS = ("--out {out} lies inside the class folder {submissions}: it woul
 BAD_AS_OF = "--as-of: {text!r} is not a date and time such as 2027-03-20T09:00"
 BAD_JOBS = "a number of students from 1 to 64"
 BAD_SHARE = "a score from 0 to 1"
+BAD_BUDGET = "a number of CPU seconds from 1 to 3600"
 INTERRUPTED = ("interrupted: {done} of {total} students marked or kept, their results in {out}; "
                "nothing else was written. Run the same command again to go on")
 MARKER_FAILED = "the marker ended with status {status}: {said}"
@@ -133,6 +135,7 @@ class ClassMarking:
         self.options, self.assignment, self.out, self.scratch = options, assignment, out, scratch
         self.cases_each = sum(len(cases) for cases in assignment.programs.values())
         self.regrade_key = assignment_fingerprint(assignment)
+        self.budget = options.student_budget or assignment.student_budget  # a new one marks again
         self.lock = threading.Lock()
         self.stopping = threading.Event()
         self.markers = set()  # the markers running now
@@ -171,7 +174,8 @@ class ClassMarking:
         try:
             self.keep_programs(marked_folder(copy, self.assignment.declared.values()), folder)
             key = {"submission": fingerprint(copy), "assignment": self.regrade_key,
-                   "submitted": student.submitted.isoformat() if student.submitted else None}
+                   "submitted": student.submitted.isoformat() if student.submitted else None,
+                   "budget": self.budget}
             kept = self.kept(folder, key)
             if kept is not None:
                 self.advance(self.cases_each)
@@ -210,8 +214,10 @@ class ClassMarking:
         when it ended as a marker ends: an interrupted run leaves the last good ones."""
         report, results = folder / f".{REPORT}.new", folder / f".{RESULTS}.new"
         options = ["--json", str(results), "--jobs", "1", "--markers", str(self.options.jobs),
-                   "--isolation", self.options.isolation,
+                   "--isolation", self.options.isolation, "--sandbox-per", self.options.sandbox_per,
                    *(f"--require={layer}" for layer in self.options.require)]
+        if self.budget:
+            options += ["--student-budget", f"{self.budget:g}"]
         if student.submitted is not None:
             options += ["--submitted", student.submitted.isoformat()]
         # Paths go by the environment, which a run cannot read, never the command line.
@@ -398,6 +404,13 @@ def parser() -> argparse.ArgumentParser:
                        help="students marked at once (default: the machine's cores)")
     parse.add_argument("--force", action="store_true", help="mark unchanged students again")
     parse.add_argument("--isolation", choices=["auto", "namespaces", "fallback"], default="auto")
+    parse.add_argument("--sandbox-per", choices=["student", "case"], default="student",
+                       help="one sandbox for each student's program, its cases one after "
+                            "another (student), or a fresh one per case (case)")
+    parse.add_argument("--student-budget", type=within(float, 1, 3600, BAD_BUDGET), metavar="S",
+                       help="CPU seconds all of one student's cases may use (default: the "
+                            "assignment's student_budget, else none): past them, the cases "
+                            "left are not run, most marks run first")
     parse.add_argument("--require", action="append", default=[], metavar="LAYER",
                        choices=sorted(REQUIREMENTS),
                        help="refuse to mark unless each run has it (as the assignment's "

@@ -24,12 +24,15 @@ DEFAULT_TIMEOUT = 30.0
 REAP_POLL_SECONDS = 0.01
 ENDED_POLL_SECONDS = 0.05  # how often `collect` looks whether the program has ended
 DRAIN_SECONDS = 0.1  # what it still reads once it has: what the pipes hold already
+BUSY_CPU_SECONDS = 0.02  # less CPU than this over a whole idle allowance is waiting, not
+# working: a program that wakes every second to sleep again is idle, one that works a few
+# milliseconds every 0.2 s is not
 
 
 class Limit(Enum):
     """What ended a run that did not end by itself."""
     CPU = "cpu"  # the CPU seconds of all its processes together
-    IDLE = "idle"  # no CPU time used for too long: waiting, not working
+    IDLE = "idle"  # next to no CPU time used for too long: waiting, not working
     WALL = "wall"  # the wall-clock cap (a timeout, where nothing counts CPU time)
     OUTPUT = "output"  # an output over its cap: `Ran.overflowed` says which
 
@@ -167,7 +170,7 @@ def collect(process, stdin: bytes, deadline: float, most_stdout: int, most_stder
 class CpuWatch:
     """A thread that reads a run's CPU time every `poll` seconds (`read()`: its seconds, or
     None once the run is gone) and kills the run (`kill()`) once it is over `limit`
-    seconds, or has used none for `idle` seconds: waiting, not working. The marker reads a
+    seconds, or has used less than BUSY_CPU_SECONDS in `idle` seconds: waiting, not working. The marker reads a
     control group's; a student's checker, where /proc tells it, the process's."""
 
     def __init__(self, read, limit: float, idle: float, kill, poll: float):
@@ -186,7 +189,7 @@ class CpuWatch:
             if seconds is None:
                 return  # the run has ended
             now = time.monotonic()
-            if seconds != last:
+            if seconds - last >= BUSY_CPU_SECONDS:
                 last, since = seconds, now
             if seconds > self.limit or now - since > self.idle_limit:
                 self.hit, self.idle = seconds > self.limit, seconds <= self.limit

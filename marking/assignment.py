@@ -185,6 +185,7 @@ class Assignment:
     groups: dict = None  # program -> its groups' names, in the file's order
     require: tuple = ()  # of REQUIREMENTS: isolation the marking insists on
     declared: dict = None  # program -> golden.programs.Program: its language, files, reference
+    student_budget: float = None  # CPU seconds of all a student's cases in a class run
 
     def program_marks(self, program: str) -> float:
         return round(sum(marked.marks for marked in self.programs[program]), MARKS_DIGITS)
@@ -257,7 +258,7 @@ def _assignment(name: str, path: Path, data: dict) -> Assignment:
                       data.get("normalise", {}), path.absolute(), data.get("python"),
                       {program["name"]: tuple(group["name"] for group in program["groups"])
                        for program in data["programs"]}, tuple(data.get("require", ())),
-                      declared)
+                      declared, data.get("student_budget"))
 
 
 def _deadline(path: Path, data: dict):

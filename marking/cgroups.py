@@ -213,18 +213,19 @@ class Group:
             except OSError:
                 os._exit(ENTRY_FAILED)
 
-    def out_of_memory(self) -> bool:
-        """Whether the kernel killed a process of the run for going over the memory limit."""
+    def oom_kills(self) -> int:
+        """How many processes of the group the kernel has killed for want of memory: a
+        count since the group was made, which a Session reads before each case."""
         folder = self.folders[0]
         events = folder / ("memory.oom_control" if self.version == 1 else "memory.events")
         try:
             for line in events.read_text().splitlines():
                 key, _, value = line.partition(" ")
-                if key == "oom_kill" and int(value) > 0:
-                    return True
-        except OSError:
+                if key == "oom_kill":
+                    return int(value)
+        except (OSError, ValueError):
             pass
-        return False
+        return 0
 
     def cpu_seconds(self) -> float:
         """The CPU time (user and system) the run's processes have used so far, all of

@@ -20,18 +20,23 @@ SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
 # that needs half of it while it gets an eighth; and a run that only sleeps
 # holds up the marking for no more than 4 times the limit. Busier than that,
 # fewer --jobs at once is the cure, not a higher cap.
-# A run that uses no CPU for as long as its whole allowance (its stdin was all given at
-# once) is sleeping or waiting, not working: it ends then, not at the wall-clock cap.
+# A run that uses next to no CPU (golden.run.BUSY_CPU_SECONDS) for IDLE_SECONDS, its stdin
+# all given at once, is sleeping or waiting, not working: it ends then, not at the
+# wall-clock cap, so that a sleeper costs a class seconds per case, not the whole cap. No
+# honest program of a course waits so long: one that sleeps up to HONEST_SLEEP_SECONDS in a
+# case passes (tests/test_mark_cpu_limit.py), which leaves 3 s for a loaded machine.
 WALL_FACTOR = 4
 IDLE_FLOOR_SECONDS = 2
+IDLE_SECONDS = 5
+HONEST_SLEEP_SECONDS = 2
 
 
 def time_caps(cpu_seconds: float, wall_seconds: float = None) -> tuple:
     """(the wall-clock cap, the idle allowance) of a run with `cpu_seconds` of CPU time:
-    never below the CPU limit; a run that uses no CPU for as long as its limit is waiting,
-    not working."""
+    the cap never below the CPU limit; the allowance IDLE_SECONDS, or the CPU limit where
+    that is shorter (never under IDLE_FLOOR_SECONDS)."""
     wall = max(cpu_seconds, WALL_FACTOR * cpu_seconds if wall_seconds is None else wall_seconds)
-    return wall, max(cpu_seconds, IDLE_FLOOR_SECONDS)
+    return wall, max(IDLE_FLOOR_SECONDS, min(cpu_seconds, IDLE_SECONDS))
 
 
 @dataclass(frozen=True)

@@ -26,23 +26,24 @@ import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from contextlib import closing, contextmanager, nullcontext
 from datetime import datetime
 from pathlib import Path
 
 from common import console
 from golden.cases import EXPECTED_OUTPUTS, ROOT
-from golden.run import STATS_FILE, STATS_VARIABLE
+from golden.run import STATS_FILE, STATS_VARIABLE, Limit
 from golden.visible import escaped
 from marking import from_make, records
 from marking.assignment import REQUIREMENTS, AssignmentError, load, names
 from marking.report import CaseResult, Results, check_json_target, gradescope, write_json, \
     write_report
-from marking.sandbox import AUTO, FALLBACK, NAMESPACES, Sandbox, Stopped
+from marking.sandbox import AUTO, CASE, FALLBACK, NAMESPACES, STUDENT, Sandbox, Stopped
 from marking.submission import marked_folder, skip_reason, why_missing
 from marking.tree import Limits, Refused, copy_tree, remove_tree
 from marking.build import build
-from marking.verdicts import (INTERRUPTED, NOT_BUILT_DETAIL, PIPE, TERMINAL, Kind, Rules,
-                              Verdict, judge)
+from marking.verdicts import (BUDGET_SPENT, INTERRUPTED, NOT_BUILT_DETAIL, PIPE, TERMINAL,
+                              WAITED_OUT, Kind, Rules, Verdict, judge)
 
 UNBUILT_DETAILS = {Kind.NOT_BUILT: NOT_BUILT_DETAIL, Kind.NOT_RUN: INTERRUPTED,
                    Kind.MARKER_ERROR: NOT_BUILT_DETAIL}
@@ -52,6 +53,9 @@ EXIT_INTERRUPTED = 130
 
 MARKING = "Marking {submission} against {assignment}: {title} ({marks:g} marks)"
 RUNS = "{cases} cases, {jobs} at once"
+BUDGET = ("A budget of {seconds:g} s of CPU, and {waiting:g} s of waiting, for all the cases "
+          "together; most marks run first")
+WAITING_SECONDS = 30  # with a budget: what a submission's cases may spend sleeping, all together
 ENTERED = "The submission folder holds one folder, {name}: marking what it holds"
 GOLDEN_READABLE = ("warning: other users can read {path}, and in the fallback a submission runs "
                    "as another user: for real marking, mark from a copy only you can read")
@@ -149,6 +153,13 @@ def parser() -> argparse.ArgumentParser:
     parse.add_argument("--markers", type=jobs, default=1, metavar="N",
                        help="markers sharing this machine's (or container's) memory, this one "
                             "included: make mark-class passes its --jobs")
+    parse.add_argument("--sandbox-per", choices=[STUDENT, CASE], default=STUDENT,
+                       help="one sandbox for each program's cases, one after another, each "
+                            "with a fresh home, /tmp and processes (student), or a fresh "
+                            "sandbox for every case (case: for a disputed mark)")
+    parse.add_argument("--student-budget", type=seconds, metavar="S",
+                       help="CPU seconds all the submission's cases may use together: past "
+                            "them, the cases left are not run (most marks run first)")
     parse.add_argument("--check-isolation", action="store_true",
                        help="say what would confine each run here, and mark nothing: exit "
                             "status 0 when the assignment's and --require's layers are there, "
@@ -158,12 +169,20 @@ def parser() -> argparse.ArgumentParser:
 
 class Marking:
     """One marking run: its cases, the sandbox, and what Ctrl-C must stop. Each program's
-    cases run from its snapshot: the submission, or the program its build made."""
+    cases run from its snapshot: the submission, or the program its build made; in the
+    sessions of `sessions` (a sandbox per student and program) or, without, a fresh sandbox
+    each. With a `budget` of CPU seconds, a case starts only while the cases before it have
+    used less than that, all together, and have waited (ended idle, or at the wall-clock
+    cap) less than WAITING_SECONDS: a sleeper uses no CPU, yet holds the class up."""
 
     def __init__(self, sandbox: Sandbox, snapshots: dict, programs: dict, modes: list, rules_of,
-                 builds: dict = None):
+                 builds: dict = None, sessions: "Sessions" = None, budget: float = None):
         self.sandbox, self.snapshots, self.programs = sandbox, snapshots, programs
         self.modes, self.rules_of, self.builds = modes, rules_of, builds or {}
+        self.sessions, self.budget = sessions, budget
+        self.spent = 0.0  # CPU seconds of the cases run so far
+        self.waited = 0.0  # wall seconds of those that ended idle or at the wall-clock cap
+        self._lock = threading.Lock()
 
     def case(self, marked) -> CaseResult:
         built = self.builds.get(marked.case.program)
@@ -178,12 +197,19 @@ class Marking:
         case = marked.case
         program = self.programs[case.program]
         files = {STATS_FILE: case.stats} if case.stats is not None else {}
+        if self.budget is not None and self.spent >= self.budget:
+            return Verdict(case.id, mode, Kind.NOT_RUN, BUDGET_SPENT.format(seconds=self.budget))
+        if self.budget is not None and self.waited >= WAITING_SECONDS:
+            return Verdict(case.id, mode, Kind.NOT_RUN, WAITED_OUT.format(seconds=WAITING_SECONDS))
+        arguments = (lambda home: program.run_argv(case, home, self.sandbox.python), case.stdin,
+                     files, lambda home: {STATS_VARIABLE: str(home / STATS_FILE)})
         try:
-            outcome = self.sandbox.run(
-                self.snapshots[case.program],
-                lambda home: program.run_argv(case, home, self.sandbox.python), case.stdin,
-                files, lambda home: {STATS_VARIABLE: str(home / STATS_FILE)},
-                terminal=mode == TERMINAL, head=case.head)
+            if self.sessions is None:
+                outcome = self.sandbox.run(self.snapshots[case.program], *arguments,
+                                           terminal=mode == TERMINAL, head=case.head)
+            else:
+                with self.sessions.one(self.snapshots[case.program]) as session:
+                    outcome = session.run(*arguments, terminal=mode == TERMINAL, head=case.head)
         except Stopped:
             return Verdict(case.id, mode, Kind.NOT_RUN, INTERRUPTED)
         except Exception as problem:  # a fault of the marker must not cost the report
@@ -191,7 +217,46 @@ class Marking:
                                                                 f"{problem}"))
         if self.sandbox.stopping.is_set():
             return Verdict(case.id, mode, Kind.NOT_RUN, INTERRUPTED)
+        with self._lock:
+            self.spent += outcome.cpu_seconds or 0.0
+            if outcome.limit in (Limit.IDLE, Limit.WALL):
+                self.waited += (self.sandbox.idle_seconds if outcome.limit is Limit.IDLE
+                                else self.sandbox.wall_seconds)
         return judge(case, mode, outcome, self.rules_of(marked))
+
+
+class Sessions:
+    """The sessions of one marking, one per program's snapshot and case under way at
+    once: a case takes an idle one or opens one, and gives it back; one whose driver has
+    gone is closed, and the next case opens another."""
+
+    def __init__(self, sandbox: Sandbox):
+        self.sandbox, self.idle, self.every = sandbox, {}, []
+        self._lock = threading.Lock()
+
+    @contextmanager
+    def one(self, snapshot: Path):
+        with self._lock:
+            waiting = self.idle.setdefault(snapshot, [])
+            session = waiting.pop() if waiting else None
+        if session is None:
+            session = self.sandbox.session(snapshot)
+            with self._lock:
+                self.every.append(session)
+        try:
+            yield session
+        finally:
+            with self._lock:
+                if session.broken:
+                    self.every.remove(session)
+                    session.close()
+                else:
+                    self.idle[snapshot].append(session)
+
+    def close(self) -> None:
+        for session in self.every:
+            session.close()
+        self.every, self.idle = [], {}
 
 
 def submitted_at(text: str, assignment):
@@ -312,7 +377,8 @@ def mark(options, parse, scratch: Path, assignment, selected: dict, submitted) -
     results.late = assignment.mark_after_deadline(results.score, submitted)
     write_report(results, Terminal(sys.stdout))
     if options.json:
-        confined = {"isolation": sandbox.describe(), "python": sandbox.python,
+        confined = {"isolation": sandbox.describe(), "python": sandbox.base_python,
+                    "sandbox_per": sandbox.per(options.sandbox_per),
                     "users": sandbox.users, "cgroups": [str(parent) for parent in
                                                         sandbox.groups.parents]
                     if sandbox.groups else []}
@@ -358,7 +424,11 @@ def mark_cases(sandbox, options, root: Path, assignment, selected: dict, header:
     selected = {program: chosen for program, chosen in selected.items()  # a missing one always
                 if chosen or not present[program]}
     cases = [marked for program, chosen in selected.items() if present[program] for marked in chosen]
+    cases.sort(key=lambda marked: -marked.marks)  # the budget cuts the same cases every time
     header.append(RUNS.format(cases=len(cases), jobs=options.jobs))
+    header.append(sandbox.describe_per(options.sandbox_per))
+    if options.student_budget:
+        header.append(BUDGET.format(seconds=options.student_budget, waiting=WAITING_SECONDS))
     modes = [PIPE, TERMINAL] if options.tty else [PIPE]
     rules = {}
 
@@ -373,9 +443,11 @@ def mark_cases(sandbox, options, root: Path, assignment, selected: dict, header:
             progress(BUILD_PROGRESS.format(program=program, said=builds[program].said()))
     snapshots = {program: builds[program].folder if program in builds else root
                  for program in selected}
-    marking = Marking(sandbox, snapshots, declared, modes, rules_of, builds)
+    sessions = Sessions(sandbox) if sandbox.per(options.sandbox_per) == STUDENT else None
+    marking = Marking(sandbox, snapshots, declared, modes, rules_of, builds, sessions,
+                      options.student_budget)
     done = {}
-    with ThreadPoolExecutor(options.jobs) as pool:
+    with ThreadPoolExecutor(options.jobs) as pool, closing(sessions) if sessions else nullcontext():
         futures = {pool.submit(marking.case, marked): marked for marked in cases}
         for count, future in enumerate(as_completed(futures), 1):
             result = future.result()

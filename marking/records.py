@@ -102,6 +102,7 @@ class Marking:
     programs: dict  # program -> Program
     late: Late  # the late rule applied, or None
     cases: tuple  # of Case
+    sandbox_per: str = ""  # "student" or "case": what each sandbox was made for
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -118,7 +119,8 @@ class Marking:
                    {name: Program.from_dict(program)
                     for name, program in data.get("programs", {}).items()},
                    Late(**late) if late else None,
-                   tuple(Case.from_dict(case) for case in data.get("cases", ())))
+                   tuple(Case.from_dict(case) for case in data.get("cases", ())),
+                   data.get("sandbox_per", ""))
 
 
 @dataclass(frozen=True)

@@ -290,7 +290,7 @@ def gradescope(results: Results, confined: dict) -> dict:
 
 
 def marking_data(results: Results, isolation=(), python="", users=(),
-                 cgroups=()) -> records.Marking:
+                 cgroups=(), sandbox_per="") -> records.Marking:
     """What a class's grade sheet and pages need, as data: each program's marks (and why a
     missing one is missing, or how its build went), the raw score, the late rule applied,
     and each case's marks, group, visibility and verdicts, each with its sentences, the
@@ -323,7 +323,7 @@ def marking_data(results: Results, isolation=(), python="", users=(),
             late.days, late.accepted, late.cap, late.mark,
             round(late.late.total_seconds() / 3600, 4), late.explain(results.score),
             late.summary()),
-        tuple(cases))
+        tuple(cases), sandbox_per)
 
 
 def verdict_data(case, program, verdict) -> records.Verdict:

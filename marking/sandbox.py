@@ -36,16 +36,18 @@ import random
 import re
 import shutil
 import signal
+import socket
 import stat
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from golden.run import CpuWatch, Limit, Ran, collect, kill_group, limit_hit, reap
-from marking import launcher
+from marking import driver, launcher
 from marking.cgroups import Groups, Unavailable, enclosing_limits, kill_every
 from marking.confine import DEVICES, Access, Confinement
 from marking.limits import (FILE_BYTES, MEMORY_BYTES, PROCESSES, SAFE_PATH, Budget, mebibytes,
@@ -57,6 +59,10 @@ MARKER_ROOM_BYTES = 256 << 20  # left to the marker under a container's memory l
 MARKER_PROCESSES = 64  # left to the marker under a container's process limit
 LEAST_MEMORY_BYTES, LEAST_PROCESSES = 64 << 20, 4  # below these no program starts
 TMP_BYTES = 64 << 20
+SHM_BYTES = 1 << 20  # a fresh /dev/shm per case, which only the sandbox's root may write
+DRIVER_ROOM_BYTES = 32 << 20  # a session's bubblewrap and driver, beside the run's memory
+DRIVER_SECONDS = 30  # what the driver may take to answer once its case has ended
+DRIVER_SOURCE = Path(driver.__file__).read_text(encoding="utf-8")
 HOME_ROOM_BYTES = 64 << 20  # what a run may write in its home, beside the submission
 # Throwaway user ids: above the ranges that systemd and container tools hand out,
 # below 2**31; each marker starts at a random place, so that two markers at
@@ -78,14 +84,23 @@ find "$@" -xdev -mindepth 1 -maxdepth 1 -user "$(id -u)" \\
     -exec chmod -R u+rwx {} + -exec rm -rf --one-file-system {} + 2>/dev/null
 ipcrm --all 2>/dev/null
 exit 0"""
+SANDBOX_PYTHON = "/python"  # under namespaces: where the runs' stdlib-only environment is
+# What an interpreter says it is: asked as root, then as a fallback run's user, which must
+# see the same (the version and the standard library's place included).
+IDENTITY = ("import json, os, sys; print(json.dumps([os.path.realpath(sys.executable), "
+            "sys.base_prefix, sys.base_exec_prefix, sys.version, os.__file__, "
+            "'%d.%d' % sys.version_info[:2]]))")
 SANDBOX_FILES = "/case-files"  # the case's own files, read-only, for the launcher to copy
 OWN_PROC = "/proc/self"  # in the fallback a run reads its own /proc, as under namespaces
 
 NAMESPACES = "namespaces"
+STUDENT, CASE = "student", "case"  # a sandbox per student and program, or per case
 FALLBACK = "fallback"
 AUTO = "auto"
 
 NO_BWRAP = "bubblewrap (bwrap) is not installed"
+DRIVER_FAILED = "the sandbox's driver did not start"
+DRIVER_GONE = "the sandbox's driver has gone"
 NO_TOOLS = "the sandbox needs {tools} (util-linux and coreutils), which are not on the PATH"
 FALLBACK_ASKED = "--isolation fallback"
 NO_INTERPRETER = "no Python interpreter that the sandbox can run; give --python"
@@ -103,8 +118,19 @@ BY_NAMESPACES = "own mount, PID, network, IPC and UTS namespaces"
 NO_NETWORK = "it reaches no network and makes no namespace (seccomp)"
 NETWORK_OPEN = "it can reach the network ({why})"
 NAMESPACES_CUT = "it reaches no network"
+STDLIB_ONLY = "{python} (Python {version}, its standard library alone, as `python3 file.py`)"
 NO_SIZE = "a private /tmp (this bubblewrap has no --size: /tmp and home are capped by memory)"
 LANDLOCK_STOPS_PYTHON = "the interpreter does not start under it"
+PER_STUDENT_NAMESPACES = ("Sandbox: one per student and program (bubblewrap, its control group and "
+                          "its user, entered once); fresh per case: home, /tmp, /dev/shm, the "
+                          "case's files, its processes (all killed and seen gone after it), its "
+                          "CPU time and memory kills; cases at a terminal: a sandbox each")
+PER_STUDENT_FALLBACK = ("Sandbox: one user and one control group per student and program; fresh "
+                        "per case: home and TMPDIR (new folders), the case's files, its "
+                        "processes (all killed and seen gone after it), what it left in shared "
+                        "folders (removed by its user), its CPU time and memory kills")
+PER_CASE = "Sandbox: a fresh one per case{why}"
+NOT_ROOT_PER_CASE = " (not root: no throwaway user to keep the cases' driver out of reach)"
 DESCRIBE_GROUP = "{memory} of memory and {processes} processes for the whole run ({cgroup})"
 DESCRIBE_NO_GROUP = ("{memory} of memory per process and {processes} processes (rlimits only; "
                      "no cgroup: {reason})")
@@ -150,7 +176,8 @@ class Sandbox:
         first = next(interpreters, None)
         if first is None:
             raise RuntimeError(INTERPRETER_FAILS.format(python=python) if python else NO_INTERPRETER)
-        self.python, self.prefixes = first
+        self.python, self.prefixes, self.identity = first
+        self.environment = None  # the stdlib-only environment the runs start from, made below
         self.namespaces, self.why_not = False, FALLBACK_ASKED if isolation == FALLBACK else NO_BWRAP
         if isolation != FALLBACK and self.bwrap:
             self.namespaces, self.why_not = self._namespaces_work()
@@ -158,14 +185,19 @@ class Sandbox:
             raise RuntimeError(NAMESPACES_REFUSED.format(reason=self.why_not))
         if not self.namespaces:  # the run's user must reach the interpreter on the machine itself
             runnable = next((found for found in itertools.chain([first], interpreters)
-                             if self._runs_in_fallback(found[0])), None)
+                             if self._runs_in_fallback(found[0], found[2])), None)
             if runnable is None:
                 raise RuntimeError(INTERPRETER_FAILS.format(python=python) if python
                                    else NO_INTERPRETER)
-            self.python, self.prefixes = runnable
+            self.python, self.prefixes, self.identity = runnable
         if not self.namespaces and self.as_root:
             scratch.chmod(0o711)  # each run's user reaches its own home, and lists nothing
             self.shared_folders = world_writable_folders()
+        self.base_python = self.python  # what the driver runs on, and the report names
+        self.environment = clean_environment(Path(tempfile.mkdtemp(prefix="python-", dir=scratch)),
+                                             self.python, self.identity[5])
+        self.python = str((Path(SANDBOX_PYTHON) if self.namespaces else self.environment)
+                          / "bin" / Path(self.python).name)
         self.groups, self.why_no_group = None, "not root"
         if self.as_root:
             try:
@@ -232,20 +264,36 @@ class Sandbox:
         return [f"Isolation: {', '.join(self.layers())}",
                 f"Reach: {'; '.join(reach)}",
                 f"Limits per run: {time_limit}; {limits}; {mebibytes(FILE_BYTES)} per file; {tmp}; "
-                f"{self.python}"]
+                f"{STDLIB_ONLY.format(python=self.base_python, version=self.identity[3].split()[0])}"]
+
+    def per(self, asked: str) -> str:
+        """What a sandbox is made for, as asked: per student only as root, where the
+        cases' user is not the marker's."""
+        return STUDENT if asked == STUDENT and self.as_root else CASE
+
+    def describe_per(self, asked: str) -> str:
+        if self.per(asked) == CASE:
+            return PER_CASE.format(why=NOT_ROOT_PER_CASE if asked == STUDENT else "")
+        return PER_STUDENT_NAMESPACES if self.namespaces else PER_STUDENT_FALLBACK
 
     # Running
 
     def run(self, snapshot: Path, command, stdin: bytes, files: dict, environment=lambda home: {},
-            terminal: bool = False, head: int = None, budget: Budget = None):
+            terminal: bool = False, head: int = None, budget: Budget = None, held=None):
         """Run `command(home)` (an argv) with `stdin` and `environment(home)` added to a
         scrubbed environment, its home filled from `snapshot` plus `files` ({name: bytes});
         a `golden.run.Ran` (at a terminal: its screen). With `head`, stdout's reader goes away after that many bytes.
-        `budget`: what the run may use (the marking's by default)."""
+        `budget`: what the run may use (the marking's by default). `held`: a fallback
+        Session's user and control group, kept after the run, instead of fresh ones."""
         if self.stopping.is_set():
             raise Stopped
         budget = budget or self.budget
-        uid = self.new_user()
+        if held is None:
+            group = self.groups.new(budget.memory, budget.processes + 2) if self.groups else None
+            usage = Usage(self.new_user(), group)
+        else:
+            usage = held.usage()
+        uid, group = usage.uid, usage.group
         given = self._case_files(files)
         if self.namespaces:
             folder, home, tmp = None, SANDBOX_HOME, ""
@@ -263,7 +311,6 @@ class Sandbox:
             wrapped = self._bwrap(snapshot, given, seccomp) + wrapped
         env = {**scrubbed_environment(home, TMPDIR=tmp or "/tmp", **environment(Path(home))),
                **where}
-        group = self.groups.new(budget.memory, budget.processes + 2) if self.groups else None
         access = None if self.namespaces else self._access(snapshot, given, home, tmp)
         entering = self._entering(group, access)
         passed = (seccomp,) if seccomp is not None else ()
@@ -271,9 +318,8 @@ class Sandbox:
         watch = None
         try:
             if self.measures_cpu:
-                watch = CpuWatch(lambda: group_cpu_seconds(group), budget.cpu_seconds,
-                                 budget.idle_seconds, lambda: self._kill_run(run_id, uid, group),
-                                 CPU_POLL_SECONDS)
+                watch = CpuWatch(usage.cpu_seconds, budget.cpu_seconds, budget.idle_seconds,
+                                 lambda: self._kill_run(run_id, uid, group), CPU_POLL_SECONDS)
             started = lambda pid: self._started(run_id, pid, uid, group)  # noqa: E731
             if terminal:
                 from golden.terminal import run_in_terminal
@@ -281,8 +327,8 @@ class Sandbox:
                 screen = run_in_terminal(wrapped, stdin, "/", env, budget.wall_seconds,
                                          depth=2 if self.namespaces else 0, started=started,
                                          preexec_fn=entering, pass_fds=passed)
-                return self._terminal_outcome(screen, watch, group, budget)
-            return self._piped(wrapped, stdin, env, started, group, watch, head, entering, passed,
+                return self._terminal_outcome(screen, watch, usage, budget)
+            return self._piped(wrapped, stdin, env, started, usage, watch, head, entering, passed,
                                budget)
         finally:
             if seccomp is not None:
@@ -292,12 +338,16 @@ class Sandbox:
             with self._lock:
                 self._running.pop(run_id, None)
             self._end(uid, group)
-            if group:
+            if group and held is None:
                 group.remove()
             if folder is not None:
                 self._clean_after(uid, folder)
             if given:
                 remove_tree(given)
+
+    def session(self, snapshot: Path) -> "Session":
+        """One student's program: its cases run one after another in one sandbox."""
+        return Session(self, snapshot)
 
     def limits(self, uid: int = -1, budget: Budget = None) -> list:
         """The rlimits of each process of a run of `uid`; without a throwaway user
@@ -308,7 +358,8 @@ class Sandbox:
     def _access(self, snapshot: Path, given, home: str, tmp: str) -> Access:
         """What a fallback run may reach of the file system: what bubblewrap would show it."""
         system = ["/usr", *(f"/{name}" for name in SYSTEM_FOLDERS), *SYSTEM_FILES,
-                  *map(str, self.prefixes), str(snapshot), *([str(given)] if given else [])]
+                  *map(str, self.prefixes), *([str(self.environment)] if self.environment else []),
+                  str(snapshot), *([str(given)] if given else [])]
         return Access(read=tuple(system + [OWN_PROC]), write=(home, tmp, *DEVICES))
 
     def _entering(self, group, access):
@@ -367,6 +418,7 @@ class Sandbox:
     def close(self) -> None:
         if self.groups:
             self.groups.remove()
+        remove_tree(self.environment)
 
     def _started(self, run_id, pid: int, uid: int, group) -> None:
         with self._lock:
@@ -393,13 +445,13 @@ class Sandbox:
         return status in (-signal.SIGXCPU, 128 + signal.SIGXCPU) if self.namespaces \
             else status == -signal.SIGXCPU
 
-    def _terminal_outcome(self, screen: Ran, watch, group, budget: Budget) -> Ran:
+    def _terminal_outcome(self, screen: Ran, watch, usage: "Usage", budget: Budget) -> Ran:
         """The terminal's run, with the limit that ended it as the run's limits say."""
         cpu_seconds = watch.stop() if watch else None
         limit = screen.limit if screen.too_large else self._limit(
             watch, cpu_seconds, screen.status, budget, screen.timed_out)
         return Ran(screen.stdout, status=None if limit else screen.status, limit=limit,
-                   overflowed=screen.overflowed, out_of_memory=bool(group and group.out_of_memory()),
+                   overflowed=screen.overflowed, out_of_memory=usage.out_of_memory(),
                    cpu_seconds=cpu_seconds, read_past_input=screen.read_past_input)
 
     def _limit(self, watch, cpu_seconds, status, budget: Budget, timed_out: bool):
@@ -407,7 +459,7 @@ class Sandbox:
         return limit_hit(watch, cpu_seconds, budget.cpu_seconds, self._killed_by_rlimit(status),
                          timed_out)
 
-    def _piped(self, argv: list, stdin: bytes, env: dict, started, group, watch=None,
+    def _piped(self, argv: list, stdin: bytes, env: dict, started, used: "Usage", watch=None,
                head: int = None, entering=None, passed=(), budget: Budget = None) -> Ran:
         """Pipe stdin in, collect stdout and stderr up to the budget's cap each (stdout
         up to `head` bytes, then its read end closed, as `| head -c` does), kill the whole
@@ -428,8 +480,8 @@ class Sandbox:
             timed_out = status is None
         if timed_out or too_large or self.stopping.is_set():
             kill_group(process.pid)
-            if group:
-                group.kill()
+            if used.group:
+                used.group.kill()
         if status is None:
             status, usage = reap(process)
         if watch:
@@ -442,7 +494,7 @@ class Sandbox:
                                                            timed_out)
         stopped = limit is not None or (status < 0 and self.stopping.is_set())
         return Ran(stdout, stderr, None if stopped else status, limit, too_large,
-                   bool(group and group.out_of_memory()), cpu_seconds)
+                   used.out_of_memory(), cpu_seconds)
 
     # Setting up
 
@@ -483,26 +535,27 @@ class Sandbox:
                  "--ro-bind", str(snapshot), SANDBOX_SNAPSHOT]
         if files:
             argv += ["--ro-bind", str(files), SANDBOX_FILES]
+        if self.environment:
+            argv += ["--ro-bind", str(self.environment), SANDBOX_PYTHON]
         for path in self.hidden:  # the kit, say, if it lies under a folder bound above
             if any(_under(path, folder) for folder in bound):
                 argv += ["--tmpfs", str(path)]
         return argv + ["--chdir", "/", "--"]
 
     def _interpreters(self, python):
-        """(interpreter, the folders it needs), asked of each candidate itself when the
-        one before would not do; never a virtual environment's (its folder may lie
-        inside the kit, which is hidden)."""
+        """(interpreter, the folders it needs, what it says it is), asked of each candidate
+        itself when the one before would not do; never a virtual environment's (its folder
+        may lie inside the kit, which is hidden)."""
         candidates = [python] if python else [getattr(sys, "_base_executable", sys.executable),
                                               sys.executable, "/usr/local/bin/python3",
                                               "/usr/bin/python3"]
-        ask = ("import json, os, sys; print(json.dumps([os.path.realpath(sys.executable), "
-               "sys.base_prefix, sys.base_exec_prefix]))")
         found = set()
         for candidate in dict.fromkeys(candidates):
             try:
-                done = subprocess.run([candidate, "-I", "-S", "-c", ask], capture_output=True,
+                done = subprocess.run([candidate, "-I", "-S", "-c", IDENTITY], capture_output=True,
                                       timeout=30, env=scrubbed_environment("/"), cwd="/")
-                executable, *prefixes = json.loads(done.stdout)
+                identity = json.loads(done.stdout)
+                executable, *prefixes = identity[:3]
             except (OSError, ValueError, subprocess.SubprocessError):
                 continue
             folders = {Path(os.path.realpath(prefix)) for prefix in prefixes}
@@ -511,7 +564,7 @@ class Sandbox:
                 raise RuntimeError(INTERPRETER_IN_KIT.format(python=candidate))
             if executable not in found:
                 found.add(executable)
-                yield executable, sorted(folders)
+                yield executable, sorted(folders), identity
 
     def _namespaces_work(self):
         """(True, "") when bubblewrap can start the interpreter here, with the seccomp
@@ -534,32 +587,38 @@ class Sandbox:
             return False, said[-1] if said else f"bwrap exited with status {done.returncode}"
         return True, ""
 
-    def _runs_in_fallback(self, python: str) -> bool:
-        """Whether `python` starts as a fallback run: its user, its limits, its layers.
-        Should Landlock be what stops it, the fallback goes on without Landlock, and says so."""
+    def _runs_in_fallback(self, python: str, identity: list) -> bool:
+        """Whether `python` starts whole as a fallback run: its user, its limits, its layers,
+        and the same interpreter as the marker saw (where its user cannot read the
+        installation, as under a 0700 /root, the dynamic loader may take another one's
+        library, and that one's standard library). Should Landlock be what stops it, the
+        fallback goes on without Landlock, and says so."""
         home = tempfile.mkdtemp(prefix="probe-", dir=self.scratch)
         try:
-            if self._starts(python, self._access(Path(home), None, home, home)):
+            if self._starts(python, self._access(Path(home), None, home, home), identity):
                 return True
         finally:
             os.rmdir(home)
-        if self.confinement.abi and self._starts(python, None):
+        if self.confinement.abi and self._starts(python, None, identity):
             self.confinement.abi, self.confinement.why_no_landlock = 0, LANDLOCK_STOPS_PYTHON
             return True
         return False
 
-    def _starts(self, python: str, access) -> bool:
+    def _starts(self, python: str, access, identity: list) -> bool:
         uid = self.new_user()
         entering = self.confinement.entering(access)
         try:
             done = subprocess.run(launcher.argv("/", "", uid, self.limits(uid),
-                                                [python, "-c", "pass"]),
+                                                [python, "-I", "-S", "-c", IDENTITY]),
                                   capture_output=True, timeout=30, preexec_fn=entering,
                                   env={**scrubbed_environment("/"),
                                        **launcher.environment("", "")}, cwd="/")
         finally:
             kill_user(uid)
-        return done.returncode == 0
+        try:
+            return done.returncode == 0 and json.loads(done.stdout) == identity
+        except ValueError:
+            return False
 
     def _clean_after(self, uid: int, folder: Path) -> None:
         """In the fallback, what a run left: removed by its own user, since a path its user
@@ -583,6 +642,238 @@ class Sandbox:
                 left.rmdir()
             except OSError:
                 pass  # removed with the scratch folder at the end, when no run is left
+
+
+class Session:
+    """One student's program: its piped cases run one after another in one sandbox, with
+    what makes a case independent of the one before kept per case.
+
+    Under namespaces: one bubblewrap, one control group and one throwaway user, entered
+    once; marking.driver, the sandbox's root, mounts a fresh home, /tmp and /dev/shm and
+    starts the launcher for each case, which the marker hands it with its three pipes. In
+    the fallback: one throwaway user and one control group; each case gets a fresh home
+    and TMPDIR (new folders), and what it left is removed by its user, as in a run of its
+    own. Either way, every process of a case is killed and seen gone before the next case
+    starts (by the group, or by the user and the sandbox's processes where there is no
+    group), and its CPU time, idle time and memory kills are counted from its own start.
+    Cases at a terminal run in a fresh sandbox of their own (`Sandbox.run`)."""
+
+    def __init__(self, sandbox: Sandbox, snapshot: Path):
+        self.sandbox, self.snapshot = sandbox, snapshot
+        self.uid = sandbox.new_user()
+        memory, processes = sandbox.budget.memory, sandbox.budget.processes
+        room = DRIVER_ROOM_BYTES if sandbox.namespaces else 0
+        self.group = sandbox.groups.new(memory + room, processes + 4) if sandbox.groups else None
+        self.files = Path(tempfile.mkdtemp(prefix="files-", dir=sandbox.scratch))
+        self.process = self.channel = None
+        self.keep = set()  # the sandbox's own processes: bubblewrap's and the driver
+        self.broken = False  # the driver is gone: the session marks no more case
+        if sandbox.namespaces:
+            try:
+                self._start_driver()
+            except BaseException:
+                self.close()
+                raise
+
+    def usage(self) -> "Usage":
+        return Usage(self.uid, self.group)
+
+    def run(self, command, stdin: bytes, files: dict, environment=lambda home: {},
+            terminal: bool = False, head: int = None) -> Ran:
+        """As `Sandbox.run`, in this session."""
+        sandbox = self.sandbox
+        if terminal and sandbox.namespaces:
+            return sandbox.run(self.snapshot, command, stdin, files, environment, terminal, head)
+        if not sandbox.namespaces:
+            return sandbox.run(self.snapshot, command, stdin, files, environment, terminal, head,
+                               held=self)
+        if sandbox.stopping.is_set():
+            raise Stopped
+        if self.broken:
+            raise SessionLost(DRIVER_GONE)
+        return self._piped(command, stdin, files, environment, head)
+
+    def close(self) -> None:
+        if self.channel is not None:
+            self.channel.close()
+        if self.process is not None:
+            try:
+                self.process.wait(timeout=DRIVER_SECONDS)
+            except subprocess.TimeoutExpired:
+                kill_group(self.process.pid)
+                self.process.wait()
+        if self.group:
+            self.group.remove()
+        kill_user(self.uid)
+        remove_tree(self.files)
+
+    def _start_driver(self) -> None:
+        sandbox = self.sandbox
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        argv = sandbox._bwrap(self.snapshot, self.files) + [
+            sandbox.base_python, "-I", "-S", "-c", DRIVER_SOURCE, str(theirs.fileno())]
+        try:
+            self.process = subprocess.Popen(
+                argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL, cwd="/", env=scrubbed_environment("/"),
+                start_new_session=True, pass_fds=(theirs.fileno(),),
+                preexec_fn=self.group.enter if self.group else None)
+        finally:
+            theirs.close()
+        self.channel = ours
+        mounts = [[SANDBOX_HOME, HOME_ROOM_BYTES + snapshot_bytes(self.snapshot), "0755"],
+                  ["/tmp", TMP_BYTES, "1777"], ["/dev/shm", SHM_BYTES, "0755"]]
+        program = sandbox.confinement.program or b""
+        ours.settimeout(DRIVER_SECONDS)
+        try:
+            ours.send(json.dumps({"seccomp": program.hex(), "mounts": mounts}).encode())
+            ready = ours.recv(64)
+        except OSError:
+            ready = b""
+        ours.settimeout(None)
+        if ready != driver.READY:
+            raise RuntimeError(DRIVER_FAILED)
+        self.keep = {self.process.pid, *descendants(self.process.pid)}
+
+    def _case_processes(self) -> set:
+        """Every process of the case under way, wherever it went: the group's, or the
+        sandbox's and the user's; the sandbox's own processes left out."""
+        if self.group:
+            found = self.group.processes()
+        else:
+            found = set(descendants(self.process.pid))
+            if self.uid >= 0:
+                found.update(processes_of(self.uid))
+        return found - self.keep
+
+    def _kill_case(self) -> None:
+        kill_every(self._case_processes)
+
+    def _piped(self, command, stdin: bytes, files: dict, environment, head) -> Ran:
+        """A case through the driver: its pipes handed over, its status read back, the
+        marker's own collect() reading what it wrote."""
+        sandbox, budget = self.sandbox, self.sandbox.budget
+        for old in self.files.iterdir():
+            old.unlink()
+        for name, data in files.items():
+            (self.files / name).write_bytes(data)
+        home = Path(SANDBOX_HOME)
+        env = {**scrubbed_environment(SANDBOX_HOME, TMPDIR="/tmp", **environment(home)),
+               **launcher.environment(SANDBOX_SNAPSHOT, SANDBOX_FILES if files else "")}
+        argv = launcher.argv(SANDBOX_HOME, "", self.uid, sandbox.limits(self.uid),
+                             command(home))
+        usage = self.usage()
+        pipes = [os.pipe() for _ in range(3)]
+        theirs = [pipes[0][0], pipes[1][1], pipes[2][1]]
+        try:
+            socket.send_fds(self.channel, [json.dumps({"argv": argv, "env": env}).encode()],
+                            theirs)
+        except OSError as problem:
+            self.broken = True
+            raise SessionLost(DRIVER_GONE) from problem
+        finally:
+            for fd in theirs:
+                os.close(fd)
+        streams = _Streams(open(pipes[0][1], "wb"), open(pipes[1][0], "rb"),
+                           open(pipes[2][0], "rb"))
+        answer, ended = {}, threading.Event()
+        threading.Thread(target=self._answer, args=(answer, ended), daemon=True).start()
+        run_id = object()
+        sandbox._started(run_id, self.process.pid, self.uid, None)
+        watch = None
+        try:
+            if sandbox.measures_cpu:
+                watch = CpuWatch(usage.cpu_seconds, budget.cpu_seconds, budget.idle_seconds,
+                                 self._kill_case, CPU_POLL_SECONDS)
+            deadline = time.monotonic() + budget.wall_seconds
+            stdout, stderr, timed_out, too_large = collect(
+                streams, stdin, deadline, budget.most_output, budget.most_stderr, head, ended)
+            if not (timed_out or too_large):
+                timed_out = not ended.wait(max(0.0, deadline - time.monotonic()))
+            if timed_out or too_large or sandbox.stopping.is_set():
+                self._kill_case()
+            if not ended.wait(DRIVER_SECONDS):
+                self.broken = True
+            cpu_seconds = watch.stop() if watch else None
+        finally:
+            if watch:
+                watch.stop()
+            self._kill_case()
+            with sandbox._lock:
+                sandbox._running.pop(run_id, None)
+        status = answer.get("status")
+        if status is None:
+            self.broken = True
+            raise Stopped if sandbox.stopping.is_set() else SessionLost(DRIVER_GONE)
+        limit = Limit.OUTPUT if too_large else sandbox._limit(watch, cpu_seconds, status, budget,
+                                                              timed_out)
+        stopped = limit is not None or (status < 0 and sandbox.stopping.is_set())
+        return Ran(stdout, stderr, None if stopped else status, limit, too_large,
+                   usage.out_of_memory(), cpu_seconds)
+
+    def _answer(self, answer: dict, ended: threading.Event) -> None:
+        """The driver's word that the case's launcher has ended, with its status."""
+        try:
+            said = self.channel.recv(driver.MOST_MESSAGE)
+            answer.update(json.loads(said) if said else {})
+        except (OSError, ValueError):
+            pass
+        ended.set()
+
+
+class SessionLost(RuntimeError):
+    """A session's driver has gone: the case is the marker's error, and a new session
+    marks the next one."""
+
+
+@dataclass
+class _Streams:
+    """The three ends of a case's pipes, as `collect` reads a process's."""
+    stdin: object
+    stdout: object
+    stderr: object
+
+
+def descendants(pid: int) -> list:
+    """Every process below `pid`, from Linux's /proc (those a run left still hang below
+    bubblewrap's first process, which adopts them)."""
+    found, pending = [], [pid]
+    while pending:
+        parent = pending.pop()
+        try:
+            tasks = os.listdir(f"/proc/{parent}/task")
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                with open(f"/proc/{parent}/task/{task}/children") as listing:
+                    children = [int(child) for child in listing.read().split()]
+            except OSError:
+                continue
+            found += children
+            pending += children
+    return found
+
+
+def clean_environment(folder: Path, python: str, version: str) -> Path:
+    """A virtual environment over `python` with no package of its own: site.py then puts
+    only its empty site-packages on sys.path (not the installation's, whose .pth files cost
+    each run tens of milliseconds and whose packages a student's machine lacks), while
+    sys.flags, exit() and the program's own folder on sys.path stay as `python3 file.py`
+    has them. Readable by every user: a fallback run's user starts from it."""
+    name = Path(python).name
+    (folder / "lib" / f"python{version}" / "site-packages").mkdir(parents=True)
+    (folder / "bin").mkdir()
+    (folder / "bin" / name).symlink_to(python)
+    if name != "python3":
+        (folder / "bin" / "python3").symlink_to(name)
+    (folder / "pyvenv.cfg").write_text(f"home = {Path(python).parent}\n"
+                                       "include-system-site-packages = false\n"
+                                       f"version = {version}\n", encoding="utf-8")
+    for path in (folder, *folder.rglob("*")):
+        if not path.is_symlink():
+            path.chmod(0o755 if path.is_dir() else 0o644)
+    return folder
 
 
 def bwrap_options(bwrap: str) -> set:
@@ -649,12 +940,28 @@ def _under(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
-def group_cpu_seconds(group):
-    """The CPU time of a run's control group, or None once the group is gone."""
-    try:
-        return group.cpu_seconds()
-    except Unavailable:
-        return None
+class Usage:
+    """What one run of a case has used of its user's control group, counted from its
+    start: a Session's group lives through many cases, each measured on its own."""
+
+    def __init__(self, uid: int, group):
+        self.uid, self.group = uid, group
+        self.cpu_before = (self._group_cpu() or 0.0) if group else 0.0
+        self.oom_before = group.oom_kills() if group else 0
+
+    def _group_cpu(self):
+        try:
+            return self.group.cpu_seconds()
+        except Unavailable:
+            return None
+
+    def cpu_seconds(self):
+        """The run's CPU time so far, or None once its group is gone."""
+        seconds = self._group_cpu()
+        return None if seconds is None else seconds - self.cpu_before
+
+    def out_of_memory(self) -> bool:
+        return bool(self.group) and self.group.oom_kills() > self.oom_before
 
 
 def kill_user(uid: int) -> None:

@@ -44,7 +44,7 @@ KILLED = "killed by signal {signal}"
 NO_END = "no end within the wall-clock cap of {seconds:g} s"
 USED_CPU = " (it used {seconds:.1f} s of CPU)"
 OVER_CPU = "over the CPU time limit of {seconds:g} s"
-IDLE_DETAIL = "no CPU time used for {seconds:g} s: sleeping or waiting, not working"
+IDLE_DETAIL = "next to no CPU time used for {seconds:g} s: sleeping or waiting, not working"
 FORGIVEN_DETAIL = "equal once {name} are ignored, at a cost of {share:.0%} of its marks"
 NORMALISATION_WORDS = {"trailing_spaces": "trailing spaces", "line_ends": "\\r\\n line ends",
                        "final_newline": "the final newline", "blank_lines": "blank lines",
@@ -57,6 +57,9 @@ THE_MEMORY_LIMIT = "the memory limit"
 OVERFLOW = "{stream} over {most} "
 MEMORY = "the run went over {memory} of memory"
 INTERRUPTED = "the marking was interrupted"
+BUDGET_SPENT = "budget: the cases before it used the submission's {seconds:g} s of CPU"
+WAITED_OUT = ("budget: the cases before it waited the submission's {seconds:g} s, sleeping or "
+              "waiting, not working")
 NOT_BUILT_DETAIL = "the program did not build: its build says why"
 
 

@@ -257,7 +257,7 @@ def test_an_instructors_own_pack_leaves_its_hidden_case_out(echo):
 
 
 @pytest.mark.parametrize("program, said", [
-    (SLEEPER, "timeout          echo/hello: no CPU time used for 2 s: sleeping or waiting, not working"),
+    (SLEEPER, "timeout          echo/hello: next to no CPU time used for 2 s: sleeping or waiting, not working"),
     (LOOPER, "timeout          echo/hello: over the CPU time limit of 1 s")])
 def test_a_sleeping_or_looping_program_ends_at_the_marking_limit(echo, program, said, tmp_path):
     course, pack, student = echo

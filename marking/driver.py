@@ -1,0 +1,98 @@
+"""What runs one student's cases, one after another, inside that student's one bubblewrap
+sandbox (marking.sandbox.Session), as the sandbox's root: it never runs a student's code
+itself, and the student's throwaway user cannot reach it (another user's process: no
+signal; seccomp: no ptrace; the run's descriptors are 0, 1 and 2 alone).
+
+Started as `python3 -I -S -c SOURCE FD` with this file's source, so it needs the standard
+library alone, as the interpreter the sandbox shows has it. FD is a SOCK_SEQPACKET socket
+to the marker. The first message is the setup (JSON: the seccomp filter in hex, the
+mounts each case gets fresh); the driver answers "ready". Then each message is a case (JSON:
+the launcher's argv and environment) with three descriptors, the run's stdin, stdout and
+stderr; the driver mounts a fresh home, /tmp and /dev/shm over the last case's (fresh
+mounts: nothing a case left is ever followed or removed), starts the launcher as the
+leader of a session of its own, in no-new-privileges and the seccomp filter, and answers
+with its exit status once it ends. The marker kills every process of the case before it
+sends the next one. End of the socket: the driver ends, and the sandbox with it.
+"""
+
+import ctypes
+import json
+import os
+import socket
+import sys
+
+MOST_MESSAGE = 1 << 20
+MS_NOSUID, MS_NODEV = 2, 4
+MNT_DETACH = 2
+PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
+ENTRY_FAILED = 125  # as the launcher's: the marker's fault, never the run's
+READY = b"ready"
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def fresh_mounts(libc, mounts: list) -> None:
+    """Each of `mounts` ([path, bytes, mode]) a new tmpfs over the one before, which is
+    detached (its files go once no process holds them, and none is left)."""
+    for path, size, mode in mounts:
+        libc.umount2(path.encode(), MNT_DETACH)
+        options = f"size={size},mode={mode}".encode()
+        if libc.mount(b"tmpfs", path.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, options):
+            raise OSError(ctypes.get_errno(), f"cannot mount a tmpfs on {path}")
+
+
+def start(libc, fprog, argv: list, env: dict, fds: list) -> int:
+    """Fork the case's launcher: its descriptors 0, 1 and 2 and no other, a session of its
+    own, no new privileges, the seccomp filter; any failure ends the child with ENTRY_FAILED."""
+    pid = os.fork()
+    if pid:
+        return pid
+    try:
+        for target, fd in enumerate(fds):
+            os.dup2(fd, target)
+        os.closerange(3, os.sysconf("SC_OPEN_MAX"))
+        os.setsid()
+        if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0):
+            os._exit(ENTRY_FAILED)
+        if fprog is not None and libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER,
+                                            ctypes.byref(fprog), 0, 0):
+            os._exit(ENTRY_FAILED)
+        os.execve(argv[0], argv, env)
+    finally:
+        os._exit(ENTRY_FAILED)
+
+
+def main(fd: int) -> None:
+    channel = socket.socket(fileno=fd)
+    channel.set_inheritable(False)
+    libc = ctypes.CDLL(None, use_errno=True)
+    setup = json.loads(channel.recv(MOST_MESSAGE))
+    program = bytes.fromhex(setup["seccomp"])
+    fprog = None
+    if program:
+        buffer = ctypes.create_string_buffer(program, len(program))
+        fprog = _SockFprog(len(program) // 8, ctypes.cast(buffer, ctypes.c_void_p))
+    channel.send(READY)
+    while True:
+        message, fds, _, _ = socket.recv_fds(channel, MOST_MESSAGE, 3)
+        if not message:
+            return
+        case = json.loads(message)
+        try:
+            fresh_mounts(libc, setup["mounts"])
+            pid = start(libc, fprog, case["argv"], case["env"], fds)
+        except OSError:
+            status = ENTRY_FAILED
+        else:
+            _, waited = os.waitpid(pid, 0)
+            status = os.waitstatus_to_exitcode(waited)
+        finally:
+            for received in fds:
+                os.close(received)
+        channel.send(json.dumps({"status": status}).encode())
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]))
