@@ -165,6 +165,9 @@ class Groups:
         failed): their processes killed first."""
         for parent in self.parents:
             for left in parent.glob("run-*"):
+                for inner in sorted(left.glob("*/"), reverse=True):  # a session's driver, a case
+                    kill_every(lambda inner=inner: _processes(inner))
+                    _rmdir(inner)
                 kill_every(lambda: _processes(left))
                 _rmdir(left)
             _rmdir(parent)
@@ -245,10 +248,31 @@ class Group:
         """Kill every process of the run, those that left its process group or session included."""
         kill_every(self.processes)
 
+    def child(self, name: str, memory_bytes: int, processes: int) -> "Group":
+        """A group inside this one, with limits and counts of its own: a session's holds its
+        driver in one and each case in another, so that neither's memory, CPU time or memory
+        kills are the other's. (Under v2 no process may sit beside them: none is in this one.)"""
+        if self.version == 2:
+            _write(self.folders[0] / "cgroup.subtree_control", " ".join(f"+{c}" for c in CONTROLLERS))
+        return Group(_Inside(self), name, memory_bytes, processes)
+
+    @property
+    def entries(self) -> list:
+        """The cgroup.procs files a process writes its own pid to, to join the group."""
+        return list(self._procs)
+
     def remove(self) -> None:
         self.kill()
         for folder in self.folders:
             _rmdir(folder)
+
+
+class _Inside:
+    """A group seen as the parent of groups inside it, as `Group` reads a `Groups`."""
+
+    def __init__(self, group: Group):
+        self.version, self.parents = group.version, group.folders
+        self.cpu_parent, self.why_no_cpu = group.cpu_folder, group.why_no_cpu
 
 
 def cpu_seconds_of(version: int, text: str) -> float:

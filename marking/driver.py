@@ -7,12 +7,17 @@ Started as `python3 -I -S -c SOURCE FD` with this file's source, so it needs the
 library alone, as the interpreter the sandbox shows has it. FD is a SOCK_SEQPACKET socket
 to the marker. The first message is the setup (JSON: the seccomp filter in hex, the
 mounts each case gets fresh); the driver answers "ready". Then each message is a case (JSON:
-the launcher's argv and environment) with three descriptors, the run's stdin, stdout and
-stderr; the driver mounts a fresh home, /tmp and /dev/shm over the last case's (fresh
-mounts: nothing a case left is ever followed or removed), starts the launcher as the
+the launcher's argv and environment) with its descriptors: the run's stdin, stdout and
+stderr, then the cgroup.procs files of the case's own control group. The driver mounts a
+fresh home, /tmp and /dev/shm over the last case's (fresh mounts, their files capped in
+number: nothing a case left is ever followed or removed), starts the launcher in the
+case's group (its CPU time, memory and memory kills apart from the driver's), as the
 leader of a session of its own, in no-new-privileges and the seccomp filter, and answers
-with its exit status once it ends. The marker kills every process of the case before it
-sends the next one. End of the socket: the driver ends, and the sandbox with it.
+with its exit status once it ends. /proc is mounted again with hidepid, so that a case
+sees its own processes alone: not bubblewrap's or the driver's, whose command lines and
+counters would tell it of the marker or of the case before. The marker kills every
+process of the case before it sends the next one. End of the socket: the driver ends,
+and the sandbox with it.
 """
 
 import ctypes
@@ -22,7 +27,9 @@ import socket
 import sys
 
 MOST_MESSAGE = 1 << 20
-MS_NOSUID, MS_NODEV = 2, 4
+MOST_DESCRIPTORS = 8  # stdin, stdout, stderr, and a cgroup.procs per controller
+MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT = 2, 4, 8, 32
+HIDEPID = (b"hidepid=invisible", b"hidepid=2")  # Linux 5.8 and later; before
 MNT_DETACH = 2
 PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
 ENTRY_FAILED = 125  # as the launcher's: the marker's fault, never the run's
@@ -33,24 +40,35 @@ class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
+def hide_processes(libc) -> None:
+    """/proc showing each user its own processes alone."""
+    flags = MS_REMOUNT | MS_NOSUID | MS_NODEV | MS_NOEXEC
+    if all(libc.mount(b"proc", b"/proc", b"proc", flags, option) for option in HIDEPID):
+        raise OSError(ctypes.get_errno(), "cannot mount /proc with hidepid")
+
+
 def fresh_mounts(libc, mounts: list) -> None:
-    """Each of `mounts` ([path, bytes, mode]) a new tmpfs over the one before, which is
-    detached (its files go once no process holds them, and none is left)."""
-    for path, size, mode in mounts:
+    """Each of `mounts` ([path, bytes, files, mode]) a new tmpfs over the one before, which
+    is detached (its files go once no process holds them, and none is left)."""
+    for path, size, files, mode in mounts:
         libc.umount2(path.encode(), MNT_DETACH)
-        options = f"size={size},mode={mode}".encode()
+        options = f"size={size},nr_inodes={files},mode={mode}".encode()
         if libc.mount(b"tmpfs", path.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, options):
             raise OSError(ctypes.get_errno(), f"cannot mount a tmpfs on {path}")
 
 
 def start(libc, fprog, argv: list, env: dict, fds: list) -> int:
-    """Fork the case's launcher: its descriptors 0, 1 and 2 and no other, a session of its
-    own, no new privileges, the seccomp filter; any failure ends the child with ENTRY_FAILED."""
+    """Fork the case's launcher: into the case's control group (its pid written to each
+    cgroup.procs of `fds[3:]`), its descriptors 0, 1 and 2 (`fds[:3]`) and no other, a
+    session of its own, no new privileges, the seccomp filter; any failure ends the child
+    with ENTRY_FAILED."""
     pid = os.fork()
     if pid:
         return pid
     try:
-        for target, fd in enumerate(fds):
+        for procs in fds[3:]:
+            os.write(procs, str(os.getpid()).encode())
+        for target, fd in enumerate(fds[:3]):
             os.dup2(fd, target)
         os.closerange(3, os.sysconf("SC_OPEN_MAX"))
         os.setsid()
@@ -74,9 +92,10 @@ def main(fd: int) -> None:
     if program:
         buffer = ctypes.create_string_buffer(program, len(program))
         fprog = _SockFprog(len(program) // 8, ctypes.cast(buffer, ctypes.c_void_p))
+    hide_processes(libc)
     channel.send(READY)
     while True:
-        message, fds, _, _ = socket.recv_fds(channel, MOST_MESSAGE, 3)
+        message, fds, _, _ = socket.recv_fds(channel, MOST_MESSAGE, MOST_DESCRIPTORS)
         if not message:
             return
         case = json.loads(message)

@@ -61,6 +61,9 @@ LEAST_MEMORY_BYTES, LEAST_PROCESSES = 64 << 20, 4  # below these no program star
 TMP_BYTES = 64 << 20
 SHM_BYTES = 1 << 20  # a fresh /dev/shm per case, which only the sandbox's root may write
 DRIVER_ROOM_BYTES = 32 << 20  # a session's bubblewrap and driver, beside the run's memory
+DRIVER_PROCESSES = 8  # bubblewrap's two, the driver, and a case's launcher before it moves
+HOME_ROOM_FILES = 10_000  # files a case may make in its home, beside the submission's
+TMP_FILES, SHM_FILES = 10_000, 64  # and in /tmp and /dev/shm: their teardown stays quick
 DRIVER_SECONDS = 30  # what the driver may take to answer once its case has ended
 DRIVER_SOURCE = Path(driver.__file__).read_text(encoding="utf-8")
 HOME_ROOM_BYTES = 64 << 20  # what a run may write in its home, beside the submission
@@ -471,19 +474,22 @@ class Sandbox:
         started(process.pid)
         budget = budget or self.budget
         deadline = time.monotonic() + budget.wall_seconds
+        ended, reaped = threading.Event(), []  # once the program ends, what it left holding
+        # its pipes is not waited for (as bubblewrap's end ends all it holds)
+        waiter = threading.Thread(target=lambda: (reaped.extend(reap(process)), ended.set()),
+                                  daemon=True)
+        waiter.start()
         stdout, stderr, timed_out, too_large = collect(process, stdin, deadline,
                                                        budget.most_output, budget.most_stderr,
-                                                       head)
-        status = usage = None
+                                                       head, ended)
         if not (timed_out or too_large):  # its output closed, the program may still be running
-            status, usage = reap(process, deadline)
-            timed_out = status is None
+            timed_out = not ended.wait(max(0.0, deadline - time.monotonic()))
         if timed_out or too_large or self.stopping.is_set():
             kill_group(process.pid)
             if used.group:
                 used.group.kill()
-        if status is None:
-            status, usage = reap(process)
+        waiter.join()
+        status, usage = reaped
         if watch:
             cpu_seconds = watch.stop()
         elif usage and not self.namespaces:  # what the marker sees: the program it started,
@@ -502,11 +508,13 @@ class Sandbox:
     def sizes_capped(self) -> bool:
         return "--size" in self.bwrap_options
 
-    def _bwrap(self, snapshot: Path, files: Path = None, seccomp: int = None) -> list:
+    def _bwrap(self, snapshot: Path, files: Path = None, seccomp: int = None,
+               cgroup_namespace: bool = True) -> list:
         """bubblewrap's options, those this version of it has (0.6.1, Ubuntu 22.04's, lacks
         --size and --disable-userns: the seccomp filter refuses user namespaces anyway)."""
         argv = [self.bwrap, "--die-with-parent", "--unshare-ipc", "--unshare-pid", "--unshare-net",
-                "--unshare-uts", "--unshare-cgroup-try", "--hostname", "sandbox"]
+                "--unshare-uts", *["--unshare-cgroup-try"] * cgroup_namespace,
+                "--hostname", "sandbox"]
         if not self.as_root:
             argv += ["--unshare-user"] + ["--disable-userns"] * (
                 "--disable-userns" in self.bwrap_options)
@@ -662,10 +670,16 @@ class Session:
         self.sandbox, self.snapshot = sandbox, snapshot
         self.uid = sandbox.new_user()
         memory, processes = sandbox.budget.memory, sandbox.budget.processes
-        room = DRIVER_ROOM_BYTES if sandbox.namespaces else 0
-        self.group = sandbox.groups.new(memory + room, processes + 4) if sandbox.groups else None
+        self.group = self.driver_group = None
+        if sandbox.groups and sandbox.namespaces:  # the driver and each case in groups of their own
+            self.group = sandbox.groups.new(memory + DRIVER_ROOM_BYTES,
+                                            processes + 2 + DRIVER_PROCESSES)
+            self.driver_group = self.group.child("driver", DRIVER_ROOM_BYTES, DRIVER_PROCESSES)
+        elif sandbox.groups:
+            self.group = sandbox.groups.new(memory, processes + 2)
         self.files = Path(tempfile.mkdtemp(prefix="files-", dir=sandbox.scratch))
         self.process = self.channel = None
+        self.cases = 0  # run so far: each case's group is named by its number
         self.keep = set()  # the sandbox's own processes: bubblewrap's and the driver
         self.broken = False  # the driver is gone: the session marks no more case
         if sandbox.namespaces:
@@ -702,27 +716,32 @@ class Session:
             except subprocess.TimeoutExpired:
                 kill_group(self.process.pid)
                 self.process.wait()
-        if self.group:
-            self.group.remove()
+        for group in (self.driver_group, self.group):
+            if group:
+                group.remove()
         kill_user(self.uid)
         remove_tree(self.files)
 
     def _start_driver(self) -> None:
         sandbox = self.sandbox
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        argv = sandbox._bwrap(self.snapshot, self.files) + [
+        # No cgroup namespace: each case's process joins its case's group, beside the
+        # driver's, which a namespace rooted at the driver's group would not reach.
+        argv = sandbox._bwrap(self.snapshot, self.files, cgroup_namespace=False) + [
             sandbox.base_python, "-I", "-S", "-c", DRIVER_SOURCE, str(theirs.fileno())]
         try:
             self.process = subprocess.Popen(
                 argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL, cwd="/", env=scrubbed_environment("/"),
                 start_new_session=True, pass_fds=(theirs.fileno(),),
-                preexec_fn=self.group.enter if self.group else None)
+                preexec_fn=self.driver_group.enter if self.driver_group else None)
         finally:
             theirs.close()
         self.channel = ours
-        mounts = [[SANDBOX_HOME, HOME_ROOM_BYTES + snapshot_bytes(self.snapshot), "0755"],
-                  ["/tmp", TMP_BYTES, "1777"], ["/dev/shm", SHM_BYTES, "0755"]]
+        home_files = HOME_ROOM_FILES + snapshot_files(self.snapshot)
+        mounts = [[SANDBOX_HOME, HOME_ROOM_BYTES + snapshot_bytes(self.snapshot), home_files,
+                   "0755"], ["/tmp", TMP_BYTES, TMP_FILES, "1777"],
+                  ["/dev/shm", SHM_BYTES, SHM_FILES, "0755"]]
         program = sandbox.confinement.program or b""
         ours.settimeout(DRIVER_SECONDS)
         try:
@@ -735,19 +754,15 @@ class Session:
             raise RuntimeError(DRIVER_FAILED)
         self.keep = {self.process.pid, *descendants(self.process.pid)}
 
-    def _case_processes(self) -> set:
-        """Every process of the case under way, wherever it went: the group's, or the
-        sandbox's and the user's; the sandbox's own processes left out."""
-        if self.group:
-            found = self.group.processes()
-        else:
-            found = set(descendants(self.process.pid))
-            if self.uid >= 0:
-                found.update(processes_of(self.uid))
+    def _case_processes(self, group) -> set:
+        """Every process of the case under way, wherever it went: its group's, or the
+        sandbox's and the user's, the sandbox's own processes left out."""
+        if group:
+            return group.processes()
+        found = set(descendants(self.process.pid))
+        if self.uid >= 0:
+            found.update(processes_of(self.uid))
         return found - self.keep
-
-    def _kill_case(self) -> None:
-        kill_every(self._case_processes)
 
     def _piped(self, command, stdin: bytes, files: dict, environment, head) -> Ran:
         """A case through the driver: its pipes handed over, its status read back, the
@@ -762,9 +777,23 @@ class Session:
                **launcher.environment(SANDBOX_SNAPSHOT, SANDBOX_FILES if files else "")}
         argv = launcher.argv(SANDBOX_HOME, "", self.uid, sandbox.limits(self.uid),
                              command(home))
-        usage = self.usage()
+        self.cases += 1
+        group = self.group.child(f"case-{self.cases}", budget.memory, budget.processes + 2) \
+            if self.group else None
+        try:
+            return self._through_driver(group, argv, env, stdin, head)
+        finally:
+            if group:
+                group.remove()
+
+    def _through_driver(self, group, argv: list, env: dict, stdin: bytes, head) -> Ran:
+        sandbox, budget = self.sandbox, self.sandbox.budget
+        usage = Usage(self.uid, group)
+        kill_case = lambda: kill_every(lambda: self._case_processes(group))  # noqa: E731
         pipes = [os.pipe() for _ in range(3)]
         theirs = [pipes[0][0], pipes[1][1], pipes[2][1]]
+        theirs += [os.open(entry, os.O_WRONLY | os.O_CLOEXEC) for entry in
+                   (group.entries if group else [])]
         try:
             socket.send_fds(self.channel, [json.dumps({"argv": argv, "env": env}).encode()],
                             theirs)
@@ -784,21 +813,21 @@ class Session:
         try:
             if sandbox.measures_cpu:
                 watch = CpuWatch(usage.cpu_seconds, budget.cpu_seconds, budget.idle_seconds,
-                                 self._kill_case, CPU_POLL_SECONDS)
+                                 kill_case, CPU_POLL_SECONDS)
             deadline = time.monotonic() + budget.wall_seconds
             stdout, stderr, timed_out, too_large = collect(
                 streams, stdin, deadline, budget.most_output, budget.most_stderr, head, ended)
             if not (timed_out or too_large):
                 timed_out = not ended.wait(max(0.0, deadline - time.monotonic()))
             if timed_out or too_large or sandbox.stopping.is_set():
-                self._kill_case()
+                kill_case()
             if not ended.wait(DRIVER_SECONDS):
                 self.broken = True
             cpu_seconds = watch.stop() if watch else None
         finally:
             if watch:
                 watch.stop()
-            self._kill_case()
+            kill_case()
             with sandbox._lock:
                 sandbox._running.pop(run_id, None)
         status = answer.get("status")
@@ -928,6 +957,11 @@ def _open_folders(folder: Path) -> list:
     for path in [*reversed(folder.parents), folder][1:]:
         argv += ["--perms", "0755", "--dir", str(path)]
     return argv
+
+
+@functools.lru_cache(maxsize=64)
+def snapshot_files(snapshot: Path) -> int:
+    return sum(1 for _ in snapshot.rglob("*"))
 
 
 @functools.lru_cache(maxsize=64)

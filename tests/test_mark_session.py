@@ -23,7 +23,7 @@ from golden.run import Limit
 from marking.sandbox import CASE, STUDENT, Sandbox
 from tests.test_mark import open_scratch
 from tests.test_mark_assignments import run_marker
-from tests.test_mark_cpu_limit import BOTH
+from tests.test_mark_cpu_limit import BOTH, NAMESPACES
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="sessions are made as root only")
 
@@ -276,3 +276,75 @@ def test_a_sleeper_waits_out_its_budget_and_its_other_cases_are_not_run(tmp_path
     each = time_caps(TIMEOUT)[1]  # the idle allowance of a case
     assert len(idle) == math.ceil(WAITING_SECONDS / each) and waited, said
     assert len(idle) + len(waited) == len(said), said
+
+
+LITTER = """\
+    import os, socket, sys, time
+    what = sys.stdin.read()
+    if what == "files":  # as many files as its home and /tmp hold: their teardown costs CPU
+        for folder in (os.path.expanduser("~"), os.environ.get("TMPDIR", "/tmp")):
+            try:
+                for number in range(1_000_000):
+                    open(os.path.join(folder, str(number)), "w").close()
+            except OSError:
+                pass
+    elif what == "sockets":  # memory no process owns: data queued in socket buffers
+        for _ in range(26):
+            if os.fork() == 0:
+                pairs = []
+                try:
+                    while True:
+                        pairs.append(socket.socketpair())
+                        pairs[-1][0].setblocking(False)
+                        while True:
+                            pairs[-1][0].send(bytes(1 << 16))
+                except OSError:
+                    pass
+                time.sleep(5)
+                os._exit(0)
+        time.sleep(6)
+    else:
+        started = time.process_time()
+        while time.process_time() - started < 0.6:
+            pass
+    print("done")
+    """
+
+
+@pytest.mark.parametrize("isolation", BOTH)
+def test_what_a_case_leaves_to_tear_down_or_to_hold_costs_the_next_case_nothing(scratch,
+                                                                                isolation):
+    """The teardown of a case's files is the driver's CPU time, not the next case's; memory a
+    case holds in socket buffers is counted, and killed for, in that case's own group: the
+    driver survives it, and the next case passes within its 1 s of CPU."""
+    box = Sandbox(1, scratch, [ROOT], isolation=isolation, wall_seconds=60)
+    try:
+        if not box.measures_cpu:
+            pytest.skip("no control group measures the CPU time here")
+        files, after_files, sockets, after_sockets = cases(
+            box, snapshot_of(scratch, LITTER), [b"files", b"work", b"sockets", b"work"])
+    finally:
+        box.close()
+    assert files.status == 0 or files.limit is Limit.CPU, files  # the fallback's disk has room
+    for outcome in (after_files, after_sockets):
+        assert outcome.status == 0 and outcome.limit is None and not outcome.out_of_memory, outcome
+        assert outcome.cpu_seconds < 1, outcome
+    assert sockets.status is not None or sockets.limit is not None, sockets  # not the marker's
+
+
+@pytest.mark.parametrize("isolation", [NAMESPACES])
+def test_a_case_sees_no_process_but_its_own(scratch, isolation):
+    """Under namespaces /proc hides the sandbox's own processes (bubblewrap's command line
+    names the marker's folders; the driver's counters grow with each case it reaps)."""
+    code = """\
+        import os
+        print([int(pid) for pid in os.listdir("/proc") if pid.isdigit()] == [os.getpid()])
+        for pid in (1, 2):
+            try:
+                open(f"/proc/{pid}/cmdline").read()
+                print("read", pid)
+            except OSError:
+                pass
+        """
+    (outcome,) = in_one_session(scratch, isolation, code, [b""])
+    assert outcome.stdout == b"True\n", outcome
