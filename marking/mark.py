@@ -55,6 +55,7 @@ MARKING = "Marking {submission} against {assignment}: {title} ({marks:g} marks)"
 RUNS = "{cases} cases, {jobs} at once"
 BUDGET = ("A budget of {seconds:g} s of CPU, and {waiting:g} s of waiting, for all the cases "
           "together; most marks run first")
+SESSIONS_REFUSED = "A sandbox per student could not be made here ({why}): each case had its own"
 WAITING_SECONDS = 30  # with a budget: what a submission's cases may spend sleeping, all together
 ENTERED = "The submission folder holds one folder, {name}: marking what it holds"
 GOLDEN_READABLE = ("warning: other users can read {path}, and in the fallback a submission runs "
@@ -209,7 +210,12 @@ class Marking:
                                            terminal=mode == TERMINAL, head=case.head)
             else:
                 with self.sessions.one(self.snapshots[case.program]) as session:
-                    outcome = session.run(*arguments, terminal=mode == TERMINAL, head=case.head)
+                    if session is None:
+                        outcome = self.sandbox.run(self.snapshots[case.program], *arguments,
+                                                   terminal=mode == TERMINAL, head=case.head)
+                    else:
+                        outcome = session.run(*arguments, terminal=mode == TERMINAL,
+                                              head=case.head)
         except Stopped:
             return Verdict(case.id, mode, Kind.NOT_RUN, INTERRUPTED)
         except Exception as problem:  # a fault of the marker must not cost the report
@@ -232,15 +238,25 @@ class Sessions:
 
     def __init__(self, sandbox: Sandbox):
         self.sandbox, self.idle, self.every = sandbox, {}, []
+        self.refused = ""  # why a session could not be made here: the cases get one each
         self._lock = threading.Lock()
 
     @contextmanager
     def one(self, snapshot: Path):
+        """A session of `snapshot`'s, or None where none can be made."""
+        if self.refused:
+            yield None
+            return
         with self._lock:
             waiting = self.idle.setdefault(snapshot, [])
             session = waiting.pop() if waiting else None
         if session is None:
-            session = self.sandbox.session(snapshot)
+            try:
+                session = self.sandbox.session(snapshot)
+            except (OSError, RuntimeError) as problem:
+                self.refused = str(problem) or type(problem).__name__
+                yield None
+                return
             with self._lock:
                 self.every.append(session)
         try:
@@ -457,6 +473,8 @@ def mark_cases(sandbox, options, root: Path, assignment, selected: dict, header:
             kind, case_id = worst.kind if worst else "", futures[future].case.id
             progress(PROGRESS.format(done=count, total=len(cases), kind=kind, case=case_id))
             records.send(records.Progress(count, len(cases), case_id, str(kind)))
+    if sessions and sessions.refused:
+        header.append(SESSIONS_REFUSED.format(why=escaped(sessions.refused)))
     programs = {program: [done[marked.case.id] for marked in chosen] if present[program] else None
                 for program, chosen in selected.items()}
     missing = {program: why_missing(root, declared[program], declared.values())

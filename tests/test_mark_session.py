@@ -348,3 +348,17 @@ def test_a_case_sees_no_process_but_its_own(scratch, isolation):
         """
     (outcome,) = in_one_session(scratch, isolation, code, [b""])
     assert outcome.stdout == b"True\n", outcome
+
+
+def test_where_no_session_can_be_made_each_case_gets_a_sandbox_and_the_report_says_why():
+    from marking.mark import Sessions
+
+    class Refusing:
+        def session(self, snapshot):
+            raise RuntimeError("cannot make a control group inside another")
+
+    sessions = Sessions(Refusing())
+    for _ in range(2):
+        with sessions.one(Path("snapshot")) as session:
+            assert session is None
+    assert sessions.refused == "cannot make a control group inside another"
