@@ -984,6 +984,8 @@ class Usage:
         self.oom_before = group.oom_kills() if group else 0
 
     def _group_cpu(self):
+        if self.group is None:
+            return None
         try:
             return self.group.cpu_seconds()
         except Unavailable:

@@ -3,6 +3,7 @@ say: a benchmark that broke when the marker changed went unnoticed once. No time
 asserted here (the machine is shared); `make bench-mark` and `make bench-class`
 give the figures."""
 
+import re
 import subprocess
 import sys
 
@@ -27,6 +28,18 @@ def test_bench_mark_times_every_setup_and_each_passes_the_cases():
 
 
 def test_bench_class_marks_a_class_the_way_the_bare_runs_see_it():
-    said = bench("mark_class.py", "--students", "2", "--repeats", "1")
+    said = bench("mark_class.py", "--students", "2", "--repeats", "1", "--no-bad")
     assert "student_01  right" in said and "overhead, 1 - bare / class run:" in said, said
+    assert "bad/" not in said, said
     assert "note:" not in said, said  # the marker and the bare runs disagree on a student
+
+
+def test_bench_class_quick_sets_each_bad_student_against_an_honest_one():
+    said = bench("mark_class.py", "--quick")
+    assert "student_01  right" in said and "overhead, 1 - bare / class run:" in said, said
+    for kind in ("sleeper", "loop", "crash", "flood", "missing"):
+        assert f"bad/{kind}" in said, said  # in the table of what each student got
+        assert re.search(rf"^  {kind} .* s wall, .* an honest student's wall", said,
+                         re.MULTILINE), said
+    assert "The sleeper held one of the" in said, said
+    assert "note:" not in said, said  # a bad student passed, or the marker ran otherwise
