@@ -111,7 +111,7 @@ bench: $(STAMP)  ## simulate's time per game against the bare seed-and-shuffle l
 bench-mark: $(MARK_STAMP)  ## marking time per case: no sandbox, the fallback, namespaces
 	$(VENV_PYTHON) bench/mark.py
 
-bench-class: $(STAMP)  ## a class marked end to end: students per minute, time outside the students' programs
+bench-class: $(STAMP)  ## a class with bad students marked end to end: students a minute, the marker's share, each bad student's cost
 	$(VENV_PYTHON) bench/mark_class.py
 
 exact:  ## the exact winning probabilities of solitaire_1
