@@ -7,13 +7,17 @@ Started as `python3 -I -S -c SOURCE FD` with this file's source, so it needs the
 library alone, as the interpreter the sandbox shows has it. FD is a SOCK_SEQPACKET socket
 to the marker. The first message is the setup (JSON: the seccomp filter in hex, the
 mounts each case gets fresh); the driver answers "ready". Then each message is a case (JSON:
-the launcher's argv and environment) with its descriptors: the run's stdin, stdout and
-stderr, then the cgroup.procs files of the case's own control group. The driver mounts a
-fresh home, /tmp and /dev/shm over the last case's (fresh mounts, their files capped in
-number: nothing a case left is ever followed or removed), starts the launcher in the
-case's group (its CPU time, memory and memory kills apart from the driver's), as the
-leader of a session of its own, in no-new-privileges and the seccomp filter, and answers
-with its exit status once it ends. /proc is mounted again with hidepid, so that a case
+its program's argv and environment, its user, home and rlimits) with its descriptors: the
+run's stdin, stdout and stderr, then the cgroup.procs files of the case's own control
+group. The driver mounts a fresh home, /tmp and /dev/shm over the last case's (fresh
+mounts, their files capped in number: nothing a case left is ever followed or removed),
+and forks the case's first process, which does in itself what marking/launcher.py does
+with five programs (a case would pay for each): it joins the case's group (its CPU
+time, memory and memory kills apart from the driver's), fills the home from the snapshot
+and the case's files (the marker's own plain files) and hands it to the case's throwaway
+user, sets the rlimits, drops to that user for good (no groups, no new privileges, the
+seccomp filter), leads a session of its own, and becomes the program. The driver answers
+with the case's exit status once that process ends. /proc is mounted again with hidepid, so that a case
 sees its own processes alone: not bubblewrap's or the driver's, whose command lines and
 counters would tell it of the marker or of the case before. The marker kills every
 process of the case before it sends the next one. End of the socket: the driver ends,
@@ -23,6 +27,8 @@ and the sandbox with it.
 import ctypes
 import json
 import os
+import resource
+import shutil
 import socket
 import sys
 
@@ -57,17 +63,40 @@ def fresh_mounts(libc, mounts: list) -> None:
             raise OSError(ctypes.get_errno(), f"cannot mount a tmpfs on {path}")
 
 
-def start(libc, fprog, argv: list, env: dict, fds: list) -> int:
-    """Fork the case's launcher: into the case's control group (its pid written to each
-    cgroup.procs of `fds[3:]`), its descriptors 0, 1 and 2 (`fds[:3]`) and no other, a
-    session of its own, no new privileges, the seccomp filter; any failure ends the child
-    with ENTRY_FAILED."""
+def filled(home: str, sources: list, uid: int) -> None:
+    """`home` holding a copy of each of `sources` (modes and times kept), all of it the
+    case's user's: what `cp -R --preserve=mode,timestamps` and `chown -R` did."""
+    for source in sources:
+        shutil.copytree(source, home, symlinks=True, dirs_exist_ok=True)
+    if uid < 0:
+        return
+    for folder, folders, files in os.walk(home):
+        for name in [*folders, *files]:
+            os.chown(os.path.join(folder, name), uid, uid, follow_symlinks=False)
+    os.chown(home, uid, uid)
+
+
+def start(libc, fprog, case: dict, fds: list) -> int:
+    """Fork the case's first process: into the case's control group (its pid written to
+    each cgroup.procs of `fds[3:]`), its home filled, its rlimits, its user, its
+    descriptors 0, 1 and 2 (`fds[:3]`) and no other, a session of its own, no new
+    privileges, the seccomp filter, then the program; any failure ends the child with
+    ENTRY_FAILED, before any of the case's code has run."""
     pid = os.fork()
     if pid:
         return pid
     try:
         for procs in fds[3:]:
             os.write(procs, str(os.getpid()).encode())
+        uid, home = case["uid"], case["home"]
+        filled(home, [case["snapshot"], *([case["files"]] if case["files"] else [])], uid)
+        os.chdir(home)
+        for name, soft, hard in case["limits"]:
+            resource.setrlimit(getattr(resource, name), (soft, hard))
+        if uid >= 0:
+            os.setgroups([])
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
         for target, fd in enumerate(fds[:3]):
             os.dup2(fd, target)
         os.closerange(3, os.sysconf("SC_OPEN_MAX"))
@@ -77,7 +106,7 @@ def start(libc, fprog, argv: list, env: dict, fds: list) -> int:
         if fprog is not None and libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER,
                                             ctypes.byref(fprog), 0, 0):
             os._exit(ENTRY_FAILED)
-        os.execve(argv[0], argv, env)
+        os.execvpe(case["argv"][0], case["argv"], case["env"])
     finally:
         os._exit(ENTRY_FAILED)
 
@@ -101,7 +130,7 @@ def main(fd: int) -> None:
         case = json.loads(message)
         try:
             fresh_mounts(libc, setup["mounts"])
-            pid = start(libc, fprog, case["argv"], case["env"], fds)
+            pid = start(libc, fprog, case, fds)
         except OSError:
             status = ENTRY_FAILED
         else:

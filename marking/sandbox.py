@@ -773,20 +773,21 @@ class Session:
         for name, data in files.items():
             (self.files / name).write_bytes(data)
         home = Path(SANDBOX_HOME)
-        env = {**scrubbed_environment(SANDBOX_HOME, TMPDIR="/tmp", **environment(home)),
-               **launcher.environment(SANDBOX_SNAPSHOT, SANDBOX_FILES if files else "")}
-        argv = launcher.argv(SANDBOX_HOME, "", self.uid, sandbox.limits(self.uid),
-                             command(home))
+        case = {"argv": command(home), "uid": self.uid, "home": SANDBOX_HOME,
+                "snapshot": SANDBOX_SNAPSHOT, "files": SANDBOX_FILES if files else "",
+                "env": scrubbed_environment(SANDBOX_HOME, TMPDIR="/tmp", **environment(home)),
+                "limits": [[name, *(value if isinstance(value, tuple) else (value, value))]
+                           for name, value in sandbox.limits(self.uid)]}
         self.cases += 1
         group = self.group.child(f"case-{self.cases}", budget.memory, budget.processes + 2) \
             if self.group else None
         try:
-            return self._through_driver(group, argv, env, stdin, head)
+            return self._through_driver(group, case, stdin, head)
         finally:
             if group:
                 group.remove()
 
-    def _through_driver(self, group, argv: list, env: dict, stdin: bytes, head) -> Ran:
+    def _through_driver(self, group, case: dict, stdin: bytes, head) -> Ran:
         sandbox, budget = self.sandbox, self.sandbox.budget
         usage = Usage(self.uid, group)
         kill_case = lambda: kill_every(lambda: self._case_processes(group))  # noqa: E731
@@ -795,8 +796,7 @@ class Session:
         theirs += [os.open(entry, os.O_WRONLY | os.O_CLOEXEC) for entry in
                    (group.entries if group else [])]
         try:
-            socket.send_fds(self.channel, [json.dumps({"argv": argv, "env": env}).encode()],
-                            theirs)
+            socket.send_fds(self.channel, [json.dumps(case).encode()], theirs)
         except OSError as problem:
             self.broken = True
             raise SessionLost(DRIVER_GONE) from problem

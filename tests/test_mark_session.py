@@ -20,6 +20,7 @@ import pytest
 
 from golden.cases import ROOT
 from golden.run import Limit
+from marking.limits import OPEN_FILES
 from marking.sandbox import CASE, STUDENT, Sandbox
 from tests.test_mark import open_scratch
 from tests.test_mark_assignments import run_marker
@@ -362,3 +363,21 @@ def test_where_no_session_can_be_made_each_case_gets_a_sandbox_and_the_report_sa
         with sessions.one(Path("snapshot")) as session:
             assert session is None
     assert sessions.refused == "cannot make a control group inside another"
+
+
+@pytest.mark.parametrize("isolation", BOTH)
+def test_a_case_runs_as_its_own_user_with_its_limits_and_no_privilege(scratch, isolation):
+    code = """\
+        import os, resource
+        status = dict(line.split(":\\t", 1) for line in open("/proc/self/status").read().splitlines()
+                      if ":\\t" in line)
+        print(os.getuid() != 0, os.getgid() != 0, os.getgroups() == [], status["CapEff"].strip(),
+              status["NoNewPrivs"].strip(), status["Seccomp"].strip(),
+              resource.getrlimit(resource.RLIMIT_NOFILE), resource.getrlimit(resource.RLIMIT_CORE),
+              os.stat(".").st_uid == os.getuid(), os.stat("prog.py").st_uid == os.getuid())
+        """
+    first, second = in_one_session(scratch, isolation, code, [b"", b""])
+    assert first.stdout == second.stdout, (first, second)
+    said = first.stdout.decode().split(maxsplit=6)
+    assert said[:6] == ["True", "True", "True", "0000000000000000", "1", "2"], first
+    assert said[6].startswith(f"({OPEN_FILES}, {OPEN_FILES}) (0, 0) True True"), first
