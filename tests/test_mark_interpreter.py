@@ -19,7 +19,8 @@ REPORT = """\
     import json, os, sys
     import helper
     print(json.dumps({"version": sys.version, "os": os.__file__, "path": sys.path,
-                      "flags": [sys.flags.no_site, sys.flags.isolated, sys.flags.safe_path],
+                      "flags": [sys.flags.no_site, sys.flags.isolated,
+                                getattr(sys.flags, "safe_path", False)],  # from 3.11
                       "helper": helper.WORD,
                       "packages": [os.listdir(path) for path in sys.path if "-packages" in path]}))
     exit(7)
