@@ -45,6 +45,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from golden.run import CpuWatch, Limit, Ran, collect, kill_group, limit_hit, reap
 from marking import driver, launcher
@@ -88,8 +89,8 @@ find "$@" -xdev -mindepth 1 -maxdepth 1 -user "$(id -u)" \\
 ipcrm --all 2>/dev/null
 exit 0"""
 SANDBOX_PYTHON = "/python"  # under namespaces: where the runs' stdlib-only environment is
-# What an interpreter says it is: asked as root, then as a fallback run's user, which must
-# see the same (the version and the standard library's place included).
+# What an interpreter says it is (Identity's fields): asked as root, then as a fallback
+# run's user, which must see the same (the version and the standard library's place included).
 IDENTITY = ("import json, os, sys; print(json.dumps([os.path.realpath(sys.executable), "
             "sys.base_prefix, sys.base_exec_prefix, sys.version, os.__file__, "
             "'%d.%d' % sys.version_info[:2]]))")
@@ -140,6 +141,16 @@ DESCRIBE_NO_GROUP = ("{memory} of memory per process and {processes} processes (
 DESCRIBE_CPU_GROUP = "{cpu:g} s of CPU for the whole run ({cgroup}), wall-clock cap {wall:g} s"
 DESCRIBE_CPU_PER_PROCESS = ("{cpu:g} s of CPU per process (rlimits only, the whole run's CPU time "
                             "is not measured: {reason}), wall-clock cap {wall:g} s")
+
+
+class Identity(NamedTuple):
+    """An interpreter as it describes itself (IDENTITY)."""
+    executable: str
+    base_prefix: str
+    base_exec_prefix: str
+    version: str  # sys.version, whole
+    os_module: str  # where its standard library's os.py lies
+    minor: str  # "3.11"
 
 
 class Stopped(Exception):
@@ -198,7 +209,7 @@ class Sandbox:
             self.shared_folders = world_writable_folders()
         self.base_python = self.python  # what the driver runs on, and the report names
         self.environment = clean_environment(Path(tempfile.mkdtemp(prefix="python-", dir=scratch)),
-                                             self.python, self.identity[5])
+                                             self.python, self.identity.minor)
         self.python = str((Path(SANDBOX_PYTHON) if self.namespaces else self.environment)
                           / "bin" / Path(self.python).name)
         self.groups, self.why_no_group = None, "not root"
@@ -267,7 +278,8 @@ class Sandbox:
         return [f"Isolation: {', '.join(self.layers())}",
                 f"Reach: {'; '.join(reach)}",
                 f"Limits per run: {time_limit}; {limits}; {mebibytes(FILE_BYTES)} per file; {tmp}; "
-                f"{STDLIB_ONLY.format(python=self.base_python, version=self.identity[3].split()[0])}"]
+                + STDLIB_ONLY.format(python=self.base_python,
+                                     version=self.identity.version.split()[0])]
 
     def per(self, asked: str) -> str:
         """What a sandbox is made for, as asked: per student only as root, where the
@@ -473,21 +485,16 @@ class Sandbox:
                                    preexec_fn=entering, pass_fds=passed)
         started(process.pid)
         budget = budget or self.budget
-        deadline = time.monotonic() + budget.wall_seconds
         ended, reaped = threading.Event(), []  # once the program ends, what it left holding
         # its pipes is not waited for (as bubblewrap's end ends all it holds)
         waiter = threading.Thread(target=lambda: (reaped.extend(reap(process)), ended.set()),
                                   daemon=True)
         waiter.start()
-        stdout, stderr, timed_out, too_large = collect(process, stdin, deadline,
-                                                       budget.most_output, budget.most_stderr,
-                                                       head, ended)
-        if not (timed_out or too_large):  # its output closed, the program may still be running
-            timed_out = not ended.wait(max(0.0, deadline - time.monotonic()))
-        if timed_out or too_large or self.stopping.is_set():
+        def kill():
             kill_group(process.pid)
             if used.group:
                 used.group.kill()
+        outputs = self._gathered(process, stdin, head, ended, kill, budget)
         waiter.join()
         status, usage = reaped
         if watch:
@@ -496,6 +503,26 @@ class Sandbox:
             cpu_seconds = usage.ru_utime + usage.ru_stime  # and the children it waited for
         else:  # bubblewrap: its own CPU time, not its PID namespace's
             cpu_seconds = None
+        return self._outcome(outputs, status, watch, cpu_seconds, used, budget)
+
+    def _gathered(self, streams, stdin: bytes, head, ended: threading.Event, kill,
+                  budget: Budget) -> tuple:
+        """What a piped run wrote, once it has ended (`ended`), or `kill()`ed at the
+        wall-clock cap, at an output over its cap, or on a stop: (stdout, stderr, whether
+        the cap passed, which output overflowed)."""
+        deadline = time.monotonic() + budget.wall_seconds
+        stdout, stderr, timed_out, too_large = collect(
+            streams, stdin, deadline, budget.most_output, budget.most_stderr, head, ended)
+        if not (timed_out or too_large):  # its output closed, the program may still be running
+            timed_out = not ended.wait(max(0.0, deadline - time.monotonic()))
+        if timed_out or too_large or self.stopping.is_set():
+            kill()
+        return stdout, stderr, timed_out, too_large
+
+    def _outcome(self, outputs: tuple, status, watch, cpu_seconds, used: "Usage",
+                 budget: Budget) -> Ran:
+        """A piped run's Ran, with the limit that ended it, if one did."""
+        stdout, stderr, timed_out, too_large = outputs
         limit = Limit.OUTPUT if too_large else self._limit(watch, cpu_seconds, status, budget,
                                                            timed_out)
         stopped = limit is not None or (status < 0 and self.stopping.is_set())
@@ -562,9 +589,9 @@ class Sandbox:
             try:
                 done = subprocess.run([candidate, "-I", "-S", "-c", IDENTITY], capture_output=True,
                                       timeout=30, env=scrubbed_environment("/"), cwd="/")
-                identity = json.loads(done.stdout)
-                executable, *prefixes = identity[:3]
-            except (OSError, ValueError, subprocess.SubprocessError):
+                identity = Identity(*json.loads(done.stdout))
+                executable, prefixes = identity.executable, identity[1:3]
+            except (OSError, ValueError, TypeError, subprocess.SubprocessError):
                 continue
             folders = {Path(os.path.realpath(prefix)) for prefix in prefixes}
             folders.add(Path(executable).parent.parent)
@@ -595,7 +622,7 @@ class Sandbox:
             return False, said[-1] if said else f"bwrap exited with status {done.returncode}"
         return True, ""
 
-    def _runs_in_fallback(self, python: str, identity: list) -> bool:
+    def _runs_in_fallback(self, python: str, identity: Identity) -> bool:
         """Whether `python` starts whole as a fallback run: its user, its limits, its layers,
         and the same interpreter as the marker saw (where its user cannot read the
         installation, as under a 0700 /root, the dynamic loader may take another one's
@@ -612,7 +639,7 @@ class Sandbox:
             return True
         return False
 
-    def _starts(self, python: str, access, identity: list) -> bool:
+    def _starts(self, python: str, access, identity: Identity) -> bool:
         uid = self.new_user()
         entering = self.confinement.entering(access)
         try:
@@ -624,8 +651,8 @@ class Sandbox:
         finally:
             kill_user(uid)
         try:
-            return done.returncode == 0 and json.loads(done.stdout) == identity
-        except ValueError:
+            return done.returncode == 0 and Identity(*json.loads(done.stdout)) == identity
+        except (ValueError, TypeError):
             return False
 
     def _clean_after(self, uid: int, folder: Path) -> None:
@@ -814,13 +841,7 @@ class Session:
             if sandbox.measures_cpu:
                 watch = CpuWatch(usage.cpu_seconds, budget.cpu_seconds, budget.idle_seconds,
                                  kill_case, CPU_POLL_SECONDS)
-            deadline = time.monotonic() + budget.wall_seconds
-            stdout, stderr, timed_out, too_large = collect(
-                streams, stdin, deadline, budget.most_output, budget.most_stderr, head, ended)
-            if not (timed_out or too_large):
-                timed_out = not ended.wait(max(0.0, deadline - time.monotonic()))
-            if timed_out or too_large or sandbox.stopping.is_set():
-                kill_case()
+            outputs = sandbox._gathered(streams, stdin, head, ended, kill_case, budget)
             if not ended.wait(DRIVER_SECONDS):
                 self.broken = True
             cpu_seconds = watch.stop() if watch else None
@@ -834,11 +855,7 @@ class Session:
         if status is None:
             self.broken = True
             raise Stopped if sandbox.stopping.is_set() else SessionLost(DRIVER_GONE)
-        limit = Limit.OUTPUT if too_large else sandbox._limit(watch, cpu_seconds, status, budget,
-                                                              timed_out)
-        stopped = limit is not None or (status < 0 and sandbox.stopping.is_set())
-        return Ran(stdout, stderr, None if stopped else status, limit, too_large,
-                   usage.out_of_memory(), cpu_seconds)
+        return sandbox._outcome(outputs, status, watch, cpu_seconds, usage, budget)
 
     def _answer(self, answer: dict, ended: threading.Event) -> None:
         """The driver's word that the case's launcher has ended, with its status."""

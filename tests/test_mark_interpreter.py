@@ -61,11 +61,11 @@ def test_a_program_calling_exit_and_importing_a_sibling_runs_as_python3_file_py(
 def test_the_run_sees_the_standard_library_alone_of_one_installation(scratch, isolation):
     box, outcome = reported(scratch, isolation)
     said = json.loads(outcome.stdout)
-    assert said["version"] == box.identity[3] and said["os"] == box.identity[4], \
+    assert said["version"] == box.identity.version and said["os"] == box.identity.os_module, \
         "the binary of one installation ran with another one's standard library"
     packages = [path for path in said["path"] if "-packages" in path]
     own = box.environment if isolation == "fallback" else Path(SANDBOX_PYTHON)
-    assert packages == [str(own / "lib" / f"python{box.identity[5]}" / "site-packages")], \
+    assert packages == [str(own / "lib" / f"python{box.identity.minor}" / "site-packages")], \
         said["path"]
     assert said["packages"] == [[]], "the environment's site-packages holds a package"
-    assert f"Python {box.identity[3].split()[0]}, its standard library alone" in box.describe()[2]
+    assert f"Python {box.identity.version.split()[0]}, its standard library alone" in box.describe()[2]
