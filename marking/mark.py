@@ -205,17 +205,8 @@ class Marking:
         arguments = (lambda home: program.run_argv(case, home, self.sandbox.python), case.stdin,
                      files, lambda home: {STATS_VARIABLE: str(home / STATS_FILE)})
         try:
-            if self.sessions is None:
-                outcome = self.sandbox.run(self.snapshots[case.program], *arguments,
-                                           terminal=mode == TERMINAL, head=case.head)
-            else:
-                with self.sessions.one(self.snapshots[case.program]) as session:
-                    if session is None:
-                        outcome = self.sandbox.run(self.snapshots[case.program], *arguments,
-                                                   terminal=mode == TERMINAL, head=case.head)
-                    else:
-                        outcome = session.run(*arguments, terminal=mode == TERMINAL,
-                                              head=case.head)
+            outcome = self.sandboxed(self.snapshots[case.program], arguments,
+                                     terminal=mode == TERMINAL, head=case.head)
         except Stopped:
             return Verdict(case.id, mode, Kind.NOT_RUN, INTERRUPTED)
         except Exception as problem:  # a fault of the marker must not cost the report
@@ -229,6 +220,15 @@ class Marking:
                 self.waited += (self.sandbox.idle_seconds if outcome.limit is Limit.IDLE
                                 else self.sandbox.wall_seconds)
         return judge(case, mode, outcome, self.rules_of(marked))
+
+    def sandboxed(self, snapshot: Path, arguments: tuple, **how):
+        """A run in this student's session, or in a sandbox of its own where there is none."""
+        if self.sessions is None:
+            return self.sandbox.run(snapshot, *arguments, **how)
+        with self.sessions.one(snapshot) as session:
+            if session is None:
+                return self.sandbox.run(snapshot, *arguments, **how)
+            return session.run(*arguments, **how)
 
 
 class Sessions:
