@@ -62,7 +62,7 @@ LEAST_MEMORY_BYTES, LEAST_PROCESSES = 64 << 20, 4  # below these no program star
 TMP_BYTES = 64 << 20
 SHM_BYTES = 1 << 20  # a fresh /dev/shm per case, which only the sandbox's root may write
 DRIVER_ROOM_BYTES = 32 << 20  # a session's bubblewrap and driver, beside the run's memory
-DRIVER_PROCESSES = 8  # bubblewrap's two, the driver, and a case's launcher before it moves
+DRIVER_PROCESSES = 8  # bubblewrap's two, the driver, and the next case's first process before it moves
 HOME_ROOM_FILES = 10_000  # files a case may make in its home, beside the submission's
 TMP_FILES, SHM_FILES = 10_000, 64  # and in /tmp and /dev/shm: their teardown stays quick
 DRIVER_SECONDS = 30  # what the driver may take to answer once its case has ended
@@ -697,7 +697,7 @@ class Session:
         self.sandbox, self.snapshot = sandbox, snapshot
         self.uid = sandbox.new_user()
         memory, processes = sandbox.budget.memory, sandbox.budget.processes
-        self.group = self.driver_group = None
+        self.group = self.driver_group = self.next_group = None
         if sandbox.groups and sandbox.namespaces:  # the driver and each case in groups of their own
             self.group = sandbox.groups.new(memory + DRIVER_ROOM_BYTES,
                                             processes + 2 + DRIVER_PROCESSES)
@@ -706,7 +706,7 @@ class Session:
             self.group = sandbox.groups.new(memory, processes + 2)
         self.files = Path(tempfile.mkdtemp(prefix="files-", dir=sandbox.scratch))
         self.process = self.channel = None
-        self.cases = 0  # run so far: each case's group is named by its number
+        self.cases = 0  # case groups made so far: each is named by its number
         self.keep = set()  # the sandbox's own processes: bubblewrap's and the driver
         self.broken = False  # the driver is gone: the session marks no more case
         if sandbox.namespaces:
@@ -743,7 +743,7 @@ class Session:
             except subprocess.TimeoutExpired:
                 kill_group(self.process.pid)
                 self.process.wait()
-        for group in (self.driver_group, self.group):
+        for group in (self.next_group, self.driver_group, self.group):
             if group:
                 group.remove()
         kill_user(self.uid)
@@ -770,9 +770,11 @@ class Session:
                    "0755"], ["/tmp", TMP_BYTES, TMP_FILES, "1777"],
                   ["/dev/shm", SHM_BYTES, SHM_FILES, "0755"]]
         program = sandbox.confinement.program or b""
+        self.next_group = self._case_group()
         ours.settimeout(DRIVER_SECONDS)
         try:
-            ours.send(json.dumps({"seccomp": program.hex(), "mounts": mounts}).encode())
+            self._send(json.dumps({"seccomp": program.hex(), "mounts": mounts}).encode(), [],
+                       self.next_group)
             ready = ours.recv(64)
         except OSError:
             ready = b""
@@ -805,14 +807,32 @@ class Session:
                 "env": scrubbed_environment(SANDBOX_HOME, TMPDIR="/tmp", **environment(home)),
                 "limits": [[name, *(value if isinstance(value, tuple) else (value, value))]
                            for name, value in sandbox.limits(self.uid)]}
-        self.cases += 1
-        group = self.group.child(f"case-{self.cases}", budget.memory, budget.processes + 2) \
-            if self.group else None
+        group, self.next_group = self.next_group, None
         try:
+            self.next_group = self._case_group()
             return self._through_driver(group, case, stdin, head)
         finally:
             if group:
                 group.remove()
+
+    def _case_group(self):
+        """The next case's own control group, made a case ahead: its first process joins
+        it while the case before runs (marking.driver)."""
+        if not self.group:
+            return None
+        self.cases += 1
+        return self.group.child(f"case-{self.cases}", self.sandbox.budget.memory,
+                                self.sandbox.budget.processes + 2)
+
+    def _send(self, message: bytes, fds: list, group) -> None:
+        """`message` to the driver with `fds` and the cgroup.procs files of `group`."""
+        entries = [os.open(entry, os.O_WRONLY | os.O_CLOEXEC) for entry in
+                   (group.entries if group else [])]
+        try:
+            socket.send_fds(self.channel, [message], [*fds, *entries])
+        finally:
+            for fd in entries:
+                os.close(fd)
 
     def _through_driver(self, group, case: dict, stdin: bytes, head) -> Ran:
         sandbox, budget = self.sandbox, self.sandbox.budget
@@ -820,10 +840,8 @@ class Session:
         kill_case = lambda: kill_every(lambda: self._case_processes(group))  # noqa: E731
         pipes = [os.pipe() for _ in range(3)]
         theirs = [pipes[0][0], pipes[1][1], pipes[2][1]]
-        theirs += [os.open(entry, os.O_WRONLY | os.O_CLOEXEC) for entry in
-                   (group.entries if group else [])]
         try:
-            socket.send_fds(self.channel, [json.dumps(case).encode()], theirs)
+            self._send(json.dumps(case).encode(), theirs, self.next_group)
         except OSError as problem:
             self.broken = True
             raise SessionLost(DRIVER_GONE) from problem

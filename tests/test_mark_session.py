@@ -336,7 +336,8 @@ def test_what_a_case_leaves_to_tear_down_or_to_hold_costs_the_next_case_nothing(
 @pytest.mark.parametrize("isolation", [NAMESPACES])
 def test_a_case_sees_no_process_but_its_own(scratch, isolation):
     """Under namespaces /proc hides the sandbox's own processes (bubblewrap's command line
-    names the marker's folders; the driver's counters grow with each case it reaps)."""
+    names the marker's folders; the driver's counters grow with each case it reaps), and
+    the next case's first process, which waits in its group while this case runs."""
     code = """\
         import os
         print([int(pid) for pid in os.listdir("/proc") if pid.isdigit()] == [os.getpid()])
@@ -349,6 +350,29 @@ def test_a_case_sees_no_process_but_its_own(scratch, isolation):
         """
     (outcome,) = in_one_session(scratch, isolation, code, [b""])
     assert outcome.stdout == b"True\n", outcome
+
+
+@pytest.mark.parametrize("isolation", [NAMESPACES])
+def test_the_next_case_s_first_process_waits_in_its_own_group_and_goes_with_the_session(
+        scratch, isolation):
+    """Forked a case ahead, it joins its case's group while the case before runs; once the
+    session ends, it and every group of the session are gone."""
+    box = Sandbox(30, scratch, [ROOT], isolation=isolation)
+    try:
+        if box.groups is None:
+            pytest.skip(f"no control groups here: {box.why_no_group}")
+        session = box.session(snapshot_of(scratch, 'print("hi")\n'))
+        try:
+            ran = session.run(lambda home: [box.python, str(home / "prog.py")], b"", {})
+            waiting = session.next_group
+            assert ran.stdout == b"hi\n", ran
+            assert waiting is not None and len(waiting.processes()) == 1
+            folders = [*session.group.folders, *waiting.folders]
+        finally:
+            session.close()
+        assert not [folder for folder in folders if folder.exists()]
+    finally:
+        box.close()
 
 
 def test_where_no_session_can_be_made_each_case_gets_a_sandbox_and_the_report_says_why():
