@@ -796,7 +796,7 @@ class Session:
     def _piped(self, command, stdin: bytes, files: dict, environment, head) -> Ran:
         """A case through the driver: its pipes handed over, its status read back, the
         marker's own collect() reading what it wrote."""
-        sandbox, budget = self.sandbox, self.sandbox.budget
+        sandbox = self.sandbox
         for old in self.files.iterdir():
             old.unlink()
         for name, data in files.items():
