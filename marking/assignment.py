@@ -186,6 +186,7 @@ class Assignment:
     require: tuple = ()  # of REQUIREMENTS: isolation the marking insists on
     declared: dict = None  # program -> golden.programs.Program: its language, files, reference
     student_budget: float = None  # CPU seconds of all a student's cases in a class run
+    unmarked_rules: dict = None  # program -> {rule id: why this assignment does not mark it}
 
     def program_marks(self, program: str) -> float:
         return round(sum(marked.marks for marked in self.programs[program]), MARKS_DIGITS)
@@ -258,7 +259,9 @@ def _assignment(name: str, path: Path, data: dict) -> Assignment:
                       data.get("normalise", {}), path.absolute(), data.get("python"),
                       {program["name"]: tuple(group["name"] for group in program["groups"])
                        for program in data["programs"]}, tuple(data.get("require", ())),
-                      declared, data.get("student_budget"))
+                      declared, data.get("student_budget"),
+                      {program["name"]: program.get("unmarked_rules", {})
+                       for program in data["programs"]})
 
 
 def _deadline(path: Path, data: dict):

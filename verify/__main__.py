@@ -8,7 +8,11 @@ Marks, with the marker and each program's assignment, as a course would:
   2. honest variants: other faithful readings of the handouts (input() for a
      line): every marked case must pass, piped and at a terminal;
   3. wrong variants: programs with a mistake students make: each must fail at
-     least two marked cases (one case alone is a single point of failure).
+     least two marked cases (one case alone is a single point of failure);
+  4. the rule map of each handout (verify/rules.py): every rule pinned by two
+     marked cases or more, each shown by a wrong program that breaks that rule
+     alone (`rule` in its file): such a program is marked on its rule's cases,
+     and on the others only when fewer than two of those fail.
 Each of them, piped, is also checked by the assignment's student pack (`make
 student-pack`): on every visible case its checker must say what the marker says (but
 for a variant whose output is `undefined`: it depends on more than its input).
@@ -37,6 +41,7 @@ from marking import from_make, records
 from marking.assignment import ASSIGNMENTS, AssignmentError, load, names
 from pack import build as pack_build
 from standalone.bundle import BundleError, write_program
+from verify.rules import RuleError, checked, report, rule_map
 from verify.variants import VariantError, read_variants
 
 WRONG = ROOT / "tests" / "wrong"
@@ -59,6 +64,9 @@ NO_VARIANT = "verify: no variant matches {patterns}"
 NOT_SUBMITTED = "none: the program's files are not there (a wrong name?)"
 NOT_BUILT = "none: it does not build (a variant must still compile)"
 NO_CASE = "none: the assignment marks no case of it"
+NO_RULE = "wrong {name}: its file names no `rule` of {program}'s rule map"
+UNKNOWN_RULE = "wrong {name}: its rule {rule} is not in {program}'s rule map"
+ELSEWHERE = "          fails {count} of its rule's {claimed} cases; elsewhere: {cases}"
 UNDEFINED = "          not checked with the student pack: its output depends on {what}"
 DISAGREES = "          the student pack says otherwise on {case}: the marker {marker}, the pack {pack}"
 CHECKER_FAILED = "the student pack's checker ended with status {status} on {name}:\n{stderr}"
@@ -117,14 +125,16 @@ def variants(assignments: list) -> tuple:
 
 
 def mark(folder: Path, assignment, program: str, options, tty: bool = False,
-         pack: Path = None) -> Marked:
-    """Mark `folder` as the marker does, the cases of `program` only; with `pack`, check
-    it with that student pack too, and say where the two disagree on a visible case."""
+         pack: Path = None, cases: list = None) -> Marked:
+    """Mark `folder` as the marker does, the cases of `program` only (of those named in
+    `cases`, if given); with `pack`, check it with that student pack too, and say where
+    the two disagree on a visible case."""
     with tempfile.TemporaryDirectory(prefix="verify-") as scratch:
         results = Path(scratch) / "results.json"
         command = [sys.executable, "-m", "marking.mark", str(folder),
                    "--assignment", str(assignment.path),
-                   "--only", f"{program}/*", "--json", str(results), "--jobs", str(options.jobs),
+                   *[part for case in (cases or ["*"]) for part in ("--only", f"{program}/{case}")],
+                   "--json", str(results), "--jobs", str(options.jobs),
                    "--isolation", options.isolation, *(["--tty"] if tty else [])]
         done = subprocess.run(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         if done.returncode not in (0, 1) or not results.exists():
@@ -233,13 +243,33 @@ def check_honest(variants, assignments, solutions, scratch, options, packs: dict
     return problems
 
 
-def check_wrong(variants, assignments, solutions, scratch, options, packs: dict):
-    problems, counts, failing = [], [], set()
+def check_wrong(variants, assignments, solutions, scratch, options, packs: dict, maps: dict):
+    """(problems, cases failed per variant, the cases any variant failed, rule -> the
+    cases its variants failed): each variant of a program with a rule map marked on its
+    rule's cases first, on all only when fewer than AT_LEAST of those fail."""
+    problems, counts, failing, by_rule = [], [], set(), {}
     for variant in variants:
         folder = submission_of(variant, solutions[variant.program],
                                scratch / "wrong" / variant.id)
-        marked = mark(folder, assignments[variant.program], variant.program, options,
-                      pack=None if variant.undefined else packs[variant.program])
+        assignment, found = assignments[variant.program], maps.get(variant.program)
+        pack = None if variant.undefined else packs[variant.program]
+        claimed = []
+        if found is not None:
+            if variant.rule not in found.rules:
+                problems.append((UNKNOWN_RULE if variant.rule else NO_RULE).format(
+                    name=variant.id, rule=variant.rule, program=variant.program))
+            else:
+                marked_here = {m.case.name for m in assignment.programs[variant.program]}
+                claimed = [case for case in found.cases_of(variant.rule) if case in marked_here]
+        marked = mark(folder, assignment, variant.program, options, pack=pack,
+                      cases=claimed) if claimed else None
+        first = marked
+        if marked is None or (not marked.unmarked and len(marked.failed) < AT_LEAST):
+            marked = mark(folder, assignment, variant.program, options, pack=pack)
+        if found is not None and variant.rule in found.rules and not marked.unmarked:
+            failed = set((first or marked).failed) | set(marked.failed)
+            by_rule.setdefault(found.rules[variant.rule], set()).update(
+                name.split("/", 1)[1] for name in failed)
         caught = marked.caught
         counts.append(len(marked.failed) if not marked.unmarked else 0)
         if not marked.unmarked:
@@ -247,6 +277,10 @@ def check_wrong(variants, assignments, solutions, scratch, options, packs: dict)
         say(WRONG_LINE.format(verdict="caught" if caught else "MISSED", name=variant.id,
                               failed=len(marked.failed), total=marked.total,
                               mistake=variant.mistake))
+        if first is not None and marked is not first and not marked.unmarked:
+            elsewhere = sorted(set(marked.failed) - set(first.failed))
+            say(ELSEWHERE.format(count=len(first.failed), claimed=len(claimed),
+                                 cases=", ".join(elsewhere) or "none"))
         shown = ", ".join(marked.failed[:SHOWN_CASES]) + (" ..." if len(marked.failed) > SHOWN_CASES else "")
         if not caught:
             say(FAILED_CASES.format(cases=marked.unmarked or shown or "none"))
@@ -255,7 +289,43 @@ def check_wrong(variants, assignments, solutions, scratch, options, packs: dict)
         if variant.undefined:
             say(UNDEFINED.format(what=variant.undefined))
         problems += disagreed(marked, f"wrong {variant.id}")
-    return problems, counts, failing
+    return problems, counts, failing, by_rule
+
+
+def rule_maps(assignments: dict) -> dict:
+    """program -> its rule map, for the programs whose handout has one."""
+    maps = {}
+    for program, assignment in assignments.items():
+        found = rule_map(assignment.declared[program])
+        if found is not None:
+            maps[program] = found
+    return maps
+
+
+def map_problems(maps: dict, assignments: dict) -> list:
+    return [problem for program, found in sorted(maps.items())
+            for problem in checked(found, {m.case.name for m in assignments[program].programs[program]},
+                                   assignments[program].unmarked_rules.get(program, {}))]
+
+
+def show_maps(maps: dict, assignments: dict, by_rule: dict, wrong: list, options) -> list:
+    """Each program's rule map, said; its problems. With --only, the rules some wrong
+    program of the run breaks alone; with one assignment, those and the rules of its own
+    handouts (another's, which its map takes, are shown by that one's wrong programs)."""
+    problems = []
+    for program, found in sorted(maps.items()):
+        broken = {variant.rule for variant in wrong if variant.program == program}
+        broken |= {rule for rule, entry in found.rules.items() if entry in by_rule}
+        own = {rule for rule, entry in found.rules.items() if entry.handout == found.handout}
+        only = broken if options.only else broken | own if options.assignment else None
+        failed = {rule: by_rule.get(entry, set()) for rule, entry in found.rules.items()}
+        lines, said = report(found, {m.case.name for m in assignments[program].programs[program]},
+                             assignments[program].unmarked_rules.get(program, {}), failed,
+                             broken, only=only)
+        for line in lines:
+            say(line)
+        problems += said
+    return problems
 
 
 def student_packs(chosen: list, assignments: dict, folder: Path) -> dict:
@@ -292,6 +362,11 @@ def main(argv=None) -> int:
     except (AssignmentError, VariantError) as problem:
         say(f"verify: {problem}")
         return 2
+    try:
+        maps = rule_maps(assignments)
+    except RuleError as problem:
+        say(f"verify: {problem}")
+        return 2
     wrong, honest = selected(wrong, options.only), selected(honest, options.only)
     if options.only and not wrong + honest:
         say(NO_VARIANT.format(patterns=" or ".join(options.only)))
@@ -309,12 +384,13 @@ def main(argv=None) -> int:
             packs = student_packs(chosen, assignments, scratch / "packs")
             problems = [] if options.only else check_references(assignments, options, packs)
             problems += check_honest(honest, assignments, solutions, scratch, options, packs)
-            missed, counts, failing = check_wrong(wrong, assignments, solutions, scratch, options,
-                                                  packs)
+            missed, counts, failing, by_rule = check_wrong(wrong, assignments, solutions, scratch,
+                                                           options, packs, maps)
         except (MarkerFailed, VariantError, BundleError, ValueError) as problem:
             say(f"verify: {problem}")
             return 2
-    problems += missed
+    problems += missed + map_problems(maps, assignments)
+    problems += show_maps(maps, assignments, by_rule, wrong, options)
     if counts:
         say(SCORE.format(caught=sum(c >= AT_LEAST for c in counts), total=len(counts),
                          fewest=min(counts), median=statistics.median(counts), most=max(counts)))

@@ -4,6 +4,7 @@ reading of the handout). Each file says in words what the student did, then the
 changes that turn the sample solution (`make standalone`) into that program:
 
     mistake = "Eighth (and last) printed without its space"
+    rule = "stacks-line-ordinals"   # the handout's rule it breaks, alone (verify/rules.py)
     [[change]]
     find = '" (and last)"'
     replace = '"(and last)"'
@@ -45,6 +46,7 @@ class Variant:
     changes: tuple  # of (file or None, find, replace, count)
     path: Path
     undefined: str = ""  # what, besides its input, its output depends on
+    rule: str = ""  # the id of the one rule of the handout it breaks (verify/rules.py)
 
     @property
     def id(self) -> str:
@@ -79,12 +81,13 @@ def read_variant(path: Path) -> Variant:
     if not isinstance(data.get("mistake"), str) or not changes or not all(
             isinstance(c.get("find"), str) and isinstance(c.get("replace"), str)
             and isinstance(c.get("file", ""), str) for c in changes) \
-            or not isinstance(data.get("undefined", ""), str):
+            or not isinstance(data.get("undefined", ""), str) \
+            or not isinstance(data.get("rule", ""), str):
         raise VariantError(NEEDS.format(path=path))
     return Variant(program=path.parent.name, name=path.stem, mistake=data["mistake"],
                    changes=tuple((c.get("file"), c["find"], c["replace"], c.get("count", 1))
                                  for c in changes),
-                   path=path, undefined=data.get("undefined", ""))
+                   path=path, undefined=data.get("undefined", ""), rule=data.get("rule", ""))
 
 
 def read_variants(folder: Path) -> list:
