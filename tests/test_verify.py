@@ -5,6 +5,7 @@ import shutil
 
 import pytest
 
+from verify.rules import rule_map
 from verify.variants import VariantError, read_variant, read_variants
 from verify.__main__ import HONEST, WRONG, assignment_of_each_program
 
@@ -117,6 +118,9 @@ def verify_one_wrong_variant(tmp_path, monkeypatch, capsys, text, program, name)
     """What verify says of the one wrong variant `text` alone; it must find a problem."""
     import verify.__main__ as verify
 
+    found = rule_map(assignment_of_each_program()[program].declared[program])
+    if found is not None:  # it names a rule it breaks, as every wrong program must
+        text = f'rule = "{next(iter(found.rules))}"\n' + text
     variant_file(tmp_path, text, program=program, name=name)
     monkeypatch.setattr(verify, "WRONG", tmp_path)
     monkeypatch.setattr(verify, "HONEST", tmp_path / "none")

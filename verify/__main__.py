@@ -128,7 +128,7 @@ def mark(folder: Path, assignment, program: str, options, tty: bool = False,
          pack: Path = None, cases: list = None) -> Marked:
     """Mark `folder` as the marker does, the cases of `program` only (of those named in
     `cases`, if given); with `pack`, check it with that student pack too, and say where
-    the two disagree on a visible case."""
+    the two disagree on a visible case (where the marker marked one)."""
     with tempfile.TemporaryDirectory(prefix="verify-") as scratch:
         results = Path(scratch) / "results.json"
         command = [sys.executable, "-m", "marking.mark", str(folder),
@@ -142,9 +142,11 @@ def mark(folder: Path, assignment, program: str, options, tty: bool = False,
                 status=done.returncode, name=folder.name,
                 stderr=escaped(done.stderr[-2000:].decode("utf-8", "replace"))))
         written = json.loads(results.read_text(encoding="utf-8"))
+        marking = records.Marking.from_dict(written.get("extra_data", {}))
+        pack = pack if any(case.program == program and case.visibility == "visible"
+                           for case in marking.cases) else None  # nothing to compare
         checked = checked_by(pack, folder, Path(scratch)) if pack else None
     tests = [test for test in written["tests"] if test["name"].startswith(f"{program}/")]
-    marking = records.Marking.from_dict(written.get("extra_data", {}))
     data = marking.programs.get(program)
     unmarked = (NOT_SUBMITTED if data is None or not data.submitted
                 else NOT_BUILT if data.build is not None and not data.build.ok else "")

@@ -171,14 +171,14 @@ def report(found: RuleMap, marked: set, unmarked: dict, failed: dict, wrong_rule
     lines = [MAP_HEADER.format(program=found.program, handout=found.handout.name)]
     problems = []
     for rule in found.rules:
+        if rule in unmarked:
+            lines.append(MAP_UNMARKED.format(verdict="ok", rule=rule, why=unmarked[rule]))
+            continue
         if only is not None and rule not in only:
             lines.append(MAP_UNCHECKED.format(verdict="-", rule=rule))
             continue
         claimed = [case for case in found.cases_of(rule) if case in marked]
         pinned = [case for case in claimed if case in failed.get(rule, set())]
-        if rule in unmarked:
-            lines.append(MAP_UNMARKED.format(verdict="ok", rule=rule, why=unmarked[rule]))
-            continue
         unsupported = [case for case in claimed if case not in pinned]
         good = len(pinned) >= AT_LEAST and not unsupported
         lines.append(MAP_LINE.format(verdict="ok" if good else "SHORT", rule=rule,
