@@ -52,6 +52,8 @@ SHAPES = [
     ("lost with 16 cards kept", 5712, lambda game: not game.won and len(game.kept) == 16),
     ("a stage-2 stack of one card, not an Ace", 1533,
      some_stack(2, lambda stack: stack.size == 1 and not stack.has_ace)),
+    ("a second seed with a stage-2 stack of one card, not an Ace", 1755,
+     some_stack(2, lambda stack: stack.size == 1 and not stack.has_ace)),
     ("the last stage-2 stack a lone Ace", 322,
      lambda game: stage(2)(game).stacks[-1].size == 1 and stage(2)(game).stacks[-1].has_ace),
     ("all four Aces in the first stage-3 stack", 4,
