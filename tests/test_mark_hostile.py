@@ -593,8 +593,8 @@ def test_a_program_that_ignores_a_large_stdin_does_not_stop_the_marker(markings,
     write_program(folder, "hoyle_cli.py", "raise SystemExit(3)\n")
     cases = ["hoyle_cli/many_digits", "hoyle_cli/long_lines", "hoyle_cli/eof_at_main_menu"]
     assert len((EXPECTED_OUTPUTS / "hoyle_cli" / "many_digits.in").read_bytes()) > 1 << 16
-    assignment = assignment_of(tmp_path / "large_inputs.toml", "hoyle_cli",  # kit cases: no
-                               [case.split("/")[1] for case in cases])  # shipped one marks them
+    assignment = assignment_of(tmp_path / "large_inputs.toml", "hoyle_cli",  # these kit cases
+                               [case.split("/")[1] for case in cases])  # alone
     marked = markings.mark(folder, case="attack 6a, a large stdin never read",
                            assignment=assignment)
     marked.assert_reported()
