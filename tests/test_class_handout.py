@@ -233,16 +233,16 @@ def test_the_grade_sheet_applies_the_handout_s_late_rule(marked):
     assert list(rows) == ["ann", "bob", "cal", "dan", "eve", "fay", "gus", "hal", "ivy", "jo"]
     full = ["6.50", "6.50", "13.00"]
     expected = {  # solitaire_1, solitaire_2, raw total, days late, mark, status, cases passed
-        "ann": [*full, "0", "13.00", "marked", "82/82"],
-        "bob": [*full, "1", "12.35", "marked", "82/82"],
-        "cal": [*full, "2", "11.70", "marked", "82/82"],
-        "dan": [*full, "3", "11.05", "marked", "82/82"],
-        "fay": [*full, "6", "0.00", "late beyond the limit", "82/82"],
+        "ann": [*full, "0", "13.00", "marked", "92/92"],
+        "bob": [*full, "1", "12.35", "marked", "92/92"],
+        "cal": [*full, "2", "11.70", "marked", "92/92"],
+        "dan": [*full, "3", "11.05", "marked", "92/92"],
+        "fay": [*full, "6", "0.00", "late beyond the limit", "92/92"],
         "gus": ["6.50", "0.00", "6.50", "6", "0.00", "late beyond the limit; missing program",
-                "47/82"],
-        "hal": [*full, "0", "13.00", "marked", "82/82"],
-        "ivy": [*full, "1", "12.35", "marked", "82/82"],
-        "jo": [*full, "", "13.00", "no submission time", "82/82"],
+                "50/92"],
+        "hal": [*full, "0", "13.00", "marked", "92/92"],
+        "ivy": [*full, "1", "12.35", "marked", "92/92"],
+        "jo": [*full, "", "13.00", "no submission time", "92/92"],
     }
     columns = ["solitaire_1", "solitaire_2", "raw total", "days late", "mark", "status",
                "cases passed"]
@@ -251,7 +251,7 @@ def test_the_grade_sheet_applies_the_handout_s_late_rule(marked):
     raw, lost = eve_raw()
     assert [rows["eve"][column] for column in columns] == [
         f"{raw - 6.5:.2f}", "6.50", f"{raw:.2f}", "5", f"{min(raw, 9.75):.2f}", "marked",
-        f"{82 - lost}/82"]
+        f"{92 - lost}/92"]
 
 
 def test_every_reason_reaches_the_note(marked):
@@ -331,20 +331,20 @@ def test_before_the_deadline_only_the_worked_examples_are_shown(marked):
             continue
         assert shown_files(files) == case_files(visible), student
     page = marked.before["ann"]["feedback.txt"].decode()
-    assert "68 cases shown from 2027-03-14 09:00 (Australia/Sydney), once no late submission " \
+    assert "72 cases shown from 2027-03-14 09:00 (Australia/Sydney), once no late submission " \
            "can be accepted" in page
-    assert "6 cases never shown" in page
+    assert "12 cases never shown" in page
 
 
 def test_after_the_late_window_the_after_due_date_cases_are_shown(marked):
     shown = ids({"visible", "after_due_date"})
-    assert len(shown) == 76
+    assert len(shown) == 80
     assert shown_files(marked.after["ann"]) == case_files(shown)
     eve = marked.after["eve"]["feedback.html"].decode()
     failing = [marked_case.case.id for marked_case in SEEDED.programs["solitaire_1"]
                if b"Eighth" in marked_case.case.stdout and marked_case.visibility != "visible"]
     assert failing and all(f"{case}: failed" in eve for case in failing)
-    assert "6 cases never shown" in marked.after["eve"]["feedback.txt"].decode()
+    assert "12 cases never shown" in marked.after["eve"]["feedback.txt"].decode()
 
 
 def test_no_hidden_case_reaches_a_student_s_folder(marked):
@@ -369,7 +369,7 @@ def test_the_marks_of_every_group_are_on_the_page(marked):
     for program, cases in SEEDED.programs.items():
         for group in {marked_case.group for marked_case in cases}:
             assert f"  {program}, {group}: " in eve, (program, group)
-    assert "solitaire_2, the viewer: 6 of 6 cases passed, 1.00 / 1.00 (never shown)" in eve
+    assert "solitaire_2, the viewer: 12 of 12 cases passed, 1.00 / 1.00 (never shown)" in eve
 
 
 def test_the_reproduce_command_shows_the_difference_from_the_students_folder(marked, tmp_path):

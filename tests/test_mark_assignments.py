@@ -47,7 +47,7 @@ def test_a_perfect_standalone_solitaire_1_gets_its_share_and_fails_for_the_missi
            "marks" in report
     seeded = load("seeded")
     earned = sum(m.marks for m in seeded.programs["solitaire_1"] if m.case.name.startswith("seed_"))
-    assert earned == pytest.approx(1.5 + 2.5 + 0.5 / 7)  # and seed_without_newline's share of its group
+    assert earned == pytest.approx(1.5 + 2.5 + 0.5 / 8)  # and seed_without_newline's share of its group
     assert written["score"] == pytest.approx(earned, abs=1e-4) and f"Score: {earned:.2f}/13.00" in report
     seeds = sum(marked.case.name.startswith("seed_") for marked in seeded.programs["solitaire_1"])
     total = sum(len(cases) for cases in seeded.programs.values())
