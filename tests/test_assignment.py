@@ -9,11 +9,11 @@ import pytest
 from marking.assignment import ASSIGNMENTS, AssignmentError, load, names
 
 
-def test_the_four_assignments_are_shipped():
-    assert names() == ["calculation", "calculation_cpp", "patience", "seeded"]
+def test_the_five_assignments_are_shipped():
+    assert names() == ["calculation", "calculation_cpp", "golf_tests", "patience", "seeded"]
 
 
-@pytest.mark.parametrize("name", ["calculation", "calculation_cpp", "patience", "seeded"])
+@pytest.mark.parametrize("name", ["calculation", "calculation_cpp", "golf_tests", "patience", "seeded"])
 def test_every_golden_case_is_marked_or_the_kit_s_own(name):
     assignment = load(name)
     for program, marked in assignment.programs.items():
@@ -192,7 +192,7 @@ def test_a_mistake_in_an_assignment_is_named(tmp_path, change, message):
 
 def test_an_unknown_assignment_lists_those_there_are():
     with pytest.raises(AssignmentError, match="no assignment 'chess'; the assignments are: "
-                                              "calculation, calculation_cpp, patience, seeded"):
+                                              "calculation, calculation_cpp, golf_tests, patience, seeded"):
         load("chess")
 
 

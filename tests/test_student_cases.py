@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from marking.assignment import StudentCases
+from marking.verdicts import Kind
 from marking.student_cases import left_out_below, read_cases
 from marking.submission import skip_reason
 from marking.tree import Limits, copy_tree
@@ -50,7 +51,7 @@ def test_a_case_is_its_input_and_expected_output_in_name_order(tmp_path):
     assert names == ["bad_game", "won"] and refused == {}
     won = found.cases[1]
     assert (won.stdin, won.args, won.stdout) == (b"d\n", ["golf", "--seed", "1"], b"...\n")
-    assert won.id == "patience/won" and won.folder.parent.parent.name == "snapshot", \
+    assert won.id == "cases/golf/won" and won.folder.parent.parent.name == "snapshot", \
         "read from the marker's copy, never from the student's folder"
 
 
@@ -139,3 +140,60 @@ def test_what_the_copy_left_out_is_named_from_the_folder_marked(top):
     named = {top / "cases" / "golf" / "x.out": "link", Path("other") / "y": "link"}
     assert left_out_below(named, top) == {Path("cases/golf/x.out"): "link",
                                           **({Path("other/y"): "link"} if top == Path() else {})}
+
+
+def marked(name: str, valid: bool, own: Kind = Kind.PASS):
+    from marking.student_cases import Marked, Written
+    from marking.verdicts import Verdict
+
+    case = Written("patience", name, Path("."), f"cases/golf/{name}")
+    reference = Verdict(case.id, "stdout, stdin piped", Kind.PASS if valid else Kind.WRONG,
+                        "line 9: replace X with Y")
+    verdict = Verdict(case.id, "stdout, stdin piped", own, credit=float(own == Kind.PASS))
+    return Marked(case, reference, verdict if valid else None)
+
+
+def test_the_three_counts_share_their_marks():
+    """Validity is shared by the cases marked; thoroughness is the weighed share of the
+    mistakes caught; own code the share of the valid cases the team's program passes."""
+    from marking.student_cases import GroupResult, Hunted, Read
+
+    group = StudentCases("patience", "your Golf cases", "cases/golf",
+                         {"valid": 2, "thorough": 5, "own_code": 3}, "after_due_date",
+                         frozenset(), ("golf_a", "golf_b", "prompt"), Path("."), {"golf_a": 2})
+    result = GroupResult(group, Read(refused=()), [
+        marked("won", True), marked("king", False), marked("undo", True, Kind.WRONG),
+        marked("help", True)], [Hunted("golf_a", "...", 2, by="won"), Hunted("golf_b", "...", 1),
+                                Hunted("prompt", "...", 1, by="won")])
+    assert result.earned() == {"valid": 2 * 3 / 4, "thorough": 5 * 3 / 4, "own_code": 3 * 2 / 3}
+    assert result.said() == {"valid": "3 of 4 cases expect exactly what the reference gives",
+                             "thorough": "2 of 3 mistakes caught, 75% of their weight",
+                             "own_code": "your program passes 2 of your 3 valid cases"}
+    assert result.case_lines(own=False)[1] == ("invalid   cases/golf/king: the reference: line 9: "
+                                               "replace X with Y")
+    nothing_valid = GroupResult(group, Read(), [marked("king", False)],
+                                [Hunted("golf_b", "...", 1, by="king")])
+    assert nothing_valid.earned() == {"valid": 0, "thorough": 0, "own_code": 0}, \
+        "no valid case: nothing to catch a mistake with, or to run the program on"
+
+
+def test_results_json_names_the_mistakes_in_a_test_of_the_group_s_visibility():
+    from marking.assignment import load
+    from marking.student_cases import GroupResult, Hunted, Read
+
+    golf_tests = load("golf_tests")
+    group = golf_tests.student_groups("patience")[0]
+    result = GroupResult(group, Read(), [marked("won", True)],
+                         [Hunted(name, f"the mistake {name}", group.weight(name),
+                                 by="won" if name.startswith("golf") else "")
+                          for name in group.mistakes])
+    tests = {test["name"]: test for test in result.tests(golf_tests.declared["patience"])}
+    thorough = tests["patience: your Golf cases: thorough"]
+    assert (thorough["visibility"], thorough["output"]) == (
+        "visible", "4 of 13 mistakes caught, 47% of their weight")
+    mistakes = tests["patience: your Golf cases: mistakes"]
+    assert (mistakes["visibility"], mistakes["max_score"]) == ("after_due_date", 0)
+    assert mistakes["output"].splitlines()[0] == (
+        "caught    golf_empty_homecell_takes_tableau_card (by cases/golf/won): the mistake "
+        "golf_empty_homecell_takes_tableau_card")
+    assert "missed    prompt_without_space: the mistake prompt_without_space" in mistakes["output"]
