@@ -134,6 +134,8 @@ class ClassMarking:
     def __init__(self, options, assignment, out: Path, scratch: Path):
         self.options, self.assignment, self.out, self.scratch = options, assignment, out, scratch
         self.cases_each = sum(len(cases) for cases in assignment.programs.values())
+        self.own_folders = [group.folder.split("/")[0] for program in assignment.programs
+                            for group in assignment.student_groups(program)]
         self.regrade_key = assignment_fingerprint(assignment)
         self.budget = options.student_budget or assignment.student_budget  # a new one marks again
         self.lock = threading.Lock()
@@ -172,7 +174,8 @@ class ClassMarking:
             return Outcome(student, refused=str(problem))
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         try:
-            self.keep_programs(marked_folder(copy, self.assignment.declared.values()), folder)
+            self.keep_programs(marked_folder(copy, self.assignment.declared.values(),
+                                             self.own_folders), folder)
             key = {"submission": fingerprint(copy), "assignment": self.regrade_key,
                    "submitted": student.submitted.isoformat() if student.submitted else None,
                    "budget": self.budget}

@@ -397,7 +397,9 @@ def mark(options, parse, scratch: Path, assignment, selected: dict, groups: dict
         if options.json:
             write_json(options.json.absolute(), refused(assignment, reason))
         parse.error(reason)
-    root, notes = entered(snapshot, [assignment.declared[program] for program in selected])
+    root, notes = entered(snapshot, [assignment.declared[program] for program in selected],
+                          [group.folder.split("/")[0] for chosen in groups.values()
+                           for group in chosen])
     left_out = student_cases.left_out_below(copied.named, root.relative_to(snapshot))
     sandbox = open_sandbox(options, parse, scratch, assignment,
                            [*kept_apart(assignment), scratch, submission])
@@ -440,10 +442,10 @@ def mark(options, parse, scratch: Path, assignment, selected: dict, groups: dict
                  and all(group.complete for group in written)) else 1
 
 
-def entered(snapshot: Path, programs: list):
+def entered(snapshot: Path, programs: list, own_folders: list = ()):
     """The folder to mark (see `marking.submission.marked_folder`), and a note when it
     is the one folder the submission holds."""
-    root = marked_folder(snapshot, programs)
+    root = marked_folder(snapshot, programs, own_folders)
     return root, [] if root == snapshot else [ENTERED.format(name=escaped(root.name))]
 
 

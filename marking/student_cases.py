@@ -193,6 +193,11 @@ def _refused(name: str, found: dict, folder: Path, most_bytes: int) -> str:
     return "; ".join(problems)
 
 
+def in_words(verdict: Verdict) -> str:
+    """A verdict in a line: what the run came to, and how close it came."""
+    return ": ".join(filter(None, (str(verdict.kind), how(verdict))))
+
+
 def _left_out(why: str) -> str:
     """Why the marker's copy left a file out, said (marking.tree's and skip_reason's word)."""
     return LEFT_OUT.get(why, LEFT_OUT_OTHER.format(why=why))
@@ -302,9 +307,9 @@ class GroupResult:
         lines = []
         for marked in self.cases:
             if not marked.valid:
-                detail = THE_REFERENCE.format(how=how(marked.reference) or marked.reference.kind)
+                detail = THE_REFERENCE.format(how=in_words(marked.reference))
             elif own and marked.own is not None:
-                detail = YOUR_PROGRAM.format(how=how(marked.own) or marked.own.kind)
+                detail = YOUR_PROGRAM.format(how=in_words(marked.own))
             else:
                 detail = ""
             lines.append(CASE_LINE.format(verdict=VALID if marked.valid else INVALID,
@@ -345,7 +350,6 @@ class GroupResult:
             verdict = marked.own if valid else marked.reference
             if verdict is None or verdict.kind in (Kind.PASS, Kind.NOT_RUN, Kind.NOT_BUILT):
                 continue
-            said = how(verdict) or str(verdict.kind)
             lines = [f"  - {region}" for region in verdict.regions if len(verdict.regions) > 1]
             lines.append(INPUT.format(text=shown_input(marked.case)))
             if valid:
@@ -356,7 +360,8 @@ class GroupResult:
             if verdict.diff:
                 lines.append(verdict.diff)
             found.append((f"{self.where(marked.case.name)}: "
-                          + (YOUR_PROGRAM if valid else THE_REFERENCE).format(how=said), lines))
+                          + (YOUR_PROGRAM if valid else THE_REFERENCE).format(how=in_words(verdict)),
+                          lines))
         return found
 
     def tests(self, program) -> list:

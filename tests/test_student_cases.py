@@ -169,8 +169,8 @@ def test_the_three_counts_share_their_marks():
     assert result.said() == {"valid": "3 of 4 cases expect exactly what the reference gives",
                              "thorough": "2 of 3 mistakes caught, 75% of their weight",
                              "own_code": "your program passes 2 of your 3 valid cases"}
-    assert result.case_lines(own=False)[1] == ("invalid   cases/golf/king: the reference: line 9: "
-                                               "replace X with Y")
+    assert result.case_lines(own=False)[1] == ("invalid   cases/golf/king: the reference: wrong "
+                                               "output: line 9: replace X with Y")
     nothing_valid = GroupResult(group, Read(), [marked("king", False)],
                                 [Hunted("golf_b", "...", 1, by="king")])
     assert nothing_valid.earned() == {"valid": 0, "thorough": 0, "own_code": 0}, \

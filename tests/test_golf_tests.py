@@ -1,0 +1,183 @@
+"""The Golf and Little Spider project's phase 1 (assignments/golf_tests.toml,
+docs/golf_tests.md): a team hands in its test cases of both games and a patience.py that
+passes them; each case is marked valid on the reference, the valid ones run on the
+hidden wrong programs, and on the team's own program."""
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from golden.cases import EXPECTED_OUTPUTS, ROOT
+from marking.assignment import load
+from standalone.bundle import write_program
+from tests.test_mark import mark
+
+GOLF_TESTS = load("golf_tests")
+PATIENCE = GOLF_TESTS.declared["patience"]
+GOLF, LITTLE_SPIDER = GOLF_TESTS.student_groups("patience")
+CASE_FILES = (".in", ".args", ".out", ".status", ".err")
+# Seed 1 deals the King of Hearts on top of tableau pile 4: a team that misreads "The
+# stock's top card may always go onto it" as "any card may go on the empty homecell"
+# expects `4 h` to put it there; the reference refuses it.
+KING_ARGS = b"golf\n--seed\n1\n"
+KING_INPUT = b"4 h\nquit\n"
+KING_REFUSED = "> 🂾 cannot go on homecell h: only the stock's top card goes on the empty homecell."
+
+
+def team(tmp_path: Path, golf=(), little_spider=(), program=True) -> Path:
+    """A team's submission: the kit's golden cases named, as their cases of each game, and
+    the sample solution as their patience.py."""
+    folder = tmp_path / "team"
+    for group, names in ((GOLF, golf), (LITTLE_SPIDER, little_spider)):
+        (folder / group.folder).mkdir(parents=True)
+        for name in names:
+            for suffix in CASE_FILES:
+                if (EXPECTED_OUTPUTS / "patience" / f"{name}{suffix}").exists():
+                    shutil.copy(EXPECTED_OUTPUTS / "patience" / f"{name}{suffix}",
+                                folder / group.folder / f"{name}{suffix}")
+    if program:
+        write_program(PATIENCE, folder)
+    return folder
+
+
+def printed_by(mistake: str, args: bytes, stdin: bytes, tmp_path: Path) -> bytes:
+    """What the wrong program MISTAKE prints: what a team that makes that mistake expects."""
+    import subprocess
+    import sys
+
+    from verify.variants import read_variant
+
+    solution = {path.name: path.read_text(encoding="utf-8")
+                for path, _ in write_program(PATIENCE, tmp_path / "solution")}
+    wrong = read_variant(GOLF.wrong_folder / f"{mistake}.toml").applied_to(solution)
+    (tmp_path / "wrong.py").write_text(wrong["patience.py"], encoding="utf-8")
+    return subprocess.run([sys.executable, str(tmp_path / "wrong.py"), *args.decode().split()],
+                          input=stdin, capture_output=True, check=True).stdout
+
+
+def write_case(folder: Path, name: str, **files: bytes) -> None:
+    for suffix, data in files.items():
+        (folder / f"{name}.{suffix}").write_bytes(data)
+
+
+def test_the_kit_s_own_golden_cases_get_full_marks_and_catch_every_mistake(tmp_path):
+    folder = team(tmp_path, golf=GOLF.kit_cases, little_spider=LITTLE_SPIDER.kit_cases)
+    status, report, tests, _ = mark(folder, assignment="golf_tests")
+    assert status == 0, report
+    assert "Score: 20.00/20.00" in report
+    for group in (GOLF, LITTLE_SPIDER):
+        count = len(group.kit_cases)
+        assert tests[f"patience: {group.name}: valid"]["output"].startswith(
+            f"{count} of {count} cases expect exactly what the reference gives")
+        caught = tests[f"patience: {group.name}: mistakes"]["output"].splitlines()
+        assert len(caught) == len(group.mistakes) and all(line.startswith("caught ")
+                                                          for line in caught), caught
+
+
+def test_a_case_expecting_a_king_on_the_empty_homecell_loses_its_validity_alone(tmp_path):
+    """A team of few cases: the King case is invalid, shown with the reference's diff; the
+    valid one catches some mistakes, and which is in a test shown after the due date."""
+    folder = team(tmp_path, golf=["golf_won_seed_1"], little_spider=["little_spider_won_seed_5"])
+    write_case(folder / GOLF.folder, "king_on_the_empty_homecell", args=KING_ARGS,
+               **{"in": KING_INPUT, "out": printed_by("golf_empty_homecell_takes_tableau_card",
+                                                      KING_ARGS, KING_INPUT, tmp_path)})
+    status, report, tests, _ = mark(folder, assignment="golf_tests")
+    assert status == 1, report
+    valid = tests["patience: your Golf cases: valid"]
+    assert (valid["score"], valid["max_score"]) == (1, 2), "1 of its 2 cases is valid"
+    assert "invalid   cases/golf/king_on_the_empty_homecell: the reference: " in valid["output"]
+    assert f"+{KING_REFUSED}".replace(" ", "␠") + "⏎" in valid["output"], \
+        "the reference's diff: it refuses the King"
+    thorough = tests["patience: your Golf cases: thorough"]
+    assert 0 < thorough["score"] < 5 and thorough["visibility"] == "visible"
+    assert thorough["output"] == "5 of 13 mistakes caught, 47% of their weight"
+    mistakes = tests["patience: your Golf cases: mistakes"]
+    assert mistakes["visibility"] == "after_due_date"
+    assert ("caught    golf_without_king_ace_wrap (by cases/golf/golf_won_seed_1): builds the "
+            "Golf homecell one rank up or down without letting King and Ace follow each other"
+            in mistakes["output"])
+    assert "missed    golf_empty_homecell_takes_tableau_card: " in mistakes["output"]
+    own = tests["patience: your Golf cases: own code"]
+    assert (own["score"], own["output"].splitlines()[0]) == (
+        3, "your program passes 1 of your 1 valid case"), "invalid cases are not run on it"
+
+
+def test_hostile_cases_are_refused_alone_or_marked_without_harm(tmp_path):
+    """A 2 MiB case is refused alone, a link is never followed, and a case whose input
+    makes the reference run out of time is invalid; the rest are marked."""
+    folder = team(tmp_path, golf=["golf_won_seed_1"], little_spider=[])
+    golf = folder / GOLF.folder
+    write_case(golf, "huge", args=KING_ARGS, **{"in": b"d\n" * (1 << 20), "out": b"x"})
+    secret = tmp_path / "secret.out"
+    secret.write_bytes(b"what the marker must never read\n")
+    write_case(golf, "linked", args=KING_ARGS, **{"in": KING_INPUT})
+    os.symlink(secret, golf / "linked.out")
+    spider = folder / LITTLE_SPIDER.folder
+    write_case(spider, "solve_it", args=b"little_spider\n--seed\n3\n",
+               **{"in": b"solve\n", "out": b"a win\n"})
+    status, report, tests, _ = mark(folder, assignment="golf_tests")
+    assert status == 1, report
+    valid = tests["patience: your Golf cases: valid"]["output"].splitlines()
+    assert valid[0] == "1 of 1 case expect exactly what the reference gives"
+    assert ("refused   cases/golf/huge: huge.in holds 2097152 bytes, more than the 65536 a "
+            "case's file may") in valid
+    assert ("refused   cases/golf/linked: linked.out is a link: the marker follows no link, so "
+            "its copy of the submission left it out") in valid
+    spider_valid = tests["patience: your Little Spider cases: valid"]
+    assert spider_valid["score"] == 0 and ("invalid   cases/little_spider/solve_it: the "
+                                           "reference: timeout: over the CPU time limit of 3 s"
+                                           ) in spider_valid["output"]
+    assert tests["patience: your Little Spider cases: thorough"]["output"] == (
+        "no valid case: nothing to catch a mistake with, or to run your program on")
+    assert "what the marker must never read" not in report + str(tests)
+
+
+def test_a_submission_over_the_marker_s_limits_is_refused_whole_and_results_json_says_why(
+        tmp_path):
+    folder = team(tmp_path, golf=["golf_won_seed_1"])
+    with open(folder / GOLF.folder / "big.in", "wb") as big:
+        big.truncate(100_000_000)
+    status, report, tests, _ = mark(folder, assignment="golf_tests")
+    results = (folder.parent / "results.json").read_text()
+    assert status == 2 and tests == {}
+    assert "holds more than 64 MiB: leave out the data the programs do not need" in results
+
+
+def test_a_team_without_its_program_still_gets_its_cases_marked(tmp_path):
+    folder = team(tmp_path, golf=["golf_won_seed_1"], program=False)
+    status, report, tests, _ = mark(folder, assignment="golf_tests")
+    assert tests["patience: your Golf cases: valid"]["score"] == 2
+    assert tests["patience: your Golf cases: thorough"]["score"] > 0
+    own = tests["patience: your Golf cases: own code"]
+    assert (own["score"], own["output"]) == (0, "patience.py is not in the submission (a link "
+                                                "does not count)")
+
+
+@pytest.mark.parametrize("group", [GOLF, LITTLE_SPIDER], ids=lambda group: group.folder)
+def test_no_single_kit_case_catches_every_mistake_of_a_game(group):
+    """The handout's "enough per game": each game's mistakes are more than any one case
+    catches (the numbers are make verify's; here, that there are several of each kind)."""
+    rules = [name for name in group.mistakes if name.startswith(group.folder.split("/")[1])]
+    assert len(rules) >= 4 and len(group.mistakes) > len(rules)
+    assert group.example is not None and group.example.name in group.kit_cases
+
+
+def test_the_handout_s_worked_example_is_a_valid_case():
+    """docs/golf_tests.md shows a case's files; the reference gives exactly its .out."""
+    import re
+    import subprocess
+    import sys
+
+    handout = (ROOT / "docs" / "golf_tests.md").read_text(encoding="utf-8")
+    files = dict(re.findall(r"`cases/golf/empty_homecell_seed_1\.(\w+)`(?:(?!```).)*?```\n(.*?)```",
+                            handout, re.DOTALL))
+    assert set(files) == {"args", "in", "out"}, files
+    out = files["out"].encode()
+    assert out.endswith(b"> \n"), "the block shows the last prompt on a line of its own"
+    done = subprocess.run([sys.executable, str(ROOT / "patience.py"),
+                           *files["args"].splitlines()], input=files["in"].encode(),
+                          capture_output=True)
+    assert done.stdout == out[:-1], "the last prompt has no line end"
+    assert done.returncode == 0 and "`cases/golf/empty_homecell_seed_1.status` holds `0`" in handout
