@@ -181,3 +181,22 @@ def test_the_handout_s_worked_example_is_a_valid_case():
                           capture_output=True)
     assert done.stdout == out[:-1], "the last prompt has no line end"
     assert done.returncode == 0 and "`cases/golf/empty_homecell_seed_1.status` holds `0`" in handout
+
+
+def test_verify_shows_each_group_s_kit_cases_catch_every_mistake_it_names(tmp_path, capsys):
+    """make verify hands in a group's kit cases as a team's: a wrong program none of them
+    fails (a Spider mistake, named for Golf) could never be caught by all, so the thorough
+    mark could never be full."""
+    import verify.__main__ as verify
+
+    shutil.copytree(GOLF.wrong_folder, tmp_path / "wrong" / "patience")
+    text = GOLF_TESTS.path.read_text(encoding="utf-8").replace(
+        'mistakes = ["golf_*", ', 'mistakes = ["golf_*", "spider_king_on_ace", ', 1)
+    (tmp_path / "golf_tests.toml").write_text(text, encoding="utf-8")
+    assert verify.main(["--assignment", str(tmp_path / "golf_tests.toml")]) == 1
+    said = capsys.readouterr().out
+    assert "FAILS   cases       your Golf cases (golf_tests)             6/6 kit cases valid, " \
+           "13/14 mistakes caught" in said
+    assert ("caught by none of its kit cases: spider_king_on_ace: reuses Golf's wrapping rank "
+            "check in Spider, so a King may be put on an Ace") in said
+    assert "ok      cases       your Little Spider cases (golf_tests)" in said
