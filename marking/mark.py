@@ -79,6 +79,7 @@ JSON_PROBLEM = "--json: {problem}"
 EXIT_MARKER_ERROR = 3  # the marker failed on a case: not the student's fault
 PROGRESS = "[{done}/{total}] {kind:<16} {case}"
 BUILD_PROGRESS = "[build] {program}: {said}"
+GROUP_MARKED = "marked"  # a group of the student's cases, as a progress record says it
 
 
 def reachable_by_others(path: Path) -> bool:
@@ -515,6 +516,10 @@ def mark_cases(sandbox, options, root: Path, assignment, selected: dict, header:
             marking, pool, declared[program], groups[program], root, left_out, scratch,
             "; ".join(missing[program][0]) if program in missing else "", progress)
             for program in selected if groups[program]}
+        written = [(program, group) for program, marked in student.items() for group in marked]
+        for count, (program, group) in enumerate(written, 1):
+            records.send(records.Progress(count, len(written), f"{program}/{group.group.folder}",
+                                          GROUP_MARKED))
     if sessions and sessions.refused:
         header.append(SESSIONS_REFUSED.format(why=escaped(sessions.refused)))
     programs = {program: [done[marked.case.id] for marked in chosen] if present[program] else None

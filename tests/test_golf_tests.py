@@ -200,3 +200,71 @@ def test_verify_shows_each_group_s_kit_cases_catch_every_mistake_it_names(tmp_pa
     assert ("caught by none of its kit cases: spider_king_on_ace: reuses Golf's wrapping rank "
             "check in Spider, so a King may be put on an Ace") in said
     assert "ok      cases       your Little Spider cases (golf_tests)" in said
+
+
+@pytest.fixture(scope="module")
+def marked_class(tmp_path_factory):
+    """full: the kit's own cases of both games; few: Golf's won game and a King expected on
+    the empty homecell. Marked once before the late submissions close, and the pages
+    written again after."""
+    from tests.test_mark_class import mark_class
+
+    root = tmp_path_factory.mktemp("golf_class")
+    klass = root / "class"
+    klass.mkdir()
+    team(root / "full", golf=GOLF.kit_cases, little_spider=LITTLE_SPIDER.kit_cases).rename(
+        klass / "full")
+    few = team(root / "few", golf=["golf_won_seed_1"])
+    write_case(few / GOLF.folder, "king_on_the_empty_homecell", args=KING_ARGS,
+               **{"in": KING_INPUT, "out": printed_by("golf_empty_homecell_takes_tableau_card",
+                                                      KING_ARGS, KING_INPUT, root)})
+    few.rename(klass / "few")
+    before, after = root / "before", root / "after"
+    done = mark_class(klass, GOLF_TESTS.path, before, "--as-of", "2027-04-17T09:00")
+    assert done.returncode == 0, done.stderr
+    shutil.copytree(before, after)
+    again = mark_class(klass, GOLF_TESTS.path, after, "--as-of", "2027-04-22T09:00")
+    assert again.returncode == 0 and "2 student(s) unchanged" in again.stderr, again.stderr
+    return before, after
+
+
+def test_the_feedback_names_the_mistakes_only_once_the_late_submissions_close(marked_class):
+    before, after = marked_class
+    words = "builds the Golf homecell one rank up or down without letting King and Ace follow"
+    early = (before / "students" / "few" / "feedback.txt").read_text(encoding="utf-8")
+    assert ("Mistakes: 5 of 13 caught; which, shown from 2027-04-21 17:00 (Australia/Sydney), "
+            "once no late submission can be accepted.") in early
+    assert words not in early and "golf_without_king_ace_wrap" not in early
+    assert words not in (before / "students" / "few" / "feedback.html").read_text(encoding="utf-8")
+    late = (after / "students" / "few" / "feedback.txt").read_text(encoding="utf-8")
+    assert f"caught by cases/golf/golf_won_seed_1: {words} each other" in late
+    assert ("missed: lets the empty Golf homecell take any card, a tableau pile's top card "
+            "too, not only the stock's") in late
+    assert words in (after / "students" / "few" / "feedback.html").read_text(encoding="utf-8")
+
+
+def test_the_feedback_shows_an_invalid_case_with_the_reference_s_diff_and_a_worked_example(
+        marked_class):
+    before, _ = marked_class
+    page = (before / "students" / "few" / "feedback.txt").read_text(encoding="utf-8")
+    assert "Your cases: your Golf cases (cases/golf/), " in page
+    assert "  valid: 1.00 / 2.00, 1 of 2 cases expect exactly what the reference gives" in page
+    assert "- cases/golf/king_on_the_empty_homecell: invalid: the reference: wrong output" in page
+    assert f"+{KING_REFUSED}".replace(" ", "␠") in page
+    assert ("A worked example: expected_outputs/patience/golf_won_seed_1.* beside this file;"
+            in page)
+    example = before / "students" / "few" / "expected_outputs" / "patience"
+    assert (example / "golf_won_seed_1.out").read_bytes() == (
+        EXPECTED_OUTPUTS / "patience" / "golf_won_seed_1.out").read_bytes()
+    html = (before / "students" / "few" / "feedback.html").read_text(encoding="utf-8")
+    assert "what the reference prints" in html and '<pre class="diff">' in html
+
+
+def test_the_summary_says_per_wrong_program_how_many_students_cases_caught_it(marked_class):
+    before, _ = marked_class
+    summary = (before / "summary.html").read_text(encoding="utf-8")
+    assert "The mistakes the students' cases catch" in summary
+    row = summary.index("<td>golf_empty_homecell_takes_tableau_card</td>")
+    assert '<td class="number">1 of 2</td>' in summary[row:row + 300]
+    row = summary.index("<td>golf_without_king_ace_wrap</td>")
+    assert '<td class="number">2 of 2</td>' in summary[row:row + 300]
