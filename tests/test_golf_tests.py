@@ -268,3 +268,30 @@ def test_the_summary_says_per_wrong_program_how_many_students_cases_caught_it(ma
     assert '<td class="number">1 of 2</td>' in summary[row:row + 300]
     row = summary.index("<td>golf_without_king_ace_wrap</td>")
     assert '<td class="number">2 of 2</td>' in summary[row:row + 300]
+
+
+def test_the_student_pack_shows_the_case_format_and_the_worked_examples_alone():
+    """The pack holds each group's worked example, laid out as the handouts cite it, and
+    says how a case is written; no other golden case, and no wrong program, is in it."""
+    from pack.build import contents
+
+    files = contents(GOLF_TESTS)
+    cases = {path.rsplit("/", 1)[1].split(".")[0] for path in files if path.startswith(
+        "expected_outputs/")}
+    assert cases == {"golf_won_seed_1", "little_spider_won_seed_5"}
+    assert files["expected_outputs/patience/golf_won_seed_1.out"] == (
+        EXPECTED_OUTPUTS / "patience" / "golf_won_seed_1.out").read_bytes()
+    readme = files["README.md"].decode("utf-8")
+    assert ("- your Golf cases: in `cases/golf/`, at most 25 cases, each file at most 65536 "
+            "bytes; a worked example: `expected_outputs/patience/golf_won_seed_1.*` in this "
+            "pack, which, copied into `cases/golf/`, is one such case") in readme
+    assert "A case NAME is `NAME.in` (what is typed, one line per command)" in readme
+    assert ("python3 patience.py golf --seed 1 < cases/golf/golf_won_seed_1.in | diff - "
+            "cases/golf/golf_won_seed_1.out") in readme
+    everything = b"".join(files.values())
+    for group in (GOLF, LITTLE_SPIDER):
+        for name in group.mistakes:
+            assert name.encode() not in everything, f"the pack names the mistake {name}"
+    hidden = [case for case in GOLF.kit_cases + LITTLE_SPIDER.kit_cases
+              if case not in cases]
+    assert hidden and not any(name.encode() in everything for name in hidden)
