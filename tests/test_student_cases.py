@@ -62,7 +62,7 @@ def test_what_is_no_case_is_refused_with_its_reason(tmp_path):
         "only_out.out": b"x", "only_in.in": b"", "simulate_1_2.out": b"x",
         "simulate_1_2.in": b"", "bad_status.in": b"", "bad_status.out": b"x",
         "bad_status.status": b"300\n", "nul.args": b"golf\0", "nul.out": b"x",
-        "empty.in": b"quit\n", "empty.out": b""},
+        "empty.in": b"quit\n", "empty.out": b"", "\x1b[31mred.in": b""},
         change=lambda student: (student / "cases" / "golf" / "more").mkdir())
     assert refused == {
         "notes.txt": "not a case file: a case is NAME.in (or NAME.args) with NAME.out, and "
@@ -74,6 +74,7 @@ def test_what_is_no_case_is_refused_with_its_reason(tmp_path):
         "my case.out": refused["my case.in"], "a.b.in": refused["my case.in"],
         "a.b.out": refused["my case.in"], "x" * 101 + ".in": refused["my case.in"],
         "\u00fcber.in": refused["my case.in"],
+        "⟨U+001B⟩[31mred.in": refused["my case.in"],  # escaped: no byte of it reaches a terminal
         "only_out": "no only_out.in or only_out.args: the case's input",
         "only_in": "no only_in.out: what the program must print",
         "simulate_1_2": "named as the kit's simulate(n, i) calls are: name it otherwise",
