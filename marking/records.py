@@ -88,7 +88,6 @@ class StudentCase:
     refused: str = ""  # why it is not marked, when it is not
     reference: Verdict = None  # the reference's run, judged against the case's files
     own: Verdict = None  # the student's program's, on a valid case
-    near_miss_kind: str = ""  # of the reference's run, when invalid
 
     @classmethod
     def from_dict(cls, data: dict) -> "StudentCase":

@@ -25,7 +25,7 @@ from golden.visible import escaped
 from marking import records
 from marking.assignment import COUNTS, MarkedCase
 from marking.build import build
-from marking.near_miss import kind_of
+from marking.report import reproduce, shown_input
 from marking.tree import LINK
 from marking.verdicts import PIPE, Kind, Verdict, how
 from standalone.bundle import BundleError, write_program
@@ -62,7 +62,7 @@ BEYOND = "beyond the {most} cases this group marks (the first {most} in name ord
 GROUP_HEAD = "  {group} ({folder}/): {earned:.2f} of {marks:.2f} marks"
 COUNT_LINE = "    {count:<9} {earned:5.2f} of {marks:5.2f}  {said}"
 COUNT_NAMES = {"valid": "valid", "thorough": "thorough", "own_code": "own code"}
-VALID_SAID = "{valid} of {marked} case{s} expect exactly what the reference gives"
+VALID_SAID = "{valid} of {marked} {cases} exactly what the reference gives"
 NONE_MARKED = "no case to mark"
 THOROUGH_SAID = "{caught} of {total} mistakes caught"
 WEIGHED = ", {share:.0%} of their weight"
@@ -277,7 +277,8 @@ class GroupResult:
         caught = [hunted for hunted in self.mistakes if hunted.by]
         weighed = len({hunted.weight for hunted in self.mistakes}) > 1
         passed = sum(1 for marked_case in self.valid if marked_case.own and marked_case.own.passed)
-        return {"valid": VALID_SAID.format(valid=valid, marked=marked, s="s" * (marked != 1))
+        return {"valid": VALID_SAID.format(valid=valid, marked=marked,
+                                           cases="cases expect" if marked != 1 else "case expects")
                 if marked else self.read.missing or NONE_MARKED,
                 "thorough": THOROUGH_SAID.format(caught=len(caught), total=len(self.mistakes))
                 + (WEIGHED.format(share=self.shares()["thorough"]) if weighed else "")
@@ -341,8 +342,6 @@ class GroupResult:
         case (the reference's run against the case's files, and its input; no command,
         since the student has no reference); with `valid`, each valid case the student's
         program fails (and the command that shows it in their folder)."""
-        from marking.report import reproduce, shown_input
-
         found = []
         for marked in self.cases:
             if marked.valid != valid:
@@ -391,8 +390,6 @@ class GroupResult:
 
     def record(self, program) -> records.StudentGroup:
         """The group as data, for the class's pages."""
-        from marking.report import reproduce, shown_input
-
         def verdict_data(marked, verdict, own: bool):
             if verdict is None:
                 return None
@@ -409,9 +406,7 @@ class GroupResult:
             {count: round(marks, 4) for count, marks in self.earned().items()}, self.said(),
             tuple(records.StudentCase(marked.case.name, marked.valid, "",
                                       verdict_data(marked, marked.reference, False),
-                                      verdict_data(marked, marked.own, True),
-                                      kind_of(marked.reference.near_miss)
-                                      if marked.reference.near_miss else "")
+                                      verdict_data(marked, marked.own, True))
                   for marked in self.cases)
             + tuple(records.StudentCase(refusal.name, False, refusal.why)
                     for refusal in self.read.refused),

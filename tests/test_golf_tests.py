@@ -120,7 +120,7 @@ def test_hostile_cases_are_refused_alone_or_marked_without_harm(tmp_path):
     status, report, tests, _ = mark(folder, assignment="golf_tests")
     assert status == 1, report
     valid = tests["patience: your Golf cases: valid"]["output"].splitlines()
-    assert valid[0] == "1 of 1 case expect exactly what the reference gives"
+    assert valid[0] == "1 of 1 case expects exactly what the reference gives"
     assert ("refused   cases/golf/huge: huge.in holds 2097152 bytes, more than the 65536 a "
             "case's file may") in valid
     assert ("refused   cases/golf/linked: linked.out is a link: the marker follows no link, so "
@@ -156,9 +156,9 @@ def test_a_team_without_its_program_still_gets_its_cases_marked(tmp_path):
 
 
 @pytest.mark.parametrize("group", [GOLF, LITTLE_SPIDER], ids=lambda group: group.folder)
-def test_no_single_kit_case_catches_every_mistake_of_a_game(group):
-    """The handout's "enough per game": each game's mistakes are more than any one case
-    catches (the numbers are make verify's; here, that there are several of each kind)."""
+def test_each_game_s_mistakes_are_its_rules_misread_and_the_console_s_words(group):
+    """Enough mistakes per game that no single case catches them all: several rules of the
+    game, each misread by a wrong program, and what every game's console says besides."""
     rules = [name for name in group.mistakes if name.startswith(group.folder.split("/")[1])]
     assert len(rules) >= 4 and len(group.mistakes) > len(rules)
     assert group.example is not None and group.example.name in group.kit_cases
@@ -295,3 +295,17 @@ def test_the_student_pack_shows_the_case_format_and_the_worked_examples_alone():
     hidden = [case for case in GOLF.kit_cases + LITTLE_SPIDER.kit_cases
               if case not in cases]
     assert hidden and not any(name.encode() in everything for name in hidden)
+
+
+def test_the_handout_says_the_assignment_s_marks_and_mistakes():
+    handout = " ".join((ROOT / "docs" / "golf_tests.md").read_text(encoding="utf-8").split())
+    for group in (GOLF, LITTLE_SPIDER):
+        marks = group.marks
+        assert (marks["valid"], marks["thorough"], marks["own_code"]) == (2, 5, 3)
+    assert ("Each game's cases earn 10 marks, 20 in all: writing them correctly earns 7, your "
+            "code passing them 3.") in handout and GOLF_TESTS.marks == 20
+    assert (f"{len(GOLF.mistakes)} for Golf and {len(LITTLE_SPIDER.mistakes)} for Little "
+            "Spider") in handout
+    assert ("your group will be graded on your writing the required test cases correctly AND "
+            "that your code can then pass those tests") in handout
+    assert f"at most {GOLF.most}" in handout and f"more than {GOLF.most_bytes >> 10} KiB" in handout
