@@ -22,6 +22,8 @@ from golden.programs import MOST_SOURCES, PYTHON, Program, Submitted, is_glob
 from golden.languages import language as golden_language
 from golden.visible import escaped
 from marking.submission import skip_reason
+from verify.rules import RuleError, rule_map
+from verify.variants import VariantError, read_variant
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -84,6 +86,9 @@ NO_KIT_CASE = "{path}: {program}: group {group!r}: its {what} {glob} is no golde
 FOLDER_LEFT_OUT = ("{path}: {program}: group {group!r}: the marker's copy of a submission "
                    "leaves {folder} out ({why})")
 SAME_FOLDER = "{path}: {program}: groups {first!r} and {second!r} read the same folder {folder}"
+NO_DEFAULT_MISTAKE = ("{path}: {program}: group {group!r}: no wrong program in {folder} is named "
+                      "{game}_* or breaks a rule of the handout's section of that game: name its "
+                      "mistakes")
 
 
 class AssignmentError(ValueError):
@@ -292,7 +297,7 @@ def _assignment(name: str, path: Path, data: dict) -> Assignment:
             path, program, declared[program["name"]])
         student[program["name"]] = _student_groups(
             path, program, [marked.case for marked in programs[program["name"]]]
-            + kit_only[program["name"]])
+            + kit_only[program["name"]], declared[program["name"]])
     total = (sum(marked.marks for cases in programs.values() for marked in cases)
              + sum(group.total for groups in student.values() for group in groups))
     if round(total, MARKS_DIGITS) != round(data["marks"], MARKS_DIGITS):
@@ -406,11 +411,12 @@ def wrong_folder(path: Path, program: str) -> Path:
     return (WRONG if path.parent == ASSIGNMENTS else path.parent / "wrong") / program
 
 
-def _student_groups(path: Path, program: dict, cases: list) -> tuple:
+def _student_groups(path: Path, program: dict, cases: list, declared: Program) -> tuple:
     """The program's groups of cases its students write. Their folder must reach the
-    marker's copy; their mistakes name wrong programs that exist (by default those named
-    after the folder's last part: cases/golf, golf_*); their example and kit cases are
-    golden cases of the program."""
+    marker's copy; their mistakes name wrong programs that exist (by default those of the
+    game the folder's last part names: cases/golf, golf_*, and those that break a rule of
+    the handout's section of that game); their example and kit cases are golden cases of
+    the program."""
     name, groups, folders = program["name"], [], {}
     folder = wrong_folder(path, name)
     wrong = sorted(found.stem for found in folder.glob("*.toml")) if folder.is_dir() else []
@@ -428,11 +434,17 @@ def _student_groups(path: Path, program: dict, cases: list) -> tuple:
                                                      second=group["name"], folder=group["folder"]))
         folders[group["folder"]] = group["name"]
         mistakes = []
-        for glob in group.get("mistakes", [f"{group['folder'].rsplit('/', 1)[-1]}_*"]):
+        for glob in group.get("mistakes", []):
             found = [mistake for mistake in wrong if fnmatch.fnmatchcase(mistake, glob)]
             if not found:
                 raise AssignmentError(NO_MISTAKE.format(glob=glob, folder=folder, **where))
             mistakes += [mistake for mistake in found if mistake not in mistakes]
+        if "mistakes" not in group:
+            game = group["folder"].rsplit("/", 1)[-1]
+            mistakes = _of_the_game(game, declared, folder, wrong, where)
+            if not mistakes:
+                raise AssignmentError(NO_DEFAULT_MISTAKE.format(folder=folder, game=game,
+                                                                **where))
         weights = group.get("weights", {})
         unknown = sorted(set(weights) - set(mistakes))
         if unknown:
@@ -450,6 +462,20 @@ def _student_groups(path: Path, program: dict, cases: list) -> tuple:
             tuple(case for case in by_name if _matches(case, group.get("kit_cases", []))),
             by_name.get(example)))
     return tuple(groups)
+
+
+def _of_the_game(game: str, declared: Program, folder: Path, wrong: list, where: dict) -> list:
+    """The wrong programs of the game `game` (golf, little_spider): named after it, or
+    breaking a rule (their `rule`) of the handout's section of that name (Golf, Little
+    Spider), where the handout has a rule list (verify/rules.py)."""
+    try:
+        found = rule_map(declared)
+        rules = {rule for rule, entry in (found.rules.items() if found else ())
+                 if "_".join(entry.section.casefold().split()) == game}
+        return [mistake for mistake in wrong if fnmatch.fnmatchcase(mistake, f"{game}_*")
+                or rules and read_variant(folder / f"{mistake}.toml").rule in rules]
+    except (RuleError, VariantError) as problem:
+        raise AssignmentError(f"{where['path']}: {where['program']}: {problem}") from None
 
 
 def _matches(name: str, patterns: list) -> bool:

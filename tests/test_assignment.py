@@ -271,3 +271,25 @@ def test_a_mistake_in_a_group_of_student_cases_is_named(tmp_path, change, messag
     with pytest.raises(AssignmentError) as refused:
         student_cases_assignment(tmp_path, change)
     assert message in str(refused.value), str(refused.value)
+
+
+def test_by_default_a_group_s_mistakes_are_those_of_its_game(tmp_path):
+    """cases/golf: the wrong programs named golf_*, and those whose `rule` is a rule of the
+    handout's section Golf (its rule list, verify/rules.py); not another game's."""
+    (tmp_path / "golf.md").write_text("# Golf\n\nCards never leave the homecell.\n\n"
+                                      "# Spider\n\nAn empty pile takes any card.\n")
+    (tmp_path / "rules").mkdir()
+    (tmp_path / "rules" / "golf.toml").write_text(
+        '[[rule]]\nid = "homecell-keeps"\nsection = "Golf"\n'
+        'quote = "Cards never leave the homecell."\n\n'
+        '[[rule]]\nid = "empty-takes-any"\nsection = "Spider"\n'
+        'quote = "An empty pile takes any card."\n')
+    wrong = tmp_path / "wrong" / "patience"
+    wrong.mkdir(parents=True)
+    for name, rule in (("golf_no_wrap", ""), ("homecell_gives", "homecell-keeps"),
+                       ("spider_empty_pile", "empty-takes-any"), ("prompt", "")):
+        (wrong / f"{name}.toml").write_text(f'mistake = "{name}"\nrule = "{rule}"\n'
+                                            '[[change]]\nfind = "a"\nreplace = "b"\n')
+    golf = student_cases_assignment(tmp_path, lambda text: text.replace(
+        'kit_only = ["*"]', 'kit_only = ["*"]\nhandout = "golf.md"'), wrong=())
+    assert golf.student_groups("patience")[0].mistakes == ("golf_no_wrap", "homecell_gives")
