@@ -22,8 +22,6 @@ from golden.programs import MOST_SOURCES, PYTHON, Program, Submitted, is_glob
 from golden.languages import language as golden_language
 from golden.visible import escaped
 from marking.submission import skip_reason
-from verify.rules import RuleError, rule_map
-from verify.variants import VariantError, read_variant
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -467,7 +465,11 @@ def _student_groups(path: Path, program: dict, cases: list, declared: Program) -
 def _of_the_game(game: str, declared: Program, folder: Path, wrong: list, where: dict) -> list:
     """The wrong programs of the game `game` (golf, little_spider): named after it, or
     breaking a rule (their `rule`) of the handout's section of that name (Golf, Little
-    Spider), where the handout has a rule list (verify/rules.py)."""
+    Spider), where the handout has a rule list (verify/rules.py). (Imported here: the
+    autograder, which marks no cases a student wrote, ships without verify/.)"""
+    from verify.rules import RuleError, rule_map
+    from verify.variants import VariantError, read_variant
+
     try:
         found = rule_map(declared)
         rules = {rule for rule, entry in (found.rules.items() if found else ())

@@ -28,8 +28,6 @@ from marking.build import build
 from marking.report import reproduce, shown_input
 from marking.tree import LINK
 from marking.verdicts import PIPE, Kind, Verdict, how
-from standalone.bundle import BundleError, write_program
-from verify.variants import VariantError, read_variant
 
 PLAIN_NAME = re.compile(r"[A-Za-z0-9_-]{1,100}")  # a case's name: no dot, no space, no path
 CASE_FILES = (".in", ".args", ".out", ".status", ".err", ".stats")  # the kit's, piped
@@ -421,9 +419,13 @@ class Unmade(Exception):
 class Programs:
     """The reference and the wrong programs of one program, made once per marking from its
     sample solution (`make standalone`), each in a folder of its own, built in the sandbox
-    where the language builds, as a student's program is."""
+    where the language builds, as a student's program is. (The bundler and the variants
+    are imported here, as they are needed: Gradescope's autograder, which marks no cases
+    a student wrote, ships the modules the marker imports, and not them.)"""
 
     def __init__(self, sandbox, program, scratch: Path):
+        from standalone.bundle import BundleError, write_program
+
         self.sandbox, self.program, self.scratch = sandbox, program, scratch
         self.scratch.mkdir(mode=0o700)
         try:
@@ -435,6 +437,8 @@ class Programs:
 
     def wrong(self, name: str, folder: Path):
         """The snapshot of the wrong program NAME (folder/NAME.toml), or Unmade."""
+        from verify.variants import VariantError, read_variant
+
         try:
             texts = read_variant(folder / f"{name}.toml").applied_to(self.solution)
         except VariantError as problem:
@@ -442,6 +446,9 @@ class Programs:
         return self._made(texts, f"wrong-{name}", WRONG_FAILED)
 
     def mistake(self, name: str, folder: Path) -> str:
+        """What the wrong program NAME's student did, in its file's words."""
+        from verify.variants import VariantError, read_variant
+
         try:
             return read_variant(folder / f"{name}.toml").mistake
         except VariantError as problem:
