@@ -49,7 +49,7 @@ from marking.assignment import REQUIREMENTS, AssignmentError, load, names
 from marking.submission import marked_folder, skip_reason
 from marking.tree import Limits, Refused, copy_tree, remove_tree
 from pack.published import pack_url
-from standalone.bundle import write_assignment
+from standalone.bundle import write_assignment, write_program
 
 STATE = "state.json"
 RESULTS = "results.json"
@@ -117,13 +117,23 @@ def fingerprint(folder: Path) -> str:
 
 
 def assignment_fingerprint(assignment) -> str:
-    """The assignment file and every golden case it marks: a regrade changes it."""
+    """The assignment file and every golden case it marks, and where it marks cases the
+    students write, the reference and the wrong programs they run on: a regrade changes it."""
     digest = hashlib.sha256(assignment.path.read_bytes())
     digest.update(str(RESULTS_FORMAT).encode())
     for cases in assignment.programs.values():
         for marked in cases:
             for path in sorted(marked.case.folder.glob(f"{marked.case.name}.*")):
                 digest.update(path.name.encode() + path.read_bytes())
+    for program, declared in assignment.declared.items():
+        groups = assignment.student_groups(program)
+        if groups:
+            with tempfile.TemporaryDirectory(prefix="fingerprint-") as folder:
+                for path, _ in write_program(declared, Path(folder)):
+                    digest.update(path.name.encode() + path.read_bytes())
+        for folder, name in sorted({(group.wrong_folder, name) for group in groups
+                                    for name in group.mistakes}):
+            digest.update(name.encode() + (folder / f"{name}.toml").read_bytes())
     return digest.hexdigest()
 
 
@@ -133,7 +143,11 @@ class ClassMarking:
 
     def __init__(self, options, assignment, out: Path, scratch: Path):
         self.options, self.assignment, self.out, self.scratch = options, assignment, out, scratch
-        self.cases_each = sum(len(cases) for cases in assignment.programs.values())
+        written = [group for program in assignment.programs
+                   for group in assignment.student_groups(program)]
+        # The bar counts each golden case, and each group of the student's own cases once.
+        self.cases_each = sum(len(cases) for cases in assignment.programs.values()) + len(written)
+        self.own_folders = [group.folder.split("/")[0] for group in written]
         self.regrade_key = assignment_fingerprint(assignment)
         self.budget = options.student_budget or assignment.student_budget  # a new one marks again
         self.lock = threading.Lock()
@@ -172,7 +186,8 @@ class ClassMarking:
             return Outcome(student, refused=str(problem))
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         try:
-            self.keep_programs(marked_folder(copy, self.assignment.declared.values()), folder)
+            self.keep_programs(marked_folder(copy, self.assignment.declared.values(),
+                                             self.own_folders), folder)
             key = {"submission": fingerprint(copy), "assignment": self.regrade_key,
                    "submitted": student.submitted.isoformat() if student.submitted else None,
                    "budget": self.budget}

@@ -18,6 +18,8 @@ from markupsafe import Markup, escape
 from classroom import sheet, visibility
 from classroom.sheet import Row
 from golden.visible import CUT, END_OF_LINE
+from marking.assignment import COUNTS
+from marking.student_cases import CASE_FILES, COUNT_NAMES
 from marking.tree import remove_tree
 from pack.published import CHECK_YOUR_WORK
 
@@ -36,6 +38,8 @@ LATE_RULE = ("Due {deadline}. The maximum mark obtainable reduces by {share:.0%}
              "for up to {days} days; a day late is any part of 24 hours after the deadline "
              "(more than 24 and at most 48 hours late is two days late).")
 LATE_NONE = "Due {deadline}; no late submission is accepted."
+MISTAKES_COUNTED = "{caught} of {total} caught; which, {when}"
+NO_TEAM = "no student has a valid case in this group"
 
 
 @dataclass(frozen=True)
@@ -160,8 +164,30 @@ def feedback_of(outcome, row: Row, view: View) -> dict:
                           for when, count in hidden.items()],
             "unbuilt": [NOT_BUILT_SHOWN.format(count=count, s="s" * (count != 1), program=program)
                         for program, count in unbuilt.items()],
-            "cases_folder": CASES_FOLDER,
+            "cases_folder": CASES_FOLDER, "written": written_groups(outcome, view),
             "pack_said": CHECK_YOUR_WORK.format(url=view.pack_url) if view.pack_url else ""}
+
+
+def written_groups(outcome, view: View) -> list:
+    """The groups of cases the student wrote, as their page shows them: the marks of each
+    count, each case, the worked example of a case; the mistakes their cases caught and
+    missed once the group's visibility shows them, before that only how many."""
+    assignment, shown = view.assignment, []
+    for record in outcome.marking.student_groups:
+        group = next((group for group in assignment.student_groups(record.program)
+                      if group.name == record.group), None)
+        caught = sum(1 for mistake in record.mistakes if mistake.caught_by)
+        named = view.shown(record.visibility)
+        shown.append({"record": record, "named": named,
+                      "earned": sum(record.earned.values()), "marks": sum(record.marks.values()),
+                      "counts": [(COUNT_NAMES[count], record.earned[count], record.marks[count],
+                                  record.said[count]) for count in COUNTS],
+                      "counted": "" if named or not record.mistakes else MISTAKES_COUNTED.format(
+                          caught=caught, total=len(record.mistakes),
+                          when=view.when(record.visibility)),
+                      "example": group.example if group else None,
+                      "suffixes": CASE_FILES})
+    return shown
 
 
 def write_feedback(folder: Path, outcome, row: Row, view: View) -> None:
@@ -178,8 +204,8 @@ def write_feedback(folder: Path, outcome, row: Row, view: View) -> None:
                                       encoding="utf-8")
         cases = {marked.case.id: marked.case for program in view.assignment.programs.values()
                  for marked in program}
-        for shown in page["failing"] + page["passing"]:
-            case = cases[shown.case]
+        examples = [group["example"] for group in page["written"] if group["example"]]
+        for case in examples + [cases[shown.case] for shown in page["failing"] + page["passing"]]:
             into = fresh / CASES_FOLDER / case.folder.name  # as the handouts cite them
             into.mkdir(parents=True, exist_ok=True)
             for suffix in CASE_SUFFIXES:
@@ -227,6 +253,31 @@ def failures_by_group(outcomes: list, assignment) -> list:
     return sorted(found, key=lambda group: (-group["rate"], group["program"], group["group"]))
 
 
+def mistakes_caught(outcomes: list, assignment) -> list:
+    """Per group of cases the students write, each of its wrong programs: how many of the
+    students with a valid case in the group caught it, fewest first (a mistake no student
+    catches usually means a rule the handout does not make clear)."""
+    found = []
+    for program in assignment.programs:
+        for group in assignment.student_groups(program):
+            caught, words, students = Counter(), {}, 0
+            for outcome in outcomes:
+                record = next((record for record in outcome.marking.student_groups
+                               if (record.program, record.group) == (program, group.name)), None)
+                if record is None or not any(case.valid for case in record.cases):
+                    continue
+                students += 1
+                for mistake in record.mistakes:
+                    caught[mistake.name] += bool(mistake.caught_by)
+                    words.setdefault(mistake.name, mistake.mistake)
+            found.append({"program": program, "group": group.name, "students": students,
+                          "none": NO_TEAM if not students else "",
+                          "mistakes": sorted(((name, words.get(name, ""), caught[name])
+                                              for name in group.mistakes),
+                                             key=lambda item: (item[2], item[0]))})
+    return found
+
+
 def near_miss_kinds(outcomes: list) -> list:
     """The most common ways a failed case came close, by kind of near miss."""
     kinds = Counter(case.near_miss_kind for outcome in outcomes for case in outcome.marking.cases
@@ -259,6 +310,7 @@ def write_summary(out: Path, outcomes: list, rows: list, scanned, view: View,
     page = {"assignment": assignment, "rows": rows, "bars": bars,
             "tallest": max([count for _, _, count in bars] + [1]),
             "groups": failures_by_group(outcomes, assignment),
+            "mistakes": mistakes_caught(outcomes, assignment),
             "kinds": near_miss_kinds(outcomes), "pairs": [pair for pair in scanned.pairs
                                                          if pair.view],
             "all_pairs": len(scanned.pairs), "coverage": coverage(outcomes, scanned, assignment),

@@ -64,6 +64,9 @@ NO_ASSIGNMENT = ("say which assignment: make gradescope ASSIGNMENT=NAME (or FILE
 SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
 BAD_NAME = ("{name!r}: name the assignment file with letters, digits, _ and - only "
             "(its name goes into the autograder's scripts)")
+STUDENT_CASES = ("{name}: the autograder does not mark the cases students write (group "
+                 "{group!r}): it would need the reference and the wrong programs, which it does "
+                 "not ship; mark them with make mark-class")
 
 SETUP = r"""#!/usr/bin/env bash
 # Gradescope runs this once, as root and with the network, while it builds the
@@ -237,6 +240,10 @@ def entries(assignment, budget: float, pack_url: str = None) -> dict:
     """{name in the zip: (bytes, mode)}."""
     if not SAFE_NAME.fullmatch(assignment.name):
         raise ValueError(BAD_NAME.format(name=assignment.name))
+    written = [group for program in assignment.programs
+               for group in assignment.student_groups(program)]
+    if written:
+        raise ValueError(STUDENT_CASES.format(name=assignment.name, group=written[0].name))
     files = {}
     for name in [*marker_modules(), *RUNTIME, *DATA, LANGUAGES]:
         files[name] = ((ROOT / name).read_bytes(), PLAIN)

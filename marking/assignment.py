@@ -21,6 +21,7 @@ from golden.cases import EXPECTED_OUTPUTS, ROOT, Case
 from golden.programs import MOST_SOURCES, PYTHON, Program, Submitted, is_glob
 from golden.languages import language as golden_language
 from golden.visible import escaped
+from marking.submission import skip_reason
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -28,9 +29,13 @@ else:
     import tomli as tomllib
 
 ASSIGNMENTS = ROOT / "assignments"
+WRONG = ROOT / "tests" / "wrong"  # the kit's wrong programs, one folder per program
 SCHEMA = ASSIGNMENTS / "assignment.schema.json"
 COMPARED = ("status", "stderr")
 VISIBLE = "visible"  # the visibility of a case students see from the start
+STUDENT_CASES = "student_cases"  # the kind of a group of cases the student writes
+COUNTS = ("valid", "thorough", "own_code")  # what a student's cases are marked on
+MOST_CASES, MOST_CASE_BYTES = 25, 64 << 10  # a group of student cases', by default
 MARKS_DIGITS = 6  # marks are compared and shown rounded: a third of 13 never adds up exactly
 # The isolation an assignment (`require = [...]`) or a marker (`--require`) may insist on;
 # a machine that cannot give it is refused before anything runs.
@@ -73,6 +78,15 @@ REFUSED = "more than {most} day{s} late (more than {hours} hours), past what is 
 NONE_ACCEPTED = "late submissions are not accepted: 0"
 DURATION_PARTS = (("hour", 3600), ("minute", 60), ("second", 1))  # no days: the rule counts hours
 UNKNOWN_WEIGHT = "{path}: {program}: group {group!r} weighs cases it does not hold: {cases}"
+NO_MISTAKE = "{path}: {program}: group {group!r}: no wrong program {glob} in {folder}"
+UNKNOWN_MISTAKE_WEIGHT = "{path}: {program}: group {group!r} weighs mistakes it does not name: {names}"
+NO_KIT_CASE = "{path}: {program}: group {group!r}: its {what} {glob} is no golden case of it"
+FOLDER_LEFT_OUT = ("{path}: {program}: group {group!r}: the marker's copy of a submission "
+                   "leaves {folder} out ({why})")
+SAME_FOLDER = "{path}: {program}: groups {first!r} and {second!r} read the same folder {folder}"
+NO_DEFAULT_MISTAKE = ("{path}: {program}: group {group!r}: no wrong program in {folder} is named "
+                      "{game}_* or breaks a rule of the handout's section of that game: name its "
+                      "mistakes")
 
 
 class AssignmentError(ValueError):
@@ -92,6 +106,34 @@ class MarkedCase:
     def visible(self) -> bool:
         """Shown to students from the start: the student pack holds it."""
         return self.visibility == VISIBLE
+
+
+@dataclass(frozen=True)
+class StudentCases:
+    """A group of cases the student writes (`kind = "student_cases"`), each marked on three
+    counts: valid (the reference gives exactly what it expects), thorough (the share of the
+    hidden wrong programs its valid cases catch) and own code (the share of its valid
+    cases the student's program passes)."""
+    program: str
+    name: str
+    folder: str  # where the cases sit in the submission, as cases/golf
+    marks: dict  # of COUNTS -> marks
+    visibility: str  # when the mistakes caught and missed are named (before: how many)
+    compare: frozenset  # of COMPARED: what besides stdout, where the case gives it
+    mistakes: tuple  # names of the program's wrong programs the cases must catch
+    wrong_folder: Path  # where those wrong programs lie, NAME.toml
+    weights: dict  # mistake -> weight (default 1)
+    most: int = MOST_CASES  # cases marked; those beyond are refused
+    most_bytes: int = MOST_CASE_BYTES  # a case any of whose files is larger is refused
+    kit_cases: tuple = ()  # golden cases that play what these cases play (make verify)
+    example: Case = None  # a golden case shown to everyone as a worked example
+
+    @property
+    def total(self) -> float:
+        return sum(self.marks.values())
+
+    def weight(self, mistake: str) -> float:
+        return self.weights.get(mistake, 1)
 
 
 @dataclass(frozen=True)
@@ -182,14 +224,20 @@ class Assignment:
     normalise: dict = None  # normalisation name -> share of a case's marks deducted
     path: Path = None  # the file it was read from
     python: str = None  # the Python version (X.Y) that runs the submissions, where one is installed
-    groups: dict = None  # program -> its groups' names, in the file's order
+    groups: dict = None  # program -> its golden groups' names, in the file's order
     require: tuple = ()  # of REQUIREMENTS: isolation the marking insists on
     declared: dict = None  # program -> golden.programs.Program: its language, files, reference
     student_budget: float = None  # CPU seconds of all a student's cases in a class run
     unmarked_rules: dict = None  # program -> {rule id: why this assignment does not mark it}
+    student_cases: dict = None  # program -> (StudentCases, ...), in the file's order
 
     def program_marks(self, program: str) -> float:
-        return round(sum(marked.marks for marked in self.programs[program]), MARKS_DIGITS)
+        return round(sum(marked.marks for marked in self.programs[program])
+                     + sum(group.total for group in self.student_groups(program)), MARKS_DIGITS)
+
+    def student_groups(self, program: str) -> tuple:
+        """The program's groups of cases the student writes."""
+        return (self.student_cases or {}).get(program, ())
 
     def mark_after_deadline(self, raw: float, submitted: datetime = None):
         """The late rule's verdict, or None when the assignment has no deadline or the
@@ -240,12 +288,16 @@ def _read(name: str, folder: Path) -> tuple:
 
 
 def _assignment(name: str, path: Path, data: dict) -> Assignment:
-    programs, kit_only, declared = {}, {}, {}
+    programs, kit_only, declared, student = {}, {}, {}, {}
     for program in data["programs"]:
         declared[program["name"]] = _program(path, program)
         programs[program["name"]], kit_only[program["name"]] = _cases(
             path, program, declared[program["name"]])
-    total = sum(marked.marks for cases in programs.values() for marked in cases)
+        student[program["name"]] = _student_groups(
+            path, program, [marked.case for marked in programs[program["name"]]]
+            + kit_only[program["name"]], declared[program["name"]])
+    total = (sum(marked.marks for cases in programs.values() for marked in cases)
+             + sum(group.total for groups in student.values() for group in groups))
     if round(total, MARKS_DIGITS) != round(data["marks"], MARKS_DIGITS):
         raise AssignmentError(MARKS_DO_NOT_ADD_UP.format(path=path, total=total,
                                                          marks=data["marks"]))
@@ -257,11 +309,12 @@ def _assignment(name: str, path: Path, data: dict) -> Assignment:
                       None if wall is None else max(cpu, wall), programs, kit_only,
                       deadline, LateRule(late["days"], late["cap_per_day"]) if late else None,
                       data.get("normalise", {}), path.absolute(), data.get("python"),
-                      {program["name"]: tuple(group["name"] for group in program["groups"])
+                      {program["name"]: tuple(group["name"] for group in program["groups"]
+                                              if group.get("kind") != STUDENT_CASES)
                        for program in data["programs"]}, tuple(data.get("require", ())),
                       declared, data.get("student_budget"),
                       {program["name"]: program.get("unmarked_rules", {})
-                       for program in data["programs"]})
+                       for program in data["programs"]}, student)
 
 
 def _deadline(path: Path, data: dict):
@@ -318,15 +371,18 @@ def _cases(path: Path, program: dict, declared: Program):
     """The program's marked cases, most marks first, and its kit-only ones; every
     golden case must be one or the other."""
     name = program["name"]
+    golden = [group for group in program["groups"] if group.get("kind") != STUDENT_CASES]
     try:
         cases = declared.cases()
     except FileNotFoundError:
-        raise AssignmentError(NO_PROGRAM.format(path=path, program=name,
-                                                folder=declared.cases_folder)) from None
+        if golden:
+            raise AssignmentError(NO_PROGRAM.format(path=path, program=name,
+                                                    folder=declared.cases_folder)) from None
+        cases = []  # only cases the students write: the program needs no golden case
     kit_only = [case for case in cases if _matches(case.name, program.get("kit_only", []))]
     left = [case for case in cases if case not in kit_only]
     marked = []
-    for group in program["groups"]:
+    for group in golden:
         members = [case for case in left if _matches(case.name, group["cases"])]
         if not members:
             raise AssignmentError(EMPTY_GROUP.format(path=path, program=name, group=group["name"]))
@@ -345,6 +401,83 @@ def _cases(path: Path, program: dict, declared: Program):
                                                   cases=", ".join(case.name for case in left)))
     marked.sort(key=lambda marked: -marked.marks)  # stable: the file's order among equals
     return marked, kit_only
+
+
+def wrong_folder(path: Path, program: str) -> Path:
+    """Where the wrong programs of an assignment's program lie: the kit's in tests/wrong/,
+    those of an instructor's own file in wrong/ beside it."""
+    return (WRONG if path.parent == ASSIGNMENTS else path.parent / "wrong") / program
+
+
+def _student_groups(path: Path, program: dict, cases: list, declared: Program) -> tuple:
+    """The program's groups of cases its students write. Their folder must reach the
+    marker's copy; their mistakes name wrong programs that exist (by default those of the
+    game the folder's last part names: cases/golf, golf_*, and those that break a rule of
+    the handout's section of that game); their example and kit cases are golden cases of
+    the program."""
+    name, groups, folders = program["name"], [], {}
+    folder = wrong_folder(path, name)
+    wrong = sorted(found.stem for found in folder.glob("*.toml")) if folder.is_dir() else []
+    by_name = {case.name: case for case in cases}
+    for group in program["groups"]:
+        if group.get("kind") != STUDENT_CASES:
+            continue
+        where = dict(group=group["name"], path=path, program=name)
+        why = next(filter(None, map(skip_reason, group["folder"].split("/"))), None)
+        if why:
+            raise AssignmentError(FOLDER_LEFT_OUT.format(folder=group["folder"], why=why, **where))
+        if group["folder"] in folders:
+            raise AssignmentError(SAME_FOLDER.format(path=path, program=name,
+                                                     first=folders[group["folder"]],
+                                                     second=group["name"], folder=group["folder"]))
+        folders[group["folder"]] = group["name"]
+        mistakes = []
+        for glob in group.get("mistakes", []):
+            found = [mistake for mistake in wrong if fnmatch.fnmatchcase(mistake, glob)]
+            if not found:
+                raise AssignmentError(NO_MISTAKE.format(glob=glob, folder=folder, **where))
+            mistakes += [mistake for mistake in found if mistake not in mistakes]
+        if "mistakes" not in group:
+            game = group["folder"].rsplit("/", 1)[-1]
+            mistakes = _of_the_game(game, declared, folder, wrong, where)
+            if not mistakes:
+                raise AssignmentError(NO_DEFAULT_MISTAKE.format(folder=folder, game=game,
+                                                                **where))
+        weights = group.get("weights", {})
+        unknown = sorted(set(weights) - set(mistakes))
+        if unknown:
+            raise AssignmentError(UNKNOWN_MISTAKE_WEIGHT.format(names=unknown, **where))
+        for glob in group.get("kit_cases", []):
+            if not any(fnmatch.fnmatchcase(case, glob) for case in by_name):
+                raise AssignmentError(NO_KIT_CASE.format(what="kit case", glob=glob, **where))
+        example = group.get("example")
+        if example is not None and example not in by_name:
+            raise AssignmentError(NO_KIT_CASE.format(what="example", glob=example, **where))
+        groups.append(StudentCases(
+            name, group["name"], group["folder"], dict(group["marks"]), group["visibility"],
+            frozenset(group.get("compare", COMPARED)), tuple(mistakes), folder, weights,
+            group.get("most", MOST_CASES), group.get("most_bytes", MOST_CASE_BYTES),
+            tuple(case for case in by_name if _matches(case, group.get("kit_cases", []))),
+            by_name.get(example)))
+    return tuple(groups)
+
+
+def _of_the_game(game: str, declared: Program, folder: Path, wrong: list, where: dict) -> list:
+    """The wrong programs of the game `game` (golf, little_spider): named after it, or
+    breaking a rule (their `rule`) of the handout's section of that name (Golf, Little
+    Spider), where the handout has a rule list (verify/rules.py). (Imported here: the
+    autograder, which marks no cases a student wrote, ships without verify/.)"""
+    from verify.rules import RuleError, rule_map
+    from verify.variants import VariantError, read_variant
+
+    try:
+        found = rule_map(declared)
+        rules = {rule for rule, entry in (found.rules.items() if found else ())
+                 if "_".join(entry.section.casefold().split()) == game}
+        return [mistake for mistake in wrong if fnmatch.fnmatchcase(mistake, f"{game}_*")
+                or rules and read_variant(folder / f"{mistake}.toml").rule in rules]
+    except (RuleError, VariantError) as problem:
+        raise AssignmentError(f"{where['path']}: {where['program']}: {problem}") from None
 
 
 def _matches(name: str, patterns: list) -> bool:

@@ -34,10 +34,10 @@ from common import console
 from golden.cases import EXPECTED_OUTPUTS, ROOT
 from golden.run import STATS_FILE, STATS_VARIABLE, Limit
 from golden.visible import escaped
-from marking import from_make, records
+from marking import from_make, records, student_cases
 from marking.assignment import REQUIREMENTS, AssignmentError, load, names
-from marking.report import CaseResult, Results, check_json_target, gradescope, write_json, \
-    write_report
+from marking.report import CaseResult, Results, check_json_target, gradescope, refused, \
+    write_json, write_report
 from marking.sandbox import AUTO, CASE, FALLBACK, NAMESPACES, STUDENT, Sandbox, Stopped
 from marking.submission import marked_folder, skip_reason, why_missing
 from marking.tree import Limits, Refused, copy_tree, remove_tree
@@ -53,6 +53,7 @@ EXIT_INTERRUPTED = 130
 
 MARKING = "Marking {submission} against {assignment}: {title} ({marks:g} marks)"
 RUNS = "{cases} cases, {jobs} at once"
+WRITTEN = "and the cases the student wrote, of {groups}"
 BUDGET = ("A budget of {seconds:g} s of CPU, and {waiting:g} s of waiting, for all the cases "
           "together; most marks run first")
 SESSIONS_REFUSED = "A sandbox per student could not be made here ({why}): each case had its own"
@@ -78,6 +79,7 @@ JSON_PROBLEM = "--json: {problem}"
 EXIT_MARKER_ERROR = 3  # the marker failed on a case: not the student's fault
 PROGRESS = "[{done}/{total}] {kind:<16} {case}"
 BUILD_PROGRESS = "[build] {program}: {said}"
+GROUP_MARKED = "marked"  # a group of the student's cases, as a progress record says it
 
 
 def reachable_by_others(path: Path) -> bool:
@@ -194,7 +196,9 @@ class Marking:
                     if mode == PIPE or marked.case.screen is not None]
         return CaseResult(marked, verdicts)
 
-    def run(self, marked, mode: str) -> Verdict:
+    def run(self, marked, mode: str, snapshot: Path = None) -> Verdict:
+        """A run of the case, from the program's snapshot (or another: the reference or a
+        wrong program, run on a case the student wrote), judged."""
         case = marked.case
         program = self.programs[case.program]
         files = {STATS_FILE: case.stats} if case.stats is not None else {}
@@ -205,7 +209,7 @@ class Marking:
         arguments = (lambda home: program.run_argv(case, home, self.sandbox.python), case.stdin,
                      files, lambda home: {STATS_VARIABLE: str(home / STATS_FILE)})
         try:
-            outcome = self.sandboxed(self.snapshots[case.program], arguments,
+            outcome = self.sandboxed(snapshot or self.snapshots[case.program], arguments,
                                      terminal=mode == TERMINAL, head=case.head)
         except Stopped:
             return Verdict(case.id, mode, Kind.NOT_RUN, INTERRUPTED)
@@ -229,6 +233,11 @@ class Marking:
             if session is None:
                 return self.sandbox.run(snapshot, *arguments, **how)
             return session.run(*arguments, **how)
+
+    def done_with(self, snapshot: Path) -> None:
+        """No more runs from `snapshot`: its sessions may go."""
+        if self.sessions is not None:
+            self.sessions.close_idle(snapshot)
 
 
 class Sessions:
@@ -268,6 +277,13 @@ class Sessions:
                     session.close()
                 else:
                     self.idle[snapshot].append(session)
+
+    def close_idle(self, snapshot: Path) -> None:
+        with self._lock:
+            done = self.idle.pop(snapshot, [])
+            self.every = [session for session in self.every if session not in done]
+        for session in done:
+            session.close()
 
     def close(self) -> None:
         for session in self.every:
@@ -312,14 +328,18 @@ def main(argv=None) -> int:
     selected = {program: [marked for marked in cases
                           if any(fnmatch.fnmatchcase(marked.case.id, pattern) for pattern in patterns)]
                 for program, cases in assignment.programs.items()}
-    if not any(selected.values()):
+    groups = {program: [group for group in assignment.student_groups(program)  # PROGRAM/FOLDER
+                        if any(fnmatch.fnmatchcase(f"{program}/{group.folder}", pattern)
+                               for pattern in patterns)]
+              for program in assignment.programs}
+    if not any(selected.values()) and not any(groups.values()):
         parse.error(NOTHING_MATCHES.format(assignment=assignment.name,
                                            patterns=" or ".join(patterns)))
     scratch = Path(tempfile.mkdtemp(prefix="marking-"))
     try:
         if options.check_isolation:
             return check_isolation(options, parse, scratch, assignment)
-        return mark(options, parse, scratch, assignment, selected, submitted)
+        return mark(options, parse, scratch, assignment, selected, groups, submitted)
     finally:
         remove_tree(scratch)
 
@@ -365,7 +385,8 @@ def check_isolation(options, parse, scratch: Path, assignment) -> int:
     return 0
 
 
-def mark(options, parse, scratch: Path, assignment, selected: dict, submitted) -> int:
+def mark(options, parse, scratch: Path, assignment, selected: dict, groups: dict,
+         submitted) -> int:
     started = time.monotonic()
     submission = options.submission.absolute()
     snapshot = scratch / "snapshot"
@@ -373,8 +394,14 @@ def mark(options, parse, scratch: Path, assignment, selected: dict, submitted) -
     try:
         copied = copy_tree(submission, snapshot, skip=skip_reason, limits=Limits())
     except Refused as problem:
-        parse.error(escaped(str(problem), most=1000))
-    root, notes = entered(snapshot, [assignment.declared[program] for program in selected])
+        reason = escaped(str(problem), most=1000)
+        if options.json:
+            write_json(options.json.absolute(), refused(assignment, reason))
+        parse.error(reason)
+    root, notes = entered(snapshot, [assignment.declared[program] for program in selected],
+                          [group.folder.split("/")[0] for chosen in groups.values()
+                           for group in chosen])
+    left_out = student_cases.left_out_below(copied.named, root.relative_to(snapshot))
     sandbox = open_sandbox(options, parse, scratch, assignment,
                            [*kept_apart(assignment), scratch, submission])
     header = [MARKING.format(submission=escaped(str(submission), most=1000),
@@ -385,11 +412,12 @@ def mark(options, parse, scratch: Path, assignment, selected: dict, submitted) -
     warn(sandbox)
     try:
         with stopped_by_signals(sandbox):
-            results = mark_cases(sandbox, options, root, assignment, selected, header, scratch)
+            results = mark_cases(sandbox, options, root, assignment, selected, header, scratch,
+                                 groups, left_out)
     finally:
         sandbox.close()
     results.seconds = time.monotonic() - started
-    results.selected = sum(len(chosen) for chosen in selected.values())
+    results.selected = sum(len(chosen) for chosen in selected.values())  # golden cases
     results.late = assignment.mark_after_deadline(results.score, submitted)
     write_report(results, Terminal(sys.stdout))
     if options.json:
@@ -406,16 +434,19 @@ def mark(options, parse, scratch: Path, assignment, selected: dict, submitted) -
     if sandbox.stopping.is_set():
         return EXIT_INTERRUPTED
     every = [result for cases in results.programs.values() if cases is not None for result in cases]
-    if any(verdict.kind == Kind.MARKER_ERROR for result in every for verdict in result.verdicts):
+    written = [group for student in results.student.values() for group in student]
+    if (any(verdict.kind == Kind.MARKER_ERROR for result in every for verdict in result.verdicts)
+            or any(group.marker_failed for group in written)):
         return EXIT_MARKER_ERROR
     complete = all(cases is not None for cases in results.programs.values())
-    return 0 if complete and every and all(result.passed for result in every) else 1
+    return 0 if (complete and (every or written) and all(result.passed for result in every)
+                 and all(group.complete for group in written)) else 1
 
 
-def entered(snapshot: Path, programs: list):
+def entered(snapshot: Path, programs: list, own_folders: list = ()):
     """The folder to mark (see `marking.submission.marked_folder`), and a note when it
     is the one folder the submission holds."""
-    root = marked_folder(snapshot, programs)
+    root = marked_folder(snapshot, programs, own_folders)
     return root, [] if root == snapshot else [ENTERED.format(name=escaped(root.name))]
 
 
@@ -432,16 +463,21 @@ def warn(sandbox: Sandbox) -> None:
 
 
 def mark_cases(sandbox, options, root: Path, assignment, selected: dict, header: list,
-               scratch: Path) -> Results:
+               scratch: Path, groups: dict, left_out: dict) -> Results:
     """Run the selected cases of each program present, streaming a line per case to
-    stderr as it finishes; results in the assignment's order, most marks first."""
+    stderr as it finishes; results in the assignment's order, most marks first. Then the
+    selected `groups` of cases the student wrote, read from `root` (of which `left_out`
+    names what the copy left out)."""
     declared = assignment.declared
     present = {program: declared[program].present(root) for program in selected}
     selected = {program: chosen for program, chosen in selected.items()  # a missing one always
-                if chosen or not present[program]}
+                if chosen or not present[program] or groups[program]}
     cases = [marked for program, chosen in selected.items() if present[program] for marked in chosen]
     cases.sort(key=lambda marked: -marked.marks)  # the budget cuts the same cases every time
     header.append(RUNS.format(cases=len(cases), jobs=options.jobs))
+    written = [f"{group.name} ({group.folder}/)" for program in selected for group in groups[program]]
+    if written:
+        header[-1] += f", {WRITTEN.format(groups=', '.join(written))}"
     header.append(sandbox.describe_per(options.sandbox_per))
     if options.student_budget:
         header.append(BUDGET.format(seconds=options.student_budget, waiting=WAITING_SECONDS))
@@ -454,7 +490,8 @@ def mark_cases(sandbox, options, root: Path, assignment, selected: dict, header:
                                                       sandbox.idle_seconds, sandbox.memory))
     builds = {}
     for program in selected:
-        if present[program] and declared[program].built and selected[program]:
+        if present[program] and declared[program].built and (selected[program]
+                                                              or groups[program]):
             builds[program] = build(sandbox, declared[program], root, scratch)
             progress(BUILD_PROGRESS.format(program=program, said=builds[program].said()))
     snapshots = {program: builds[program].folder if program in builds else root
@@ -473,13 +510,21 @@ def mark_cases(sandbox, options, root: Path, assignment, selected: dict, header:
             kind, case_id = worst.kind if worst else "", futures[future].case.id
             progress(PROGRESS.format(done=count, total=len(cases), kind=kind, case=case_id))
             records.send(records.Progress(count, len(cases), case_id, str(kind)))
+        missing = {program: why_missing(root, declared[program], declared.values())
+                   for program in selected if not present[program]}
+        student = {program: student_cases.mark_groups(
+            marking, pool, declared[program], groups[program], root, left_out, scratch,
+            "; ".join(missing[program][0]) if program in missing else "", progress)
+            for program in selected if groups[program]}
+        written = [(program, group) for program, marked in student.items() for group in marked]
+        for count, (program, group) in enumerate(written, 1):
+            records.send(records.Progress(count, len(written), f"{program}/{group.group.folder}",
+                                          GROUP_MARKED))
     if sessions and sessions.refused:
         header.append(SESSIONS_REFUSED.format(why=escaped(sessions.refused)))
     programs = {program: [done[marked.case.id] for marked in chosen] if present[program] else None
                 for program, chosen in selected.items()}
-    missing = {program: why_missing(root, declared[program], declared.values())
-               for program in selected if not present[program]}
-    return Results(assignment, header, programs, missing=missing, builds=builds)
+    return Results(assignment, header, programs, missing=missing, builds=builds, student=student)
 
 
 def progress(line: str) -> None:

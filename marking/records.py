@@ -80,6 +80,51 @@ class Case:
 
 
 @dataclass(frozen=True)
+class StudentCase:
+    """One case a student wrote: valid or not (the reference's run judged against it), or
+    refused and why; what the student's program did on it."""
+    name: str  # below its group's folder, as the submission names it (escaped)
+    valid: bool
+    refused: str = ""  # why it is not marked, when it is not
+    reference: Verdict = None  # the reference's run, judged against the case's files
+    own: Verdict = None  # the student's program's, on a valid case
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "StudentCase":
+        return cls(**{**data, **{name: Verdict.from_dict(data[name]) if data.get(name) else None
+                                 for name in ("reference", "own")}})
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """One hidden wrong program a group's cases were run on."""
+    name: str
+    mistake: str  # what the student did, in its file's words
+    weight: float
+    caught_by: str  # the case that caught it; "" when none did
+    undecided: str = ""  # why it is not known
+
+
+@dataclass(frozen=True)
+class StudentGroup:
+    """A group of cases the student wrote, marked on its three counts."""
+    program: str
+    group: str
+    folder: str
+    visibility: str  # when the mistakes caught and missed are named
+    marks: dict  # count -> marks
+    earned: dict  # count -> marks earned
+    said: dict  # count -> what it came to, in a sentence
+    cases: tuple  # of StudentCase, the marked ones in name order, then the refused
+    mistakes: tuple  # of Mistake
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "StudentGroup":
+        return cls(**{**data, "cases": tuple(StudentCase.from_dict(case) for case in data["cases"]),
+                      "mistakes": tuple(Mistake(**mistake) for mistake in data["mistakes"])})
+
+
+@dataclass(frozen=True)
 class Late:
     days: int
     accepted: bool
@@ -103,6 +148,8 @@ class Marking:
     late: Late  # the late rule applied, or None
     cases: tuple  # of Case
     sandbox_per: str = ""  # "student" or "case": what each sandbox was made for
+    student_groups: tuple = ()  # of StudentGroup: the cases the student wrote, marked
+    refused: str = ""  # why the marker refused the submission whole, when it did
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -120,7 +167,9 @@ class Marking:
                     for name, program in data.get("programs", {}).items()},
                    Late(**late) if late else None,
                    tuple(Case.from_dict(case) for case in data.get("cases", ())),
-                   data.get("sandbox_per", ""))
+                   data.get("sandbox_per", ""),
+                   tuple(StudentGroup.from_dict(group) for group in data.get("student_groups", ())),
+                   data.get("refused", ""))
 
 
 @dataclass(frozen=True)

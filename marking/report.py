@@ -25,6 +25,7 @@ NOT_BUILT_LINE = "  not built        (all {count} cases: 0)"
 WARNINGS_COST = "its warnings cost {share:.0%} of what the program's cases earn: -{marks:.2f}"
 BUILD_TEST = "{program}: build"  # never a case's PROGRAM/CASE
 PROGRAM_HEAD = "{program}: {passed}/{total} cases pass, {earned:.2f} of {marks:g} marks"
+PROGRAM_MARKS = "{program}: {earned:.2f} of {marks:g} marks"  # it marks no golden case
 CASE_LINE = "  {kind:<16} {marks:5.2f}  {case}{mode}{detail}"
 WHAT_DIFFERS = "What differs"
 SAME_WAY = "{case} and {more} more case{s} differ the same way: {how}"
@@ -74,13 +75,19 @@ class Results:
     late: object = None  # marking.assignment.Late
     missing: dict = field(default_factory=dict)  # program -> (why missing, look-alike sentences)
     builds: dict = field(default_factory=dict)  # program -> marking.build.Build
+    student: dict = field(default_factory=dict)  # program -> [marking.student_cases.GroupResult]
+
+    def golden_marks(self, program: str) -> float:
+        """What the program's golden cases are worth (its groups of student cases aside)."""
+        return sum(marked.marks for marked in self.assignment.programs[program])
 
     def not_submitted(self, program: str) -> str:
-        """Why a program scores 0, and which of the submission's files look like it."""
+        """Why a program scores 0 on its cases (those the student wrote included), and which
+        of the submission's files look like it."""
         why, alike = self.missing.get(program, ([], []))
-        return "; ".join([NOT_SUBMITTED.format(why="; ".join(why),
-                                               marks=self.assignment.program_marks(program)),
-                          *alike])
+        marks = self.golden_marks(program) + sum(
+            group.marks["own_code"] for group in self.assignment.student_groups(program))
+        return "; ".join([NOT_SUBMITTED.format(why="; ".join(why), marks=marks), *alike])
 
     def deducted(self, program: str) -> float:
         """What the program's build's warnings cost: the assignment's share of what its
@@ -98,9 +105,11 @@ class Results:
                                     marks=deducted) if deducted else ""
 
     def earned(self, program: str) -> float:
-        """The program's marks: its cases', less what its build's warnings cost."""
+        """The program's marks: its cases', less what its build's warnings cost, and its
+        groups of student cases'."""
         cases = sum(result.earned for result in self.programs.get(program) or [])
-        return cases - self.deducted(program)
+        return (cases - self.deducted(program)
+                + sum(group.total for group in self.student.get(program, ())))
 
     @property
     def score(self) -> float:
@@ -196,14 +205,22 @@ def write_report(results: Results, out) -> None:
     groups = {}  # (kind, how) -> [(result, verdict)]
     for program, program_results in results.programs.items():
         marks = results.assignment.program_marks(program)
+        student = results.student.get(program, ())
         print("", file=out)
         if program_results is None:
             print(MISSING_LINE.format(program=program, missing=MISSING,
                                       why=results.not_submitted(program)), file=out)
+            for group in student:
+                print("\n".join(group.lines()), file=out)
             continue
         passed = sum(result.passed for result in program_results)
         print(PROGRAM_HEAD.format(program=program, passed=passed, total=len(program_results),
-                                  earned=results.earned(program), marks=marks), file=out)
+                                  earned=results.earned(program), marks=marks)
+              if program_results or not student else
+              PROGRAM_MARKS.format(program=program, earned=results.earned(program), marks=marks),
+              file=out)
+        for group in student:
+            print("\n".join(group.lines()), file=out)
         built = results.builds.get(program)
         if built is not None:
             print(BUILD_LINE.format(said=built.said()), file=out)
@@ -224,7 +241,10 @@ def write_report(results: Results, out) -> None:
                 if verdict.kind not in (Kind.PASS, Kind.NOT_RUN):
                     groups.setdefault((verdict.kind, verdict.mode, said), []).append(
                         (result, verdict))
-    if groups:
+    differences = [difference for program, student in results.student.items()
+                   for group in student for valid in (False, True)
+                   for difference in group.differences(results.assignment.declared[program], valid)]
+    if groups or differences:
         print(f"\n{WHAT_DIFFERS}", file=out)
     for (kind, _, said), members in groups.items():
         result, verdict = members[0]
@@ -241,6 +261,8 @@ def write_report(results: Results, out) -> None:
             case, results.assignment.declared[case.program], kind, str(case.folder))), file=out)
         if verdict.diff:
             print(verdict.diff, file=out)
+    for title, lines in differences:
+        print(f"\n{title}", *lines, sep="\n", file=out)
     print("", file=out)
     for line in results.summary():
         print(line, file=out)
@@ -253,11 +275,14 @@ def gradescope(results: Results, confined: dict) -> dict:
     tests = []
     for program, program_results in results.programs.items():
         declared = results.assignment.declared[program]
+        student = [test for group in results.student.get(program, ())
+                   for test in group.tests(declared)]
         if program_results is None:
-            marks = results.assignment.program_marks(program)
             tests.append({"name": (declared.exact_names() or [program])[0], "score": 0,
-                          "max_score": marks, "status": "failed", "visibility": "visible",
+                          "max_score": round(results.golden_marks(program), 4),
+                          "status": "failed", "visibility": "visible",
                           "output": results.not_submitted(program)})
+            tests += student
             continue
         built = results.builds.get(program)
         if built is not None:
@@ -281,12 +306,21 @@ def gradescope(results: Results, confined: dict) -> dict:
                           "max_score": round(result.marked.marks, 4),
                           "status": "passed" if result.passed else "failed",
                           "visibility": result.marked.visibility, "output": text})
+        tests += student
     for number, test in enumerate(tests, 1):
         test["number"] = str(number)
     return {"score": round(results.mark, 4), "execution_time": round(results.seconds, 3),
             "output": "\n".join(results.header + results.summary()),
             "visibility": "visible", "stdout_visibility": "hidden", "tests": tests,
             "extra_data": marking_data(results, **confined).to_dict()}
+
+
+def refused(assignment, reason: str) -> dict:
+    """results.json for a submission the marker refuses whole: 0, and why."""
+    return {"score": 0, "execution_time": 0, "output": reason, "visibility": "visible",
+            "stdout_visibility": "hidden", "tests": [],
+            "extra_data": records.Marking(assignment.name, (), "", (), (), 0.0, {}, None, (),
+                                          refused=reason).to_dict()}
 
 
 def marking_data(results: Results, isolation=(), python="", users=(),
@@ -323,7 +357,9 @@ def marking_data(results: Results, isolation=(), python="", users=(),
             late.days, late.accepted, late.cap, late.mark,
             round(late.late.total_seconds() / 3600, 4), late.explain(results.score),
             late.summary()),
-        tuple(cases), sandbox_per)
+        tuple(cases), sandbox_per,
+        tuple(group.record(declared[program]) for program, student in results.student.items()
+              for group in student))
 
 
 def verdict_data(case, program, verdict) -> records.Verdict:

@@ -32,13 +32,15 @@ def skip_reason(name: str):
     return None
 
 
-def marked_folder(folder: Path, programs) -> Path:
+def marked_folder(folder: Path, programs, own_folders=()) -> Path:
     """The folder whose programs are marked: `folder`, or the one folder it holds when it
-    holds nothing else the marker copies and no file of the programs (`golden.programs.
-    Program`s): a download from a learning platform, `ann/ann/solitaire_1.py`, or a zip of
-    a folder."""
+    holds nothing else the marker copies, no file of the programs (`golden.programs.
+    Program`s) and is none of `own_folders` (where a submission keeps what is marked, as
+    its cases/): a download from a learning platform, `ann/ann/solitaire_1.py`, or a zip
+    of a folder."""
     kept = [entry for entry in folder.iterdir() if skip_reason(entry.name) is None]
     if (len(kept) == 1 and kept[0].is_dir() and not kept[0].is_symlink()
+            and kept[0].name not in own_folders
             and not any(program.files(folder)[0] for program in programs)):
         return kept[0]
     return folder

@@ -15,6 +15,7 @@ FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 CHUNK = 1 << 20
+MOST_NAMED = 2_000  # left-out paths a copy names, as many as the files it may hold
 
 LINK = "link"
 NOT_PLAIN = "not a plain file"
@@ -40,13 +41,17 @@ class Limits:
 
 @dataclass
 class Copied:
-    """What a copy holds, and what it left out and why."""
+    """What a copy holds, and what it left out and why: counted, and named (the first
+    MOST_NAMED), so that what reads the copy can say why a file it looks for is not there."""
     files: int = 0
     bytes: int = 0
     left_out: dict = field(default_factory=dict)  # reason -> count
+    named: dict = field(default_factory=dict)  # path relative to the copy's top -> reason
 
-    def leave_out(self, reason: str) -> None:
+    def leave_out(self, reason: str, path: Path = None) -> None:
         self.left_out[reason] = self.left_out.get(reason, 0) + 1
+        if path is not None and len(self.named) < MOST_NAMED:
+            self.named[path] = reason
 
     def described(self) -> str:
         """What was left out, as a report says it: "2 hidden, 1 link"."""
@@ -72,10 +77,10 @@ def copy_tree(source: Path, target: Path, skip=lambda name: None, limits: Limits
     name for which `skip(name)` gives a reason. Past the limits: `Refused`."""
     copied = Copied()
     source_fd, target_fd = open_folder(source), os.open(target, FOLDER)
-    frames = [(source_fd, target_fd, _entries(source_fd))]
+    frames = [(source_fd, target_fd, _entries(source_fd), Path())]
     try:
         while frames:
-            source_fd, target_fd, entries = frames[-1]
+            source_fd, target_fd, entries, below = frames[-1]
             entry = next(entries, None)
             if entry is None:
                 os.close(source_fd)
@@ -84,7 +89,7 @@ def copy_tree(source: Path, target: Path, skip=lambda name: None, limits: Limits
                 continue
             reason = skip(entry.name)
             if reason:
-                copied.leave_out(reason)
+                copied.leave_out(reason, below / entry.name)
                 continue
             copied.files += 1
             if copied.files > limits.files:
@@ -95,26 +100,26 @@ def copy_tree(source: Path, target: Path, skip=lambda name: None, limits: Limits
                 child = _open_child(entry.name, source_fd, FOLDER)
                 if child is None:
                     copied.files -= 1
-                    copied.leave_out(UNREADABLE_FILE)
+                    copied.leave_out(UNREADABLE_FILE, below / entry.name)
                     continue
                 os.mkdir(entry.name, 0o700, dir_fd=target_fd)
                 frames.append((child, os.open(entry.name, FOLDER, dir_fd=target_fd),
-                               _entries(child)))
+                               _entries(child), below / entry.name))
             elif entry.is_file(follow_symlinks=False):
                 size = _copy_file(entry.name, source_fd, target_fd, file_mode,
                                   limits.bytes - copied.bytes)
                 if isinstance(size, str):
                     copied.files -= 1
-                    copied.leave_out(size)
+                    copied.leave_out(size, below / entry.name)
                 elif copied.bytes + size > limits.bytes:
                     raise Refused(TOO_LARGE.format(path=source, most_mib=limits.bytes >> 20))
                 else:
                     copied.bytes += size
             else:
                 copied.files -= 1
-                copied.leave_out(LINK if entry.is_symlink() else NOT_PLAIN)
+                copied.leave_out(LINK if entry.is_symlink() else NOT_PLAIN, below / entry.name)
     finally:
-        for source_fd, target_fd, _ in frames:
+        for source_fd, target_fd, _, _ in frames:
             os.close(source_fd)
             os.close(target_fd)
     return copied

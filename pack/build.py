@@ -22,6 +22,7 @@ from pathlib import Path
 from golden import visible
 from golden.cases import SUFFIXES
 from marking import from_make
+from marking.report import reproduce
 from marking.assignment import AssignmentError, load, names
 from marking.limits import MEMORY_BYTES, OPEN_FILES, mebibytes, time_caps
 from pack import manifest
@@ -45,6 +46,29 @@ NOT_EMPTY = "{out} holds files that are not a student pack: give a new folder, o
 SHARED_FOLDER = "{first} and {second} keep their cases in two folders of one name, {name}"
 WROTE = "wrote {out}/ and {zip}: {cases} visible case{s} of {programs}, {files} files"
 NO_VISIBLE = "note: {program} has no visible case: the pack cannot check it"
+WRITTEN = """
+## The cases you write
+
+The marking also marks the test cases you write, in its own case format, each group in
+its folder of your work:
+
+{groups}
+
+A case NAME is `NAME.in` (what is typed, one line per command) or `NAME.args` (the
+command-line arguments, one per line), or both, with `NAME.out` (exactly what is printed
+on stdout), and optionally `NAME.status` (the exit status) and `NAME.err` (exactly what is
+printed on stderr). NAME is letters, digits, `_` and `-`, at most 100 of them; a case that
+is not so is refused, with the reason. Each case is marked valid when the marking's
+reference prints exactly what it expects, then run on programs that make the mistakes
+students make, and on your own program. This checker does not run your cases: run one
+yourself in your folder, as the worked example once copied there:
+
+    {command}
+"""
+WRITTEN_GROUP = ("- {group}: in `{folder}/`, at most {most} cases, each file at most {bytes} "
+                 "bytes{example}")
+WRITTEN_EXAMPLE = ("; a worked example: `{cases}/{name}.*` in this pack, which, copied into "
+                   "`{folder}/`, is one such case")
 
 
 def pack_folders(assignment) -> dict:
@@ -66,9 +90,10 @@ def contents(assignment) -> dict:
     wall, idle = time_caps(assignment.cpu_seconds, assignment.wall_seconds)
     files = {}
     for name, marked in assignment.programs.items():
-        for shown in (m for m in marked if m.visible):
+        examples = [group.example for group in assignment.student_groups(name) if group.example]
+        for case in [m.case for m in marked if m.visible] + examples:
             for suffix in PACKED_SUFFIXES:
-                path = shown.case.file(suffix)
+                path = case.file(suffix)
                 if path.exists():
                     files[f"{folders[name]}/{path.name}"] = path.read_bytes()
     data = manifest.written(assignment, wall, idle, folders)
@@ -86,13 +111,33 @@ def readme(assignment, data: dict) -> str:
         for entry in data["programs"]
         for name, program in [(entry["name"], assignment.declared[entry["name"]])])
     return README_TEMPLATE.read_text(encoding="utf-8").format(
-        title=assignment.title, programs=programs, cpu=assignment.cpu_seconds,
+        title=assignment.title, programs=programs, written=written(assignment, data),
+        cpu=assignment.cpu_seconds,
         memory=mebibytes(MEMORY_BYTES), files=OPEN_FILES,
         removed=visible.REMOVED, added=visible.ADDED, from_file=visible.FROM_FILE,
         to_file=visible.TO_FILE, space=visible.SHOWN[" "], tab=visible.SHOWN["\t"],
         cr=visible.SHOWN["\r"], end=visible.END_OF_LINE, no_newline=visible.NO_FINAL_NEWLINE,
         code_point=visible.CODE_POINT_DRAWN.format(code=0xA0),
         byte=visible.BYTE_DRAWN.format(byte=0xFF))
+
+
+def written(assignment, data: dict) -> str:
+    """The README's section on the cases students write, where the assignment marks some:
+    each group's folder, limits and worked example, the case format, and how to run a case."""
+    folders = {entry["name"]: entry["cases"] for entry in data["programs"]}
+    groups = [(name, group) for name in assignment.programs
+              for group in assignment.student_groups(name)]
+    if not groups:
+        return ""
+    example = next(((name, group) for name, group in groups if group.example), None)
+    command = (reproduce(example[1].example, assignment.declared[example[0]],
+                         folder=example[1].folder) if example else "")
+    return WRITTEN.format(command=command, groups="\n".join(
+        WRITTEN_GROUP.format(group=group.name, folder=group.folder, most=group.most,
+                             bytes=group.most_bytes, example=WRITTEN_EXAMPLE.format(
+                                 cases=folders[name], name=group.example.name,
+                                 folder=group.folder) if group.example else "")
+        for name, group in groups))
 
 
 def is_pack(folder: Path) -> bool:

@@ -9,11 +9,11 @@ import pytest
 from marking.assignment import ASSIGNMENTS, AssignmentError, load, names
 
 
-def test_the_four_assignments_are_shipped():
-    assert names() == ["calculation", "calculation_cpp", "patience", "seeded"]
+def test_the_five_assignments_are_shipped():
+    assert names() == ["calculation", "calculation_cpp", "golf_tests", "patience", "seeded"]
 
 
-@pytest.mark.parametrize("name", ["calculation", "calculation_cpp", "patience", "seeded"])
+@pytest.mark.parametrize("name", ["calculation", "calculation_cpp", "golf_tests", "patience", "seeded"])
 def test_every_golden_case_is_marked_or_the_kit_s_own(name):
     assignment = load(name)
     for program, marked in assignment.programs.items():
@@ -192,5 +192,105 @@ def test_a_mistake_in_an_assignment_is_named(tmp_path, change, message):
 
 def test_an_unknown_assignment_lists_those_there_are():
     with pytest.raises(AssignmentError, match="no assignment 'chess'; the assignments are: "
-                                              "calculation, calculation_cpp, patience, seeded"):
+                                              "calculation, calculation_cpp, golf_tests, patience, seeded"):
         load("chess")
+
+
+STUDENT_CASES = '''title = "Golf tests"
+marks = 10
+cpu_seconds = 10
+
+[[programs]]
+name = "patience"
+cases = "{cases}"
+kit_only = ["*"]
+
+  [[programs.groups]]
+  name = "your Golf cases"
+  kind = "student_cases"
+  folder = "cases/golf"
+  marks = {{ valid = 2, thorough = 5, own_code = 3 }}
+  visibility = "after_due_date"
+'''
+
+
+def student_cases_assignment(tmp_path, change=lambda text: text, wrong=("golf_a", "golf_b",
+                                                                         "prompt_c")):
+    from golden.cases import EXPECTED_OUTPUTS
+
+    for name in wrong:
+        (tmp_path / "wrong" / "patience").mkdir(parents=True, exist_ok=True)
+        (tmp_path / "wrong" / "patience" / f"{name}.toml").write_text(
+            f'mistake = "{name}"\n[[change]]\nfind = "a"\nreplace = "b"\n')
+    (tmp_path / "golf.toml").write_text(change(STUDENT_CASES.format(
+        cases=EXPECTED_OUTPUTS / "patience")))
+    return load(str(tmp_path / "golf.toml"))
+
+
+def test_a_group_of_cases_the_student_writes(tmp_path):
+    golf = student_cases_assignment(tmp_path)
+    assert golf.programs == {"patience": []}, "kit_only = ['*']: no golden case is marked"
+    assert golf.program_marks("patience") == 10 and golf.groups == {"patience": ()}
+    (group,) = golf.student_groups("patience")
+    assert (group.folder, group.most, group.most_bytes, group.total) == ("cases/golf", 25,
+                                                                         65536, 10)
+    assert group.mistakes == ("golf_a", "golf_b"), "by default the wrong programs named " \
+                                                   "after the folder's last part"
+    assert group.wrong_folder == tmp_path / "wrong" / "patience"
+    named = student_cases_assignment(tmp_path, lambda text: text.replace(
+        'visibility = "after_due_date"', 'visibility = "after_due_date"\n'
+        '  mistakes = ["prompt_*", "golf_b"]\n  weights = { golf_b = 2 }\n'
+        '  example = "golf_won_seed_1"\n  kit_cases = ["golf_*"]'))
+    (group,) = named.student_groups("patience")
+    assert (group.mistakes, group.weight("golf_b"), group.weight("prompt_c")) == (
+        ("prompt_c", "golf_b"), 2, 1)
+    assert group.example.name == "golf_won_seed_1" and "golf_rules_seed_5" in group.kit_cases
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda text: text.replace("own_code = 3", "own_code = 4"), "add up to 11, not the "
+                                                                 "assignment's 10"),
+    (lambda text: text.replace(", own_code = 3", ""), "'own_code' is a required property"),
+    (lambda text: text.replace('"cases/golf"', '"cases/../golf"'), "does not match"),
+    (lambda text: text.replace('"cases/golf"', '"tests/golf"'), "the marker's copy of a "
+                                                                "submission leaves tests/golf out"),
+    (lambda text: text.replace('"after_due_date"', '"after_due_date"\n  mistakes = ["spider_*"]'),
+     "group 'your Golf cases': no wrong program spider_* in"),
+    (lambda text: text.replace('"after_due_date"', '"after_due_date"\n  weights = { golf_z = 2 }'),
+     "weighs mistakes it does not name: ['golf_z']"),
+    (lambda text: text.replace('"after_due_date"', '"after_due_date"\n  example = "golf_lost"'),
+     "its example golf_lost is no golden case of it"),
+    (lambda text: text.replace('"after_due_date"', '"after_due_date"\n  kit_cases = ["chess_*"]'),
+     "its kit case chess_* is no golden case of it"),
+    (lambda text: text.replace('kit_only = ["*"]', ''), "golden cases neither marked nor kit-only"),
+    (lambda text: text + text[text.index("  [[programs.groups]]"):].replace(
+        "valid = 2", "valid = 0").replace("thorough = 5", "thorough = 0").replace(
+        "own_code = 3", "own_code = 0").replace("your Golf", "more Golf"),
+     "groups 'your Golf cases' and 'more Golf cases' read the same folder cases/golf"),
+])
+def test_a_mistake_in_a_group_of_student_cases_is_named(tmp_path, change, message):
+    with pytest.raises(AssignmentError) as refused:
+        student_cases_assignment(tmp_path, change)
+    assert message in str(refused.value), str(refused.value)
+
+
+def test_by_default_a_group_s_mistakes_are_those_of_its_game(tmp_path):
+    """cases/golf: the wrong programs named golf_*, and those whose `rule` is a rule of the
+    handout's section Golf (its rule list, verify/rules.py); not another game's."""
+    (tmp_path / "golf.md").write_text("# Golf\n\nCards never leave the homecell.\n\n"
+                                      "# Spider\n\nAn empty pile takes any card.\n")
+    (tmp_path / "rules").mkdir()
+    (tmp_path / "rules" / "golf.toml").write_text(
+        '[[rule]]\nid = "homecell-keeps"\nsection = "Golf"\n'
+        'quote = "Cards never leave the homecell."\n\n'
+        '[[rule]]\nid = "empty-takes-any"\nsection = "Spider"\n'
+        'quote = "An empty pile takes any card."\n')
+    wrong = tmp_path / "wrong" / "patience"
+    wrong.mkdir(parents=True)
+    for name, rule in (("golf_no_wrap", ""), ("homecell_gives", "homecell-keeps"),
+                       ("spider_empty_pile", "empty-takes-any"), ("prompt", "")):
+        (wrong / f"{name}.toml").write_text(f'mistake = "{name}"\nrule = "{rule}"\n'
+                                            '[[change]]\nfind = "a"\nreplace = "b"\n')
+    golf = student_cases_assignment(tmp_path, lambda text: text.replace(
+        'kit_only = ["*"]', 'kit_only = ["*"]\nhandout = "golf.md"'), wrong=())
+    assert golf.student_groups("patience")[0].mistakes == ("golf_no_wrap", "homecell_gives")

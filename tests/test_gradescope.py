@@ -218,7 +218,13 @@ def test_the_same_assignment_gives_the_same_bytes(kit, tmp_path):
     assert again.read_bytes() == archive.read_bytes()
 
 
-@pytest.mark.parametrize("name", names())
+def test_cases_students_write_are_not_marked_on_gradescope_and_it_says_so():
+    with pytest.raises(ValueError, match="golf_tests: the autograder does not mark the cases "
+                                         "students write"):
+        build.entries(load("golf_tests"), build.DEFAULT_BUDGET)
+
+
+@pytest.mark.parametrize("name", [name for name in names() if name != "golf_tests"])
 def test_each_shipped_assignment_ships_its_own_programs_cases_only(name):
     assignment = load(name)
     files = build.entries(assignment, build.DEFAULT_BUDGET)

@@ -245,7 +245,8 @@ def test_bad_options_are_refused_before_any_marking(option):
 def test_without_an_assignment_the_marker_says_which_there_are():
     done = subprocess.run([sys.executable, "-m", "marking.mark", str(ROOT)], cwd=ROOT,
                           capture_output=True, timeout=60)
-    assert done.returncode == 2 and b"the assignments are: calculation, calculation_cpp, patience, seeded" in done.stderr
+    assert done.returncode == 2 and (b"the assignments are: calculation, calculation_cpp, golf_tests, "
+                                     b"patience, seeded") in done.stderr
 
 
 def test_golden_outputs_that_other_users_can_reach_are_pointed_out(tmp_path):

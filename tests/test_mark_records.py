@@ -64,8 +64,9 @@ def test_a_marker_says_each_case_as_a_progress_record_and_its_data_reads_back(tm
     assert marking.programs["solitaire_1"].submitted and marking.python
 
 
-def test_a_refusal_is_a_record(tmp_path):
+def test_a_refusal_is_a_record_and_results_json_says_it(tmp_path):
     status, written, messages = marked_with_messages(tmp_path / "no such folder")
-    assert status == 2 and not written
     refusals = [message for message in messages if isinstance(message, records.Refusal)]
-    assert len(refusals) == 1 and "no such folder" in refusals[0].reason
+    assert status == 2 and len(refusals) == 1 and "no such folder" in refusals[0].reason
+    assert (written["score"], written["output"], written["tests"]) == (0, refusals[0].reason, [])
+    assert records.Marking.from_dict(written["extra_data"]).refused == refusals[0].reason

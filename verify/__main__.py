@@ -12,7 +12,11 @@ Marks, with the marker and each program's assignment, as a course would:
   4. the rule map of each handout (verify/rules.py): every rule pinned by two
      marked cases or more, each shown by a wrong program that breaks that rule
      alone (`rule` in its file): such a program is marked on its rule's cases,
-     and on the others only when fewer than two of those fail.
+     and on the others only when fewer than two of those fail;
+  5. each group of cases the students write (kind = "student_cases"): its kit
+     cases, handed in as a student's cases with the sample solution, are all
+     valid and catch every wrong program the group names (else its thorough mark
+     could never be full).
 Each of them, piped, is also checked by the assignment's student pack (`make
 student-pack`): on every visible case its checker must say what the marker says (but
 for a variant whose output is `undefined`: it depends on more than its input).
@@ -27,6 +31,7 @@ import argparse
 import fnmatch
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -39,6 +44,7 @@ from golden.cases import ROOT
 from golden.visible import escaped
 from marking import from_make, records
 from marking.assignment import ASSIGNMENTS, AssignmentError, load, names
+from marking.student_cases import CASE_FILES
 from pack import build as pack_build
 from standalone.bundle import BundleError, write_program
 from verify.rules import RuleError, checked, report, rule_map
@@ -73,6 +79,12 @@ CHECKER_FAILED = "the student pack's checker ended with status {status} on {name
 PIPED = "stdout, stdin piped"
 MODES = {False: "stdin piped", True: "at a terminal"}
 SHOWN_CASES = 6
+WRITTEN_LINE = ("{verdict:<7} cases       {name:<40} {valid}/{total} kit cases valid, "
+                "{caught}/{mistakes} mistakes caught")
+NOT_CAUGHT = "          caught by none of its kit cases: {name}: {mistake}"
+NOT_VALID = "          not valid: {case}: {why}"
+NO_KIT_CASES = ("{assignment}: group {group!r} names no kit_cases: nothing shows that its "
+                "thorough mark can be full")
 
 
 @dataclass(frozen=True)
@@ -102,11 +114,13 @@ def assignments_to_verify(chosen: str = None) -> list:
 
 
 def assignment_of_each_program(assignments: list = None) -> dict:
-    """program -> the first assignment that marks it (its file, which the marker reads)."""
+    """program -> the first assignment that marks golden cases of it (its file, which the
+    marker reads)."""
     found = {}
     for assignment in assignments or assignments_to_verify():
-        for program in assignment.programs:
-            found.setdefault(program, assignment)
+        for program, cases in assignment.programs.items():
+            if cases:
+                found.setdefault(program, assignment)
     return found
 
 
@@ -124,24 +138,32 @@ def variants(assignments: list) -> tuple:
     return wrong, honest
 
 
+def marked_by_the_marker(folder: Path, assignment, patterns: list, options, scratch: Path,
+                         tty: bool = False) -> dict:
+    """The results.json of the marker on `folder`, the cases of `patterns` only."""
+    results = scratch / "results.json"
+    command = [sys.executable, "-m", "marking.mark", str(folder),
+               "--assignment", str(assignment.path),
+               *[part for pattern in patterns for part in ("--only", pattern)],
+               "--json", str(results), "--jobs", str(options.jobs),
+               "--isolation", options.isolation, *(["--tty"] if tty else [])]
+    done = subprocess.run(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    if done.returncode not in (0, 1) or not results.exists():
+        raise MarkerFailed(MARKER_FAILED.format(
+            status=done.returncode, name=folder.name,
+            stderr=escaped(done.stderr[-2000:].decode("utf-8", "replace"))))
+    return json.loads(results.read_text(encoding="utf-8"))
+
+
 def mark(folder: Path, assignment, program: str, options, tty: bool = False,
          pack: Path = None, cases: list = None) -> Marked:
     """Mark `folder` as the marker does, the cases of `program` only (of those named in
     `cases`, if given); with `pack`, check it with that student pack too, and say where
     the two disagree on a visible case (where the marker marked one)."""
     with tempfile.TemporaryDirectory(prefix="verify-") as scratch:
-        results = Path(scratch) / "results.json"
-        command = [sys.executable, "-m", "marking.mark", str(folder),
-                   "--assignment", str(assignment.path),
-                   *[part for case in (cases or ["*"]) for part in ("--only", f"{program}/{case}")],
-                   "--json", str(results), "--jobs", str(options.jobs),
-                   "--isolation", options.isolation, *(["--tty"] if tty else [])]
-        done = subprocess.run(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        if done.returncode not in (0, 1) or not results.exists():
-            raise MarkerFailed(MARKER_FAILED.format(
-                status=done.returncode, name=folder.name,
-                stderr=escaped(done.stderr[-2000:].decode("utf-8", "replace"))))
-        written = json.loads(results.read_text(encoding="utf-8"))
+        written = marked_by_the_marker(folder, assignment,
+                                       [f"{program}/{case}" for case in (cases or ["*"])],
+                                       options, Path(scratch), tty)
         marking = records.Marking.from_dict(written.get("extra_data", {}))
         pack = pack if any(case.program == program and case.visibility == "visible"
                            for case in marking.cases) else None  # nothing to compare
@@ -294,6 +316,61 @@ def check_wrong(variants, assignments, solutions, scratch, options, packs: dict,
     return problems, counts, failing, by_rule
 
 
+def check_student_cases(chosen: list, scratch: Path, options) -> list:
+    """Each group of cases the students write, marked with its kit cases as a student's
+    cases and the sample solution as their program: every kit case valid, every wrong
+    program the group names caught by one of them."""
+    problems = []
+    for assignment in chosen:
+        for program, declared in assignment.declared.items():
+            groups = assignment.student_groups(program)
+            if not groups:
+                continue
+            folder = scratch / "student-cases" / assignment.name / program
+            folder.mkdir(parents=True)
+            for name, text in sample_solution(declared, folder.parent / "solution").items():
+                (folder / name).write_text(text, encoding="utf-8")
+            for group in groups:
+                (folder / group.folder).mkdir(parents=True)
+                for case in group.kit_cases:
+                    for source in declared.cases_folder.glob(f"{case}.*"):
+                        if source.suffix in CASE_FILES:
+                            shutil.copyfile(source, folder / group.folder / source.name)
+            with tempfile.TemporaryDirectory(prefix="verify-") as marking:
+                written = marked_by_the_marker(folder, assignment,
+                                               [f"{program}/{group.folder}" for group in groups],
+                                               options, Path(marking))
+            marked = {record.group: record for record in
+                      records.Marking.from_dict(written.get("extra_data", {})).student_groups}
+            for group in groups:
+                problems += said_of_group(assignment, group, marked.get(group.name))
+    return problems
+
+
+def said_of_group(assignment, group, record) -> list:
+    """The line on one group of student cases as verify marked it with its kit cases; its
+    problems."""
+    if not group.kit_cases:
+        say(NO_KIT_CASES.format(assignment=assignment.name, group=group.name))
+        return [NO_KIT_CASES.format(assignment=assignment.name, group=group.name)]
+    cases = record.cases if record else ()
+    valid = [case for case in cases if case.valid]
+    caught = [mistake for mistake in (record.mistakes if record else ()) if mistake.caught_by]
+    good = len(valid) == len(group.kit_cases) == len(cases) and len(caught) == len(group.mistakes)
+    say(WRITTEN_LINE.format(verdict="ok" if good else "FAILS", valid=len(valid),
+                            name=f"{group.name} ({assignment.name})", total=len(group.kit_cases),
+                            caught=len(caught), mistakes=len(group.mistakes)))
+    for case in cases:
+        if not case.valid:
+            say(NOT_VALID.format(case=case.name, why=case.refused or case.reference.how
+                                 or case.reference.kind))
+    for mistake in (record.mistakes if record else ()):
+        if not mistake.caught_by:
+            say(NOT_CAUGHT.format(name=mistake.name, mistake=mistake.mistake))
+    return [] if good else [f"the kit cases of {assignment.name}'s group {group.name!r} "
+                            f"do not show its thorough mark can be full"]
+
+
 def rule_maps(assignments: dict) -> dict:
     """program -> its rule map, for the programs whose handout has one."""
     maps = {}
@@ -360,7 +437,8 @@ def main(argv=None) -> int:
     try:
         chosen = assignments_to_verify(options.assignment)
         assignments = assignment_of_each_program(chosen)
-        wrong, honest = variants(chosen)
+        wrong, honest = ([variant for variant in found if variant.program in assignments]
+                         for found in variants(chosen))
     except (AssignmentError, VariantError) as problem:
         say(f"verify: {problem}")
         return 2
@@ -385,6 +463,7 @@ def main(argv=None) -> int:
         try:
             packs = student_packs(chosen, assignments, scratch / "packs")
             problems = [] if options.only else check_references(assignments, options, packs)
+            problems += [] if options.only else check_student_cases(chosen, scratch, options)
             problems += check_honest(honest, assignments, solutions, scratch, options, packs)
             missed, counts, failing, by_rule = check_wrong(wrong, assignments, solutions, scratch,
                                                            options, packs, maps)

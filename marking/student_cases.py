@@ -1,0 +1,539 @@
+"""Cases the student writes (a group of `kind = "student_cases"`): read from the marker's
+own copy of the submission, each refused with its reason or marked on three counts:
+
+- valid: the reference, run in the sandbox like any submission, gives exactly what the
+  case expects (stdout, and the exit status and stderr where it gives them);
+- thorough: the hidden wrong programs the group names (variants of the sample solution,
+  tests/wrong/PROGRAM/) run on the valid cases, each until one case fails it: caught;
+- own code: the student's program passes its own valid cases.
+
+A student's case is hostile input like any other: its name, its bytes and its size are
+checked before anything runs it, and every run of it is a sandboxed run with the
+marking's limits and budget. No link is followed: the copy holds none, and says which
+it left out (marking.tree.Copied.named), so that a case that was one is refused so.
+"""
+
+import os
+import re
+import stat
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from golden.cases import SIMULATE_NAME, Case
+from golden.visible import escaped
+from marking import records
+from marking.assignment import COUNTS, MarkedCase
+from marking.build import build
+from marking.report import reproduce, shown_input
+from marking.tree import LINK
+from marking.verdicts import PIPE, Kind, Verdict, how
+
+PLAIN_NAME = re.compile(r"[A-Za-z0-9_-]{1,100}")  # a case's name: no dot, no space, no path
+CASE_FILES = (".in", ".args", ".out", ".status", ".err", ".stats")  # the kit's, piped
+STATUS = re.compile(rb"[0-9]{1,3}\n?")
+MOST_STATUS = 255
+
+# Why a file or a case is refused; NAME and the file names are the student's, escaped.
+NO_FOLDER = "the submission has no folder {folder}: no case to mark"
+FOLDER_LEFT_OUT = "no case is read: {folder} is {why}"
+LEFT_OUT = {LINK: "a link: the marker follows no link, so its copy of the submission left it "
+                  "out",
+            "hidden": "hidden: the marker's copy of the submission leaves hidden files out"}
+LEFT_OUT_OTHER = "{why}: the marker's copy of the submission left it out"
+A_FOLDER = "a folder: a group's cases sit in its folder itself"
+NOT_A_CASE_FILE = ("not a case file: a case is NAME.in (or NAME.args) with NAME.out, and "
+                   "optionally NAME.args, NAME.status and NAME.err")
+NOT_PLAIN = "not a plain name: a case's name is letters, digits, _ and -, at most 100 of them"
+FILE_LEFT_OUT = "{file} is {why}"
+TOO_LARGE = "{file} holds {size} bytes, more than the {most} a case's file may"
+NO_OUT = "no {name}.out: what the program must print"
+NO_INPUT = "no {name}.in or {name}.args: the case's input"
+SIMULATE = "named as the kit's simulate(n, i) calls are: name it otherwise"
+BAD_STATUS = "{name}.status is not an exit status: a whole number from 0 to 255"
+BAD_ARGS = "{name}.args is not UTF-8 text without NUL bytes"
+EMPTY_OUT = ("an empty {name}.out needs {name}.status or {name}.err too: else an empty program "
+             "passes")
+BEYOND = "beyond the {most} cases this group marks (the first {most} in name order are)"
+
+# The report, the feedback and results.json: a group's marks, per count, and its cases.
+GROUP_HEAD = "  {group} ({folder}/): {earned:.2f} of {marks:.2f} marks"
+COUNT_LINE = "    {count:<9} {earned:5.2f} of {marks:5.2f}  {said}"
+COUNT_NAMES = {"valid": "valid", "thorough": "thorough", "own_code": "own code"}
+VALID_SAID = "{valid} of {marked} {cases} exactly what the reference gives"
+NONE_MARKED = "no case to mark"
+THOROUGH_SAID = "{caught} of {total} mistakes caught"
+WEIGHED = ", {share:.0%} of their weight"
+OWN_SAID = "your program passes {passed} of your {valid} valid case{s}"
+NO_VALID = "no valid case: nothing to catch a mistake with, or to run your program on"
+CASE_LINE = "{verdict:<9} {case}{detail}"
+VALID, INVALID, REFUSED = "valid", "invalid", "refused"
+CAUGHT, MISSED, UNDECIDED = "caught", "missed", "not decided"
+THE_REFERENCE = "the reference: {how}"
+YOUR_PROGRAM = "your program: {how}"
+MISTAKE_LINE = "    {verdict:<9} {name}{by}: {mistake}"
+CAUGHT_BY = " (by {case})"
+REFERENCE_DIFF = "  (got: what the reference prints; expected: what your case's files say)"
+REFERENCE_FAILED = "the reference could not be made: {why}"
+WRONG_FAILED = "this wrong program could not be made: {why}"
+TEST_NAME = "{program}: {group}: {count}"
+MISTAKES = "mistakes"
+INPUT = "  input: {text}"
+REPRODUCE = "  reproduce, in your folder: {command}"
+PROGRESS = "[{group}] {what}: {said}"
+
+@dataclass(frozen=True)
+class Written(Case):
+    """A case the student wrote, named by where it sits in their folder (cases/golf/won)."""
+    where: str = ""
+
+    @property
+    def id(self) -> str:
+        return self.where
+
+
+@dataclass(frozen=True)
+class Refusal:
+    name: str  # the file or case, as the submission names it below the group's folder, escaped
+    why: str
+
+
+@dataclass(frozen=True)
+class Read:
+    """A group's cases as the submission holds them: those to mark, those refused."""
+    cases: tuple = ()  # of Written, in name order
+    refused: tuple = ()  # of Refusal, in name order
+    missing: str = ""  # why there is no case at all
+
+
+def left_out_below(named: dict, top: Path) -> dict:
+    """What a copy left out (marking.tree.Copied.named, relative to the copy's top), relative
+    to `top`, a folder of the copy relative to its top (Path() for the top itself)."""
+    return {path.relative_to(top): why for path, why in named.items()
+            if top == Path() or top in path.parents}
+
+
+def read_cases(root: Path, group, left_out: dict) -> Read:
+    """The cases of `group` (marking.assignment.StudentCases) in the marker's copy `root`, of
+    which `left_out` names what the copy left out, relative to `root`. Each file that makes
+    no case, and each case that breaks a rule, is refused with its reason; the rest are
+    marked, the first `group.most` in name order."""
+    folder = root / group.folder
+    parts = Path(group.folder).parts
+    for depth in range(1, len(parts) + 1):
+        why = left_out.get(Path(*parts[:depth]))
+        if why:
+            return Read(missing=FOLDER_LEFT_OUT.format(folder="/".join(parts[:depth]),
+                                                       why=_left_out(why)))
+    try:
+        entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+    except (FileNotFoundError, NotADirectoryError):
+        return Read(missing=NO_FOLDER.format(folder=group.folder))
+    files, refused = {}, []  # files: name -> {suffix: size, or why it was left out}
+    gone = {path.name: why for path, why in left_out.items()
+            if path.parent == Path(group.folder)}
+    for name, why in gone.items():
+        stem, suffix = os.path.splitext(name)
+        if suffix in CASE_FILES and PLAIN_NAME.fullmatch(stem):
+            files.setdefault(stem, {})[suffix] = why
+        else:
+            refused.append(Refusal(escaped(name), _left_out(why)))
+    for entry in entries:
+        mode = entry.stat(follow_symlinks=False).st_mode
+        stem, suffix = os.path.splitext(entry.name)
+        if stat.S_ISDIR(mode):
+            refused.append(Refusal(escaped(entry.name), A_FOLDER))
+        elif suffix not in CASE_FILES:
+            refused.append(Refusal(escaped(entry.name), NOT_A_CASE_FILE))
+        elif not PLAIN_NAME.fullmatch(stem):
+            refused.append(Refusal(escaped(entry.name), NOT_PLAIN))
+        else:
+            files.setdefault(stem, {})[suffix] = entry.stat(follow_symlinks=False).st_size
+    cases = []
+    for name, found in sorted(files.items()):
+        why = _refused(name, found, folder, group.most_bytes)
+        if why:
+            refused.append(Refusal(name, why))
+        else:
+            cases.append(Written(group.program, name, folder, f"{group.folder}/{name}"))
+    refused += [Refusal(case.name, BEYOND.format(most=group.most)) for case in cases[group.most:]]
+    return Read(tuple(cases[:group.most]), tuple(sorted(refused, key=lambda r: r.name)))
+
+
+def _refused(name: str, found: dict, folder: Path, most_bytes: int) -> str:
+    """Why the case NAME (its files: suffix -> size, or why the copy left it out) is not
+    marked, every reason that applies; "" when it is marked."""
+    problems = [FILE_LEFT_OUT.format(file=f"{name}{suffix}", why=_left_out(why))
+                for suffix, why in found.items() if isinstance(why, str)]
+    problems += [TOO_LARGE.format(file=f"{name}{suffix}", size=size, most=most_bytes)
+                 for suffix, size in found.items() if isinstance(size, int) and size > most_bytes]
+    if problems:
+        return "; ".join(problems)
+    if ".out" not in found:
+        problems.append(NO_OUT.format(name=name))
+    if ".in" not in found and ".args" not in found:
+        problems.append(NO_INPUT.format(name=name))
+    if SIMULATE_NAME.fullmatch(name):
+        problems.append(SIMULATE)
+    read = {suffix: (folder / f"{name}{suffix}").read_bytes() for suffix in found}
+    status = read.get(".status")
+    if status is not None and not (STATUS.fullmatch(status) and int(status) <= MOST_STATUS):
+        problems.append(BAD_STATUS.format(name=name))
+    if ".args" in read:
+        try:
+            if "\0" in read[".args"].decode("utf-8"):
+                raise ValueError
+        except ValueError:
+            problems.append(BAD_ARGS.format(name=name))
+    if (not read.get(".out", b"x") and not read.get(".err")
+            and (status is None or STATUS.fullmatch(status) and int(status) == 0)):
+        problems.append(EMPTY_OUT.format(name=name))
+    return "; ".join(problems)
+
+
+def in_words(verdict: Verdict) -> str:
+    """A verdict in a line: what the run came to, and how close it came."""
+    return ": ".join(filter(None, (str(verdict.kind), how(verdict))))
+
+
+def _left_out(why: str) -> str:
+    """Why the marker's copy left a file out, said (marking.tree's and skip_reason's word)."""
+    return LEFT_OUT.get(why, LEFT_OUT_OTHER.format(why=why))
+
+
+@dataclass
+class Marked:
+    """One of a group's cases, marked: the reference's run judged against the case, and,
+    when it is valid, the student's own program's."""
+    case: Written
+    reference: Verdict
+    own: Verdict = None
+
+    @property
+    def valid(self) -> bool:
+        return self.reference.kind == Kind.PASS
+
+
+@dataclass
+class Hunted:
+    """One hidden wrong program, and the first valid case that it failed, if one did."""
+    name: str
+    mistake: str  # what the student did, in its file's words
+    weight: float
+    by: str = ""  # the case that caught it
+    undecided: str = ""  # why it is not known: a run the budget or a fault of the marker stopped
+    marker_error: bool = False  # not known for a fault of the marker's
+
+
+@dataclass
+class GroupResult:
+    """A group of the student's cases, marked on its three counts."""
+    group: object  # marking.assignment.StudentCases
+    read: Read
+    cases: list = field(default_factory=list)  # of Marked, in name order
+    mistakes: list = field(default_factory=list)  # of Hunted, in the group's order
+    missing: str = ""  # why the student's program is not there to run
+
+    @property
+    def valid(self) -> list:
+        return [marked for marked in self.cases if marked.valid]
+
+    def shares(self) -> dict:
+        """count -> the share of its marks earned. No valid case: no thorough or own-code
+        share either, since there is nothing to catch a mistake with or to run."""
+        valid = self.valid
+        weights = sum(hunted.weight for hunted in self.mistakes)
+        return {"valid": len(valid) / len(self.cases) if self.cases else 0.0,
+                "thorough": sum(h.weight for h in self.mistakes if h.by) / weights
+                if valid and weights else 0.0,
+                "own_code": sum(marked.own.credit for marked in valid if marked.own) / len(valid)
+                if valid else 0.0}
+
+    def earned(self) -> dict:
+        shares = self.shares()
+        return {count: self.group.marks[count] * shares[count] for count in COUNTS}
+
+    @property
+    def total(self) -> float:
+        return sum(self.earned().values())
+
+    @property
+    def complete(self) -> bool:
+        """Full marks on every count."""
+        return all(share == 1 for share in self.shares().values())
+
+    @property
+    def marker_failed(self) -> bool:
+        verdicts = [verdict for marked in self.cases for verdict in (marked.reference, marked.own)
+                    if verdict is not None]
+        return (any(verdict.kind == Kind.MARKER_ERROR for verdict in verdicts)
+                or any(hunted.marker_error for hunted in self.mistakes))
+
+    def said(self) -> dict:
+        """count -> what it came to, in a sentence."""
+        valid, marked = len(self.valid), len(self.cases)
+        caught = [hunted for hunted in self.mistakes if hunted.by]
+        weighed = len({hunted.weight for hunted in self.mistakes}) > 1
+        passed = sum(1 for marked_case in self.valid if marked_case.own and marked_case.own.passed)
+        return {"valid": VALID_SAID.format(valid=valid, marked=marked,
+                                           cases="cases expect" if marked != 1 else "case expects")
+                if marked else self.read.missing or NONE_MARKED,
+                "thorough": THOROUGH_SAID.format(caught=len(caught), total=len(self.mistakes))
+                + (WEIGHED.format(share=self.shares()["thorough"]) if weighed else "")
+                if valid else NO_VALID,
+                "own_code": (self.missing or OWN_SAID.format(passed=passed, valid=valid,
+                                                            s="s" * (valid != 1)))
+                if valid else NO_VALID}
+
+    def where(self, name: str) -> str:
+        """A case as the student finds it: its path in their folder."""
+        return f"{self.group.folder}/{name}"
+
+    def lines(self) -> list:
+        """The report's lines on this group: its marks per count, its cases, and the
+        mistakes caught and missed."""
+        earned, said = self.earned(), self.said()
+        lines = [GROUP_HEAD.format(group=self.group.name, folder=self.group.folder,
+                                   earned=self.total, marks=self.group.total)]
+        lines += [COUNT_LINE.format(count=COUNT_NAMES[count], earned=earned[count],
+                                    marks=self.group.marks[count], said=said[count])
+                  for count in COUNTS]
+        return lines + [f"    {line}" for line in self.case_lines(own=True) + self.mistake_lines()]
+
+    def case_lines(self, own: bool) -> list:
+        """A line per case: valid, invalid (what the reference does instead) or refused
+        (why), and with `own`, what the student's program did on a valid one."""
+        lines = []
+        for marked in self.cases:
+            if not marked.valid:
+                detail = THE_REFERENCE.format(how=in_words(marked.reference))
+            elif own and marked.own is not None:
+                detail = YOUR_PROGRAM.format(how=in_words(marked.own))
+            else:
+                detail = ""
+            lines.append(CASE_LINE.format(verdict=VALID if marked.valid else INVALID,
+                                          case=self.where(marked.case.name),
+                                          detail=f": {detail}" if detail else ""))
+        return lines + [CASE_LINE.format(verdict=REFUSED, case=self.where(refusal.name),
+                                         detail=f": {refusal.why}")
+                        for refusal in self.read.refused]
+
+    def own_lines(self) -> list:
+        """A line per valid case: what the student's program did on it."""
+        return [CASE_LINE.format(verdict=str(marked.own.kind), case=self.where(marked.case.name),
+                                 detail=f": {how(marked.own)}" if how(marked.own) else "")
+                for marked in self.valid if marked.own is not None]
+
+    def mistake_lines(self) -> list:
+        """A line per wrong program: caught (by which case), missed, or not decided (why)."""
+        lines = []
+        for hunted in self.mistakes:
+            verdict = CAUGHT if hunted.by else UNDECIDED if hunted.undecided else MISSED
+            by = (CAUGHT_BY.format(case=self.where(hunted.by)) if hunted.by
+                  else f" ({hunted.undecided})" if hunted.undecided else "")
+            lines.append(MISTAKE_LINE.format(verdict=verdict, name=hunted.name, by=by,
+                                             mistake=hunted.mistake).strip())
+        return lines
+
+    def differences(self, program, valid: bool) -> list:
+        """(title, lines) for each case whose run differs: with `valid` False, each invalid
+        case (the reference's run against the case's files, and its input; no command,
+        since the student has no reference); with `valid`, each valid case the student's
+        program fails (and the command that shows it in their folder)."""
+        found = []
+        for marked in self.cases:
+            if marked.valid != valid:
+                continue
+            verdict = marked.own if valid else marked.reference
+            if verdict is None or verdict.kind in (Kind.PASS, Kind.NOT_RUN, Kind.NOT_BUILT):
+                continue
+            lines = [f"  - {region}" for region in verdict.regions if len(verdict.regions) > 1]
+            lines.append(INPUT.format(text=shown_input(marked.case)))
+            if valid:
+                lines.append(REPRODUCE.format(command=reproduce(marked.case, program, verdict.kind,
+                                                                self.group.folder)))
+            elif verdict.diff:
+                lines.append(REFERENCE_DIFF)
+            if verdict.diff:
+                lines.append(verdict.diff)
+            found.append((f"{self.where(marked.case.name)}: "
+                          + (YOUR_PROGRAM if valid else THE_REFERENCE).format(how=in_words(verdict)),
+                          lines))
+        return found
+
+    def tests(self, program) -> list:
+        """results.json's tests of this group: one per count, each case said in it; and one
+        worth nothing that names the mistakes caught and missed, with the group's
+        visibility (before it shows, the thorough test says only how many)."""
+        earned, said, shares = self.earned(), self.said(), self.shares()
+        details = {"valid": self.case_lines(own=False) + [
+                       line for title, lines in self.differences(program, False)
+                       for line in ["", title, *lines]],
+                   "thorough": [],
+                   "own_code": self.own_lines() + [
+                       line for title, lines in self.differences(program, True)
+                       for line in ["", title, *lines]]}
+        tests = [{"name": TEST_NAME.format(program=program.name, group=self.group.name,
+                                           count=COUNT_NAMES[count]),
+                  "score": round(earned[count], 4), "max_score": round(self.group.marks[count], 4),
+                  "status": "passed" if shares[count] == 1 else "failed", "visibility": "visible",
+                  "output": "\n".join([said[count], *details[count]])} for count in COUNTS]
+        tests.append({"name": TEST_NAME.format(program=program.name, group=self.group.name,
+                                               count=MISTAKES),
+                      "score": 0, "max_score": 0,
+                      "status": "passed" if shares["thorough"] == 1 else "failed",
+                      "visibility": self.group.visibility,
+                      "output": "\n".join(self.mistake_lines()) or said["thorough"]})
+        return tests
+
+    def record(self, program) -> records.StudentGroup:
+        """The group as data, for the class's pages."""
+        def verdict_data(marked, verdict, own: bool):
+            if verdict is None:
+                return None
+            failed = verdict.kind not in (Kind.PASS, Kind.NOT_RUN)
+            return records.Verdict(
+                verdict.mode, verdict.kind, how(verdict), tuple(verdict.regions),
+                shown_input(marked.case),
+                reproduce(marked.case, program, verdict.kind, self.group.folder)
+                if own and failed else "", verdict.diff,
+                verdict.diff_lines.to_json() if verdict.diff_lines else None)
+        return records.StudentGroup(
+            program.name, self.group.name, self.group.folder, self.group.visibility,
+            {count: round(marks, 4) for count, marks in self.group.marks.items()},
+            {count: round(marks, 4) for count, marks in self.earned().items()}, self.said(),
+            tuple(records.StudentCase(marked.case.name, marked.valid, "",
+                                      verdict_data(marked, marked.reference, False),
+                                      verdict_data(marked, marked.own, True))
+                  for marked in self.cases)
+            + tuple(records.StudentCase(refusal.name, False, refusal.why)
+                    for refusal in self.read.refused),
+            tuple(records.Mistake(hunted.name, hunted.mistake, hunted.weight,
+                                  hunted.by, hunted.undecided) for hunted in self.mistakes))
+
+
+class Unmade(Exception):
+    """The reference or a wrong program could not be made: the marker's fault, not the student's."""
+
+
+class Programs:
+    """The reference and the wrong programs of one program, made once per marking from its
+    sample solution (`make standalone`), each in a folder of its own, built in the sandbox
+    where the language builds, as a student's program is. (The bundler and the variants
+    are imported here, as they are needed: Gradescope's autograder, which marks no cases
+    a student wrote, ships the modules the marker imports, and not them.)"""
+
+    def __init__(self, sandbox, program, scratch: Path):
+        from standalone.bundle import BundleError, write_program
+
+        self.sandbox, self.program, self.scratch = sandbox, program, scratch
+        self.scratch.mkdir(mode=0o700)
+        try:
+            written = write_program(program, self.scratch / "solution")
+        except (BundleError, OSError, ValueError) as problem:
+            raise Unmade(REFERENCE_FAILED.format(why=escaped(str(problem)))) from None
+        self.solution = {path.name: path.read_text(encoding="utf-8") for path, _ in written}
+        self.reference = self._made(self.solution, "reference", REFERENCE_FAILED)
+
+    def wrong(self, name: str, folder: Path):
+        """The snapshot of the wrong program NAME (folder/NAME.toml), or Unmade."""
+        from verify.variants import VariantError, read_variant
+
+        try:
+            texts = read_variant(folder / f"{name}.toml").applied_to(self.solution)
+        except VariantError as problem:
+            raise Unmade(WRONG_FAILED.format(why=escaped(str(problem)))) from None
+        return self._made(texts, f"wrong-{name}", WRONG_FAILED)
+
+    def mistake(self, name: str, folder: Path) -> str:
+        """What the wrong program NAME's student did, in its file's words."""
+        from verify.variants import VariantError, read_variant
+
+        try:
+            return read_variant(folder / f"{name}.toml").mistake
+        except VariantError as problem:
+            return escaped(str(problem))
+
+    def _made(self, texts: dict, name: str, failed: str) -> Path:
+        folder = self.scratch / name
+        folder.mkdir(mode=0o700)
+        for file, text in texts.items():
+            (folder / file).write_text(text, encoding="utf-8")
+        if not self.program.built:
+            return folder
+        built = build(self.sandbox, self.program, folder, self.scratch / f"{name}-build")
+        if not built.ok:
+            raise Unmade(failed.format(why=built.said()))
+        return built.folder
+
+
+def mark_groups(marking, pool, program, groups: list, root: Path, left_out: dict,
+                scratch: Path, missing: str, progress) -> list:
+    """Each of `groups` (of `program`, a golden.programs.Program), its cases read from `root`
+    and marked: the reference on every case, then the student's program (unless `missing`
+    says why it is not there) and the group's wrong programs on the valid ones, each wrong
+    program until a case fails it. Each run is one of `marking` (a marking.mark.Marking),
+    through its `pool`, in its sandbox and within its budget."""
+    results = [GroupResult(group, read_cases(root, group, left_out), missing=missing)
+               for group in groups]
+    if not any(result.read.cases for result in results):
+        return results
+    try:
+        made = Programs(marking.sandbox, program, scratch / f"student-cases-{program.name}")
+    except Unmade as problem:
+        for result in results:
+            result.cases = [Marked(case, Verdict(case.id, PIPE, Kind.MARKER_ERROR, str(problem)))
+                            for case in result.read.cases]
+        return results
+
+    def on(result, case) -> MarkedCase:
+        return MarkedCase(case, 0.0, result.group.name, result.group.visibility,
+                          result.group.compare)
+
+    every = [(result, case) for result in results for case in result.read.cases]
+    verdicts = pool.map(lambda item: marking.run(on(*item), PIPE, made.reference), every)
+    for (result, case), verdict in zip(every, verdicts):
+        result.cases.append(Marked(case, verdict))
+        progress(PROGRESS.format(group=result.group.name, what=result.where(case.name),
+                                 said=VALID if verdict.kind == Kind.PASS else INVALID))
+    valid = [(result, marked) for result in results for marked in result.valid]
+    if not missing:
+        for (result, marked), verdict in zip(valid, pool.map(
+                lambda item: marking.case(on(item[0], item[1].case)).verdicts[0], valid)):
+            marked.own = verdict
+    names = list(dict.fromkeys(name for result in results if result.valid
+                               for name in result.group.mistakes))
+    hunts = {name: [result for result in results if result.valid and name in result.group.mistakes]
+             for name in names}
+    lock = threading.Lock()
+
+    def hunt(name: str) -> None:
+        folder = hunts[name][0].group.wrong_folder
+        try:
+            snapshot, unmade = made.wrong(name, folder), ""
+        except Unmade as problem:
+            snapshot, unmade = None, f"{Kind.MARKER_ERROR}: {problem}"
+        for result in hunts[name]:
+            hunted = Hunted(name, made.mistake(name, folder), result.group.weight(name),
+                            undecided=unmade, marker_error=bool(unmade))
+            for marked in result.valid if snapshot else []:
+                verdict = marking.run(on(result, marked.case), PIPE, snapshot)
+                if verdict.kind in (Kind.NOT_RUN, Kind.MARKER_ERROR):
+                    hunted.undecided = f"{verdict.kind}: {verdict.detail}"
+                    hunted.marker_error = verdict.kind == Kind.MARKER_ERROR
+                    break
+                if verdict.kind != Kind.PASS:
+                    hunted.by = marked.case.name
+                    break
+            with lock:
+                result.mistakes.append(hunted)
+            progress(PROGRESS.format(group=result.group.name, what=name,
+                                     said=CAUGHT + CAUGHT_BY.format(case=result.where(hunted.by))
+                                     if hunted.by else hunted.undecided or MISSED))
+        if snapshot is not None:
+            marking.done_with(snapshot)
+    list(pool.map(hunt, names))
+    for result in results:
+        order = {name: index for index, name in enumerate(result.group.mistakes)}
+        result.mistakes.sort(key=lambda hunted: order[hunted.name])
+    return results

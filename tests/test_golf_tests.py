@@ -1,0 +1,311 @@
+"""The Golf and Little Spider project's phase 1 (assignments/golf_tests.toml,
+docs/golf_tests.md): a team hands in its test cases of both games and a patience.py that
+passes them; each case is marked valid on the reference, the valid ones run on the
+hidden wrong programs, and on the team's own program."""
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from golden.cases import EXPECTED_OUTPUTS, ROOT
+from marking.assignment import load
+from standalone.bundle import write_program
+from tests.test_mark import mark
+
+GOLF_TESTS = load("golf_tests")
+PATIENCE = GOLF_TESTS.declared["patience"]
+GOLF, LITTLE_SPIDER = GOLF_TESTS.student_groups("patience")
+CASE_FILES = (".in", ".args", ".out", ".status", ".err")
+# Seed 1 deals the King of Hearts on top of tableau pile 4: a team that misreads "The
+# stock's top card may always go onto it" as "any card may go on the empty homecell"
+# expects `4 h` to put it there; the reference refuses it.
+KING_ARGS = b"golf\n--seed\n1\n"
+KING_INPUT = b"4 h\nquit\n"
+KING_REFUSED = "> 🂾 cannot go on homecell h: only the stock's top card goes on the empty homecell."
+
+
+def team(tmp_path: Path, golf=(), little_spider=(), program=True) -> Path:
+    """A team's submission: the kit's golden cases named, as their cases of each game, and
+    the sample solution as their patience.py."""
+    folder = tmp_path / "team"
+    for group, names in ((GOLF, golf), (LITTLE_SPIDER, little_spider)):
+        (folder / group.folder).mkdir(parents=True)
+        for name in names:
+            for suffix in CASE_FILES:
+                if (EXPECTED_OUTPUTS / "patience" / f"{name}{suffix}").exists():
+                    shutil.copy(EXPECTED_OUTPUTS / "patience" / f"{name}{suffix}",
+                                folder / group.folder / f"{name}{suffix}")
+    if program:
+        write_program(PATIENCE, folder)
+    return folder
+
+
+def printed_by(mistake: str, args: bytes, stdin: bytes, tmp_path: Path) -> bytes:
+    """What the wrong program MISTAKE prints: what a team that makes that mistake expects."""
+    import subprocess
+    import sys
+
+    from verify.variants import read_variant
+
+    solution = {path.name: path.read_text(encoding="utf-8")
+                for path, _ in write_program(PATIENCE, tmp_path / "solution")}
+    wrong = read_variant(GOLF.wrong_folder / f"{mistake}.toml").applied_to(solution)
+    (tmp_path / "wrong.py").write_text(wrong["patience.py"], encoding="utf-8")
+    return subprocess.run([sys.executable, str(tmp_path / "wrong.py"), *args.decode().split()],
+                          input=stdin, capture_output=True, check=True).stdout
+
+
+def write_case(folder: Path, name: str, **files: bytes) -> None:
+    for suffix, data in files.items():
+        (folder / f"{name}.{suffix}").write_bytes(data)
+
+
+def test_the_kit_s_own_golden_cases_get_full_marks_and_catch_every_mistake(tmp_path):
+    folder = team(tmp_path, golf=GOLF.kit_cases, little_spider=LITTLE_SPIDER.kit_cases)
+    status, report, tests, _ = mark(folder, assignment="golf_tests")
+    assert status == 0, report
+    assert "Score: 20.00/20.00" in report
+    for group in (GOLF, LITTLE_SPIDER):
+        count = len(group.kit_cases)
+        assert tests[f"patience: {group.name}: valid"]["output"].startswith(
+            f"{count} of {count} cases expect exactly what the reference gives")
+        caught = tests[f"patience: {group.name}: mistakes"]["output"].splitlines()
+        assert len(caught) == len(group.mistakes) and all(line.startswith("caught ")
+                                                          for line in caught), caught
+
+
+def test_a_case_expecting_a_king_on_the_empty_homecell_loses_its_validity_alone(tmp_path):
+    """A team of few cases: the King case is invalid, shown with the reference's diff; the
+    valid one catches some mistakes, and which is in a test shown after the due date."""
+    folder = team(tmp_path, golf=["golf_won_seed_1"], little_spider=["little_spider_won_seed_5"])
+    write_case(folder / GOLF.folder, "king_on_the_empty_homecell", args=KING_ARGS,
+               **{"in": KING_INPUT, "out": printed_by("golf_empty_homecell_takes_tableau_card",
+                                                      KING_ARGS, KING_INPUT, tmp_path)})
+    status, report, tests, _ = mark(folder, assignment="golf_tests")
+    assert status == 1, report
+    valid = tests["patience: your Golf cases: valid"]
+    assert (valid["score"], valid["max_score"]) == (1, 2), "1 of its 2 cases is valid"
+    assert "invalid   cases/golf/king_on_the_empty_homecell: the reference: " in valid["output"]
+    assert f"+{KING_REFUSED}".replace(" ", "␠") + "⏎" in valid["output"], \
+        "the reference's diff: it refuses the King"
+    thorough = tests["patience: your Golf cases: thorough"]
+    assert 0 < thorough["score"] < 5 and thorough["visibility"] == "visible"
+    assert thorough["output"] == "15 of 31 mistakes caught, 51% of their weight"
+    mistakes = tests["patience: your Golf cases: mistakes"]
+    assert mistakes["visibility"] == "after_due_date"
+    assert ("caught    golf_without_king_ace_wrap (by cases/golf/golf_won_seed_1): builds the "
+            "Golf homecell one rank up or down without letting King and Ace follow each other"
+            in mistakes["output"])
+    assert "missed    golf_empty_homecell_takes_tableau_card: " in mistakes["output"]
+    own = tests["patience: your Golf cases: own code"]
+    assert (own["score"], own["output"].splitlines()[0]) == (
+        3, "your program passes 1 of your 1 valid case"), "invalid cases are not run on it"
+
+
+def test_hostile_cases_are_refused_alone_or_marked_without_harm(tmp_path):
+    """A 2 MiB case is refused alone, a link is never followed, and a case whose input
+    makes the reference run out of time is invalid; the rest are marked."""
+    folder = team(tmp_path, golf=["golf_won_seed_1"], little_spider=[])
+    golf = folder / GOLF.folder
+    write_case(golf, "huge", args=KING_ARGS, **{"in": b"d\n" * (1 << 20), "out": b"x"})
+    secret = tmp_path / "secret.out"
+    secret.write_bytes(b"what the marker must never read\n")
+    write_case(golf, "linked", args=KING_ARGS, **{"in": KING_INPUT})
+    os.symlink(secret, golf / "linked.out")
+    spider = folder / LITTLE_SPIDER.folder
+    write_case(spider, "solve_it", args=b"little_spider\n--seed\n3\n",
+               **{"in": b"solve\n", "out": b"a win\n"})
+    status, report, tests, _ = mark(folder, assignment="golf_tests")
+    assert status == 1, report
+    valid = tests["patience: your Golf cases: valid"]["output"].splitlines()
+    assert valid[0] == "1 of 1 case expects exactly what the reference gives"
+    assert ("refused   cases/golf/huge: huge.in holds 2097152 bytes, more than the 65536 a "
+            "case's file may") in valid
+    assert ("refused   cases/golf/linked: linked.out is a link: the marker follows no link, so "
+            "its copy of the submission left it out") in valid
+    spider_valid = tests["patience: your Little Spider cases: valid"]
+    assert spider_valid["score"] == 0 and ("invalid   cases/little_spider/solve_it: the "
+                                           "reference: timeout: over the CPU time limit of 3 s"
+                                           ) in spider_valid["output"]
+    assert tests["patience: your Little Spider cases: thorough"]["output"] == (
+        "no valid case: nothing to catch a mistake with, or to run your program on")
+    assert "what the marker must never read" not in report + str(tests)
+
+
+def test_a_submission_over_the_marker_s_limits_is_refused_whole_and_results_json_says_why(
+        tmp_path):
+    folder = team(tmp_path, golf=["golf_won_seed_1"])
+    with open(folder / GOLF.folder / "big.in", "wb") as big:
+        big.truncate(100_000_000)
+    status, report, tests, _ = mark(folder, assignment="golf_tests")
+    results = (folder.parent / "results.json").read_text()
+    assert status == 2 and tests == {}
+    assert "holds more than 64 MiB: leave out the data the programs do not need" in results
+
+
+def test_a_team_without_its_program_still_gets_its_cases_marked(tmp_path):
+    folder = team(tmp_path, golf=["golf_won_seed_1"], program=False)
+    status, report, tests, _ = mark(folder, assignment="golf_tests")
+    assert tests["patience: your Golf cases: valid"]["score"] == 2
+    assert tests["patience: your Golf cases: thorough"]["score"] > 0
+    own = tests["patience: your Golf cases: own code"]
+    assert (own["score"], own["output"]) == (0, "patience.py is not in the submission (a link "
+                                                "does not count)")
+
+
+@pytest.mark.parametrize("group", [GOLF, LITTLE_SPIDER], ids=lambda group: group.folder)
+def test_each_game_s_mistakes_are_its_rules_misread_and_the_console_s_words(group):
+    """Enough mistakes per game that no single case catches them all: several rules of the
+    game, each misread by a wrong program, and what every game's console says besides."""
+    rules = [name for name in group.mistakes if name.startswith(group.folder.split("/")[1])]
+    assert len(rules) >= 4 and len(group.mistakes) > len(rules)
+    assert group.example is not None and group.example.name in group.kit_cases
+
+
+def test_the_handout_s_worked_example_is_a_valid_case():
+    """docs/golf_tests.md shows a case's files; the reference gives exactly its .out."""
+    import re
+    import subprocess
+    import sys
+
+    handout = (ROOT / "docs" / "golf_tests.md").read_text(encoding="utf-8")
+    files = dict(re.findall(r"`cases/golf/empty_homecell_seed_1\.(\w+)`(?:(?!```).)*?```\n(.*?)```",
+                            handout, re.DOTALL))
+    assert set(files) == {"args", "in", "out"}, files
+    out = files["out"].encode()
+    assert out.endswith(b"> \n"), "the block shows the last prompt on a line of its own"
+    done = subprocess.run([sys.executable, str(ROOT / "patience.py"),
+                           *files["args"].splitlines()], input=files["in"].encode(),
+                          capture_output=True)
+    assert done.stdout == out[:-1], "the last prompt has no line end"
+    assert done.returncode == 0 and "`cases/golf/empty_homecell_seed_1.status` holds `0`" in handout
+
+
+def test_verify_shows_each_group_s_kit_cases_catch_every_mistake_it_names(tmp_path, capsys):
+    """make verify hands in a group's kit cases as a team's: a wrong program none of them
+    fails (a Spider mistake, named for Golf) could never be caught by all, so the thorough
+    mark could never be full."""
+    import verify.__main__ as verify
+
+    shutil.copytree(GOLF.wrong_folder, tmp_path / "wrong" / "patience")
+    text = GOLF_TESTS.path.read_text(encoding="utf-8").replace(
+        'mistakes = ["golf_*", ', 'mistakes = ["golf_*", "spider_king_on_ace", ', 1)
+    (tmp_path / "golf_tests.toml").write_text(text, encoding="utf-8")
+    assert verify.main(["--assignment", str(tmp_path / "golf_tests.toml")]) == 1
+    said = capsys.readouterr().out
+    assert "FAILS   cases       your Golf cases (golf_tests)             10/10 kit cases valid, " \
+           "31/32 mistakes caught" in said
+    assert ("caught by none of its kit cases: spider_king_on_ace: reuses Golf's wrapping rank "
+            "check in Spider, so a King may be put on an Ace") in said
+    assert "ok      cases       your Little Spider cases (golf_tests)" in said
+
+
+@pytest.fixture(scope="module")
+def marked_class(tmp_path_factory):
+    """full: the kit's own cases of both games; few: Golf's won game and a King expected on
+    the empty homecell. Marked once before the late submissions close, and the pages
+    written again after."""
+    from tests.test_mark_class import mark_class
+
+    root = tmp_path_factory.mktemp("golf_class")
+    klass = root / "class"
+    klass.mkdir()
+    team(root / "full", golf=GOLF.kit_cases, little_spider=LITTLE_SPIDER.kit_cases).rename(
+        klass / "full")
+    few = team(root / "few", golf=["golf_won_seed_1"])
+    write_case(few / GOLF.folder, "king_on_the_empty_homecell", args=KING_ARGS,
+               **{"in": KING_INPUT, "out": printed_by("golf_empty_homecell_takes_tableau_card",
+                                                      KING_ARGS, KING_INPUT, root)})
+    few.rename(klass / "few")
+    before, after = root / "before", root / "after"
+    done = mark_class(klass, GOLF_TESTS.path, before, "--as-of", "2027-04-17T09:00")
+    assert done.returncode == 0, done.stderr
+    shutil.copytree(before, after)
+    again = mark_class(klass, GOLF_TESTS.path, after, "--as-of", "2027-04-22T09:00")
+    assert again.returncode == 0 and "2 student(s) unchanged" in again.stderr, again.stderr
+    return before, after
+
+
+def test_the_feedback_names_the_mistakes_only_once_the_late_submissions_close(marked_class):
+    before, after = marked_class
+    words = "builds the Golf homecell one rank up or down without letting King and Ace follow"
+    early = (before / "students" / "few" / "feedback.txt").read_text(encoding="utf-8")
+    assert ("Mistakes: 15 of 31 caught; which, shown from 2027-04-21 17:00 (Australia/Sydney), "
+            "once no late submission can be accepted.") in early
+    assert words not in early and "golf_without_king_ace_wrap" not in early
+    assert words not in (before / "students" / "few" / "feedback.html").read_text(encoding="utf-8")
+    late = (after / "students" / "few" / "feedback.txt").read_text(encoding="utf-8")
+    assert f"caught by cases/golf/golf_won_seed_1: {words} each other" in late
+    assert ("missed: lets the empty Golf homecell take any card, a tableau pile's top card "
+            "too, not only the stock's") in late
+    assert words in (after / "students" / "few" / "feedback.html").read_text(encoding="utf-8")
+
+
+def test_the_feedback_shows_an_invalid_case_with_the_reference_s_diff_and_a_worked_example(
+        marked_class):
+    before, _ = marked_class
+    page = (before / "students" / "few" / "feedback.txt").read_text(encoding="utf-8")
+    assert "Your cases: your Golf cases (cases/golf/), " in page
+    assert "  valid: 1.00 / 2.00, 1 of 2 cases expect exactly what the reference gives" in page
+    assert "- cases/golf/king_on_the_empty_homecell: invalid: the reference: wrong output" in page
+    assert f"+{KING_REFUSED}".replace(" ", "␠") in page
+    assert ("A worked example: expected_outputs/patience/golf_won_seed_1.* beside this file;"
+            in page)
+    example = before / "students" / "few" / "expected_outputs" / "patience"
+    assert (example / "golf_won_seed_1.out").read_bytes() == (
+        EXPECTED_OUTPUTS / "patience" / "golf_won_seed_1.out").read_bytes()
+    html = (before / "students" / "few" / "feedback.html").read_text(encoding="utf-8")
+    assert "what the reference prints" in html and '<pre class="diff">' in html
+
+
+def test_the_summary_says_per_wrong_program_how_many_students_cases_caught_it(marked_class):
+    before, _ = marked_class
+    summary = (before / "summary.html").read_text(encoding="utf-8")
+    assert "The mistakes the students' cases catch" in summary
+    row = summary.index("<td>golf_empty_homecell_takes_tableau_card</td>")
+    assert '<td class="number">1 of 2</td>' in summary[row:row + 300]
+    row = summary.index("<td>golf_without_king_ace_wrap</td>")
+    assert '<td class="number">2 of 2</td>' in summary[row:row + 300]
+
+
+def test_the_student_pack_shows_the_case_format_and_the_worked_examples_alone():
+    """The pack holds each group's worked example, laid out as the handouts cite it, and
+    says how a case is written; no other golden case, and no wrong program, is in it."""
+    from pack.build import contents
+
+    files = contents(GOLF_TESTS)
+    cases = {path.rsplit("/", 1)[1].split(".")[0] for path in files if path.startswith(
+        "expected_outputs/")}
+    assert cases == {"golf_won_seed_1", "little_spider_won_seed_5"}
+    assert files["expected_outputs/patience/golf_won_seed_1.out"] == (
+        EXPECTED_OUTPUTS / "patience" / "golf_won_seed_1.out").read_bytes()
+    readme = files["README.md"].decode("utf-8")
+    assert ("- your Golf cases: in `cases/golf/`, at most 25 cases, each file at most 65536 "
+            "bytes; a worked example: `expected_outputs/patience/golf_won_seed_1.*` in this "
+            "pack, which, copied into `cases/golf/`, is one such case") in readme
+    assert "A case NAME is `NAME.in` (what is typed, one line per command)" in readme
+    assert ("python3 patience.py golf --seed 1 < cases/golf/golf_won_seed_1.in | diff - "
+            "cases/golf/golf_won_seed_1.out") in readme
+    everything = b"".join(files.values())
+    for group in (GOLF, LITTLE_SPIDER):
+        for name in group.mistakes:
+            assert name.encode() not in everything, f"the pack names the mistake {name}"
+    hidden = [case for case in GOLF.kit_cases + LITTLE_SPIDER.kit_cases
+              if case not in cases]
+    assert hidden and not any(name.encode() in everything for name in hidden)
+
+
+def test_the_handout_says_the_assignment_s_marks_and_mistakes():
+    handout = " ".join((ROOT / "docs" / "golf_tests.md").read_text(encoding="utf-8").split())
+    for group in (GOLF, LITTLE_SPIDER):
+        marks = group.marks
+        assert (marks["valid"], marks["thorough"], marks["own_code"]) == (2, 5, 3)
+    assert ("Each game's cases earn 10 marks, 20 in all: writing them correctly earns 7, your "
+            "code passing them 3.") in handout and GOLF_TESTS.marks == 20
+    assert (f"{len(GOLF.mistakes)} for Golf and {len(LITTLE_SPIDER.mistakes)} for Little "
+            "Spider") in handout
+    assert ("your group will be graded on your writing the required test cases correctly AND "
+            "that your code can then pass those tests") in handout
+    assert f"at most {GOLF.most}" in handout and f"more than {GOLF.most_bytes >> 10} KiB" in handout

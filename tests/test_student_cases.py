@@ -1,0 +1,199 @@
+"""Cases a student writes, read from the marker's own copy of the submission: each case
+that breaks a rule, and each file that makes no case, is refused with its reason, and
+the rest are marked."""
+
+import os
+from pathlib import Path
+
+import pytest
+
+from marking.assignment import StudentCases
+from marking.verdicts import Kind
+from marking.student_cases import left_out_below, read_cases
+from marking.submission import skip_reason
+from marking.tree import Limits, copy_tree
+
+GOLF = StudentCases("patience", "your Golf cases", "cases/golf",
+                    {"valid": 2, "thorough": 5, "own_code": 3}, "after_due_date",
+                    frozenset({"status", "stderr"}), ("golf_without_king_ace_wrap",), Path("."),
+                    {}, most=3, most_bytes=100)
+
+
+def copied(student: Path, tmp_path: Path):
+    """The marker's copy of the student's folder, and what it left out."""
+    snapshot = tmp_path / "snapshot"
+    snapshot.mkdir()
+    copy = copy_tree(student, snapshot, skip=skip_reason, limits=Limits())
+    return snapshot, left_out_below(copy.named, Path())
+
+
+def cases_folder(tmp_path: Path, files: dict) -> Path:
+    student = tmp_path / "student"
+    (student / "cases" / "golf").mkdir(parents=True)
+    for name, data in files.items():
+        (student / "cases" / "golf" / name).write_bytes(data)
+    return student
+
+
+def read(tmp_path, files: dict, group=GOLF, change=lambda student: None):
+    student = cases_folder(tmp_path, files)
+    change(student)
+    snapshot, left_out = copied(student, tmp_path)
+    found = read_cases(snapshot, group, left_out)
+    return [case.name for case in found.cases], {r.name: r.why for r in found.refused}, found
+
+
+def test_a_case_is_its_input_and_expected_output_in_name_order(tmp_path):
+    names, refused, found = read(tmp_path, {
+        "won.in": b"d\n", "won.args": b"golf\n--seed\n1\n", "won.out": b"...\n",
+        "bad_game.args": b"chess\n", "bad_game.out": b"", "bad_game.status": b"2\n",
+        "bad_game.err": b"usage\n"})
+    assert names == ["bad_game", "won"] and refused == {}
+    won = found.cases[1]
+    assert (won.stdin, won.args, won.stdout) == (b"d\n", ["golf", "--seed", "1"], b"...\n")
+    assert won.id == "cases/golf/won" and won.folder.parent.parent.name == "snapshot", \
+        "read from the marker's copy, never from the student's folder"
+
+
+def test_what_is_no_case_is_refused_with_its_reason(tmp_path):
+    _, refused, _ = read(tmp_path, {
+        "notes.txt": b"", "game.tty": b"", "my case.in": b"", "my case.out": b"x",
+        "a.b.in": b"", "a.b.out": b"x", "x" * 101 + ".in": b"", "\u00fcber.in": b"",
+        "only_out.out": b"x", "only_in.in": b"", "simulate_1_2.out": b"x",
+        "simulate_1_2.in": b"", "bad_status.in": b"", "bad_status.out": b"x",
+        "bad_status.status": b"300\n", "nul.args": b"golf\0", "nul.out": b"x",
+        "empty.in": b"quit\n", "empty.out": b"", "\x1b[31mred.in": b""},
+        change=lambda student: (student / "cases" / "golf" / "more").mkdir())
+    assert refused == {
+        "notes.txt": "not a case file: a case is NAME.in (or NAME.args) with NAME.out, and "
+                     "optionally NAME.args, NAME.status and NAME.err",
+        "game.tty": refused["notes.txt"],
+        "more": "a folder: a group's cases sit in its folder itself",
+        "my case.in": "not a plain name: a case's name is letters, digits, _ and -, at most "
+                      "100 of them",
+        "my case.out": refused["my case.in"], "a.b.in": refused["my case.in"],
+        "a.b.out": refused["my case.in"], "x" * 101 + ".in": refused["my case.in"],
+        "\u00fcber.in": refused["my case.in"],
+        "⟨U+001B⟩[31mred.in": refused["my case.in"],  # escaped: no byte of it reaches a terminal
+        "only_out": "no only_out.in or only_out.args: the case's input",
+        "only_in": "no only_in.out: what the program must print",
+        "simulate_1_2": "named as the kit's simulate(n, i) calls are: name it otherwise",
+        "bad_status": "bad_status.status is not an exit status: a whole number from 0 to 255",
+        "nul": "nul.args is not UTF-8 text without NUL bytes",
+        "empty": "an empty empty.out needs empty.status or empty.err too: else an empty "
+                 "program passes"}
+
+
+def test_a_case_over_the_size_limit_is_refused_alone(tmp_path):
+    names, refused, _ = read(tmp_path, {"big.in": b"d\n" * 51, "big.out": b"x",
+                                        "small.in": b"d\n", "small.out": b"x"})
+    assert names == ["small"]
+    assert refused == {"big": "big.in holds 102 bytes, more than the 100 a case's file may"}
+
+
+def test_cases_beyond_the_most_are_refused_each_with_the_reason(tmp_path):
+    files = {f"case_{n}{suffix}": b"x\n" for n in range(5) for suffix in (".in", ".out")}
+    names, refused, _ = read(tmp_path, files)
+    assert names == ["case_0", "case_1", "case_2"]
+    assert refused == {name: "beyond the 3 cases this group marks (the first 3 in name order "
+                             "are)" for name in ("case_3", "case_4")}
+
+
+def test_a_link_is_never_followed_and_the_refusal_says_so(tmp_path):
+    secret = tmp_path / "secret.out"
+    secret.write_bytes(b"the marker's own file\n")
+
+    def links(student):
+        golf = student / "cases" / "golf"
+        os.symlink(secret, golf / "linked.out")
+        os.symlink(secret, golf / "stray")
+        (golf / ".hidden.in").write_bytes(b"")
+    names, refused, found = read(tmp_path, {"linked.in": b"d\n", "fine.in": b"d\n",
+                                            "fine.out": b"x"}, change=links)
+    link = "a link: the marker follows no link, so its copy of the submission left it out"
+    assert names == ["fine"]
+    assert refused == {"linked": f"linked.out is {link}", "stray": link,
+                       ".hidden.in": "hidden: the marker's copy of the submission leaves "
+                                     "hidden files out"}
+
+
+def test_a_linked_folder_of_cases_is_read_as_no_case(tmp_path):
+    elsewhere = cases_folder(tmp_path / "elsewhere", {"won.in": b"d\n", "won.out": b"x"})
+    student = tmp_path / "student"
+    (student / "cases").mkdir(parents=True)
+    os.symlink(elsewhere / "cases" / "golf", student / "cases" / "golf")
+    snapshot, left_out = copied(student, tmp_path)
+    found = read_cases(snapshot, GOLF, left_out)
+    assert found.cases == () and found.missing == (
+        "no case is read: cases/golf is a link: the marker follows no link, so its copy of "
+        "the submission left it out")
+
+
+def test_no_folder_no_case(tmp_path):
+    (tmp_path / "student").mkdir()
+    snapshot, left_out = copied(tmp_path / "student", tmp_path)
+    assert read_cases(snapshot, GOLF, left_out).missing == (
+        "the submission has no folder cases/golf: no case to mark")
+
+
+@pytest.mark.parametrize("top", [Path(), Path("ann")])
+def test_what_the_copy_left_out_is_named_from_the_folder_marked(top):
+    named = {top / "cases" / "golf" / "x.out": "link", Path("other") / "y": "link"}
+    assert left_out_below(named, top) == {Path("cases/golf/x.out"): "link",
+                                          **({Path("other/y"): "link"} if top == Path() else {})}
+
+
+def marked(name: str, valid: bool, own: Kind = Kind.PASS):
+    from marking.student_cases import Marked, Written
+    from marking.verdicts import Verdict
+
+    case = Written("patience", name, Path("."), f"cases/golf/{name}")
+    reference = Verdict(case.id, "stdout, stdin piped", Kind.PASS if valid else Kind.WRONG,
+                        "line 9: replace X with Y")
+    verdict = Verdict(case.id, "stdout, stdin piped", own, credit=float(own == Kind.PASS))
+    return Marked(case, reference, verdict if valid else None)
+
+
+def test_the_three_counts_share_their_marks():
+    """Validity is shared by the cases marked; thoroughness is the weighed share of the
+    mistakes caught; own code the share of the valid cases the team's program passes."""
+    from marking.student_cases import GroupResult, Hunted, Read
+
+    group = StudentCases("patience", "your Golf cases", "cases/golf",
+                         {"valid": 2, "thorough": 5, "own_code": 3}, "after_due_date",
+                         frozenset(), ("golf_a", "golf_b", "prompt"), Path("."), {"golf_a": 2})
+    result = GroupResult(group, Read(refused=()), [
+        marked("won", True), marked("king", False), marked("undo", True, Kind.WRONG),
+        marked("help", True)], [Hunted("golf_a", "...", 2, by="won"), Hunted("golf_b", "...", 1),
+                                Hunted("prompt", "...", 1, by="won")])
+    assert result.earned() == {"valid": 2 * 3 / 4, "thorough": 5 * 3 / 4, "own_code": 3 * 2 / 3}
+    assert result.said() == {"valid": "3 of 4 cases expect exactly what the reference gives",
+                             "thorough": "2 of 3 mistakes caught, 75% of their weight",
+                             "own_code": "your program passes 2 of your 3 valid cases"}
+    assert result.case_lines(own=False)[1] == ("invalid   cases/golf/king: the reference: wrong "
+                                               "output: line 9: replace X with Y")
+    nothing_valid = GroupResult(group, Read(), [marked("king", False)],
+                                [Hunted("golf_b", "...", 1, by="king")])
+    assert nothing_valid.earned() == {"valid": 0, "thorough": 0, "own_code": 0}, \
+        "no valid case: nothing to catch a mistake with, or to run the program on"
+
+
+def test_results_json_names_the_mistakes_in_a_test_of_the_group_s_visibility():
+    from marking.assignment import load
+    from marking.student_cases import GroupResult, Hunted, Read
+
+    golf_tests = load("golf_tests")
+    group = golf_tests.student_groups("patience")[0]
+    result = GroupResult(group, Read(), [marked("won", True)],
+                         [Hunted(name, f"the mistake {name}", group.weight(name),
+                                 by="won" if name.startswith("golf") else "")
+                          for name in group.mistakes])
+    tests = {test["name"]: test for test in result.tests(golf_tests.declared["patience"])}
+    thorough = tests["patience: your Golf cases: thorough"]
+    assert (thorough["visibility"], thorough["output"]) == (
+        "visible", "22 of 31 mistakes caught, 74% of their weight")
+    mistakes = tests["patience: your Golf cases: mistakes"]
+    assert (mistakes["visibility"], mistakes["max_score"]) == ("after_due_date", 0)
+    assert ("caught    golf_empty_homecell_takes_tableau_card (by cases/golf/won): the mistake "
+            "golf_empty_homecell_takes_tableau_card") in mistakes["output"].splitlines()
+    assert "missed    prompt_without_space: the mistake prompt_without_space" in mistakes["output"]
