@@ -387,16 +387,21 @@ def map_problems(maps: dict, assignments: dict) -> list:
                                    assignments[program].unmarked_rules.get(program, {}))]
 
 
-def show_maps(maps: dict, assignments: dict, by_rule: dict, wrong: list, options) -> list:
-    """Each program's rule map, said; its problems. With --only, the rules some wrong
-    program of the run breaks alone; with one assignment, those and the rules of its own
-    handouts (another's, which its map takes, are shown by that one's wrong programs)."""
+def show_maps(maps: dict, assignments: dict, by_rule: dict, run: list, every: list,
+              options) -> list:
+    """Each program's rule map, said; its problems. With --only, the rules whose wrong
+    programs (of `every`) all ran (are in `run`): a rule some of whose wrong programs did
+    not run may be pinned by those; with one assignment, the rules some wrong program of
+    the run breaks and the rules of its own handouts (another's, which its map takes, are
+    shown by that one's wrong programs)."""
     problems = []
     for program, found in sorted(maps.items()):
-        broken = {variant.rule for variant in wrong if variant.program == program}
+        broken = {variant.rule for variant in run if variant.program == program}
         broken |= {rule for rule, entry in found.rules.items() if entry in by_rule}
         own = {rule for rule, entry in found.rules.items() if entry.handout == found.handout}
-        only = broken if options.only else broken | own if options.assignment else None
+        left = {variant.rule for variant in every if variant.program == program
+                and variant not in run}
+        only = broken - left if options.only else broken | own if options.assignment else None
         failed = {rule: by_rule.get(entry, set()) for rule, entry in found.rules.items()}
         lines, said = report(found, {m.case.name for m in assignments[program].programs[program]},
                              assignments[program].unmarked_rules.get(program, {}), failed,
@@ -447,6 +452,7 @@ def main(argv=None) -> int:
     except RuleError as problem:
         say(f"verify: {problem}")
         return 2
+    every = wrong
     wrong, honest = selected(wrong, options.only), selected(honest, options.only)
     if options.only and not wrong + honest:
         say(NO_VARIANT.format(patterns=" or ".join(options.only)))
@@ -471,7 +477,7 @@ def main(argv=None) -> int:
             say(f"verify: {problem}")
             return 2
     problems += missed + map_problems(maps, assignments)
-    problems += show_maps(maps, assignments, by_rule, wrong, options)
+    problems += show_maps(maps, assignments, by_rule, wrong, every, options)
     if counts:
         say(SCORE.format(caught=sum(c >= AT_LEAST for c in counts), total=len(counts),
                          fewest=min(counts), median=statistics.median(counts), most=max(counts)))
