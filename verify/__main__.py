@@ -36,6 +36,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,6 +54,8 @@ from verify.variants import VariantError, read_variants
 WRONG = ROOT / "tests" / "wrong"
 HONEST = ROOT / "tests" / "honest"
 AT_LEAST = 2  # marked cases a wrong program must fail
+WRONG_AT_ONCE = 2  # wrong programs marked at once: most mark a few cases, and a marker's
+# start-up is a core's work alone
 PASSED = "passed"
 
 REFERENCE = "{verdict:<7} reference   {name:<40} {passed}/{total} marked cases pass"
@@ -267,52 +270,65 @@ def check_honest(variants, assignments, solutions, scratch, options, packs: dict
     return problems
 
 
+def marked_variant(variant, assignments, solutions, scratch, options, packs: dict,
+                   maps: dict) -> tuple:
+    """(the problem with its rule or "", the claimed cases, the marking on them or None,
+    the marking that decides): marked on its rule's cases first, on all only when fewer
+    than AT_LEAST of those fail."""
+    folder = submission_of(variant, solutions[variant.program], scratch / "wrong" / variant.id)
+    assignment, found = assignments[variant.program], maps.get(variant.program)
+    pack = None if variant.undefined else packs[variant.program]
+    problem, claimed = "", []
+    if found is not None and variant.rule not in found.rules:
+        problem = (UNKNOWN_RULE if variant.rule else NO_RULE).format(
+            name=variant.id, rule=variant.rule, program=variant.program)
+    elif found is not None:
+        marked_here = {m.case.name for m in assignment.programs[variant.program]}
+        claimed = [case for case in found.cases_of(variant.rule) if case in marked_here]
+    first = mark(folder, assignment, variant.program, options, pack=pack,
+                 cases=claimed) if claimed else None
+    if first is None or (not first.unmarked and len(first.failed) < AT_LEAST):
+        return problem, claimed, first, mark(folder, assignment, variant.program, options,
+                                             pack=pack)
+    return problem, claimed, first, first
+
+
 def check_wrong(variants, assignments, solutions, scratch, options, packs: dict, maps: dict):
     """(problems, cases failed per variant, the cases any variant failed, rule -> the
-    cases its variants failed): each variant of a program with a rule map marked on its
-    rule's cases first, on all only when fewer than AT_LEAST of those fail."""
+    cases its variants failed), WRONG_AT_ONCE variants marked at once, said in order."""
     problems, counts, failing, by_rule = [], [], set(), {}
-    for variant in variants:
-        folder = submission_of(variant, solutions[variant.program],
-                               scratch / "wrong" / variant.id)
-        assignment, found = assignments[variant.program], maps.get(variant.program)
-        pack = None if variant.undefined else packs[variant.program]
-        claimed = []
-        if found is not None:
-            if variant.rule not in found.rules:
-                problems.append((UNKNOWN_RULE if variant.rule else NO_RULE).format(
-                    name=variant.id, rule=variant.rule, program=variant.program))
-            else:
-                marked_here = {m.case.name for m in assignment.programs[variant.program]}
-                claimed = [case for case in found.cases_of(variant.rule) if case in marked_here]
-        marked = mark(folder, assignment, variant.program, options, pack=pack,
-                      cases=claimed) if claimed else None
-        first = marked
-        if marked is None or (not marked.unmarked and len(marked.failed) < AT_LEAST):
-            marked = mark(folder, assignment, variant.program, options, pack=pack)
-        if found is not None and variant.rule in found.rules and not marked.unmarked:
-            failed = set((first or marked).failed) | set(marked.failed)
-            by_rule.setdefault(found.rules[variant.rule], set()).update(
-                name.split("/", 1)[1] for name in failed)
-        caught = marked.caught
-        counts.append(len(marked.failed) if not marked.unmarked else 0)
-        if not marked.unmarked:
-            failing.update(marked.failed)
-        say(WRONG_LINE.format(verdict="caught" if caught else "MISSED", name=variant.id,
-                              failed=len(marked.failed), total=marked.total,
-                              mistake=variant.mistake))
-        if first is not None and marked is not first and not marked.unmarked:
-            elsewhere = sorted(set(marked.failed) - set(first.failed))
-            say(ELSEWHERE.format(count=len(first.failed), claimed=len(claimed),
-                                 cases=", ".join(elsewhere) or "none"))
-        shown = ", ".join(marked.failed[:SHOWN_CASES]) + (" ..." if len(marked.failed) > SHOWN_CASES else "")
-        if not caught:
-            say(FAILED_CASES.format(cases=marked.unmarked or shown or "none"))
-            problems.append(f"wrong {variant.id}: " + (marked.unmarked or
-                                                      f"fails {len(marked.failed)} case(s)"))
-        if variant.undefined:
-            say(UNDEFINED.format(what=variant.undefined))
-        problems += disagreed(marked, f"wrong {variant.id}")
+    with ThreadPoolExecutor(WRONG_AT_ONCE) as pool:
+        done = pool.map(lambda variant: marked_variant(variant, assignments, solutions,
+                                                       scratch, options, packs, maps),
+                        variants)
+        for variant, (problem, claimed, first, marked) in zip(variants, done):
+            found = maps.get(variant.program)
+            if problem:
+                problems.append(problem)
+            if found is not None and variant.rule in found.rules and not marked.unmarked:
+                failed = set((first or marked).failed) | set(marked.failed)
+                by_rule.setdefault(found.rules[variant.rule], set()).update(
+                    name.split("/", 1)[1] for name in failed)
+            caught = marked.caught
+            counts.append(len(marked.failed) if not marked.unmarked else 0)
+            if not marked.unmarked:
+                failing.update(marked.failed)
+            say(WRONG_LINE.format(verdict="caught" if caught else "MISSED", name=variant.id,
+                                  failed=len(marked.failed), total=marked.total,
+                                  mistake=variant.mistake))
+            if first is not None and marked is not first and not marked.unmarked:
+                elsewhere = sorted(set(marked.failed) - set(first.failed))
+                say(ELSEWHERE.format(count=len(first.failed), claimed=len(claimed),
+                                     cases=", ".join(elsewhere) or "none"))
+            shown = ", ".join(marked.failed[:SHOWN_CASES]) + (
+                " ..." if len(marked.failed) > SHOWN_CASES else "")
+            if not caught:
+                say(FAILED_CASES.format(cases=marked.unmarked or shown or "none"))
+                problems.append(f"wrong {variant.id}: " + (marked.unmarked or
+                                                          f"fails {len(marked.failed)} case(s)"))
+            if variant.undefined:
+                say(UNDEFINED.format(what=variant.undefined))
+            problems += disagreed(marked, f"wrong {variant.id}")
     return problems, counts, failing, by_rule
 
 
