@@ -101,12 +101,16 @@ class Marked:
         assert self.written, f"{self.case}: no results.json"
 
     def assert_refused(self, message: str) -> None:
-        """Refused before anything ran: exit status 2, a message, no report, no results.json."""
+        """Refused before anything ran: exit status 2, a message, no report, and a
+        results.json (where one was asked for) of 0 marks that says why, no test in it."""
         assert self.status == 2, f"{self.case}: exit status {self.status}, want 2 (refused):\n" \
                                  f"{self.report[-2000:]}\n{self.stderr[-2000:]}"
         assert message in self.stderr, f"{self.case}: the refusal does not say {message!r}:\n" \
                                        f"{self.stderr[-2000:]}"
-        assert self.report == "" and not self.written, f"{self.case}: something was marked"
+        assert self.report == "", f"{self.case}: something was marked"
+        assert not self.written or (self.written["score"] == 0 and not self.written.get("tests")
+                                    and message in self.written["output"]), \
+            f"{self.case}: results.json marks something: {self.written}"
 
 
 @dataclass
