@@ -44,14 +44,13 @@ from common import console
 from golden.cases import ROOT
 from golden.visible import escaped
 from marking import from_make, records
-from marking.assignment import ASSIGNMENTS, AssignmentError, load, names
+from marking.assignment import ASSIGNMENTS, WRONG, AssignmentError, load, names
 from marking.student_cases import CASE_FILES
 from pack import build as pack_build
 from standalone.bundle import BundleError, write_program
 from verify.rules import RuleError, checked, report, rule_map
 from verify.variants import VariantError, read_variants
 
-WRONG = ROOT / "tests" / "wrong"
 HONEST = ROOT / "tests" / "honest"
 AT_LEAST = 2  # marked cases a wrong program must fail
 WRONG_AT_ONCE = 2  # wrong programs marked at once: most mark a few cases, and a marker's
