@@ -39,6 +39,9 @@ LATE_RULE = ("Due {deadline}. The maximum mark obtainable reduces by {share:.0%}
              "(more than 24 and at most 48 hours late is two days late).")
 LATE_NONE = "Due {deadline}; no late submission is accepted."
 MISTAKES_COUNTED = "{caught} of {total} caught; which, {when}"
+# What the reference prints is shown as the mistakes are: before, the page says only that a
+# case is invalid and the kind of difference (its sentence quotes the reference's lines).
+REFERENCE_WITHHELD = "how it differs from what the reference prints: {when}"
 NO_TEAM = "no student has a valid case in this group"
 
 
@@ -171,7 +174,8 @@ def feedback_of(outcome, row: Row, view: View) -> dict:
 def written_groups(outcome, view: View) -> list:
     """The groups of cases the student wrote, as their page shows them: the marks of each
     count, each case, the worked example of a case; the mistakes their cases caught and
-    missed once the group's visibility shows them, before that only how many."""
+    missed, and what the reference prints on an invalid case, once the group's visibility
+    shows them (before that, how many were caught, and which cases are invalid)."""
     assignment, shown = view.assignment, []
     for record in outcome.marking.student_groups:
         group = next((group for group in assignment.student_groups(record.program)
@@ -184,6 +188,8 @@ def written_groups(outcome, view: View) -> list:
                                   record.said[count]) for count in COUNTS],
                       "counted": "" if named or not record.mistakes else MISTAKES_COUNTED.format(
                           caught=caught, total=len(record.mistakes),
+                          when=view.when(record.visibility)),
+                      "withheld": "" if named else REFERENCE_WITHHELD.format(
                           when=view.when(record.visibility)),
                       "example": group.example if group else None,
                       "suffixes": CASE_FILES})

@@ -7,8 +7,13 @@ entry points), the marker's own modules (those `python -m marking.mark`
 imports, found by importing it), this package's runtime (run.py, the results
 schema, the autograder's settings), the assignment file and its schema,
 requirements-mark.txt, and the golden case files of the assignment's programs
-(no other program's, no reference program, no kit tests). Entries are sorted,
-with fixed times and modes: the same kit and assignment give the same bytes.
+(no other program's, no kit tests). No reference program either, unless the
+assignment marks cases students write: then it holds what the marker makes the
+reference and the wrong programs from (the sample solution's sources and the
+bundler, the wrong programs its groups name and the module that applies them, and
+where a group's mistakes are its game's, the rule lists and handouts that say
+which). setup.sh leaves all of it to root alone. Entries are sorted, with fixed
+times and modes: the same kit and assignment give the same bytes.
 """
 
 import argparse
@@ -27,14 +32,19 @@ from golden.cases import EXPECTED_OUTPUTS, ROOT, SUFFIXES
 from marking import from_make
 from marking.assignment import AssignmentError, load, names
 from pack.published import CHECK_YOUR_WORK, pack_url
+from standalone.bundle import BundleError, read_by
 
 from gradescope import run
 
 MARKER = "marking.mark"
 LANGUAGES = "golden/languages.toml"
-CASES_ELSEWHERE = ("{program}: its golden cases ({folder}) lie neither below the assignment's "
-                   "folder nor where the kit keeps a program's (expected_outputs/{program}): "
-                   "move them below the assignment file")
+ELSEWHERE = ("{program}: its {what} ({path}) lies neither below the assignment's folder nor "
+             "where the kit keeps it: move it below the assignment file")
+# What marking the cases students write imports besides the marker (marking/student_cases.py
+# imports them only then); a group whose mistakes are its game's reads the rule lists too.
+STUDENT_CASE_MODULES = ("standalone.bundle", "verify.variants")
+GAME_MISTAKE_MODULES = ("verify.rules",)
+WRONG_IN_ZIP = "tests/wrong/{program}/{name}.toml"  # where the loader looks, from assignments/
 PACKAGE = Path(__file__).resolve().parent.relative_to(ROOT).as_posix()
 RUNTIME = [f"{PACKAGE}/__init__.py", f"{PACKAGE}/run.py", f"{PACKAGE}/results.schema.json"]
 DATA = ["assignments/assignment.schema.json", "requirements-mark.txt"]
@@ -57,16 +67,15 @@ LONG_RUN = ("note: {cases} tests of {cpu:g} s of CPU each: a submission whose ev
             "out of time needs up to {total:g} s of CPU, more than the budget of {budget:g} s; the "
             "tests not reached then count 0 and the results say so. Gradescope's timeout "
             "(assignment settings) must stay above the budget: --budget SECONDS sets it")
-WROTE = "wrote {out}: {name}, {cases} marked cases of {programs}, {files} files; {interpreter}"
+WROTE = ("wrote {out}: {name}, {cases} marked cases of {programs}{groups}, {files} files; "
+         "{interpreter}")
 NO_ASSIGNMENT = ("say which assignment: make gradescope ASSIGNMENT=NAME (or FILE.toml); "
                  "the assignments are: {names}")
 # The assignment's name goes into the scripts and a path: letters, digits, _ and - only.
 SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
 BAD_NAME = ("{name!r}: name the assignment file with letters, digits, _ and - only "
             "(its name goes into the autograder's scripts)")
-STUDENT_CASES = ("{name}: the autograder does not mark the cases students write (group "
-                 "{group!r}): it would need the reference and the wrong programs, which it does "
-                 "not ship; mark them with make mark-class")
+WROTE_GROUPS = " and {groups} group{s} of cases students write ({mistakes} wrong programs)"
 
 SETUP = r"""#!/usr/bin/env bash
 # Gradescope runs this once, as root and with the network, while it builds the
@@ -170,11 +179,11 @@ def filled(template: str, **values) -> str:
     return template
 
 
-def marker_modules() -> list:
-    """The kit's files that `python -m marking.mark` imports, relative to the kit: asked of
-    a fresh interpreter that imports it (lazy imports for --tty, which the autograder does
-    not use, stay out)."""
-    ask = ("import json, sys; import " + MARKER + "; "
+def marker_modules(more: tuple = ()) -> list:
+    """The kit's files that `python -m marking.mark` imports, and the modules `more`,
+    relative to the kit: asked of a fresh interpreter that imports them (lazy imports for
+    --tty, which the autograder does not use, stay out)."""
+    ask = ("import json, sys; import " + ", ".join((MARKER, *more)) + "; "
            "print(json.dumps(sorted({name: getattr(module, '__file__', None) "
            "for name, module in sys.modules.items()}.items(), key=str)))")
     done = subprocess.run([sys.executable, "-c", ask], cwd=ROOT, capture_output=True, text=True,
@@ -203,19 +212,60 @@ def assignment_files(assignment) -> dict:
     out so that the file's relative paths still lead to them: what lies in the kit as in
     the kit; an instructor's own file as assignments/NAME.toml, with the cases that lie in
     its folder below assignments/ as they lie below it."""
-    own = assignment.path.parent
     placed = {(assignment.path.relative_to(ROOT).as_posix() if ROOT in assignment.path.parents
                else f"assignments/{assignment.path.name}"): assignment.path}
     for program in assignment.declared.values():
+        by_kit = program.cases_folder == EXPECTED_OUTPUTS / program.name
         for path in case_files(program.cases_folder):
-            if ROOT in path.parents and (ROOT in assignment.path.parents
-                                         or program.cases_folder == EXPECTED_OUTPUTS / program.name):
-                placed[path.relative_to(ROOT).as_posix()] = path
-            elif own in path.parents:
-                placed[f"assignments/{path.relative_to(own).as_posix()}"] = path
-            else:
-                raise ValueError(CASES_ELSEWHERE.format(program=program.name,
-                                                        folder=program.cases_folder))
+            placed[placed_at(path, assignment, by_kit, program.name, "golden cases")] = path
+    return placed
+
+
+def placed_at(path: Path, assignment, by_kit: bool, program: str, what: str) -> str:
+    """Where `path` goes in the zip: where the kit keeps it when the assignment is the
+    kit's, or when the loader finds it in the kit by default (`by_kit`); else below
+    assignments/ as it lies below an instructor's own file."""
+    own = assignment.path.parent
+    if ROOT in path.parents and (ROOT in assignment.path.parents or by_kit):
+        return path.relative_to(ROOT).as_posix()
+    if own in path.parents:
+        return f"assignments/{path.relative_to(own).as_posix()}"
+    raise ValueError(ELSEWHERE.format(program=program, what=what, path=path))
+
+
+def student_case_files(assignment) -> dict:
+    """{name in the zip: path} of what marking the cases students write needs, for each
+    program that has such groups: the files its sample solution is made from, the wrong
+    programs its groups name, where the loader looks for them, and, for a group whose
+    mistakes are its game's, the rule lists and handouts that say which those are (the
+    loader reads them to choose the same ones here)."""
+    from verify.rules import RuleError, rule_map
+
+    placed = {}
+    for name in assignment.programs:
+        groups = assignment.student_groups(name)
+        if not groups:
+            continue
+        program = assignment.declared[name]
+        try:
+            sources = read_by(program)
+        except BundleError as problem:
+            raise ValueError(str(problem)) from None
+        for path in sources:
+            placed[placed_at(path, assignment, program.reference == ROOT, name,
+                             "sample solution's file")] = path
+        for group in groups:
+            for mistake in group.mistakes:
+                placed[WRONG_IN_ZIP.format(program=name, name=mistake)] = (
+                    group.wrong_folder / f"{mistake}.toml")
+        if any(group.game_mistakes for group in groups):
+            try:
+                found = rule_map(program)
+            except RuleError as problem:
+                raise ValueError(str(problem)) from None
+            for path in found.read if found else ():
+                placed[placed_at(path, assignment, program.handout == ROOT / "docs"
+                                 / f"{name}.md", name, "handout or rule list")] = path
     return placed
 
 
@@ -228,7 +278,11 @@ def settings(assignment, budget: float, pack_url: str = None) -> dict:
             "python": interpreter_of(assignment),
             "budget_seconds": int(budget) if budget == int(budget) else budget,
             "programs": {program: assignment.program_marks(program)
-                         for program in assignment.programs}}
+                         for program in assignment.programs},
+            "student_groups": {program: {group.name: list(group.mistakes)
+                                         for group in assignment.student_groups(program)}
+                               for program in assignment.programs
+                               if assignment.student_groups(program)}}
 
 
 def interpreter_of(assignment):
@@ -240,15 +294,14 @@ def entries(assignment, budget: float, pack_url: str = None) -> dict:
     """{name in the zip: (bytes, mode)}."""
     if not SAFE_NAME.fullmatch(assignment.name):
         raise ValueError(BAD_NAME.format(name=assignment.name))
-    written = [group for program in assignment.programs
-               for group in assignment.student_groups(program)]
-    if written:
-        raise ValueError(STUDENT_CASES.format(name=assignment.name, group=written[0].name))
+    groups = assignment.every_student_group
+    more = (*STUDENT_CASE_MODULES, *GAME_MISTAKE_MODULES) if any(
+        group.game_mistakes for group in groups) else STUDENT_CASE_MODULES if groups else ()
     files = {}
-    for name in [*marker_modules(), *RUNTIME, *DATA, LANGUAGES]:
+    for name in [*marker_modules(more), *RUNTIME, *DATA, LANGUAGES]:
         files[name] = ((ROOT / name).read_bytes(), PLAIN)
     own = assignment_files(assignment)
-    for name, path in own.items():
+    for name, path in [*own.items(), *student_case_files(assignment).items()]:
         files[name] = (path.read_bytes(), PLAIN)
     config = settings(assignment, budget, pack_url)
     config["assignment_file"] = next(name for name, path in own.items()
@@ -348,8 +401,13 @@ def main(argv=None) -> int:
     write(options.out, zip_bytes(files))
     cases = sum(len(marked) for marked in assignment.programs.values())
     version = interpreter_of(assignment)
+    groups = assignment.every_student_group
     print(WROTE.format(out=options.out, name=assignment.name, cases=cases,
                        programs=", ".join(assignment.programs), files=len(files),
+                       groups=WROTE_GROUPS.format(
+                           groups=len(groups), s="s" * (len(groups) != 1),
+                           mistakes=len({(g.program, m) for g in groups for m in g.mistakes}))
+                       if groups else "",
                        interpreter=INTERPRETER_NAMED.format(version=version) if version
                        else NO_INTERPRETER_NAMED))
     if cases * assignment.cpu_seconds > options.budget:

@@ -71,6 +71,12 @@ PROGRAM_LINE = "- {program}: {earned:.2f} of {marks:g} marks"
 MISSING_LINE = "- **{program} is not in the submission**: 0 of {marks:g} marks"
 LATE_LINE = "- Late rule: {said}"
 NO_SUBMITTED_TIME = "submission_metadata.json gives no submission time that can be read: {problem}"
+# setup.sh's check, in the build's log.
+OTHER_MISTAKES = ("check: the wrong programs the groups of students' cases name here are not those "
+                  "the autograder was built with: {here} against {built}")
+READY = ("check: ready to mark {name} ({cases} cases{groups}, {marks:g} marks) with Python "
+         "{python}; {cores} cases at once")
+GROUPS = ", {groups} group{s} of students' cases"
 UNREAD_TIME = ("- **The submission time could not be read, so the late rule was not applied**: "
                "your instructor can see why in the autograder's log")
 
@@ -425,6 +431,12 @@ def check() -> int:
     except Exception as problem:
         print(f"check: the marker cannot load its assignment: {type(problem).__name__}: {problem}")
         return 1
+    chosen = {program: {group.name: list(group.mistakes)
+                        for group in assignment.student_groups(program)}
+              for program in assignment.programs if assignment.student_groups(program)}
+    if chosen != config.get("student_groups", {}):
+        print(OTHER_MISTAKES.format(here=chosen, built=config.get("student_groups", {})))
+        return 1
     version = config.get("python")
     running = f"{sys.version_info[0]}.{sys.version_info[1]}"
     if version and running != version:
@@ -444,8 +456,10 @@ def check() -> int:
         print("check: the marker would refuse every submission here")
         return 1
     cases = sum(len(marked) for marked in assignment.programs.values())
-    print(f"check: ready to mark {assignment.name} ({cases} cases, {assignment.marks:g} marks) "
-          f"with Python {running}; {cores()} cases at once")
+    groups = sum(len(named) for named in chosen.values())
+    print(READY.format(name=assignment.name, cases=cases, marks=assignment.marks,
+                       groups=GROUPS.format(groups=groups, s="s" * (groups != 1)) if groups else "",
+                       python=running, cores=cores()))
     return 0
 
 

@@ -127,6 +127,7 @@ class StudentCases:
     most_bytes: int = MOST_CASE_BYTES  # a case any of whose files is larger is refused
     kit_cases: tuple = ()  # golden cases that play what these cases play (make verify)
     example: Case = None  # a golden case shown to everyone as a worked example
+    game_mistakes: bool = False  # the mistakes are the game's (no `mistakes` in the file)
 
     @property
     def total(self) -> float:
@@ -238,6 +239,11 @@ class Assignment:
     def student_groups(self, program: str) -> tuple:
         """The program's groups of cases the student writes."""
         return (self.student_cases or {}).get(program, ())
+
+    @property
+    def every_student_group(self) -> tuple:
+        """Every program's groups of cases the student writes, in the file's order."""
+        return tuple(group for program in self.programs for group in self.student_groups(program))
 
     def mark_after_deadline(self, raw: float, submitted: datetime = None):
         """The late rule's verdict, or None when the assignment has no deadline or the
@@ -458,7 +464,7 @@ def _student_groups(path: Path, program: dict, cases: list, declared: Program) -
             frozenset(group.get("compare", COMPARED)), tuple(mistakes), folder, weights,
             group.get("most", MOST_CASES), group.get("most_bytes", MOST_CASE_BYTES),
             tuple(case for case in by_name if _matches(case, group.get("kit_cases", []))),
-            by_name.get(example)))
+            by_name.get(example), "mistakes" not in group))
     return tuple(groups)
 
 

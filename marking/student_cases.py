@@ -67,6 +67,8 @@ WEIGHED = ", {share:.0%} of their weight"
 OWN_SAID = "your program passes {passed} of your {valid} valid case{s}"
 NO_VALID = "no valid case: nothing to catch a mistake with, or to run your program on"
 CASE_LINE = "{verdict:<9} {case}{detail}"
+# The reference's verdicts whose detail quotes nothing it printed: a limit's, the marker's.
+SAID_WITHHELD = (Kind.TIMEOUT, Kind.TOO_LARGE, Kind.OUT_OF_MEMORY, Kind.NOT_RUN, Kind.MARKER_ERROR)
 VALID, INVALID, REFUSED = "valid", "invalid", "refused"
 CAUGHT, MISSED, UNDECIDED = "caught", "missed", "not decided"
 THE_REFERENCE = "the reference: {how}"
@@ -78,6 +80,14 @@ REFERENCE_FAILED = "the reference could not be made: {why}"
 WRONG_FAILED = "this wrong program could not be made: {why}"
 TEST_NAME = "{program}: {group}: {count}"
 MISTAKES = "mistakes"
+# What the reference prints on an invalid case is the reference's output: shown with the
+# group's visibility, as the mistakes are (else a platform that marks each submission at
+# once would hand every team the reference, and the valid mark with it).
+REFERENCE_OUTPUT = "what the reference prints"
+REFERENCE_LATER = "what the reference prints on each invalid case: in the test \"{test}\", {when}"
+WHEN_SHOWN = {"visible": "shown at once", "after_due_date": "shown after the due date",
+              "after_published": "shown once the marks are published", "hidden": "not shown"}
+ALL_VALID = "every case is valid: the reference prints exactly what each expects"
 INPUT = "  input: {text}"
 REPRODUCE = "  reproduce, in your folder: {command}"
 PROGRESS = "[{group}] {what}: {said}"
@@ -196,6 +206,13 @@ def in_words(verdict: Verdict) -> str:
     return ": ".join(filter(None, (str(verdict.kind), how(verdict))))
 
 
+def in_words_withheld(verdict: Verdict) -> str:
+    """A verdict of the reference in a line that quotes nothing it printed (on stdout or
+    stderr): what the run came to, and, where a limit or the marker stopped it, which."""
+    said = verdict.detail if verdict.kind in SAID_WITHHELD else ""
+    return ": ".join(filter(None, (str(verdict.kind), said)))
+
+
 def _left_out(why: str) -> str:
     """Why the marker's copy left a file out, said (marking.tree's and skip_reason's word)."""
     return LEFT_OUT.get(why, LEFT_OUT_OTHER.format(why=why))
@@ -300,13 +317,15 @@ class GroupResult:
                   for count in COUNTS]
         return lines + [f"    {line}" for line in self.case_lines(own=True) + self.mistake_lines()]
 
-    def case_lines(self, own: bool) -> list:
-        """A line per case: valid, invalid (what the reference does instead) or refused
-        (why), and with `own`, what the student's program did on a valid one."""
+    def case_lines(self, own: bool, reference_shown: bool = True) -> list:
+        """A line per case: valid, invalid (what the reference does instead; without
+        `reference_shown`, nothing that quotes what it prints) or refused (why), and with
+        `own`, what the student's program did on a valid one."""
         lines = []
         for marked in self.cases:
             if not marked.valid:
-                detail = THE_REFERENCE.format(how=in_words(marked.reference))
+                detail = THE_REFERENCE.format(how=(in_words if reference_shown
+                                                   else in_words_withheld)(marked.reference))
             elif own and marked.own is not None:
                 detail = YOUR_PROGRAM.format(how=in_words(marked.own))
             else:
@@ -362,28 +381,36 @@ class GroupResult:
         return found
 
     def tests(self, program) -> list:
-        """results.json's tests of this group: one per count, each case said in it; and one
-        worth nothing that names the mistakes caught and missed, with the group's
-        visibility (before it shows, the thorough test says only how many)."""
+        """results.json's tests of this group: one per count, each case said in it; and two
+        worth nothing with the group's visibility: the mistakes caught and missed (before
+        they show, the thorough test says only how many), and what the reference prints
+        on each invalid case (before, the valid test says only how each differs)."""
         earned, said, shares = self.earned(), self.said(), self.shares()
-        details = {"valid": self.case_lines(own=False) + [
-                       line for title, lines in self.differences(program, False)
-                       for line in ["", title, *lines]],
+        name = {count: TEST_NAME.format(program=program.name, group=self.group.name, count=count)
+                for count in (*COUNT_NAMES.values(), MISTAKES, REFERENCE_OUTPUT)}
+        invalid = [line for title, lines in self.differences(program, False)
+                   for line in ["", title, *lines]]
+        details = {"valid": self.case_lines(own=False, reference_shown=False)
+                   + ([REFERENCE_LATER.format(test=name[REFERENCE_OUTPUT],
+                                              when=WHEN_SHOWN[self.group.visibility])]
+                      if invalid else []),
                    "thorough": [],
                    "own_code": self.own_lines() + [
                        line for title, lines in self.differences(program, True)
                        for line in ["", title, *lines]]}
-        tests = [{"name": TEST_NAME.format(program=program.name, group=self.group.name,
-                                           count=COUNT_NAMES[count]),
+        tests = [{"name": name[COUNT_NAMES[count]],
                   "score": round(earned[count], 4), "max_score": round(self.group.marks[count], 4),
                   "status": "passed" if shares[count] == 1 else "failed", "visibility": "visible",
                   "output": "\n".join([said[count], *details[count]])} for count in COUNTS]
-        tests.append({"name": TEST_NAME.format(program=program.name, group=self.group.name,
-                                               count=MISTAKES),
-                      "score": 0, "max_score": 0,
+        tests.append({"name": name[MISTAKES], "score": 0, "max_score": 0,
                       "status": "passed" if shares["thorough"] == 1 else "failed",
                       "visibility": self.group.visibility,
                       "output": "\n".join(self.mistake_lines()) or said["thorough"]})
+        tests.append({"name": name[REFERENCE_OUTPUT], "score": 0, "max_score": 0,
+                      "status": "passed" if shares["valid"] == 1 else "failed",
+                      "visibility": self.group.visibility,
+                      "output": "\n".join(invalid).strip("\n") or (
+                          ALL_VALID if self.cases else said["valid"])})
         return tests
 
     def record(self, program) -> records.StudentGroup:

@@ -344,17 +344,28 @@ def kit_programs() -> list:
     return list(found.values())
 
 
+def read_by(program) -> list:
+    """The files `write_program` reads to write `program`'s sample solution: what an
+    autograder that makes the sample solution must ship."""
+    if of_the_kit(program):
+        found = Bundle(Path(program.entry).stem)
+        found.collect()
+        found.ordered_modules()
+        return sorted(module.path for module in found.modules.values())
+    files, problems = program.files(program.reference)
+    if problems:
+        raise BundleError(f"{program.name}: its reference {program.reference}: "
+                          + "; ".join(problems))
+    return [program.reference / name for name in files]
+
+
 def write_program(program, out: Path) -> list:
     """What a student of `program` hands in, written in `out`: (path, lines) per file."""
     out.mkdir(parents=True, exist_ok=True)
     if of_the_kit(program):
         texts = {program.entry: bundle(Path(program.entry).stem)}
     else:
-        files, problems = program.files(program.reference)
-        if problems:
-            raise BundleError(f"{program.name}: its reference {program.reference}: "
-                              + "; ".join(problems))
-        texts = {name: (program.reference / name).read_text(encoding="utf-8") for name in files}
+        texts = {path.name: path.read_text(encoding="utf-8") for path in read_by(program)}
     written = []
     for name, text in texts.items():
         (out / name).write_text(text, encoding="utf-8")

@@ -77,8 +77,10 @@ def test_the_kit_s_own_golden_cases_get_full_marks_and_catch_every_mistake(tmp_p
 
 
 def test_a_case_expecting_a_king_on_the_empty_homecell_loses_its_validity_alone(tmp_path):
-    """A team of few cases: the King case is invalid, shown with the reference's diff; the
-    valid one catches some mistakes, and which is in a test shown after the due date."""
+    """A team of few cases: the King case is invalid, and the reference's diff is in a test
+    shown after the due date (before, the valid test says only that it is invalid, since
+    each submission would otherwise show the team the reference's screens); the valid one
+    catches some mistakes, and which is in a test shown after the due date too."""
     folder = team(tmp_path, golf=["golf_won_seed_1"], little_spider=["little_spider_won_seed_5"])
     write_case(folder / GOLF.folder, "king_on_the_empty_homecell", args=KING_ARGS,
                **{"in": KING_INPUT, "out": printed_by("golf_empty_homecell_takes_tableau_card",
@@ -87,9 +89,17 @@ def test_a_case_expecting_a_king_on_the_empty_homecell_loses_its_validity_alone(
     assert status == 1, report
     valid = tests["patience: your Golf cases: valid"]
     assert (valid["score"], valid["max_score"]) == (1, 2), "1 of its 2 cases is valid"
-    assert "invalid   cases/golf/king_on_the_empty_homecell: the reference: " in valid["output"]
-    assert f"+{KING_REFUSED}".replace(" ", "␠") + "⏎" in valid["output"], \
-        "the reference's diff: it refuses the King"
+    assert ("invalid   cases/golf/king_on_the_empty_homecell: the reference: wrong output"
+            in valid["output"].splitlines())
+    drawn_refusal = f"+{KING_REFUSED}".replace(" ", "␠") + "⏎"
+    assert "cannot go on homecell" not in valid["output"].replace("␠", " "), \
+        "the valid test, shown at once, holds no line the reference prints"
+    assert ('what the reference prints on each invalid case: in the test "patience: your Golf '
+            'cases: what the reference prints", shown after the due date'
+            in valid["output"].splitlines())
+    printed = tests["patience: your Golf cases: what the reference prints"]
+    assert (printed["visibility"], printed["max_score"]) == ("after_due_date", 0)
+    assert drawn_refusal in printed["output"], "the reference's diff: it refuses the King"
     thorough = tests["patience: your Golf cases: thorough"]
     assert 0 < thorough["score"] < 5 and thorough["visibility"] == "visible"
     assert thorough["output"] == "15 of 31 mistakes caught, 51% of their weight"
@@ -243,20 +253,29 @@ def test_the_feedback_names_the_mistakes_only_once_the_late_submissions_close(ma
     assert words in (after / "students" / "few" / "feedback.html").read_text(encoding="utf-8")
 
 
-def test_the_feedback_shows_an_invalid_case_with_the_reference_s_diff_and_a_worked_example(
+def test_an_invalid_case_s_diff_shows_once_late_submissions_close_beside_a_worked_example(
         marked_class):
-    before, _ = marked_class
+    before, after = marked_class
     page = (before / "students" / "few" / "feedback.txt").read_text(encoding="utf-8")
     assert "Your cases: your Golf cases (cases/golf/), " in page
     assert "  valid: 1.00 / 2.00, 1 of 2 cases expect exactly what the reference gives" in page
-    assert "- cases/golf/king_on_the_empty_homecell: invalid: the reference: wrong output" in page
-    assert f"+{KING_REFUSED}".replace(" ", "␠") in page
+    assert "- cases/golf/king_on_the_empty_homecell: invalid: the reference: wrong output\n" in page
+    assert ("  how it differs from what the reference prints: shown from 2027-04-21 17:00 "
+            "(Australia/Sydney), once no late submission can be accepted.") in page
+    assert "cannot go on homecell" not in page.replace("␠", " "), \
+        "before the late submissions close, no line of what the reference prints"
+    late = (after / "students" / "few" / "feedback.txt").read_text(encoding="utf-8")
+    assert f"+{KING_REFUSED}".replace(" ", "␠") in late
+    assert "- cases/golf/king_on_the_empty_homecell: invalid: the reference: wrong output: " in late
     assert ("A worked example: expected_outputs/patience/golf_won_seed_1.* beside this file;"
             in page)
     example = before / "students" / "few" / "expected_outputs" / "patience"
     assert (example / "golf_won_seed_1.out").read_bytes() == (
         EXPECTED_OUTPUTS / "patience" / "golf_won_seed_1.out").read_bytes()
     html = (before / "students" / "few" / "feedback.html").read_text(encoding="utf-8")
+    assert "how it differs from what the reference prints: shown from 2027-04-21" in html
+    assert "cannot go on homecell" not in html
+    html = (after / "students" / "few" / "feedback.html").read_text(encoding="utf-8")
     assert "what the reference prints" in html and '<pre class="diff">' in html
 
 

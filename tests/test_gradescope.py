@@ -26,7 +26,7 @@ from golden.cases import EXPECTED_OUTPUTS, ROOT, SUFFIXES, load_cases
 from gradescope import build
 from gradescope import run as autograder_run
 from marking.assignment import load, names
-from standalone.bundle import write_all
+from standalone.bundle import write_all, write_assignment
 
 VISIBLE, HIDDEN = ["seed_0", "seed_27"], ["seed_705"]
 ASSIGNMENT = """title = "Gradescope's test"
@@ -119,14 +119,14 @@ def autograder(kit):
     _, archive, _ = kit
     made = []
 
-    def make(files: dict = None, metadata: dict = None, python: str = None):
+    def make(files: dict = None, metadata: dict = None, python: str = None, zipped: Path = None):
         root = Path(tempfile.mkdtemp(prefix="autograder-"))
         made.append(root)
         root.chmod(0o755)
         source, submission = root / "source", root / "submission"
         for folder in (source, submission, root / "results", root / "venv" / "bin"):
             folder.mkdir(parents=True)
-        with zipfile.ZipFile(archive) as unpacked:
+        with zipfile.ZipFile(zipped or archive) as unpacked:
             for info in unpacked.infolist():
                 unpacked.extract(info, source)
                 (source / info.filename).chmod(info.external_attr >> 16 & 0o777)
@@ -135,7 +135,10 @@ def autograder(kit):
         launcher.chmod(0o755)
         for name, text in (files or {}).items():
             (submission / name).parent.mkdir(parents=True, exist_ok=True)
-            (submission / name).write_text(text, encoding="utf-8")
+            if isinstance(text, bytes):
+                (submission / name).write_bytes(text)
+            else:
+                (submission / name).write_text(text, encoding="utf-8")
         if metadata is not None:
             (root / "submission_metadata.json").write_text(json.dumps(metadata))
         setup(root, "lock")
@@ -218,10 +221,26 @@ def test_the_same_assignment_gives_the_same_bytes(kit, tmp_path):
     assert again.read_bytes() == archive.read_bytes()
 
 
-def test_cases_students_write_are_not_marked_on_gradescope_and_it_says_so():
-    with pytest.raises(ValueError, match="golf_tests: the autograder does not mark the cases "
-                                         "students write"):
-        build.entries(load("golf_tests"), build.DEFAULT_BUDGET)
+def test_cases_students_write_ship_the_sample_solutions_sources_and_the_named_wrong_programs():
+    """golf_tests marks the cases teams write: the zip holds what the marker makes the
+    reference and the wrong programs from, and of the wrong programs only those its groups
+    name (a freecell one, say, stays out); no handout, since its groups name their mistakes."""
+    assignment = load("golf_tests")
+    files = build.entries(assignment, build.DEFAULT_BUDGET)
+    named = {mistake for group in assignment.every_student_group for mistake in group.mistakes}
+    assert {path for path in files if path.startswith("tests/")} == {
+        f"tests/wrong/patience/{mistake}.toml" for mistake in named}
+    assert (ROOT / "tests" / "wrong" / "patience" / "freecell_cascades_any_colour.toml").is_file()
+    assert {"patience.py", "patience_games/engine.py", "common/deal.py", "standalone/bundle.py",
+            "verify/variants.py"} <= set(files)
+    assert not any(path.startswith("docs/") or path in ("verify/rules.py", "verify/__main__.py",
+                                                         "solitaire_1.py") for path in files)
+    assert all(files[path][0] == (ROOT / path).read_bytes() for path in files
+               if path.startswith(("tests/", "patience", "standalone/")))
+    settings = json.loads(files["gradescope/autograder.json"][0])
+    assert settings["student_groups"] == {"patience": {
+        group.name: list(group.mistakes) for group in assignment.every_student_group}}
+    assert settings["programs"] == {"patience": 20}
 
 
 @pytest.mark.parametrize("name", [name for name in names() if name != "golf_tests"])
@@ -461,3 +480,197 @@ def test_a_pack_url_that_a_page_could_read_as_more_is_refused(url):
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 2
     assert "is not a URL a page can show safely" in done.stderr.splitlines()[-1]
+
+
+# The cases students write, as the platform marks them
+
+WRITTEN = """title = "Gradescope's test of the cases students write"
+marks = 10
+cpu_seconds = 5
+
+[[programs]]
+name = "patience"
+kit_only = ["*"]
+
+  [[programs.groups]]
+  name = "your Golf cases"
+  kind = "student_cases"
+  folder = "cases/golf"
+  most = 3{mistakes}
+  marks = {{ valid = 2, thorough = 5, own_code = 3 }}
+  visibility = "after_due_date"
+"""
+# Of the three, the kit's won game of Golf catches two: it never tries a tableau card on
+# the empty homecell (test_golf_tests shows the same with all of Golf's mistakes).
+THREE = ["golf_empty_homecell_takes_tableau_card", "golf_homecell_built_in_suit",
+         "prompt_without_space"]
+WON = "golf_won_seed_1"
+# The team's program tries each way to the reference, the wrong programs and the results
+# before it plays: whatever it reaches, it prints, and its own case then fails with it.
+PEEK = '''import glob as _glob
+for _path in [{root!r} + "/source/patience.py", {root!r} + "/source/tests/wrong/patience/"
+              "prompt_without_space.toml", *_glob.glob("/tmp/*/student-cases-*/*/patience.py"),
+              *_glob.glob("/tmp/*/*/student-cases-*/*/patience.py")]:
+    try:
+        with open(_path) as _file:
+            print("LEAK", _path, _file.read()[:40])
+    except OSError:
+        pass
+try:
+    with open({root!r} + "/results/results.json", "w") as _file:
+        _file.write('{{"score": 1000}}')
+    print("LEAK: results written")
+except OSError:
+    pass
+'''
+
+
+def written_assignment(folder: Path, mistakes) -> Path:
+    """An instructor's own assignment of Golf cases, in `folder`, with its wrong programs
+    beside it (wrong/patience/), copied from the kit's: the three named, or, with
+    `mistakes` None, all of patience's, of which the loader takes Golf's."""
+    wrong = folder / "wrong" / "patience"
+    wrong.mkdir(parents=True)
+    for path in sorted((ROOT / "tests" / "wrong" / "patience").glob("*.toml")):
+        if mistakes is None or path.stem in mistakes:
+            shutil.copy(path, wrong)
+    path = folder / "gs_written.toml"
+    path.write_text(WRITTEN.format(mistakes="" if mistakes is None else
+                                   f"\n  mistakes = {json.dumps(mistakes)}"), encoding="utf-8")
+    return path
+
+
+def built(assignment: Path) -> Path:
+    out = assignment.with_suffix(".zip")
+    done = subprocess.run([sys.executable, "-m", "gradescope.build", str(assignment), "--out",
+                           str(out)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "1 group of cases students write" in done.stdout, done.stdout
+    return out
+
+
+@pytest.fixture(scope="module")
+def written(tmp_path_factory):
+    """The zip of an instructor's own assignment of three Golf mistakes, and a team's
+    submission: the sample solution, the kit's won game of Golf as its case, a case whose
+    first line is a word off, and a case that is a link to the reference."""
+    folder = tmp_path_factory.mktemp("written")
+    archive = built(written_assignment(folder, THREE))
+    solution_folder = folder / "solution"
+    write_all(solution_folder)
+    files = {"patience.py": (solution_folder / "patience.py").read_text(encoding="utf-8")}
+    for path in sorted(EXPECTED_OUTPUTS.glob(f"patience/{WON}.*")):
+        if path.suffix != ".tty":
+            files[f"cases/golf/won{path.suffix}"] = path.read_bytes()
+    files["cases/golf/off_by_a_word.args"] = files["cases/golf/won.args"]
+    files["cases/golf/off_by_a_word.in"] = files["cases/golf/won.in"]
+    files["cases/golf/off_by_a_word.out"] = files["cases/golf/won.out"].replace(
+        b"Golf, seed 1\n", b"Golf, deal 1\n", 1)
+    files["cases/golf/peek.in"] = b"quit\n"
+    return archive, files
+
+
+def test_an_instructors_own_wrong_programs_land_where_the_loader_looks(written):
+    archive, _ = written
+    names_in = set(zipfile.ZipFile(archive).namelist())
+    assert {name for name in names_in if name.startswith(("tests/", "wrong/", "assignments/"))} \
+        == {f"tests/wrong/patience/{mistake}.toml" for mistake in THREE} | {
+            "assignments/gs_written.toml", "assignments/assignment.schema.json"}
+
+
+@pytest.mark.parametrize("isolation", ["auto", "fallback"])
+def test_a_team_s_cases_are_marked_on_the_platform_and_reach_nothing_hidden(
+        autograder, written, isolation):
+    """Valid, thorough and own code, as a class run marks them; the mistakes, and what the
+    reference prints on the invalid case, in tests shown after the due date; the link
+    refused; and the team's program, run on its valid case, reaches neither the reference,
+    the wrong programs nor the results."""
+    if not AS_ROOT:
+        pytest.skip("without root there is no throwaway user: the runs share your user id, and "
+                    "without namespaces they can read the source you own")
+    archive, files = written
+    make, run = autograder
+    root = make(files, zipped=archive)
+    (root / "submission" / "patience.py").write_text(
+        PEEK.format(root=str(root)) + files["patience.py"], encoding="utf-8")
+    (root / "submission" / "cases" / "golf" / "peek.out").symlink_to(
+        root / "source" / "patience.py")
+    assert "1 group of students' cases" in setup(root, "check").stdout
+    results, done = run(root, AUTOGRADER_ISOLATION=isolation)
+    tests = by_name(results)
+    group = "patience: your Golf cases"
+    valid = tests[f"{group}: valid"]
+    assert (valid["score"], valid["max_score"]) == (1, 2), valid["output"]
+    lines = valid["output"].splitlines()
+    assert "invalid   cases/golf/off_by_a_word: the reference: wrong output" in lines
+    assert ("refused   cases/golf/peek: peek.out is a link: the marker follows no link, so its "
+            "copy of the submission left it out") in lines
+    assert "deal 1" not in valid["output"] and "seed 1" not in valid["output"]
+    printed = tests[f"{group}: what the reference prints"]
+    assert printed["visibility"] == "after_due_date" and "Golf,␠seed␠1" in printed["output"]
+    thorough = tests[f"{group}: thorough"]
+    assert (round(thorough["score"], 4), thorough["output"]) == (
+        round(5 * 2 / 3, 4), "2 of 3 mistakes caught"), thorough["output"]
+    mistakes = tests[f"{group}: mistakes"]
+    assert mistakes["visibility"] == "after_due_date"
+    assert ("missed    golf_empty_homecell_takes_tableau_card: lets the empty Golf homecell "
+            "take any card") in mistakes["output"]
+    own = tests[f"{group}: own code"]
+    assert (own["score"], own["output"].splitlines()[0]) == (
+        3, "your program passes 1 of your 1 valid case"), own["output"]
+    assert results["score"] == round(1 + 5 * 2 / 3 + 3, 4)
+    assert "LEAK" not in json.dumps(results) and "LEAK" not in done.stdout
+    assert "**Visible tests: " in results["output"]  # two tests wait for the due date
+
+
+def test_a_group_whose_mistakes_are_its_game_s_chooses_the_same_ones_on_the_platform(
+        autograder, tmp_path):
+    """Without `mistakes`, a group's are its game's, chosen by the handout's rule list: the
+    zip holds the list and the handout, and setup's check fails the build when what the
+    loader chooses there differs from what it chose when the zip was built."""
+    assignment = written_assignment(tmp_path, None)
+    wrong = tmp_path / "wrong" / "patience"
+    shutil.copy(wrong / "golf_homecell_built_in_suit.toml", wrong / "homecell_in_suit_only.toml")
+    chosen = load(str(assignment)).every_student_group[0].mistakes
+    assert "golf_without_king_ace_wrap" in chosen and "freecell_cascades_any_colour" not in chosen
+    assert "homecell_in_suit_only" in chosen, "not named for Golf: its rule is in Golf's section"
+    archive = built(assignment)
+    names_in = set(zipfile.ZipFile(archive).namelist())
+    assert {"verify/rules.py", "docs/patience.md", "docs/rules/patience.toml"} <= names_in
+    assert {name for name in names_in if name.startswith("tests/")} == {
+        f"tests/wrong/patience/{mistake}.toml" for mistake in chosen}
+    make, _ = autograder
+    root = make(zipped=archive)
+    assert "1 group of students' cases" in setup(root, "check").stdout
+    rules = root / "source" / "docs" / "rules" / "patience.toml"
+    rules.chmod(0o600)
+    rules.write_text("", encoding="utf-8")  # no rules: Golf's mistakes are those named so
+    with pytest.raises(subprocess.CalledProcessError) as failed:
+        setup(root, "check")
+    assert "are not those the autograder was built with" in failed.value.stdout
+
+
+def test_golf_tests_on_the_platform_gives_a_team_of_the_kits_own_cases_full_marks(
+        autograder, tmp_path):
+    """The shipped assignment, built and run as Gradescope runs it: a team whose cases are
+    the kit's own of Golf and Little Spider, beside the sample solution, earns all 20."""
+    assignment = load("golf_tests")
+    archive = tmp_path / "golf_tests.zip"
+    assert build.main(["golf_tests", "--out", str(archive)]) == 0
+    write_assignment(assignment, tmp_path / "solution")
+    files = {"patience.py": (tmp_path / "solution" / "patience.py").read_text(encoding="utf-8")}
+    for group in assignment.every_student_group:
+        for name in group.kit_cases[:group.most]:
+            for path in sorted(EXPECTED_OUTPUTS.glob(f"patience/{name}.*")):
+                if path.suffix != ".tty":
+                    files[f"{group.folder}/{path.name}"] = path.read_bytes()
+    make, run = autograder
+    root = make(files, zipped=archive, metadata={"created_at": "2027-04-16T16:59:00+10:00"})
+    results, _ = run(root)
+    assert results["score"] == 20, [(test["name"], test["output"][:300])
+                                    for test in results["tests"] if test["status"] != "passed"]
+    tests = by_name(results)
+    assert tests["patience: your Golf cases: thorough"]["output"] == (
+        "31 of 31 mistakes caught, 100% of their weight")
+    assert tests["patience: your Little Spider cases: thorough"]["output"] == (
+        "24 of 24 mistakes caught, 100% of their weight")

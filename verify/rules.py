@@ -75,6 +75,7 @@ class RuleMap:
     handout: Path
     rules: dict  # id -> Rule, in the lists' order
     claims: dict = field(default_factory=dict)  # case name -> set of rule ids
+    read: list = field(default_factory=list)  # the rule lists and handouts it was read from
 
     def cases_of(self, rule: str) -> list:
         return sorted(case for case, rules in self.claims.items() if rule in rules)
@@ -135,6 +136,7 @@ def rule_map(program) -> RuleMap:
             continue
         seen.add(path)
         rules, claims, also = _read(path, handout)
+        found.read += [path, handout]
         for rule, entry in rules.items():
             found.rules.setdefault(rule, entry)
         for case, claimed in claims.items():
