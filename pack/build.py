@@ -9,7 +9,11 @@ terminal screens: students check piped, as the marking marks), the checker check
 file, standard library only: the marker's own comparison and sentences, bundled as `make
 standalone` bundles the sample solutions), its data pack.json and a README for students.
 A case that is hidden, or shown only after the deadline or once published, is in no file
-of the pack: not its input, its output or its name.
+of the pack: not its input, its output or its name. Where the assignment marks cases its
+students write, pack.json says where each group's cases go and their limits (not what they
+are marked against: the wrong programs are hidden, as the reference is), and the pack
+holds each group's worked example: the checker reads a student's cases as the marker
+does and runs their program on them.
 """
 
 import argparse
@@ -46,6 +50,12 @@ NOT_EMPTY = "{out} holds files that are not a student pack: give a new folder, o
 SHARED_FOLDER = "{first} and {second} keep their cases in two folders of one name, {name}"
 WROTE = "wrote {out}/ and {zip}: {cases} visible case{s} of {programs}, {files} files"
 NO_VISIBLE = "note: {program} has no visible case: the pack cannot check it"
+NO_VISIBLE_WRITTEN = ("note: {program} has no visible case: the pack checks only the cases "
+                      "a student writes of it")
+EXIT_VISIBLE = "The exit status is 0 only when every visible case passes."
+EXIT_WRITTEN = ("The exit status is 0 only when every visible case passes, and so does every "
+                "case you\nwrite, none of them refused (see [The cases you write]"
+                "(#the-cases-you-write)).")
 WRITTEN = """
 ## The cases you write
 
@@ -60,10 +70,26 @@ on stdout), and optionally `NAME.status` (the exit status) and `NAME.err` (exact
 printed on stderr). NAME is letters, digits, `_` and `-`, at most 100 of them; a case that
 is not so is refused, with the reason. Each case is marked valid when the marking's
 reference prints exactly what it expects, then run on programs that make the mistakes
-students make, and on your own program. This checker does not run your cases: run one
-yourself in your folder, as the worked example once copied there:
+students make, and on your own program.
+
+What the checker does with them: it reads each group's folder, in its copy of your work,
+with the marking's own code, so that it refuses each case and each file the marking would
+refuse, for the same reason and in the same words: a name that is not plain, a link, a
+hidden file, a file over the limit, a case without its `.out` or without its input, a bad
+`.status`, an empty `.out` without a `.status` or an `.err`, a folder or a file of another
+kind in the group's folder, the cases beyond the group's limit in name order. Then it
+runs your program on each case it does not refuse, as it runs a visible case, and says
+`pass` or what went wrong; for each that fails, it shows the diff and a command that
+reproduces it in your folder, such as this one for the worked example once copied there:
 
     {command}
+
+What it cannot do: say whether a case is valid, or thorough. The marking checks each case
+against the reference, and runs the valid ones on the programs that make the mistakes;
+this pack holds neither. So a case your program passes may still be invalid (your program
+and your case may share a misreading of the handout), and a case your program fails is
+wrong in one of the two: the case or your program. Read the handout again for each case
+before you hand it in.
 """
 WRITTEN_GROUP = ("- {group}: in `{folder}/`, at most {most} cases, each file at most {bytes} "
                  "bytes{example}")
@@ -112,6 +138,7 @@ def readme(assignment, data: dict) -> str:
         for name, program in [(entry["name"], assignment.declared[entry["name"]])])
     return README_TEMPLATE.read_text(encoding="utf-8").format(
         title=assignment.title, programs=programs, written=written(assignment, data),
+        exit=EXIT_WRITTEN if any(entry["groups"] for entry in data["programs"]) else EXIT_VISIBLE,
         cpu=assignment.cpu_seconds,
         memory=mebibytes(MEMORY_BYTES), files=OPEN_FILES,
         removed=visible.REMOVED, added=visible.ADDED, from_file=visible.FROM_FILE,
@@ -123,7 +150,9 @@ def readme(assignment, data: dict) -> str:
 
 def written(assignment, data: dict) -> str:
     """The README's section on the cases students write, where the assignment marks some:
-    each group's folder, limits and worked example, the case format, and how to run a case."""
+    each group's folder, limits and worked example, the case format, what the checker
+    does with them (refuses what the marking refuses, runs the others) and what it cannot
+    (say whether a case is valid or thorough)."""
     folders = {entry["name"]: entry["cases"] for entry in data["programs"]}
     groups = [(name, group) for name in assignment.programs
               for group in assignment.student_groups(name)]
@@ -188,7 +217,8 @@ def main(argv=None) -> int:
         parse.error(str(problem))
     for name, marked in assignment.programs.items():
         if not any(m.visible for m in marked):
-            print(NO_VISIBLE.format(program=name), file=sys.stderr)
+            print((NO_VISIBLE_WRITTEN if assignment.student_groups(name) else NO_VISIBLE)
+                  .format(program=name), file=sys.stderr)
     cases = sum(m.visible for marked in assignment.programs.values() for m in marked)
     print(WROTE.format(out=options.out, zip=archive.name, cases=cases, s="s" * (cases != 1),
                        programs=", ".join(assignment.programs), files=len(files)))

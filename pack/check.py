@@ -7,9 +7,13 @@ written into it: a copy of it is checked, in a temporary folder. Each program ru
 the marker runs it: its input piped in, its output, exit status and stderr compared with
 the case's byte for byte, within the marking's time limit; a program in a compiled
 language is built first, as the marking builds it. Your own code runs as you, on your
-own machine: it is your code, so no sandbox is needed here (the marker has one). The
-exit status is 0 only when every visible case passes. Passing them does not promise the
-mark: the marking also uses cases you cannot see.
+own machine: it is your code, so no sandbox is needed here (the marker has one). Where
+the assignment marks the cases you write, they are read as the marker reads them (each
+one it would refuse is refused, with its reason) and your program runs on each of the
+others as on a visible case; whether a case is valid or thorough it cannot say, since
+that takes the reference, which it does not hold. The exit status is 0 only when every
+visible case passes and so does every case you wrote, none refused. Passing them does
+not promise the mark: the marking also uses cases you cannot see.
 """
 
 import argparse
@@ -36,10 +40,11 @@ from marking.limits import (MEMORY_BYTES, PROCESSES, SAFE_PATH, Budget, processe
                             scrubbed_environment)
 from marking.report import (ALONE, INPUT, REGION, SAME_WAY, WHAT_DIFFERS, reproduce,
                             shown_input)
+from marking.written_cases import NONE_MARKED, Written, left_out_below, read_cases
 from marking.submission import marked_folder, skip_reason, why_missing
 from marking.tree import Limits, Refused, copy_tree, remove_tree
 from marking.verdicts import NOT_BUILT_DETAIL, PIPE, Kind, Rules, Verdict, how, judge
-from pack.manifest import CASES, MANIFEST, read
+from pack.manifest import CASES, MANIFEST, Checked, read
 
 # Before any definition of the kit's: on Windows, or an older Python, one line, no traceback.
 if sys.platform == "win32":
@@ -56,8 +61,11 @@ PACK = Path(__file__).resolve().parent
 EXIT_PROBLEM = 2
 CPU_POLL_SECONDS = 0.1
 RUN_VARIABLE = "CHECK_PY_RUN"  # marks a run's processes, so that none outlives it (Linux)
+MOST_SHOWN = 4000  # characters of a line drawn from what a student wrote (a command, a reason)
 
 CHECKING = "Checking {folder} against {title}: its visible cases, as the marking runs them"
+CHECKING_WRITTEN = ("Checking {folder} against {title}: its visible cases and the cases you "
+                    "write ({folders}), as the marking runs them")
 AS_YOU = ("Your programs run as you, here, without a sandbox (it is your own code), with the "
           "marking's limits: {cpu:g} s of CPU per case")
 PYTHON_DIFFERS = ("Python programs run with the Python that runs this checker, {here}; the "
@@ -74,10 +82,30 @@ WARNINGS_COST = ("  the marking deducts {share:.0%} of what this program's cases
                  "its build has warnings")
 NOT_BUILT_LINE = "  not built        (its {count} visible case{s})"
 PROGRAM_HEAD = "{program}: {passed} of {total} visible case{s} pass"
+PROGRAM_ONLY_WRITTEN = "{program}: no visible case; the cases you write:"
 CASE_LINE = "  {kind:<16} {case}{detail}"
+GROUP_HEAD = "  {group} ({folder}/): {passed} of {total} of your case{s} pass{refused}"
+GROUP_REFUSED = ", {count} refused"
+GROUP_NO_CASE = "  {group} ({folder}/): {why}"
+WRITTEN_LINE = "    {kind:<16} {case}{detail}"
+REFUSED = "refused"  # a case or file of the student's the marking would not mark
+NO_CASE = "no case"  # in --json: a group of which no case is read, and why
+CANNOT_JUDGE = ("This checker cannot say whether the cases you write are valid or thorough: "
+                "the marking checks each case against the reference, which this pack does "
+                "not hold, and runs the valid ones on programs that make the mistakes "
+                "students make, which it does not hold either. So a case your program passes "
+                "may still be invalid (your program and your case may share a misreading of "
+                "the handout), and a case your program fails is wrong in one of the two: the "
+                "case or the program.")
 REPRODUCE = "  reproduce, in your folder: {command}"
 SUMMARY = "{passed} of {total} visible cases pass; the marking also uses cases you cannot see"
+WRITTEN_SUMMARY = ("{passed} of {total} of the cases you write pass on your program"
+                   "{refused}{empty}")
+WRITTEN_SUMMARY_REFUSED = "; {count} refused"
+WRITTEN_SUMMARY_EMPTY = "; {count} group{s} without a case"
 INTERRUPTED = "Interrupted: {done} of {total} visible cases checked"
+INTERRUPTED_WRITTEN = ("Interrupted: {done} of {total} visible cases and {own_done} of "
+                       "{own_total} of the cases you write checked")
 NO_FOLDER = "check.py: there is no folder {folder}: give the folder that holds your work"
 NOT_A_FOLDER = "check.py: {folder} is not a folder: give the folder that holds your work"
 THE_PACK_ITSELF = ("check.py: {folder} is the pack itself: give the folder that holds your "
@@ -186,13 +214,17 @@ def cpu_seconds_of(pid: int):
 
 class Check:
     """One check of a student's folder against the pack: what the marker would say of
-    each visible case."""
+    each visible case; and of each case the student wrote, as far as a pack can say it:
+    why the marking would refuse it, or what their own program does on it."""
 
-    def __init__(self, pack, root: Path, scratch: Path, out):
+    def __init__(self, pack, root: Path, scratch: Path, out, left_out: dict = None):
         self.pack, self.root, self.scratch, self.out = pack, root, scratch, out
+        self.left_out = left_out or {}  # what the copy left out, relative to `root`
         self.runner = Runner()
         self.path = os.environ.get("PATH", SAFE_PATH)  # the student's own: their compiler
         self.verdicts = {}  # case id -> Verdict, as the marker's
+        self.written = {}  # a case the student wrote, by its path (cases/golf/won) -> Verdict
+        self.reads = {}  # program -> [(pack.manifest.Group, marking.student_cases.Read)]
         self.runs = 0
 
     def total(self) -> int:
@@ -201,60 +233,130 @@ class Check:
     def passed(self) -> int:
         return sum(verdict.kind == Kind.PASS for verdict in self.verdicts.values())
 
+    def groups(self) -> list:
+        """(group, what was read of it) of every program, in the pack's order."""
+        return [pair for reads in self.reads.values() for pair in reads]
+
+    def written_total(self) -> int:
+        return sum(len(found.cases) for _, found in self.groups())
+
+    def written_passed(self) -> int:
+        return sum(verdict.kind == Kind.PASS for verdict in self.written.values())
+
+    def refused(self) -> int:
+        return sum(len(found.refused) for _, found in self.groups())
+
+    def without_a_case(self) -> int:
+        return sum(not found.cases for _, found in self.groups())
+
+    def complete(self) -> bool:
+        """Every visible case passes; every group has cases, all pass, none is refused."""
+        return (self.passed() == self.total() and not self.refused()
+                and not self.without_a_case() and self.written_passed() == self.written_total())
+
     def say(self, line: str = "") -> None:
         print(line, file=self.out, flush=True)
 
+    def read_written(self) -> None:
+        """Each group's cases, read from the copy with the marker's own code: refused
+        where the marker refuses them, for its reasons, in its words."""
+        self.reads = {program.name: [(group, read_cases(self.root, group, self.left_out))
+                                     for group in self.pack.groups.get(program.name, ())]
+                      for program, _ in self.pack.programs}
+
     def every_program(self) -> None:
-        """Each program's cases, a line each, then what differs, as the marker's report."""
-        failures = []
+        """Each program's cases, a line each, then what differs, as the marker's report;
+        after a program's visible cases, each group of the cases the student wrote."""
+        failures = []  # (program, case, verdict, the folder whose files reproduce it)
         for program, cases in self.pack.programs:
+            reads = self.reads.get(program.name, [])
+            written = [Checked(case, group.compare) for group, found in reads
+                       for case in found.cases]
             self.say()
-            folder = self.runs_from(program, cases)
-            if folder is None:
-                continue
-            verdicts = [self.case(program, checked, folder) for checked in cases]
-            self.say(PROGRAM_HEAD.format(program=program.name, total=len(cases),
-                                         s="s" * (len(cases) != 1),
-                                         passed=sum(v.kind == Kind.PASS for v in verdicts)))
-            for checked, verdict in zip(cases, verdicts):
-                said = how(verdict)
-                self.say(CASE_LINE.format(kind=verdict.kind, case=verdict.case_id,
-                                          detail=f": {said}" if said else ""))
-                if verdict.kind != Kind.PASS:
-                    failures.append((program, checked.case, verdict))
+            folder = self.runs_from(program, cases, written)
+            if folder is not None:
+                verdicts = [self.case(program, checked, folder) for checked in cases]
+                self.say(PROGRAM_HEAD.format(program=program.name, total=len(cases),
+                                             s="s" * (len(cases) != 1),
+                                             passed=sum(v.kind == Kind.PASS for v in verdicts))
+                         if cases or not reads else
+                         PROGRAM_ONLY_WRITTEN.format(program=program.name))
+                for checked, verdict in zip(cases, verdicts):
+                    said = how(verdict)
+                    self.say(CASE_LINE.format(kind=verdict.kind, case=verdict.case_id,
+                                              detail=f": {said}" if said else ""))
+                    if verdict.kind != Kind.PASS:
+                        failures.append((program, checked.case, verdict, str(checked.case.folder)))
+            for group, found in reads:
+                failures += self.group(program, group, found, folder)
+        if self.groups():
+            self.say(f"\n{CANNOT_JUDGE}")
         groups = {}  # failures that differ the same way, drawn once, as the marker does
-        for program, case, verdict in failures:
-            groups.setdefault((verdict.kind, how(verdict)), []).append((program, case, verdict))
+        for failure in failures:
+            verdict = failure[2]
+            groups.setdefault((verdict.kind, how(verdict)), []).append(failure)
         if groups:
             self.say(f"\n{WHAT_DIFFERS}")
         for (kind, said), members in groups.items():
-            program, case, verdict = members[0]
+            program, case, verdict, at = members[0]
+            said = escaped(said, most=MOST_SHOWN) if isinstance(case, Written) else said
+            shown = escaped(verdict.case_id)
             self.say()
-            self.say(SAME_WAY.format(case=verdict.case_id, more=len(members) - 1,
+            self.say(SAME_WAY.format(case=shown, more=len(members) - 1,
                                      s="s" * (len(members) > 2), how=said or kind)
-                     if len(members) > 1 else ALONE.format(case=verdict.case_id, how=said or kind))
+                     if len(members) > 1 else ALONE.format(case=shown, how=said or kind))
             if len(verdict.regions) > 1:
                 for region in verdict.regions:
                     self.say(REGION.format(sentence=region))
             self.say(INPUT.format(text=shown_input(case)))
-            self.say(REPRODUCE.format(command=reproduce(case, program, kind, str(case.folder))))
+            command = reproduce(case, program, kind, at)
+            self.say(REPRODUCE.format(command=escaped(command, most=MOST_SHOWN)
+                                      if isinstance(case, Written) else command))
             if verdict.diff:
                 self.say(verdict.diff)
 
-    def runs_from(self, program, cases):
+    def group(self, program, group, found, folder) -> list:
+        """A group of the student's cases: its head line, a line per case (what their
+        program did on it, or why the marking refuses it); its failures, to show."""
+        if not (found.cases or found.refused):
+            self.say(GROUP_NO_CASE.format(group=group.name, folder=group.folder,
+                                          why=found.missing or NONE_MARKED))
+            return []
+        verdicts = [self.case(program, Checked(case, group.compare), folder)
+                    if folder is not None else self.written[case.id] for case in found.cases]
+        self.say(GROUP_HEAD.format(
+            group=group.name, folder=group.folder, total=len(found.cases),
+            s="s" * (len(found.cases) != 1), passed=sum(v.kind == Kind.PASS for v in verdicts),
+            refused=GROUP_REFUSED.format(count=len(found.refused)) if found.refused else ""))
+        failures = []
+        for case, verdict in zip(found.cases, verdicts):
+            said = escaped(how(verdict), most=MOST_SHOWN)
+            self.say(WRITTEN_LINE.format(kind=verdict.kind, case=escaped(case.id),
+                                         detail=f": {said}" if said else ""))
+            if verdict.kind != Kind.PASS and folder is not None:
+                failures.append((program, case, verdict, group.folder))
+        for refusal in found.refused:
+            self.say(WRITTEN_LINE.format(kind=REFUSED,
+                                         case=escaped(f"{group.folder}/{refusal.name}"),
+                                         detail=f": {escaped(refusal.why, most=MOST_SHOWN)}"))
+        return failures
+
+    def runs_from(self, program, cases, written=()):
         """The folder the program's cases run from: the student's, or its build's; None,
-        said, when it is missing or does not build (its cases then do not pass)."""
+        said, when it is missing or does not build (its cases, the visible ones and the
+        `written` ones, then do not pass)."""
+        every = [*cases, *written]
         if not program.present(self.root):
             why, alike = why_missing(self.root, program, [p for p, _ in self.pack.programs])
             self.say(MISSING.format(program=program.name, why="; ".join([*why, *alike])))
-            return self.unpassed(cases, Kind.NOT_RUN, MISSING_DETAIL)
+            return self.unpassed(every, Kind.NOT_RUN, MISSING_DETAIL)
         if not program.built:
             return self.root
         compiler = program.language.compile[0]
         if shutil.which(compiler, path=self.path) is None:
             self.say(NO_COMPILER.format(program=program.name, compiler=compiler,
                                         command=program.shell_build()))
-            return self.unpassed(cases, Kind.NOT_BUILT,
+            return self.unpassed(every, Kind.NOT_BUILT,
                                  NO_COMPILER_DETAIL.format(compiler=compiler))
         started = time.monotonic()
         files, sources = sources_of(program, self.root, self.scratch)
@@ -270,13 +372,19 @@ class Check:
         if built.messages:
             self.say("\n".join(f"    {line}" for line in built.messages.splitlines()))
         if not built.ok:
-            self.say(NOT_BUILT_LINE.format(count=len(cases), s="s" * (len(cases) != 1)))
-            return self.unpassed(cases, Kind.NOT_BUILT, NOT_BUILT_DETAIL)
+            if cases:
+                self.say(NOT_BUILT_LINE.format(count=len(cases), s="s" * (len(cases) != 1)))
+            return self.unpassed(every, Kind.NOT_BUILT, NOT_BUILT_DETAIL)
         return kept(built, outcome, self.scratch / f"built-{program.name}").folder
 
     def unpassed(self, cases, kind: Kind, detail: str) -> None:
         for checked in cases:
-            self.verdicts[checked.case.id] = Verdict(checked.case.id, PIPE, kind, detail)
+            self.kept(checked.case)[checked.case.id] = Verdict(checked.case.id, PIPE, kind,
+                                                               detail)
+
+    def kept(self, case) -> dict:
+        """Where the verdict on `case` is kept: a case the student wrote apart."""
+        return self.written if isinstance(case, Written) else self.verdicts
 
     def case(self, program, checked, snapshot: Path) -> Verdict:
         """The marker's verdict on one run of the case, from a fresh copy of `snapshot`."""
@@ -297,28 +405,35 @@ class Check:
         verdict = judge(case, PIPE, outcome, Rules(checked.compare, pack.normalise,
                                                    pack.cpu_seconds, pack.wall_seconds,
                                                    pack.idle_seconds, MEMORY_BYTES))
-        self.verdicts[case.id] = verdict
+        self.kept(case)[case.id] = verdict
         remove_tree(home)
         remove_tree(tmp)
         return verdict
 
 
-def copied(folder: Path, snapshot: Path, programs: list, out) -> Path:
+def copied(folder: Path, snapshot: Path, programs: list, out, own_folders=()) -> tuple:
     """The student's folder copied as the marker copies a submission (no links, no hidden
     files, no golden outputs); the folder whose programs are checked, chosen as the marker
-    would choose it in what was copied, and then the pack left out when it lies inside."""
+    would choose it in what was copied (where `own_folders` are the top folders of the
+    cases the student writes), and then the pack left out when it lies inside; and what
+    the copy left out, as the marker names it to read the student's cases (relative to
+    that folder: marking.tree.Copied.named)."""
     snapshot.mkdir(mode=0o700)
     done = copy_tree(folder, snapshot, skip=skip_reason, limits=Limits())
-    root = marked_folder(snapshot, programs)
+    root = marked_folder(snapshot, programs, own_folders)
     if PACK.is_relative_to(folder):
-        remove_tree(snapshot / PACK.relative_to(folder))
+        inside = PACK.relative_to(folder)
+        remove_tree(snapshot / inside)
+        done.named = {path: why for path, why in done.named.items()
+                      if path != inside and inside not in path.parents}
         if (PACK / CASES).is_dir() and done.left_out.get(CASES):  # the pack's own cases
             done.left_out[CASES] -= 1
             if not done.left_out[CASES]:
                 del done.left_out[CASES]
     if done.left_out:
         print(LEFT_OUT.format(what=done.described()), file=out)
-    return root if root.is_dir() else snapshot
+    root = root if root.is_dir() else snapshot
+    return root, left_out_below(done.named, root.relative_to(snapshot))
 
 
 def parser() -> argparse.ArgumentParser:
@@ -376,7 +491,11 @@ def main(argv=None) -> int:
     try:
         folder = options.folder.resolve()
         out = sys.stdout
-        print(CHECKING.format(folder=escaped(str(folder)), title=pack.title), file=out)
+        groups = [group for chosen in pack.groups.values() for group in chosen]
+        print(CHECKING_WRITTEN.format(folder=escaped(str(folder)), title=pack.title,
+                                      folders=", ".join(f"{group.folder}/" for group in groups))
+              if groups else CHECKING.format(folder=escaped(str(folder)), title=pack.title),
+              file=out)
         print(AS_YOU.format(cpu=pack.cpu_seconds), file=out)
         here = f"{sys.version_info[0]}.{sys.version_info[1]}"
         if pack.python and pack.python != here and any(
@@ -384,21 +503,27 @@ def main(argv=None) -> int:
             print(PYTHON_DIFFERS.format(here=here, there=pack.python), file=out)
         snapshot = scratch / "snapshot"
         try:
-            root = copied(folder, snapshot, [program for program, _ in pack.programs], out)
+            root, left_out = copied(folder, snapshot, [program for program, _ in pack.programs],
+                                    out, [group.folder.split("/")[0] for group in groups])
         except Refused as problem:
             print(PROBLEM.format(problem=escaped(str(problem), most=1000)), file=sys.stderr)
             return EXIT_PROBLEM
         if root != snapshot:
             print(ENTERED.format(folder=escaped(str(folder)), name=escaped(root.name)), file=out)
-        check = Check(pack, root, scratch, out)
+        check = Check(pack, root, scratch, out, left_out)
+        check.read_written()
         check.every_program()
         print(f"\n{SUMMARY.format(passed=check.passed(), total=check.total())}", file=out)
-        return 0 if check.passed() == check.total() else 1
+        if groups:
+            print(summary_of_written(check), file=out)
+        return 0 if check.complete() else 1
     except (KeyboardInterrupt, Stopped) as stop:
         if check is not None:
             check.runner.stop()
-            print(f"\n{INTERRUPTED.format(done=len(check.verdicts), total=check.total())}",
-                  file=sys.stderr)
+            print("\n" + (INTERRUPTED_WRITTEN.format(
+                done=len(check.verdicts), total=check.total(), own_done=len(check.written),
+                own_total=check.written_total()) if check.groups() else INTERRUPTED.format(
+                done=len(check.verdicts), total=check.total())), file=sys.stderr)
         return 128 + getattr(stop, "number", signal.SIGINT)
     except BrokenPipeError:  # its reader went away (`| head`): the check ends, quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -410,18 +535,38 @@ def main(argv=None) -> int:
         if check is not None:
             check.runner.stop()
             if options.json:
-                write_verdicts(options.json, check.verdicts)
+                write_verdicts(options.json, check)
         try:
             remove_tree(scratch)
         except OSError:
             pass  # what a program made that we cannot remove stays in the temporary folder
 
 
-def write_verdicts(path: Path, verdicts: dict) -> None:
+def summary_of_written(check: Check) -> str:
+    refused, empty = check.refused(), check.without_a_case()
+    return WRITTEN_SUMMARY.format(
+        passed=check.written_passed(), total=check.written_total(),
+        refused=WRITTEN_SUMMARY_REFUSED.format(count=refused) if refused else "",
+        empty=WRITTEN_SUMMARY_EMPTY.format(count=empty, s="s" * (empty != 1)) if empty else "")
+
+
+def verdicts_of(check: Check) -> dict:
+    """--json's data: each case's verdict, by its id (PROGRAM/NAME) or, for a case the
+    student wrote, its path in their folder (cases/golf/NAME); each refused case or file
+    of theirs, by its path, and each group of which no case is read, by its folder."""
+    said = {case: {"kind": str(verdict.kind), "how": how(verdict)}
+            for verdicts in (check.verdicts, check.written) for case, verdict in verdicts.items()}
+    for group, found in check.groups():
+        said.update({f"{group.folder}/{refusal.name}": {"kind": REFUSED, "how": refusal.why}
+                     for refusal in found.refused})
+        if not (found.cases or found.refused):
+            said[group.folder] = {"kind": NO_CASE, "how": found.missing or NONE_MARKED}
+    return said
+
+
+def write_verdicts(path: Path, check: Check) -> None:
     try:
-        path.write_text(json.dumps({case: {"kind": str(verdict.kind), "how": how(verdict)}
-                                    for case, verdict in verdicts.items()}, indent=1) + "\n",
-                        encoding="utf-8")
+        path.write_text(json.dumps(verdicts_of(check), indent=1) + "\n", encoding="utf-8")
     except OSError as problem:
         print(PROBLEM.format(problem=escaped(str(problem))), file=sys.stderr)
 

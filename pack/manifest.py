@@ -1,13 +1,16 @@
 """A student pack's pack.json: what its checker needs to run an assignment's visible cases
 as the marker runs them. Each program's language (its build and run templates), the files
 a student hands in, its visible cases and what each compares besides stdout; the time
-limits and what is forgiven. Written by `make student-pack`, read by the checker, which
-holds this module (standard library only). Nothing of a case that is not visible is
-written: no name, no input, no output, not how many there are.
+limits and what is forgiven; and the groups of cases the student writes (where they go,
+how many, how large, what is compared), so that the checker reads them as the marker
+does. Written by `make student-pack`, read by the checker, which holds this module
+(standard library only). Nothing of a case that is not visible is written: no name, no
+input, no output, not how many there are; nor what a group's cases are marked against
+(its mistakes, their weights).
 """
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from golden.cases import Case
@@ -15,7 +18,7 @@ from golden.programs import Language, Program, Submitted
 
 MANIFEST = "pack.json"
 CASES = "expected_outputs"  # the cases, as the handouts cite them: CASES/FOLDER/NAME.*
-FORMAT = 1
+FORMAT = 2
 UNREADABLE = "{path} is not a pack this checker reads: {problem}"
 NO_CASE = "its case {case} has no {path}"
 
@@ -24,6 +27,19 @@ NO_CASE = "its case {case} has no {path}"
 class Checked:
     """A visible case, as the marking compares it."""
     case: object  # golden.cases.Case
+    compare: frozenset  # besides stdout: "status", "stderr"
+
+
+@dataclass(frozen=True)
+class Group:
+    """A group of cases the student writes, as far as the checker reads it: what
+    marking.student_cases.read_cases uses of a marking.assignment.StudentCases, and what
+    the marking compares besides stdout."""
+    program: str
+    name: str
+    folder: str  # where the cases sit in the student's folder, as cases/golf
+    most: int  # cases marked; those beyond, in name order, are refused
+    most_bytes: int  # a case any of whose files is larger is refused
     compare: frozenset  # besides stdout: "status", "stderr"
 
 
@@ -37,11 +53,13 @@ class Pack:
     normalise: dict  # normalisation name -> share of a case's marks deducted
     python: str  # the Python version (X.Y) the marking runs, or ""
     programs: tuple  # of (golden.programs.Program, [Checked])
+    groups: dict = field(default_factory=dict)  # program name -> (Group, ...)
 
 
 def written(assignment, wall_seconds: float, idle_seconds: float, folders: dict) -> dict:
     """pack.json's data: the assignment's visible cases of each program, which
-    `folders` (program -> CASES/FOLDER) says where the pack holds."""
+    `folders` (program -> CASES/FOLDER) says where the pack holds, and its groups of cases
+    the student writes."""
     programs = []
     for name, marked in assignment.programs.items():
         program = assignment.declared[name]
@@ -51,7 +69,10 @@ def written(assignment, wall_seconds: float, idle_seconds: float, folders: dict)
             "flags": None if program.flags is None else list(program.flags),
             "warnings": program.warnings_cost, "cases": folders[name],
             "visible": [{"name": m.case.name, "compare": sorted(m.compare)}
-                        for m in marked if m.visible]})
+                        for m in marked if m.visible],
+            "groups": [{"name": group.name, "folder": group.folder, "most": group.most,
+                        "most_bytes": group.most_bytes, "compare": sorted(group.compare)}
+                       for group in assignment.student_groups(name)]})
     return {"format": FORMAT, "assignment": assignment.name, "title": assignment.title,
             "cpu_seconds": assignment.cpu_seconds, "wall_seconds": wall_seconds,
             "idle_seconds": idle_seconds, "normalise": dict(assignment.normalise or {}),
@@ -66,9 +87,13 @@ def read(folder: Path) -> Pack:
         if data["format"] != FORMAT:
             raise ValueError(f"format {data['format']}, not {FORMAT}")
         programs = tuple(_program(folder, entry) for entry in data["programs"])
+        groups = {entry["name"]: tuple(
+            Group(entry["name"], group["name"], group["folder"], int(group["most"]),
+                  int(group["most_bytes"]), frozenset(group["compare"]))
+            for group in entry["groups"]) for entry in data["programs"]}
         return Pack(data["assignment"], data["title"], data["cpu_seconds"],
                     data["wall_seconds"], data["idle_seconds"], data["normalise"],
-                    data["python"], programs)
+                    data["python"], programs, groups)
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as problem:
         raise ValueError(UNREADABLE.format(path=path, problem=problem)) from None
 
