@@ -84,7 +84,7 @@ NOT_BUILT_LINE = "  not built        (its {count} visible case{s})"
 PROGRAM_HEAD = "{program}: {passed} of {total} visible case{s} pass"
 PROGRAM_ONLY_WRITTEN = "{program}: no visible case; the cases you write:"
 CASE_LINE = "  {kind:<16} {case}{detail}"
-GROUP_HEAD = "  {group} ({folder}/): {passed} of {total} of your case{s} pass{refused}"
+GROUP_HEAD = "  {group} ({folder}/): {passed} of {total} of your cases pass{refused}"
 GROUP_REFUSED = ", {count} refused"
 GROUP_NO_CASE = "  {group} ({folder}/): {why}"
 WRITTEN_LINE = "    {kind:<16} {case}{detail}"
@@ -326,7 +326,7 @@ class Check:
                     if folder is not None else self.written[case.id] for case in found.cases]
         self.say(GROUP_HEAD.format(
             group=group.name, folder=group.folder, total=len(found.cases),
-            s="s" * (len(found.cases) != 1), passed=sum(v.kind == Kind.PASS for v in verdicts),
+            passed=sum(v.kind == Kind.PASS for v in verdicts),
             refused=GROUP_REFUSED.format(count=len(found.refused)) if found.refused else ""))
         failures = []
         for case, verdict in zip(found.cases, verdicts):

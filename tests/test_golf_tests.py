@@ -291,7 +291,12 @@ def test_the_summary_says_per_wrong_program_how_many_students_cases_caught_it(ma
 
 def test_the_student_pack_shows_the_case_format_and_the_worked_examples_alone():
     """The pack holds each group's worked example, laid out as the handouts cite it, and
-    says how a case is written; no other golden case, and no wrong program, is in it."""
+    says how a case is written, what its checker does with a team's cases (refuses what the
+    marking refuses, runs their program on the rest) and what it cannot (judge validity or
+    thoroughness); its pack.json says where each group's cases go and their limits, and
+    nothing they are marked against. No other golden case, and no wrong program, is in it."""
+    import json
+
     from pack.build import contents
 
     files = contents(GOLF_TESTS)
@@ -307,6 +312,24 @@ def test_the_student_pack_shows_the_case_format_and_the_worked_examples_alone():
     assert "A case NAME is `NAME.in` (what is typed, one line per command)" in readme
     assert ("python3 patience.py golf --seed 1 < cases/golf/golf_won_seed_1.in | diff - "
             "cases/golf/golf_won_seed_1.out") in readme
+    said = " ".join(readme.split())
+    assert "This checker does not run your cases" not in said
+    assert ("What the checker does with them: it reads each group's folder, in its copy of your "
+            "work, with the marking's own code, so that it refuses each case and each file the "
+            "marking would refuse, for the same reason and in the same words") in said
+    assert ("Then it runs your program on each case it does not refuse, as it runs a visible "
+            "case") in said
+    assert ("What it cannot do: say whether a case is valid, or thorough. The marking checks "
+            "each case against the reference, and runs the valid ones on the programs that make "
+            "the mistakes; this pack holds neither. So a case your program passes may still be "
+            "invalid (your program and your case may share a misreading of the handout), and a "
+            "case your program fails is wrong in one of the two: the case or your program.") in said
+    assert ("The exit status is 0 only when every visible case passes, and so does every case "
+            "you write, none of them refused") in said
+    groups = json.loads(files["pack.json"])["programs"][0]["groups"]
+    assert groups == [{"name": group.name, "folder": group.folder, "most": group.most,
+                       "most_bytes": group.most_bytes, "compare": sorted(group.compare)}
+                      for group in (GOLF, LITTLE_SPIDER)]
     everything = b"".join(files.values())
     for group in (GOLF, LITTLE_SPIDER):
         for name in group.mistakes:

@@ -1,9 +1,12 @@
 """The student pack, as a student uses it: built for each of the kit's assignments,
 unpacked beside their work and run with the system's python3 alone (no virtual
-environment, nothing installed). It holds no byte of a case that is not visible; it says
-every visible case of the sample solutions passes; beside a wrong program it says what the
-marker says, sentence for sentence; and it behaves at the edges (a sleeping or looping
-program, Ctrl-C, the pack inside the student's folder, Windows, no compiler)."""
+environment, nothing installed). It holds no byte of a case that is not visible, and
+neither the reference nor a wrong program; it says every visible case of the sample
+solutions passes; beside a wrong program it says what the marker says, sentence for
+sentence; it behaves at the edges (a sleeping or looping program, Ctrl-C, the pack inside
+the student's folder, Windows, no compiler). Where the students write cases (golf_tests),
+it refuses each case the marker refuses, in the marker's words, and runs the team's own
+program on the others."""
 
 import json
 import os
@@ -29,6 +32,7 @@ from verify.__main__ import WRONG, sample_solution, submission_of
 from verify.variants import read_variants
 
 ASSIGNMENTS = ["seeded", "calculation", "calculation_cpp", "patience"]
+PACKED = [*ASSIGNMENTS, "golf_tests"]  # golf_tests: no visible case, the cases a team writes
 # The system's interpreter, as a student has it: not this virtual environment's.
 SYSTEM_PYTHON = getattr(sys, "_base_executable", sys.executable)
 LEAST_SEARCHED = 120  # bytes of a case's input or output: shorter ones occur by chance
@@ -41,7 +45,7 @@ needs_gxx = pytest.mark.skipif(shutil.which("g++") is None, reason="calculation_
 def packs(tmp_path_factory):
     """Each assignment's pack, written as `make student-pack` writes it."""
     folder = tmp_path_factory.mktemp("packs")
-    for name in ASSIGNMENTS:
+    for name in PACKED:
         assert pack_build.main(["--assignment", name, str(folder / name)]) == 0
     return folder
 
@@ -72,12 +76,16 @@ def every_file(pack: Path) -> dict:
     return files
 
 
-@pytest.mark.parametrize("name", ASSIGNMENTS)
+@pytest.mark.parametrize("name", PACKED)
 def test_the_pack_holds_no_byte_of_a_case_that_is_not_visible(packs, name):
+    """No name, input or output of a case that is not visible; the visible cases and the
+    worked examples of the cases students write are the pack's only cases."""
     assignment = load(name)
     files = every_file(packs / name)
     visible = [m.case for marked in assignment.programs.values() for m in marked
-               if m.visibility == "visible"]
+               if m.visibility == "visible"] + [
+        group.example for program in assignment.programs
+        for group in assignment.student_groups(program) if group.example]
     others = [m.case for marked in assignment.programs.values() for m in marked
               if m.visibility != "visible"] + [c for cases in assignment.kit_only.values()
                                                for c in cases]
@@ -106,6 +114,50 @@ def test_the_pack_holds_no_byte_of_a_case_that_is_not_visible(packs, name):
     zipped = sorted(path.removeprefix(f"zip:{name}/") for path in files if path.startswith("zip:"))
     assert zipped == sorted(path for path in files if not path.startswith("zip:")), \
         "the zip holds the folder's files, in one folder"
+
+
+def bundled_sources() -> str:
+    """The text of every module the checker may be bundled from."""
+    return "\n".join(path.read_text(encoding="utf-8") for package in pack_build.PACKAGES
+                     for path in sorted((ROOT / package).rglob("*.py")))
+
+
+@pytest.mark.parametrize("name", PACKED)
+def test_the_pack_holds_neither_the_reference_nor_a_wrong_program(packs, name, tmp_path):
+    """No file of the reference (the sample solution a student hands in: patience.py for
+    golf_tests), no line of it that is its own (not the kit's checker code's, nor printed
+    by a case the pack shows), and nothing of tests/wrong: no wrong
+    program's file, name or mistake. The reference and the wrong programs are what the
+    marking judges the cases students write with: a pack that held them would make every
+    case valid, and every mistake known."""
+    assignment = load(name)
+    files = every_file(packs / name)
+    names = {Path(path).name for path in files}
+    reference = {path.name: path.read_text(encoding="utf-8")
+                 for path, _ in write_assignment(assignment, tmp_path / "reference")}
+    assert not names & set(reference), f"the pack holds {sorted(names & set(reference))}"
+    sources = bundled_sources()  # and what the cases it shows print (the rules' help text)
+    shown = b"\n".join(data for path, data in files.items() if path.startswith("expected_outputs/"))
+    own = sorted({line.strip() for text in reference.values() for line in text.splitlines()
+                  if len(line.strip()) >= 40 and line.strip() not in sources
+                  and line.strip().encode() not in shown})
+    assert own, f"{name}: no line of its reference to look for"
+    everything = b"\n".join(files.values())
+    found = [line for line in own if line.encode() in everything]
+    assert not found, f"{len(found)} lines of the reference are in the pack, the first: {found[0]}"
+    wrong = [variant for variant in read_variants(WRONG) if variant.program in assignment.declared]
+    assert wrong, f"{name}: no wrong program of its programs in {WRONG}"
+    leaks = []
+    for variant in wrong:
+        token = re.compile(rb"(?<![A-Za-z0-9_])" + re.escape(variant.name.encode())
+                           + rb"(?![A-Za-z0-9_])")
+        leaks += [f"{variant.id}: its name, in {path}" for path, data in files.items()
+                  if variant.name in path or token.search(data)]
+        leaks += [f"{variant.id}: its mistake, in {path}" for path, data in files.items()
+                  if variant.mistake.encode() in data]
+    assert not leaks, "\n".join(leaks)
+    assert not any("tests/wrong" in path or b"tests/wrong" in data
+                   for path, data in files.items()), "the pack names tests/wrong"
 
 
 CITED = re.compile(r"expected_outputs/(\w+)/([\w-]+\.(?:in|out|args|err|status|stats|head))\b")
@@ -532,3 +584,261 @@ def test_with_the_pack_inside_beside_one_folder_it_chooses_as_the_marker_does(ec
     assert "holds one folder" not in done.stdout
     assert "`work/echo.py` looks like it" in done.stdout, done.stdout
     assert "Left out" not in done.stdout, "the pack's own cases are not the student's"
+
+
+# The cases a team writes (golf_tests): read as the marker reads them, run on their program.
+GOLF_TESTS = load("golf_tests")
+GOLF, LITTLE_SPIDER = GOLF_TESTS.student_groups("patience")
+GOLDEN = ROOT / "expected_outputs" / "patience"
+WRITTEN_SUFFIXES = (".in", ".args", ".out", ".status", ".err")  # a team's case, piped
+# Seed 1 deals the King of Hearts on top of tableau pile 4; a team that reads "any card may
+# go on the empty homecell" expects `4 h` to put it there. The rules refuse it.
+KING_INPUT = "4 h\nquit\n"
+KING_REFUSED = "> 🂾 cannot go on homecell h: only the stock's top card goes on the empty homecell."
+
+
+def a_team(folder: Path, cases, program: bool = True) -> Path:
+    """A team's folder: the sample solution as their patience.py, and the golden cases
+    named in `cases` ((group, names), ...) copied into the group's folder, as their own."""
+    if program:
+        write_assignment(GOLF_TESTS, folder)
+    for group, names in cases:
+        (folder / group.folder).mkdir(parents=True, exist_ok=True)
+        for name in names:
+            for suffix in WRITTEN_SUFFIXES:
+                if (GOLDEN / f"{name}{suffix}").exists():
+                    shutil.copy(GOLDEN / f"{name}{suffix}", folder / group.folder)
+    return folder
+
+
+def own_lines(stdout: str) -> list:
+    """The lines on the team's own cases: a group's head, then a line per case."""
+    return [line for line in stdout.splitlines() if line.startswith(("  your ", "    "))
+            and not line.startswith("     ")]
+
+
+def test_the_kit_s_own_cases_pass_beside_the_sample_solution(packs, tmp_path):
+    """Each game's kit cases, handed in as a team's with the sample solution: every one
+    passes, and the check says it cannot judge validity or thoroughness."""
+    from pack.check import CANNOT_JUDGE
+
+    team = a_team(tmp_path / "team", [(GOLF, GOLF.kit_cases),
+                                      (LITTLE_SPIDER, LITTLE_SPIDER.kit_cases)])
+    for group in (GOLF, LITTLE_SPIDER):
+        assert 1 < len(group.kit_cases) <= group.most, f"{group.name}: pick cases within `most`"
+    done, said = checker_verdicts(packs / "golf_tests", team, only_python(tmp_path), tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    for group in (GOLF, LITTLE_SPIDER):
+        count = len(group.kit_cases)
+        assert (f"  {group.name} ({group.folder}/): {count} of {count} of your cases pass"
+                in done.stdout.splitlines()), done.stdout
+        for name in group.kit_cases:
+            assert f"    pass             {group.folder}/{name}" in done.stdout.splitlines(), \
+                f"{group.folder}/{name}:\n{done.stdout}"
+            assert said[f"{group.folder}/{name}"] == ("pass", ""), f"{group.folder}/{name}"
+    assert len(said) == len(GOLF.kit_cases) + len(LITTLE_SPIDER.kit_cases), sorted(said)
+    assert " ".join(CANNOT_JUDGE.split()) in " ".join(done.stdout.split())
+    assert "a case your program passes may still be invalid" in CANNOT_JUDGE
+    total = len(GOLF.kit_cases) + len(LITTLE_SPIDER.kit_cases)
+    assert f"{total} of {total} of the cases you write pass on your program" in done.stdout
+    assert "What differs" not in done.stdout and done.stderr == "", done.stderr
+
+
+def test_a_case_expecting_a_king_on_the_empty_homecell_fails_and_shows_what_differs(
+        packs, tmp_path):
+    """A copy of a Golf case, its input `4 h` and its .out edited to put the King on the
+    empty homecell: the sample solution refuses the move, so the case fails on it, drawn
+    as a visible case's failure is (its input, the command that reproduces it, the diff)."""
+    team = a_team(tmp_path / "team", [(GOLF, ["golf_empty_homecell_and_wrap_seed_1"]),
+                                      (LITTLE_SPIDER, ["little_spider_won_seed_5"])])
+    golf = team / GOLF.folder
+    for suffix in (".args", ".status", ".err"):
+        shutil.copy(golf / f"golf_empty_homecell_and_wrap_seed_1{suffix}",
+                    golf / f"king_on_the_empty_homecell{suffix}")
+    (golf / "king_on_the_empty_homecell.in").write_text(KING_INPUT, encoding="utf-8")
+    dealt = (golf / "golf_empty_homecell_and_wrap_seed_1.out").read_text(
+        encoding="utf-8").split("> ")[0]  # the deal of seed 1, and its first prompt
+    king_there = (dealt.replace("homecell h:\n", "homecell h:     🂾\n")
+                  .replace("tableau pile 4: 🂵 🃍 🂱 🂻 🂾", "tableau pile 4: 🂵 🃍 🂱 🂻"))
+    assert king_there.count("🂾") == 1 and king_there != dealt
+    (golf / "king_on_the_empty_homecell.out").write_text(f"{dealt}> \n{king_there}> ",
+                                                         encoding="utf-8")
+    done, said = checker_verdicts(packs / "golf_tests", team, only_python(tmp_path), tmp_path)
+    case = f"{GOLF.folder}/king_on_the_empty_homecell"
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert said[case][0] == "wrong output", said[case]
+    assert f"  {GOLF.name} ({GOLF.folder}/): 1 of 2 of your cases pass" in done.stdout, done.stdout
+    assert f"    wrong output     {case}: {said[case][1]}" in done.stdout.splitlines(), done.stdout
+    differs = done.stdout[done.stdout.index("\nWhat differs\n"):]
+    assert f"\n{case}: {said[case][1]}\n" in differs, differs
+    assert "  input: '4 h\\nquit\\n'" in differs, differs
+    assert (f"  reproduce, in your folder: python3 patience.py golf --seed 1 < {case}.in | "
+            f"diff - {case}.out") in differs, differs
+    assert f"+{KING_REFUSED}".replace(" ", "␠") + "⏎" in differs, differs
+    assert said[f"{GOLF.folder}/golf_empty_homecell_and_wrap_seed_1"] == ("pass", "")
+
+
+def test_the_cases_the_marker_refuses_are_refused_for_its_reasons_and_the_others_run(
+        packs, tmp_path):
+    """A linked case, a 2 MiB .out, names with a space and an accent, a case without its
+    .out: each refused with the marker's reason; the team's good case still runs."""
+    team = a_team(tmp_path / "team", [(GOLF, ["golf_won_seed_1"]),
+                                      (LITTLE_SPIDER, ["little_spider_won_seed_5"])])
+    golf, elsewhere = team / GOLF.folder, tmp_path / "elsewhere"
+    shutil.copytree(golf, elsewhere)
+    for suffix in (".args", ".in", ".out"):
+        (golf / f"linked{suffix}").symlink_to(elsewhere / f"golf_won_seed_1{suffix}")
+        for name in ("big", "my case", "café", "no_out"):
+            shutil.copy(golf / f"golf_won_seed_1{suffix}", golf / f"{name}{suffix}")
+    (golf / "big.out").write_bytes(b"x" * (2 << 20))
+    (golf / "no_out.out").unlink()
+    done, said = checker_verdicts(packs / "golf_tests", team, only_python(tmp_path), tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    linked = next((line for line in lines if line.startswith(
+        f"    refused          {GOLF.folder}/linked: ")), None)
+    assert linked and ("linked.out is a link: the marker follows no link, so its copy of the "
+                       "submission left it out") in linked, done.stdout
+    not_plain = ("not a plain name: a case's name is letters, digits, _ and -, at most 100 of "
+                 "them")
+    for line in [
+            f"    refused          {GOLF.folder}/big: big.out holds 2097152 bytes, more than "
+            "the 65536 a case's file may",
+            *(f"    refused          {GOLF.folder}/{name}{suffix}: {not_plain}"
+              for name in ("café", "my case") for suffix in (".args", ".in", ".out")),
+            f"    refused          {GOLF.folder}/no_out: no no_out.out: what the program must "
+            "print",
+            f"    pass             {GOLF.folder}/golf_won_seed_1",
+            f"  {GOLF.name} ({GOLF.folder}/): 1 of 1 of your cases pass, 9 refused"]:
+        assert line in lines, f"not said: {line}\n{done.stdout}"
+    assert said[f"{GOLF.folder}/my case.in"] == ("refused", not_plain)
+    assert said[f"{GOLF.folder}/no_out"] == ("refused", "no no_out.out: what the program must print")
+    assert said[f"{GOLF.folder}/golf_won_seed_1"] == ("pass", "")
+    assert "2 of 2 of the cases you write pass on your program; 9 refused" in done.stdout
+
+
+def test_without_a_folder_of_cases_it_says_so_as_the_marker_does(packs, tmp_path):
+    """The sample solution alone, no cases/: each group says what the marker says (its
+    NO_FOLDER), and the check does not pass."""
+    team = a_team(tmp_path / "team", [])
+    done, said = checker_verdicts(packs / "golf_tests", team, only_python(tmp_path), tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    for group in (GOLF, LITTLE_SPIDER):
+        why = f"the submission has no folder {group.folder}: no case to mark"
+        assert f"  {group.name} ({group.folder}/): {why}" in done.stdout.splitlines(), done.stdout
+        assert said[group.folder] == ("no case", why)
+    assert "0 of 0 of the cases you write pass on your program; 2 groups without a case" \
+        in done.stdout
+    assert done.stderr == ""
+
+
+def test_each_refusal_is_the_marker_s_own(packs, tmp_path):
+    """Every way a case or a file can be refused, in one folder: the checker's refusals
+    are marking.student_cases.read_cases' on the marker's copy, reason for reason, word
+    for word; the cases it keeps are the ones the checker runs."""
+    from dataclasses import replace
+
+    from marking.student_cases import left_out_below, read_cases
+    from marking.submission import skip_reason
+    from marking.tree import Limits, copy_tree
+
+    pack = shutil.copytree(packs / "golf_tests", tmp_path / "pack")
+    data = json.loads((pack / "pack.json").read_text(encoding="utf-8"))
+    data["programs"][0]["groups"][0]["most"] = 3  # so that a few cases are beyond it
+    (pack / "pack.json").write_text(json.dumps(data), encoding="utf-8")
+    group = replace(GOLF, most=3)
+    team = a_team(tmp_path / "team", [(GOLF, ["golf_won_seed_1", "golf_won_seed_4",
+                                              "golf_won_seed_10", "golf_rules_seed_5"]),
+                                      (LITTLE_SPIDER, ["little_spider_won_seed_5"])])
+    golf = team / GOLF.folder
+    args = (golf / "golf_won_seed_1.args").read_bytes()
+    cases = {"a b": {".in": b"q\n", ".out": b"x"}, "é": {".in": b"q\n", ".out": b"x"},
+             "aa_big": {".in": b"q\n", ".out": b"x" * 70000}, "aa_no_out": {".in": b"q\n"},
+             "aa_no_input": {".out": b"x"}, "aa_status": {".in": b"q\n", ".out": b"x",
+                                                           ".status": b"minus one"},
+             "aa_empty": {".in": b"q\n", ".out": b""}, "aa_args": {".args": b"golf\0", ".out": b"x"},
+             "simulate_1_2": {".args": args, ".out": b"x"}, ".hidden": {".in": b"q\n", ".out": b"x"}}
+    for name, files in cases.items():
+        for suffix, content in files.items():
+            (golf / f"{name}{suffix}").write_bytes(content)
+    (golf / "notes.txt").write_text("what we meant to test\n")
+    (golf / "sub").mkdir()
+    (golf / "sub" / "deeper.in").write_text("q\n")
+    (golf / "aa_linked.in").write_text("q\n")
+    (golf / "aa_linked.out").symlink_to(golf / "golf_won_seed_1.out")
+    (golf / "aa_linked_folder").symlink_to(tmp_path, target_is_directory=True)
+
+    snapshot = tmp_path / "snapshot"  # the marker's copy, as marking/mark.py makes it
+    snapshot.mkdir()
+    copied = copy_tree(team, snapshot, skip=skip_reason, limits=Limits())
+    marker = read_cases(snapshot, group, left_out_below(copied.named, Path()))
+    assert len(marker.refused) >= 14 and len(marker.cases) == 3, marker
+    done, said = checker_verdicts(pack, team, only_python(tmp_path), tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    refused = [line for line in done.stdout.splitlines()
+               if line.startswith(f"    refused          {GOLF.folder}/")]
+    assert refused == [f"    refused          {GOLF.folder}/{refusal.name}: {refusal.why}"
+                       for refusal in marker.refused], done.stdout
+    assert {path: why for path, (kind, why) in said.items() if kind == "refused"} == {
+        f"{GOLF.folder}/{refusal.name}": refusal.why for refusal in marker.refused}
+    assert sorted(path for path in said if said[path][0] != "refused"
+                  and path.startswith(f"{GOLF.folder}/")) == sorted(case.id for case in marker.cases)
+    reasons = " ".join(refusal.why for refusal in marker.refused)
+    for words in ("not a plain name", "a link", "hidden", "more than the 65536", "no aa_no_out.out",
+                  "no aa_no_input.in or aa_no_input.args", "beyond the 3 cases",
+                  "not an exit status", "an empty aa_empty.out needs", "a folder: a group's",
+                  "not a case file", "not UTF-8 text without NUL", "simulate(n, i)"):
+        assert words in reasons, f"no refusal says {words!r}: {reasons}"
+
+
+def test_a_sleeping_program_on_its_own_cases_ends_at_the_marking_limit(packs, tmp_path):
+    """The team's own case runs as a visible case does: a patience.py that sleeps (and
+    leaves a sleeping child) ends at the idle limit, and nothing of it is left."""
+    team = a_team(tmp_path / "team", [(GOLF, ["golf_won_seed_1"])])
+    token = "sleeper-of-" + tmp_path.name
+    (team / "patience.py").write_text(SLEEPER.replace("{token}", token))
+    started = time.monotonic()
+    done, said = checker_verdicts(packs / "golf_tests", team, only_python(tmp_path), tmp_path)
+    assert time.monotonic() - started < 60
+    case = f"{GOLF.folder}/golf_won_seed_1"
+    assert said[case][0] == "timeout" and said[case][1].startswith(
+        "next to no CPU time used for 5 s: sleeping or waiting, not working"), said
+    assert f"    timeout          {case}: {said[case][1]}" in done.stdout, done.stdout
+    assert done.returncode == 1 and "Traceback" not in done.stdout + done.stderr
+    assert not own_processes(token)
+
+
+def test_ctrl_c_on_its_own_cases_ends_the_check_in_one_line(packs, tmp_path):
+    """Ctrl-C while the team's program runs on one of their cases: one line, the status
+    of SIGINT, no traceback, no process left."""
+    team = a_team(tmp_path / "team", [(GOLF, ["golf_won_seed_1", "golf_won_seed_4"])])
+    token = "sleeper-of-" + tmp_path.name
+    (team / "patience.py").write_text(SLEEPER.replace("{token}", token))
+    process = subprocess.Popen([SYSTEM_PYTHON, str(packs / "golf_tests" / "check.py"), str(team)],
+                               env=only_python(tmp_path), stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while not own_processes(token) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert own_processes(token), "the program never started"
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=30)
+    assert process.returncode == 128 + signal.SIGINT, out + err
+    assert err == ("\nInterrupted: 0 of 0 visible cases and 0 of 2 of the cases you write "
+                   "checked\n"), err
+    assert not own_processes(token)
+
+
+def test_without_the_program_its_cases_are_still_read_and_not_run(packs, tmp_path):
+    """No patience.py: said once, as the marker says it; the cases are still read (and
+    refused where the marker refuses them), and each is "not run"."""
+    team = a_team(tmp_path / "team", [(GOLF, ["golf_won_seed_1"])], program=False)
+    (team / GOLF.folder / "x y.in").write_text("q\n")
+    done, said = checker_verdicts(packs / "golf_tests", team, only_python(tmp_path), tmp_path)
+    assert done.returncode == 1 and "Traceback" not in done.stdout + done.stderr
+    assert done.stdout.count("patience: missing: patience.py is not in the submission") == 1, \
+        done.stdout
+    case = f"{GOLF.folder}/golf_won_seed_1"
+    assert said[case] == ("not run", "the program is not in the folder"), said
+    assert f"    not run          {case}: the program is not in the folder" in done.stdout
+    assert said[f"{GOLF.folder}/x y.in"][0] == "refused"
