@@ -40,10 +40,10 @@ from marking.limits import (MEMORY_BYTES, PROCESSES, SAFE_PATH, Budget, processe
                             scrubbed_environment)
 from marking.report import (ALONE, INPUT, REGION, SAME_WAY, WHAT_DIFFERS, reproduce,
                             shown_input)
-from marking.written_cases import NONE_MARKED, Written, left_out_below, read_cases
 from marking.submission import marked_folder, skip_reason, why_missing
 from marking.tree import Limits, Refused, copy_tree, remove_tree
 from marking.verdicts import NOT_BUILT_DETAIL, PIPE, Kind, Rules, Verdict, how, judge
+from marking.written_cases import NONE_MARKED, Written, left_out_below, read_cases
 from pack.manifest import CASES, MANIFEST, Checked, read
 
 # Before any definition of the kit's: on Windows, or an older Python, one line, no traceback.
@@ -224,7 +224,7 @@ class Check:
         self.path = os.environ.get("PATH", SAFE_PATH)  # the student's own: their compiler
         self.verdicts = {}  # case id -> Verdict, as the marker's
         self.written = {}  # a case the student wrote, by its path (cases/golf/won) -> Verdict
-        self.reads = {}  # program -> [(pack.manifest.Group, marking.student_cases.Read)]
+        self.reads = {}  # program -> [(pack.manifest.Group, marking.written_cases.Read)]
         self.runs = 0
 
     def total(self) -> int:
@@ -258,8 +258,9 @@ class Check:
         print(line, file=self.out, flush=True)
 
     def read_written(self) -> None:
-        """Each group's cases, read from the copy with the marker's own code: refused
-        where the marker refuses them, for its reasons, in its words."""
+        """Each group's cases, read from the copy with the marker's own code (as
+        marking.mark reads them, with the copy's Copied.named): refused where the marker
+        refuses them, for its reasons, in its words."""
         self.reads = {program.name: [(group, read_cases(self.root, group, self.left_out))
                                      for group in self.pack.groups.get(program.name, ())]
                       for program, _ in self.pack.programs}
@@ -333,8 +334,8 @@ class Check:
             said = escaped(how(verdict), most=MOST_SHOWN)
             self.say(WRITTEN_LINE.format(kind=verdict.kind, case=escaped(case.id),
                                          detail=f": {said}" if said else ""))
-            if verdict.kind != Kind.PASS and folder is not None:
-                failures.append((program, case, verdict, group.folder))
+            if verdict.kind not in (Kind.PASS, Kind.MARKER_ERROR) and folder is not None:
+                failures.append((program, case, verdict, group.folder))  # to show, reproduced
         for refusal in found.refused:
             self.say(WRITTEN_LINE.format(kind=REFUSED,
                                          case=escaped(f"{group.folder}/{refusal.name}"),
@@ -389,6 +390,13 @@ class Check:
     def case(self, program, checked, snapshot: Path) -> Verdict:
         """The marker's verdict on one run of the case, from a fresh copy of `snapshot`."""
         case = checked.case
+        try:
+            head = case.head  # a NAME.head beside a student's case is read, as the marker reads it
+        except ValueError as problem:  # not a number: what the marker says then, no traceback
+            verdict = Verdict(case.id, PIPE, Kind.MARKER_ERROR,
+                              escaped(f"{type(problem).__name__}: {problem}"))
+            self.kept(case)[case.id] = verdict
+            return verdict
         self.runs += 1
         home, tmp = self.scratch / f"run-{self.runs}", self.scratch / f"tmp-{self.runs}"
         home.mkdir()
@@ -401,7 +409,7 @@ class Check:
         pack = self.pack
         outcome = self.runner.run(program.run_argv(case, home, sys.executable), home,
                                   case.stdin, env, Budget(pack.cpu_seconds, pack.wall_seconds,
-                                                          pack.idle_seconds), case.head)
+                                                          pack.idle_seconds), head)
         verdict = judge(case, PIPE, outcome, Rules(checked.compare, pack.normalise,
                                                    pack.cpu_seconds, pack.wall_seconds,
                                                    pack.idle_seconds, MEMORY_BYTES))

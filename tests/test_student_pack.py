@@ -712,7 +712,8 @@ def test_the_cases_the_marker_refuses_are_refused_for_its_reasons_and_the_others
             f"  {GOLF.name} ({GOLF.folder}/): 1 of 1 of your cases pass, 9 refused"]:
         assert line in lines, f"not said: {line}\n{done.stdout}"
     assert said[f"{GOLF.folder}/my case.in"] == ("refused", not_plain)
-    assert said[f"{GOLF.folder}/no_out"] == ("refused", "no no_out.out: what the program must print")
+    assert said[f"{GOLF.folder}/no_out"] == ("refused",
+                                             "no no_out.out: what the program must print")
     assert said[f"{GOLF.folder}/golf_won_seed_1"] == ("pass", "")
     assert "2 of 2 of the cases you write pass on your program; 9 refused" in done.stdout
 
@@ -754,10 +755,12 @@ def test_each_refusal_is_the_marker_s_own(packs, tmp_path):
     args = (golf / "golf_won_seed_1.args").read_bytes()
     cases = {"a b": {".in": b"q\n", ".out": b"x"}, "é": {".in": b"q\n", ".out": b"x"},
              "aa_big": {".in": b"q\n", ".out": b"x" * 70000}, "aa_no_out": {".in": b"q\n"},
-             "aa_no_input": {".out": b"x"}, "aa_status": {".in": b"q\n", ".out": b"x",
-                                                           ".status": b"minus one"},
-             "aa_empty": {".in": b"q\n", ".out": b""}, "aa_args": {".args": b"golf\0", ".out": b"x"},
-             "simulate_1_2": {".args": args, ".out": b"x"}, ".hidden": {".in": b"q\n", ".out": b"x"}}
+             "aa_no_input": {".out": b"x"},
+             "aa_status": {".in": b"q\n", ".out": b"x", ".status": b"minus one"},
+             "aa_empty": {".in": b"q\n", ".out": b""},
+             "aa_args": {".args": b"golf\0", ".out": b"x"},
+             "simulate_1_2": {".args": args, ".out": b"x"},
+             ".hidden": {".in": b"q\n", ".out": b"x"}}
     for name, files in cases.items():
         for suffix, content in files.items():
             (golf / f"{name}{suffix}").write_bytes(content)
@@ -781,8 +784,9 @@ def test_each_refusal_is_the_marker_s_own(packs, tmp_path):
                        for refusal in marker.refused], done.stdout
     assert {path: why for path, (kind, why) in said.items() if kind == "refused"} == {
         f"{GOLF.folder}/{refusal.name}": refusal.why for refusal in marker.refused}
-    assert sorted(path for path in said if said[path][0] != "refused"
-                  and path.startswith(f"{GOLF.folder}/")) == sorted(case.id for case in marker.cases)
+    ran = sorted(path for path in said
+                 if said[path][0] != "refused" and path.startswith(f"{GOLF.folder}/"))
+    assert ran == sorted(case.id for case in marker.cases), ran
     reasons = " ".join(refusal.why for refusal in marker.refused)
     for words in ("not a plain name", "a link", "hidden", "more than the 65536", "no aa_no_out.out",
                   "no aa_no_input.in or aa_no_input.args", "beyond the 3 cases",
@@ -842,3 +846,19 @@ def test_without_the_program_its_cases_are_still_read_and_not_run(packs, tmp_pat
     assert said[case] == ("not run", "the program is not in the folder"), said
     assert f"    not run          {case}: the program is not in the folder" in done.stdout
     assert said[f"{GOLF.folder}/x y.in"][0] == "refused"
+
+
+def test_a_head_file_beside_a_case_is_refused_and_its_case_ends_in_one_line(packs, tmp_path):
+    """NAME.head is no file of a team's case (refused as such), yet the marker's Written
+    case reads it, as a golden case's: one that is not a number makes the marker's run a
+    "marker error"; the checker says the same in one line, with no traceback."""
+    team = a_team(tmp_path / "team", [(GOLF, ["golf_won_seed_1", "golf_won_seed_4"]),
+                                      (LITTLE_SPIDER, ["little_spider_won_seed_5"])])
+    (team / GOLF.folder / "golf_won_seed_4.head").write_text("abc\n")
+    done, said = checker_verdicts(packs / "golf_tests", team, only_python(tmp_path), tmp_path)
+    assert done.returncode == 1 and "Traceback" not in done.stdout + done.stderr, done.stderr
+    case = f"{GOLF.folder}/golf_won_seed_4"
+    assert said[case] == ("marker error", "ValueError: invalid literal for int() with base 10: "
+                                          "b'abc\\n'"), said
+    assert said[f"{case}.head"][0] == "refused" and "not a case file" in said[f"{case}.head"][1]
+    assert said[f"{GOLF.folder}/golf_won_seed_1"] == ("pass", "")
