@@ -52,12 +52,23 @@ BEYOND = "beyond the {most} cases this group marks (the first {most} in name ord
 
 @dataclass(frozen=True)
 class Written(Case):
-    """A case the student wrote, named by where it sits in their folder (cases/golf/won)."""
+    """A case the student wrote, named by where it sits in their folder (cases/golf/won).
+    It is made of CASE_FILES alone: a golden case's other files (NAME.head, which would
+    compare only the first bytes of what is printed; NAME.tty, a terminal's screen) are
+    refused beside it, and never read."""
     where: str = ""
 
     @property
     def id(self) -> str:
         return self.where
+
+    @property
+    def head(self):
+        return None
+
+    @property
+    def screen(self):
+        return None
 
 
 @dataclass(frozen=True)

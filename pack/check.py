@@ -334,8 +334,8 @@ class Check:
             said = escaped(how(verdict), most=MOST_SHOWN)
             self.say(WRITTEN_LINE.format(kind=verdict.kind, case=escaped(case.id),
                                          detail=f": {said}" if said else ""))
-            if verdict.kind not in (Kind.PASS, Kind.MARKER_ERROR) and folder is not None:
-                failures.append((program, case, verdict, group.folder))  # to show, reproduced
+            if verdict.kind != Kind.PASS and folder is not None:
+                failures.append((program, case, verdict, group.folder))
         for refusal in found.refused:
             self.say(WRITTEN_LINE.format(kind=REFUSED,
                                          case=escaped(f"{group.folder}/{refusal.name}"),
@@ -390,13 +390,6 @@ class Check:
     def case(self, program, checked, snapshot: Path) -> Verdict:
         """The marker's verdict on one run of the case, from a fresh copy of `snapshot`."""
         case = checked.case
-        try:
-            head = case.head  # a NAME.head beside a student's case is read, as the marker reads it
-        except ValueError as problem:  # not a number: what the marker says then, no traceback
-            verdict = Verdict(case.id, PIPE, Kind.MARKER_ERROR,
-                              escaped(f"{type(problem).__name__}: {problem}"))
-            self.kept(case)[case.id] = verdict
-            return verdict
         self.runs += 1
         home, tmp = self.scratch / f"run-{self.runs}", self.scratch / f"tmp-{self.runs}"
         home.mkdir()
@@ -409,7 +402,7 @@ class Check:
         pack = self.pack
         outcome = self.runner.run(program.run_argv(case, home, sys.executable), home,
                                   case.stdin, env, Budget(pack.cpu_seconds, pack.wall_seconds,
-                                                          pack.idle_seconds), head)
+                                                          pack.idle_seconds), case.head)
         verdict = judge(case, PIPE, outcome, Rules(checked.compare, pack.normalise,
                                                    pack.cpu_seconds, pack.wall_seconds,
                                                    pack.idle_seconds, MEMORY_BYTES))

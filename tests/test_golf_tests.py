@@ -144,6 +144,25 @@ def test_hostile_cases_are_refused_alone_or_marked_without_harm(tmp_path):
     assert "what the marker must never read" not in report + str(tests)
 
 
+def test_a_head_or_tty_file_beside_a_case_is_refused_and_never_read(tmp_path):
+    """A golden case may compare only the first K bytes printed (NAME.head); a team's may
+    not: its .head is refused as no case file, and the whole output is compared, so a case
+    of a screen's first byte is invalid, however many programs print that byte."""
+    folder = team(tmp_path, golf=["golf_won_seed_1"], little_spider=[])
+    golf = folder / GOLF.folder
+    won = (EXPECTED_OUTPUTS / "patience" / "golf_won_seed_1.out").read_bytes()
+    write_case(golf, "first_byte", args=KING_ARGS, head=b"1\n", tty=b"no screen\n",
+               **{"in": KING_INPUT, "out": won[:1]})
+    status, report, tests, _ = mark(folder, assignment="golf_tests")
+    valid = tests["patience: your Golf cases: valid"]["output"].splitlines()
+    assert valid[0] == "1 of 2 cases expect exactly what the reference gives", report
+    assert "invalid   cases/golf/first_byte: the reference: wrong output" in valid
+    for suffix in ("head", "tty"):
+        assert f"refused   cases/golf/first_byte.{suffix}: not a case file: a case is NAME.in " \
+               "(or NAME.args) with NAME.out, and optionally NAME.args, NAME.status and " \
+               "NAME.err" in valid, valid
+
+
 def test_a_submission_over_the_marker_s_limits_is_refused_whole_and_results_json_says_why(
         tmp_path):
     folder = team(tmp_path, golf=["golf_won_seed_1"])

@@ -849,8 +849,9 @@ def test_empty_programs_score_nothing(markings, tmp_path):
         assignment = load(name)
         marked_cases = sum(len(cases) for cases in assignment.programs.values())
         builds = sum(program.built for program in assignment.declared.values())
-        # A group of the cases students write has a test per count and one of its mistakes.
-        written = 4 * sum(len(assignment.student_groups(program)) for program in assignment.programs)
+        # A group of the cases students write has a test per count, one of its mistakes
+        # and one of what the reference prints on its invalid cases.
+        written = 5 * sum(len(assignment.student_groups(program)) for program in assignment.programs)
         assert len(marked.tests) == marked_cases + builds + written, \
             f"{marked.case}: {len(marked.tests)} of {marked_cases} cases ran"
         assert marked.written["score"] == 0

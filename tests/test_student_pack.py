@@ -848,17 +848,18 @@ def test_without_the_program_its_cases_are_still_read_and_not_run(packs, tmp_pat
     assert said[f"{GOLF.folder}/x y.in"][0] == "refused"
 
 
-def test_a_head_file_beside_a_case_is_refused_and_its_case_ends_in_one_line(packs, tmp_path):
-    """NAME.head is no file of a team's case (refused as such), yet the marker's Written
-    case reads it, as a golden case's: one that is not a number makes the marker's run a
-    "marker error"; the checker says the same in one line, with no traceback."""
+def test_a_head_file_beside_a_case_is_refused_and_never_read(packs, tmp_path):
+    """NAME.head is no file of a team's case: refused as such, and never read, as the
+    marker never reads it. Else a case whose .out holds a screen's first byte, beside a
+    .head of 1, would pass on any program that prints that byte."""
     team = a_team(tmp_path / "team", [(GOLF, ["golf_won_seed_1", "golf_won_seed_4"]),
                                       (LITTLE_SPIDER, ["little_spider_won_seed_5"])])
-    (team / GOLF.folder / "golf_won_seed_4.head").write_text("abc\n")
+    out = team / GOLF.folder / "golf_won_seed_4.out"
+    out.write_bytes(out.read_bytes()[:1])
+    (team / GOLF.folder / "golf_won_seed_4.head").write_text("1\n")
     done, said = checker_verdicts(packs / "golf_tests", team, only_python(tmp_path), tmp_path)
     assert done.returncode == 1 and "Traceback" not in done.stdout + done.stderr, done.stderr
     case = f"{GOLF.folder}/golf_won_seed_4"
-    assert said[case] == ("marker error", "ValueError: invalid literal for int() with base 10: "
-                                          "b'abc\\n'"), said
+    assert said[case][0] == "wrong output", said
     assert said[f"{case}.head"][0] == "refused" and "not a case file" in said[f"{case}.head"][1]
     assert said[f"{GOLF.folder}/golf_won_seed_1"] == ("pass", "")
