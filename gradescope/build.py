@@ -279,10 +279,7 @@ def settings(assignment, budget: float, pack_url: str = None) -> dict:
             "budget_seconds": int(budget) if budget == int(budget) else budget,
             "programs": {program: assignment.program_marks(program)
                          for program in assignment.programs},
-            "student_groups": {program: {group.name: list(group.mistakes)
-                                         for group in assignment.student_groups(program)}
-                               for program in assignment.programs
-                               if assignment.student_groups(program)}}
+            "student_groups": assignment.chosen_mistakes()}
 
 
 def interpreter_of(assignment):
@@ -295,8 +292,8 @@ def entries(assignment, budget: float, pack_url: str = None) -> dict:
     if not SAFE_NAME.fullmatch(assignment.name):
         raise ValueError(BAD_NAME.format(name=assignment.name))
     groups = assignment.every_student_group
-    more = (*STUDENT_CASE_MODULES, *GAME_MISTAKE_MODULES) if any(
-        group.game_mistakes for group in groups) else STUDENT_CASE_MODULES if groups else ()
+    more = (STUDENT_CASE_MODULES if groups else ()) + (
+        GAME_MISTAKE_MODULES if any(group.game_mistakes for group in groups) else ())
     files = {}
     for name in [*marker_modules(more), *RUNTIME, *DATA, LANGUAGES]:
         files[name] = ((ROOT / name).read_bytes(), PLAIN)

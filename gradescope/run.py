@@ -431,9 +431,7 @@ def check() -> int:
     except Exception as problem:
         print(f"check: the marker cannot load its assignment: {type(problem).__name__}: {problem}")
         return 1
-    chosen = {program: {group.name: list(group.mistakes)
-                        for group in assignment.student_groups(program)}
-              for program in assignment.programs if assignment.student_groups(program)}
+    chosen = assignment.chosen_mistakes()
     if chosen != config.get("student_groups", {}):
         print(OTHER_MISTAKES.format(here=chosen, built=config.get("student_groups", {})))
         return 1

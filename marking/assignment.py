@@ -240,6 +240,13 @@ class Assignment:
         """The program's groups of cases the student writes."""
         return (self.student_cases or {}).get(program, ())
 
+    def chosen_mistakes(self) -> dict:
+        """{program: {group: [its wrong programs]}} of the programs with groups of cases the
+        student writes: what an autograder built here must choose again where it runs."""
+        return {program: {group.name: list(group.mistakes)
+                          for group in self.student_groups(program)}
+                for program in self.programs if self.student_groups(program)}
+
     @property
     def every_student_group(self) -> tuple:
         """Every program's groups of cases the student writes, in the file's order."""
