@@ -485,8 +485,9 @@ DAEMON = """\
 import os, sys, time
 if os.fork() == 0:
     os.setsid()
-    if os.fork() == 0:
-        time.sleep(120)  # {token}: holds stdout and stderr open, long after its parent
+    if os.fork() == 0:  # holds stdout and stderr open, long after its parent
+        os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(120)",
+                                  "{token}"])
     os._exit(0)
 """ + ECHO
 
