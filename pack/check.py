@@ -60,7 +60,10 @@ if sys.version_info < (3, 10):
 PACK = Path(__file__).resolve().parent
 EXIT_PROBLEM = 2
 CPU_POLL_SECONDS = 0.1
-RUN_VARIABLE = "CHECK_PY_RUN"  # marks a run's processes, so that none outlives it (Linux)
+RUN_VARIABLE = "CHECK_PY_RUN"  # marks a run's processes where the checker cannot keep them
+PR_SET_CHILD_SUBREAPER = 36  # prctl(2): Linux makes the checker the parent of a run's orphans
+ENDING_SECONDS = 10  # how long it goes on killing what a run left, before it says it cannot
+ENDING_POLL_SECONDS = 0.005
 MOST_SHOWN = 4000  # characters of a line drawn from what a student wrote (a command, a reason)
 
 CHECKING = "Checking {folder} against {title}: its visible cases, as the marking runs them"
@@ -68,6 +71,11 @@ CHECKING_WRITTEN = ("Checking {folder} against {title}: its visible cases and th
                     "write ({folders}), as the marking runs them")
 AS_YOU = ("Your programs run as you, here, without a sandbox (it is your own code), with the "
           "marking's limits: {cpu:g} s of CPU per case")
+NOT_KEPT = ("This system does not let the checker keep every process your programs start: "
+            "one that leaves its process group (a daemon) may outlive the check, and print "
+            "after its last line")
+NOT_ENDED = ("check.py: {count} process{es} your program started could not be ended in "
+             "{seconds} s: {pids}")
 PYTHON_DIFFERS = ("Python programs run with the Python that runs this checker, {here}; the "
                   "marking uses Python {there}")
 ENTERED = "{folder} holds one folder, {name}: checking what it holds, as the marking does"
@@ -128,10 +136,12 @@ class Runner:
     """Runs one command at a time as the marker's sandbox runs a case: stdin piped, its
     output capped, the marking's rlimits, its CPU time watched (where Linux's /proc tells
     it), a run that waits without working ended, and nothing it started left running
-    once it ends (on Linux; elsewhere its process group)."""
+    once it ends (where `kept`, the checker is the parent of every orphan, so none
+    escapes; elsewhere its process group, and on Linux its marked environment)."""
 
-    def __init__(self):
+    def __init__(self, kept: bool = False):
         self.running = None  # the marker of the run under way, to stop it
+        self.kept = kept  # every process a run starts stays below the checker
 
     def run(self, argv: list, folder: Path, stdin: bytes, env: dict, budget: Budget,
             head: int = None) -> Ran:
@@ -178,13 +188,90 @@ class Runner:
                    cpu_seconds=cpu_seconds)
 
     def stop(self) -> None:
-        """Kill the run under way and every process it started."""
-        if self.running is None:
-            return
-        pid, token = self.running
-        kill_group(pid)
-        kill_every(lambda: marked_processes(f"{RUN_VARIABLE}={token}".encode()))
+        """Kill the run under way and every process it started (where `kept`, every process
+        below the checker: whatever a run left, even between runs)."""
+        pid = None
+        if self.running is not None:
+            pid, token = self.running
+            kill_group(pid)
+            if not self.kept:
+                kill_every(lambda: marked_processes(f"{RUN_VARIABLE}={token}".encode()))
         self.running = None
+        if self.kept:
+            left = end_below(pid)
+            if left:
+                print(NOT_ENDED.format(count=len(left), es="es" * (len(left) != 1),
+                                       seconds=ENDING_SECONDS,
+                                       pids=" ".join(map(str, left))), file=sys.stderr)
+
+
+def keep_orphans() -> bool:
+    """Make the checker the parent of every process its runs orphan (Linux's child
+    subreaper), so that a daemon's double fork, new session or process group, cleared
+    environment or new name cannot take it out of the checker's reach; False where the
+    system has no such thing (macOS), refuses it, or hides the orphans it would keep (a
+    Linux without /proc's children lists: then none is kept, and none left unreaped)."""
+    if not os.path.exists(f"/proc/{os.getpid()}/task/{os.getpid()}/children"):
+        return False
+    try:
+        import ctypes
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+        return prctl(*map(ctypes.c_ulong, (PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))) == 0
+    except (ImportError, OSError, AttributeError):
+        return False
+
+
+def end_below(run: int = None) -> list:
+    """Kill every process below the checker, and reap those that become its own, round
+    after round until none is left (a process forking as it is killed leaves a child for
+    the next round); the run's own process `run` is killed but left to its waiter to reap.
+    The processes still there after ENDING_SECONDS: none, unless the system cannot kill
+    them."""
+    ending = time.monotonic() + ENDING_SECONDS
+    while True:
+        for child in children_of(os.getpid()):
+            if child != run:
+                try:
+                    os.waitpid(child, os.WNOHANG)
+                except ChildProcessError:
+                    pass  # not ours to reap: a thread's waiter reaped it
+        below = descendants(os.getpid())
+        for pid in below:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass  # it has ended
+        if not [pid for pid in below if pid != run]:
+            return []
+        if time.monotonic() > ending:
+            return below
+        time.sleep(ENDING_POLL_SECONDS)
+
+
+def children_of(pid: int) -> list:
+    """The processes whose parent is `pid`, each of its threads' (Linux's /proc)."""
+    found = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found  # it has ended
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/children") as listing:
+                found += [int(child) for child in listing.read().split()]
+        except OSError:
+            pass  # the thread has ended
+    return found
+
+
+def descendants(pid: int) -> list:
+    """Every process below `pid`, the dead ones not yet reaped among them."""
+    found, pending = [], [pid]
+    while pending:
+        children = children_of(pending.pop())
+        found += children
+        pending += children
+    return found
 
 
 def marked_processes(mark: bytes) -> list:
@@ -217,10 +304,11 @@ class Check:
     each visible case; and of each case the student wrote, as far as a pack can say it:
     why the marking would refuse it, or what their own program does on it."""
 
-    def __init__(self, pack, root: Path, scratch: Path, out, left_out: dict = None):
+    def __init__(self, pack, root: Path, scratch: Path, out, left_out: dict = None,
+                 kept: bool = False):
         self.pack, self.root, self.scratch, self.out = pack, root, scratch, out
         self.left_out = left_out or {}  # what the copy left out, relative to `root`
-        self.runner = Runner()
+        self.runner = Runner(kept)
         self.path = os.environ.get("PATH", SAFE_PATH)  # the student's own: their compiler
         self.verdicts = {}  # case id -> Verdict, as the marker's
         self.written = {}  # a case the student wrote, by its path (cases/golf/won) -> Verdict
@@ -487,6 +575,7 @@ def main(argv=None) -> int:
         raise Stopped(number)
     for number in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(number, stopped)
+    kept = keep_orphans()
     scratch = Path(tempfile.mkdtemp(prefix="check-"))
     check = None
     try:
@@ -498,6 +587,8 @@ def main(argv=None) -> int:
               if groups else CHECKING.format(folder=escaped(str(folder)), title=pack.title),
               file=out)
         print(AS_YOU.format(cpu=pack.cpu_seconds), file=out)
+        if not kept:
+            print(NOT_KEPT, file=out)
         here = f"{sys.version_info[0]}.{sys.version_info[1]}"
         if pack.python and pack.python != here and any(
                 not program.built for program, _ in pack.programs):
@@ -511,9 +602,10 @@ def main(argv=None) -> int:
             return EXIT_PROBLEM
         if root != snapshot:
             print(ENTERED.format(folder=escaped(str(folder)), name=escaped(root.name)), file=out)
-        check = Check(pack, root, scratch, out, left_out)
+        check = Check(pack, root, scratch, out, left_out, kept)
         check.read_written()
         check.every_program()
+        check.runner.stop()  # nothing a run left may print after the last line
         print(f"\n{SUMMARY.format(passed=check.passed(), total=check.total())}", file=out)
         if groups:
             print(summary_of_written(check), file=out)
@@ -530,6 +622,8 @@ def main(argv=None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
     except OSError as problem:  # a full disk, an unwritable terminal
+        if check is not None:
+            check.runner.stop()
         print(PROBLEM.format(problem=escaped(str(problem))), file=sys.stderr)
         return EXIT_PROBLEM
     finally:

@@ -18,6 +18,7 @@ import sys
 import tempfile
 import textwrap
 import time
+import uuid
 import zipfile
 from pathlib import Path
 
@@ -558,6 +559,124 @@ def test_a_daemon_left_holding_the_output_is_not_waited_for_and_is_ended(echo, t
     assert verdicts == {"echo/hello": ("pass", "")}, done.stdout
     assert verdicts == marker_verdicts(student, load(str(course / "echo.toml")), ["echo/hello"],
                                        tmp_path)
+    assert not own_processes(token)
+
+
+TRUTH = "0 of 1 visible cases pass; the marking also uses cases you cannot see"
+LIE = "1 of 1 visible cases pass; the marking also uses cases you cannot see"
+# A process a run leaves that has shed every mark the checker once found leftovers by (the
+# run's session, process group and environment), renamed itself and ignores the polite
+# signals; then it waits, one way or another, and prints a false summary on the checker's
+# own stdout: argv[1] is that stdout, argv[2] the lie, argv[3] the test's token.
+LEFT = """\
+import ctypes, os, signal, sys, time
+ctypes.CDLL(None).prctl(15, b"kworker/0:1", 0, 0, 0)  # PR_SET_NAME: a system thread's name
+for number in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+    signal.signal(number, signal.SIG_IGN)
+os.setpgid(0, 0)  # a process group of its own, in a session of its own
+{escape}
+os.write(int(sys.argv[1]), sys.argv[2].encode() + b"\\n")
+"""
+ESCAPES = {
+    "it sleeps": "time.sleep(2)",
+    "it is stopped": "os.kill(os.getpid(), signal.SIGSTOP)",
+    "it forks faster than it is killed": ("end = time.monotonic() + 2\n"
+                                          "while time.monotonic() < end:\n"
+                                          "    if os.fork():\n"
+                                          "        os._exit(0)  # its child goes on"),
+}
+LIAR = """\
+import os, sys
+said = os.open(f"/proc/{os.getppid()}/fd/1", os.O_WRONLY)  # the checker's own stdout
+os.set_inheritable(said, True)
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        os.execve(sys.executable, [sys.executable, "-c", {left}, str(said), {lie}, {token}], {})
+    os._exit(0)
+print("you said nothing")
+"""
+
+
+@pytest.mark.parametrize("escape", ESCAPES.values(), ids=ESCAPES.keys())
+def test_nothing_a_run_left_outlives_the_check_or_prints_after_it(echo, tmp_path, escape):
+    """The checker's stdout, read to its end (which comes once every process holding it is
+    gone), ends with the checker's own summary, never the lie of a process its run left;
+    and no such process is left running."""
+    from pack.check import NOT_KEPT
+
+    _, pack, student = echo
+    token = f"left-by-{uuid.uuid4().hex}"  # this run's alone, on a shared machine
+    left = LEFT.replace("{escape}", escape)
+    (student / "echo.py").write_text(LIAR.replace("{left}", repr(left))
+                                     .replace("{lie}", repr(LIE)).replace("{token}", repr(token)))
+    process = subprocess.Popen([SYSTEM_PYTHON, str(pack / "check.py"), str(student)],
+                               env=only_python(tmp_path), stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    try:
+        out, err = process.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        out, err = None, None
+    left = own_processes(token)
+    for pid in left:  # a failure leaves nothing behind on the shared machine
+        os.kill(int(pid), signal.SIGKILL)
+    process.kill()
+    process.communicate()
+    assert out is not None, "30 s on, a process the run left still holds the checker's stdout"
+    assert out.splitlines()[-1] == TRUTH, f"the checker's stdout ends with:\n{out}"
+    assert LIE not in out and NOT_KEPT not in out, out
+    assert (process.returncode, err) == (1, ""), err
+    assert not left, f"left running: {left}"
+
+
+def test_what_a_case_left_is_ended_before_the_next_case_runs(echo, tmp_path):
+    """On the first case the program leaves a daemon that prints its lie 0.3 s later, while
+    the second case (a program that waits 1 s) still runs: it is ended with its case."""
+    course, _, student = echo
+    (course / "echo.toml").write_text(OWN.replace('"hidden"', '"visible"'))
+    pack = tmp_path / "both visible"
+    assert pack_build.main(["--assignment", str(course / "echo.toml"), str(pack)]) == 0
+    token = f"left-by-{uuid.uuid4().hex}"
+    left = LEFT.replace("{escape}", "time.sleep(0.3)")
+    (student / "echo.py").write_text(
+        "import sys, time\n"
+        "if sys.stdin.readline() == 'hello\\n':\n"
+        + textwrap.indent(LIAR.replace("{left}", repr(left)).replace("{lie}", repr(LIE))
+                          .replace("{token}", repr(token))
+                          .replace('print("you said nothing")', 'print("you said hello")'), "    ")
+        + "else:\n    time.sleep(1)\n    print(\"you said the hidden case's words\")\n")
+    done = check(pack, student, only_python(tmp_path))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert LIE not in done.stdout, done.stdout
+    assert done.stdout.splitlines()[-1] == TRUTH.replace("0 of 1", "2 of 2"), done.stdout
+    assert not own_processes(token)
+
+
+def test_where_no_process_can_be_kept_it_says_so_and_ends_what_it_finds(echo, tmp_path):
+    """Without prctl (macOS's C library has none; simulated here) the checker cannot keep
+    a run's orphans: it says so in one line, checks as before, and still ends a daemon that
+    keeps the run's environment, where Linux's /proc shows it."""
+    from pack.check import NOT_KEPT
+
+    _, pack, student = echo
+    token = f"daemon-of-{uuid.uuid4().hex}"
+    (student / "echo.py").write_text(DAEMON.replace("{token}", token))
+    code = textwrap.dedent(f"""\
+        import ctypes, sys
+        ctypes.CDLL = lambda *args, **kwargs: object()  # a C library without prctl
+        path = {str(pack / "check.py")!r}
+        sys.argv = [path, {str(student)!r}]
+        exec(compile(open(path, encoding="utf-8").read(), path, "exec"),
+             {{"__name__": "__main__", "__file__": path}})
+        """)
+    done = subprocess.run([SYSTEM_PYTHON, "-c", code], capture_output=True, text=True,
+                          env=only_python(tmp_path), timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.splitlines().count(NOT_KEPT) == 1, done.stdout
+    assert "1 of 1 visible cases pass" in done.stdout and done.stderr == "", done.stderr
     assert not own_processes(token)
 
 
