@@ -1,5 +1,5 @@
 """run_autograder's entry, on Gradescope: mark the submission with this autograder's
-assignment and leave a valid results.json, whatever the submission or the marker does.
+assignment and leave a valid results.json, whatever the submission does.
 
     cd /autograder/source && /autograder/venv/bin/python -m gradescope.run [--check]
 
@@ -8,11 +8,15 @@ It runs `python -m marking.mark /autograder/submission --assignment assignments/
 and touches nothing of the submission itself: the marker copies it, following no link.
 The marker's results.json, once checked against results.schema.json, gets a short
 Markdown summary at the top (the score, or only the visible tests' score while some
-tests are not shown; the late rule; the isolation that held). When the marker refuses
-the submission, fails, or writes nothing valid, a fallback takes its place: score 0, a
-clear message, a failed test per program. The marker is stopped (and what it marked
-kept, the rest counting 0) at the autograder's time budget, before Gradescope's own
-timeout would leave no results at all. It always exits 0.
+tests are not shown; the late rule), and is cut to results.json's sizes (`bounded`);
+the isolation that held goes to the log, which only instructors read. When the marker
+refuses the submission, or runs out of time with nothing marked, a fallback takes its
+place: score 0, a clear message, a failed test per program. When the marker itself
+fails, or this file does, there is no results.json: Gradescope then shows the
+submission as failed ("The autograder failed to execute correctly"), not as a 0, and
+the log says why. The marker is stopped (and what it marked kept, the rest counting 0)
+at the autograder's time budget, before Gradescope's own timeout would leave no
+results at all. It exits 0, unless it could not write results.json.
 
 This file needs the standard library only: it must work when nothing else does.
 Environment: AUTOGRADER_ROOT (default /autograder), AUTOGRADER_ISOLATION (auto,
@@ -51,11 +55,7 @@ NO_REASON = "no reason given"
 # marking.records' messages, as the marker sends them (this file imports none of it).
 MESSAGES_FD = "MARK_MESSAGES_FD"
 REFUSAL = "Refusal"
-MARKER_FAILED = ("The marker itself failed ({what}): this is not your submission's fault. Your "
-                 "instructor can see what happened in the autograder's log and mark it again.")
 NO_RESULTS = "exit status {status}, and no valid results"
-PYTHON_FAILED = ("The autograder could not start Python: this is not your submission's fault. Your "
-                 "instructor can see what happened in the autograder's log and mark it again.")
 OUT_OF_TIME = ("The marking did not finish within the autograder's time budget ({budget:g} s) and "
                "left no results: a program that never ends, or waits, uses its whole time limit "
                "in every test.")
@@ -65,8 +65,13 @@ STOPPED = ("**The marking was stopped at the autograder's time budget ({budget:g
 NOT_MARKED_TEST = "Not marked: {message}"
 SCORE_LINE = "**Score: {score:.2f} of {marks:g}**"
 VISIBLE_LINE = ("**Visible tests: {earned:.2f} of {most:g} marks.** {others} more test{s} "
-                "({marks:g} marks) count{verb} too: Gradescope shows {them}, and the total, when "
-                "the assignment's settings allow.")
+                "({marks:g} marks) count{verb} too: {when}.")
+# When Gradescope shows a test of each visibility to a student (its specification's words).
+SHOWN_WHEN = {"after_due_date": ("Gradescope shows {them} after the due date (the late due "
+                                 "date, where late submissions are allowed)"),
+              "after_published": "Gradescope shows {them} once your instructor publishes the grades",
+              "hidden": "Gradescope never shows {them} to students"}
+SOME_OF_THEM = "{count} of them"
 PROGRAM_LINE = "- {program}: {earned:.2f} of {marks:g} marks"
 MISSING_LINE = "- **{program} is not in the submission**: 0 of {marks:g} marks"
 LATE_LINE = "- Late rule: {said}"
@@ -77,6 +82,22 @@ OTHER_MISTAKES = ("check: the wrong programs the groups of students' cases name 
 READY = ("check: ready to mark {name} ({cases} cases{groups}, {marks:g} marks) with Python "
          "{python}; {cores} cases at once")
 GROUPS = ", {groups} group{s} of students' cases"
+# results.json's sizes: Gradescope documents none, so these are ours, well within what a
+# page shows at once. A test's output is cut at a line's end (never inside a drawn ⟨...⟩,
+# nor a character), and says what was cut; while the whole is still too large, every
+# test's is cut shorter, down to the line alone.
+MOST_TEST_CHARS = 10_000
+TEST_CUTS = (MOST_TEST_CHARS, 4_000, 1_500, 500, 0)
+MOST_SUMMARY_CHARS = 10_000
+MOST_RESULTS_BYTES = 1_000_000
+LONGEST_ESCAPE = 24  # characters of a drawn ⟨...⟩ (golden.visible's, "…⟨N more⟩" the longest)
+CUT_OUTPUT = "… the autograder cut the rest: {chars} more character{cs}, {lines} more line{ls}"
+RECORD_CUT = ("the marking's record did not fit in results.json beside the tests; the marker "
+              "keeps none here: mark the submission with make mark for it")
+# The autograder failed: no results.json, so that Gradescope says so ("The autograder
+# failed to execute correctly") instead of a score of 0 that looks like a mark.
+AUTOGRADER_FAILED = ("the autograder failed ({what}): leaving no results.json, so that "
+                     "Gradescope shows the submission as failed, to be marked again")
 UNREAD_TIME = ("- **The submission time could not be read, so the late rule was not applied**: "
                "your instructor can see why in the autograder's log")
 
@@ -347,8 +368,8 @@ def mark(paths: Paths, config: dict, started: float) -> dict:
             return summarised(results, config, status, budget if stopped else None, unread)
         if stopped:
             return fallback(config, OUT_OF_TIME.format(budget=budget), "budget", status, seconds)
-        return fallback(config, MARKER_FAILED.format(what=NO_RESULTS.format(status=status)),
-                        "no results", status, seconds)
+        log(AUTOGRADER_FAILED.format(what=NO_RESULTS.format(status=status)))
+        return None
     if stopped:
         return fallback(config, OUT_OF_TIME.format(budget=budget), "budget", status, seconds)
     if status == REFUSED:
@@ -356,7 +377,8 @@ def mark(paths: Paths, config: dict, started: float) -> dict:
                         status, seconds)
     what = ("it failed on a case" if status == MARKER_ERROR else
             f"killed by signal {-status}" if status < 0 else f"exit status {status}")
-    return fallback(config, MARKER_FAILED.format(what=what), "marker failed", status, seconds)
+    log(AUTOGRADER_FAILED.format(what=f"the marker: {what}"))
+    return None
 
 
 def summarised(results: dict, config: dict, status: int, budget, unread_time: bool = False) -> dict:
@@ -377,7 +399,7 @@ def summarised(results: dict, config: dict, status: int, budget, unread_time: bo
             most=round(sum(test.get("max_score", 0) for test in shown_tests), 2),
             others=len(others), s="s" * (len(others) != 1), verb="" if len(others) != 1 else "s",
             marks=round(sum(test.get("max_score", 0) for test in others), 2),
-            them="them" if len(others) != 1 else "it"))
+            when=shown_when(others)))
     lines.append("")
     for program, data in extra.get("programs", {}).items():
         if not data.get("submitted", True):
@@ -394,12 +416,86 @@ def summarised(results: dict, config: dict, status: int, budget, unread_time: bo
     if config.get("pack_said"):
         lines.append(f"- {config['pack_said']}")  # our words and a URL checked when built
     for line in extra.get("isolation", []):
-        lines.append(f"- {shown(line, 1000)}")
+        log(line)  # the sandbox's limits: for the instructor, not a map for the student
     lines += [f"- {shown(line, 1000)}" for line in notes(results.get("output", ""), extra)]
     results["output"] = "\n".join(lines).strip() + "\n"
     results["output_format"] = "md"
     results["stdout_visibility"] = "hidden"
     extra["autograder"] = {"marker_exit": status, "stopped_at_budget": budget is not None}
+    return results
+
+
+def shown_when(tests: list) -> str:
+    """When Gradescope shows `tests` (none of them visible from the start) to a student."""
+    counts = {}
+    for test in tests:
+        visibility = test.get("visibility") if test.get("visibility") in SHOWN_WHEN else "hidden"
+        counts[visibility] = counts.get(visibility, 0) + 1
+    return "; ".join(SHOWN_WHEN[visibility].format(
+        them=SOME_OF_THEM.format(count=count) if len(counts) > 1 else "it" if count == 1 else "them")
+        for visibility, count in counts.items())
+
+
+def cut(text: str, most: int) -> str:
+    """`text` in at most `most` characters and a line saying what was cut: at the last line
+    end in its second half, else within the line, never inside a drawn ⟨...⟩."""
+    if len(text) <= most:
+        return text
+    kept = text[:most]
+    if kept.rfind("\n") >= most // 2:
+        kept = kept[:kept.rfind("\n")]
+    opened = kept.rfind("⟨")
+    if opened > kept.rfind("⟩") and len(kept) - opened < LONGEST_ESCAPE:
+        kept = kept[:opened]
+    rest = text[len(kept):].lstrip("\n")
+    if not rest:
+        return kept
+    lines = rest.count("\n") + (not rest.endswith("\n"))
+    said = CUT_OUTPUT.format(chars=len(rest), cs="s" * (len(rest) != 1), lines=lines,
+                             ls="s" * (lines != 1))
+    return f"{kept}\n{said}" if kept else said
+
+
+def size(results: dict) -> int:
+    """results.json's bytes, as write_results writes it."""
+    return len(json.dumps(results, indent=2, ensure_ascii=False).encode("utf-8", "replace")) + 1
+
+
+def without_diffs(extra) -> None:
+    """extra_data without the diffs (drawn, and as lines for a page): each failed test's
+    output holds its own, and on Gradescope nothing reads them back."""
+    if not isinstance(extra, dict):
+        return
+    verdicts = [verdict for case in extra.get("cases") or () if isinstance(case, dict)
+                for verdict in case.get("verdicts") or ()]
+    verdicts += [case.get(run) for group in extra.get("student_groups") or ()
+                 if isinstance(group, dict) for case in group.get("cases") or ()
+                 if isinstance(case, dict) for run in ("reference", "own")]
+    for verdict in verdicts:
+        if isinstance(verdict, dict):
+            verdict["diff"], verdict["diff_lines"] = "", None
+
+
+def bounded(results: dict) -> dict:
+    """results.json within MOST_RESULTS_BYTES: the summary within MOST_SUMMARY_CHARS, no
+    second copy of the diffs, each test's output within the first of TEST_CUTS that makes
+    the whole fit; and where even the lines alone do not, extra_data only the
+    autograder's own record."""
+    if isinstance(results.get("output"), str):
+        results["output"] = cut(results["output"], MOST_SUMMARY_CHARS)
+    without_diffs(results.get("extra_data"))
+    tests = [test for test in results.get("tests") or () if isinstance(test, dict)]
+    outputs = [test.get("output") for test in tests]
+    for most in TEST_CUTS:
+        for test, output in zip(tests, outputs):
+            if isinstance(output, str):
+                test["output"] = cut(output, most)
+        if size(results) <= MOST_RESULTS_BYTES:
+            return results
+    extra = results.get("extra_data")
+    own = extra.get("autograder") if isinstance(extra, dict) else None
+    results["extra_data"] = {"autograder": {**(own if isinstance(own, dict) else {}),
+                                            "cut": RECORD_CUT}}
     return results
 
 
@@ -471,19 +567,23 @@ def main(argv=None) -> int:
     config = load_settings()
     try:
         if config is None:
-            results = fallback(None, MARKER_FAILED.format(what="its settings cannot be read"),
-                               "no settings", None, 0.0)
+            log(AUTOGRADER_FAILED.format(what="its settings cannot be read"))
+            results = None
         else:
             results = mark(paths, config, started)
-    except BaseException:  # whatever it is, the student gets results, and the log the trace
+    except BaseException:  # whatever it is, the log gets the trace
         traceback.print_exc(file=sys.stdout)
-        results = fallback(config, MARKER_FAILED.format(what="the autograder failed"),
-                           "autograder failed", None, time.monotonic() - started)
+        log(AUTOGRADER_FAILED.format(what="run.py"))
+        results = None
     try:
+        if results is None:
+            paths.results.unlink(missing_ok=True)
+            return 0
         paths.results_folder.mkdir(parents=True, exist_ok=True)
-        write_results(paths.results, results)
+        write_results(paths.results, bounded(results))
     except OSError as problem:
-        log(f"cannot write {paths.results}: {problem}")  # run_autograder writes its own
+        log(f"cannot write {paths.results}: {problem}")  # run_autograder removes it
+        return 1
     return 0
 
 
