@@ -270,7 +270,9 @@ def student_case_files(assignment) -> dict:
 
 def settings(assignment, budget: float, pack_url: str = None) -> dict:
     """autograder.json: what the run reads; `pack_said`, the Markdown line on the student
-    pack, written here, where the URL was checked (gradescope/run.py imports nothing)."""
+    pack, written here, where the URL was checked (gradescope/run.py imports nothing);
+    `submissions`, how many count, with the time zone their times are said in."""
+    limit = assignment.submissions
     return {"assignment": assignment.name, "title": assignment.title, "marks": assignment.marks,
             "pack_said": CHECK_YOUR_WORK.format(url=f"<{pack_url}>") if pack_url else "",
             "cpu_seconds": assignment.cpu_seconds, "deadline": assignment.deadline is not None,
@@ -278,7 +280,10 @@ def settings(assignment, budget: float, pack_url: str = None) -> dict:
             "budget_seconds": int(budget) if budget == int(budget) else budget,
             "programs": {program: assignment.program_marks(program)
                          for program in assignment.programs},
-            "student_groups": assignment.chosen_mistakes()}
+            "student_groups": assignment.chosen_mistakes(),
+            "submissions": limit.settings() if limit else None,
+            "time_zone": getattr(assignment.deadline.tzinfo, "key", None)
+            if assignment.deadline else None}
 
 
 def interpreter_of(assignment):

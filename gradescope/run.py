@@ -34,8 +34,9 @@ import tempfile
 import threading
 import time
 import traceback
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 HERE = Path(__file__).resolve().parent
 SOURCE = HERE.parent  # the unzipped autograder: the marker runs from here
@@ -98,6 +99,29 @@ RECORD_CUT = ("the marking's record did not fit in results.json beside the tests
 # failed to execute correctly") instead of a score of 0 that looks like a mark.
 AUTOGRADER_FAILED = ("the autograder failed ({what}): leaving no results.json, so that "
                      "Gradescope shows the submission as failed, to be marked again")
+# [submissions], from submission_metadata.json's previous_submissions. A submission over
+# the limit is not marked: it keeps the results of the team's last counting one (its
+# tests' scores and visibility, not their outputs), as Gradescope's documentation of
+# rate limits advises. Times are said in the assignment's time zone.
+MOST_METADATA_BYTES = 64 << 20  # past this, the history is not read: the autograder fails
+TIME = "{time:%Y-%m-%d %H:%M} ({zone})"
+COUNTED = "- This submission counts: {used} of the {most} that may count{within}{then}"
+WITHIN = " in any {window}"
+NEXT_COUNTS = "; your next submission counts from {time}"
+NONE_MORE = "; no later submission counts"
+OVER = ("**This submission was not marked and does not count:** {most} submissions count "
+        "already{within}, the most that may.{next} The results below are those of your "
+        "submission of {then}, which stand.")
+OVER_NEXT = " Your next submission counts from {time}."
+CARRIED_TEST = ("Not marked again: this is the result of your submission of {then}; its "
+                "output is with it, in your submission history.")
+CARRIED_KEYS = ("name", "number", "score", "max_score", "status", "visibility", "tags")
+FEEDBACK_LEFT = "- Submission {used} of the first {first}, which show their tests before the due date"
+WITHHELD = ("**This submission is marked and counts, but its tests and score show only after "
+            "the due date:** only the first {first} submissions show them before it.")
+NO_OFFSET = "created_at {time!r} says no offset from UTC"
+HISTORY_UNREAD = "[submissions] cannot be applied: {problem}"
+CANNOT_CARRY = "[submissions]: the last counting submission's results cannot be kept: {problem}"
 UNREAD_TIME = ("- **The submission time could not be read, so the late rule was not applied**: "
                "your instructor can see why in the autograder's log")
 
@@ -159,7 +183,8 @@ def fallback(config, message: str, reason: str, status, seconds: float) -> dict:
     return {"score": 0, "execution_time": round(seconds, 3), "output": message,
             "output_format": "md", "visibility": "visible", "stdout_visibility": "hidden",
             "tests": tests,
-            "extra_data": {"autograder": {"fallback": reason, "marker_exit": status}}}
+            "extra_data": {"autograder": {"fallback": reason, "marker_exit": status,
+                                          "counted": False}}}
 
 
 def validator():
@@ -259,15 +284,157 @@ def submitted_at(paths: Paths, config: dict):
         fd = os.open(paths.metadata, os.O_RDONLY | os.O_NOFOLLOW)
         with os.fdopen(fd, "rb") as file:
             text = json.loads(file.read().decode("utf-8"))["created_at"]
-        text = text[:-1] + "+00:00" if text.endswith("Z") else text
-        head, dot, rest = text.partition(".")
-        if dot:  # Python 3.10 reads only 3 or 6 digits of a fraction of a second: make it 6
-            digits = rest[:len(rest) - len(rest.lstrip("0123456789"))]
-            text = f"{head}.{digits[:6].ljust(6, '0')}{rest[len(digits):]}"
-        return datetime.fromisoformat(text).isoformat(), False
+        return parsed_time(text).isoformat(), False
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as problem:
         log(NO_SUBMITTED_TIME.format(problem=problem))
         return None, True
+
+
+def parsed_time(text: str) -> datetime:
+    """One of Gradescope's times ("2018-07-01T14:22:32.365935-07:00")."""
+    text = text[:-1] + "+00:00" if text.endswith("Z") else text
+    head, dot, rest = text.partition(".")
+    if dot:  # Python 3.10 reads only 3 or 6 digits of a fraction of a second: make it 6
+        digits = rest[:len(rest) - len(rest.lstrip("0123456789"))]
+        text = f"{head}.{digits[:6].ljust(6, '0')}{rest[len(digits):]}"
+    return datetime.fromisoformat(text)
+
+
+class Limit:
+    """The assignment's [submissions] as they apply to this submission: when it was made
+    (`now`) and the team's earlier counting submissions (time, results), oldest first.
+    A previous submission counts when its results say so (ours do), or, marked before
+    the assignment had limits, when it has a score; one the autograder failed on has no
+    results, and does not count. Only those made before this one count, so that marking
+    it again (Gradescope's "Regrade") gives the same."""
+
+    def __init__(self, settings: dict, zone, now: datetime, earlier: list):
+        self.most, self.first = settings.get("most"), settings.get("feedback_first")
+        self.window = (timedelta(seconds=settings["window_seconds"])
+                       if settings.get("window_seconds") else None)
+        self.window_said, self.zone, self.now = settings.get("window") or "", zone, now
+        self.earlier = earlier
+
+    @classmethod
+    def of(cls, paths: Paths, config: dict):
+        """The limit, None without one; raises ValueError when the history cannot be read
+        (then no limit can be applied, and nothing is marked: the autograder fails)."""
+        settings = config.get("submissions")
+        if not settings:
+            return None
+        try:
+            fd = os.open(paths.metadata, os.O_RDONLY | os.O_NOFOLLOW)
+            with os.fdopen(fd, "rb") as file:
+                data = file.read(MOST_METADATA_BYTES + 1)
+            if len(data) > MOST_METADATA_BYTES:
+                raise ValueError(f"submission_metadata.json is over {MOST_METADATA_BYTES} bytes")
+            metadata = json.loads(data.decode("utf-8"))
+            now = parsed_time(metadata["created_at"])
+            if now.tzinfo is None:  # then no earlier time compares with it
+                raise ValueError(NO_OFFSET.format(time=metadata["created_at"]))
+            previous = metadata.get("previous_submissions") or []
+            if not isinstance(previous, list):
+                raise ValueError("previous_submissions is not a list")
+            earlier = []
+            for entry in previous:
+                results = entry.get("results")
+                if counted(results, entry.get("score")):
+                    when = parsed_time(entry["submission_time"])
+                    if when < now:
+                        earlier.append((when, results))
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError) as problem:
+            raise ValueError(HISTORY_UNREAD.format(problem=problem)) from None
+        return cls(settings, config.get("time_zone"), now, sorted(earlier, key=lambda e: e[0]))
+
+    def inside(self, until: datetime) -> list:
+        """The counting submissions' times within the window before `until`."""
+        return [when for when, _ in self.earlier
+                if self.window is None or when > until - self.window]
+
+    @property
+    def over(self) -> bool:
+        return bool(self.most) and len(self.inside(self.now)) >= self.most
+
+    @property
+    def withheld(self) -> bool:
+        return bool(self.first) and len(self.earlier) >= self.first
+
+    def said(self, when: datetime, later: bool = False) -> str:
+        """`when` in the assignment's time zone, to the minute (rounded up when `later`:
+        a submission at the time said then counts)."""
+        if later and (when.second or when.microsecond):
+            when = when.replace(second=0, microsecond=0) + timedelta(minutes=1)
+        try:
+            zone, name = (ZoneInfo(self.zone), self.zone) if self.zone else (timezone.utc, "UTC")
+        except (ValueError, OSError):  # no tzdata: the time as Gradescope gave it
+            zone, name = when.tzinfo, f"UTC{when:%z}"
+        return TIME.format(time=when.astimezone(zone), zone=name)
+
+    def next_counts(self, times: list) -> str:
+        """When a submission counts again, once `times` (the window's) are the most."""
+        return self.said(times[-self.most] + self.window, later=True)
+
+    def carried(self):
+        """This submission's results, over the limit: not marked; the last counting one's
+        score and tests stand, their outputs left with it. None (the autograder fails)
+        when those results cannot be kept."""
+        then, previous = self.earlier[-1]
+        inside = self.inside(self.now)
+        within = WITHIN.format(window=self.window_said) if self.window else ""
+        message = OVER.format(most=self.most, within=within, then=self.said(then),
+                              next=OVER_NEXT.format(time=self.next_counts(inside))
+                              if self.window else "")
+        try:
+            tests = [{**{key: test[key] for key in CARRIED_KEYS if key in test},
+                      "output": CARRIED_TEST.format(then=self.said(then))}
+                     for test in previous.get("tests") or ()]
+            earlier = previous.get("output")
+            results = {"score": previous["score"], "output": message + (
+                f"\n\n{earlier}" if isinstance(earlier, str) else "") + "\n",
+                "output_format": "md", "visibility": previous.get("visibility", "visible"),
+                "stdout_visibility": "hidden", "tests": tests,
+                "extra_data": {"autograder": {"counted": False, "kept": then.isoformat()}}}
+        except (KeyError, TypeError, AttributeError) as problem:
+            log(CANNOT_CARRY.format(problem=problem))
+            return None
+        complaints = validate(results)
+        if complaints:
+            log(CANNOT_CARRY.format(problem="; ".join(complaints[:3])))
+            return None
+        return results
+
+    def applied(self, results: dict) -> dict:
+        """A counting submission's results, saying where it stands; past `feedback_first`,
+        its tests and score shown after the due date only."""
+        lines = []
+        if self.most:
+            inside = [*self.inside(self.now), self.now]
+            then = (NEXT_COUNTS.format(time=self.next_counts(inside)) if self.window else
+                    NONE_MORE) if len(inside) >= self.most else ""
+            lines.append(COUNTED.format(used=len(inside), most=self.most, then=then,
+                                        within=WITHIN.format(window=self.window_said)
+                                        if self.window else ""))
+        if self.withheld:
+            for test in results.get("tests", []):
+                if test.get("visibility", "visible") == "visible":
+                    test["visibility"] = "after_due_date"
+            results["visibility"] = "after_due_date"
+            results["output"] = WITHHELD.format(first=self.first) + "\n"
+        elif self.first:
+            lines.append(FEEDBACK_LEFT.format(used=len(self.earlier) + 1, first=self.first))
+        results["output"] = results.get("output", "") + "".join(f"{line}\n" for line in lines)
+        return results
+
+
+def counted(results, score) -> bool:
+    """Whether a previous submission counts, by its results."""
+    if not isinstance(results, dict):
+        return False
+    own = results.get("extra_data", {}).get("autograder") if isinstance(
+        results.get("extra_data"), dict) else None
+    if isinstance(own, dict) and "counted" in own:
+        return own["counted"] is True
+    return isinstance(results.get("score", score), (int, float))
 
 
 def assignment_file(config: dict) -> str:
@@ -347,6 +514,13 @@ def mark(paths: Paths, config: dict, started: float) -> dict:
         paths.results.unlink()  # only what the marker writes now counts
     except FileNotFoundError:
         pass
+    try:
+        limit = Limit.of(paths, config)
+    except ValueError as problem:
+        log(AUTOGRADER_FAILED.format(what=problem))
+        return None
+    if limit is not None and limit.over:
+        return limit.carried()
     isolation = os.environ.get("AUTOGRADER_ISOLATION", "auto")
     isolation = isolation if isolation in ISOLATIONS else "auto"
     command = [sys.executable, "-m", "marking.mark", str(paths.submission),
@@ -365,7 +539,8 @@ def mark(paths: Paths, config: dict, started: float) -> dict:
     if status in MARKED or (stopped and status == INTERRUPTED):
         results = read_results(paths.results)
         if results is not None:
-            return summarised(results, config, status, budget if stopped else None, unread)
+            results = summarised(results, config, status, budget if stopped else None, unread)
+            return limit.applied(results) if limit is not None else results
         if stopped:
             return fallback(config, OUT_OF_TIME.format(budget=budget), "budget", status, seconds)
         log(AUTOGRADER_FAILED.format(what=NO_RESULTS.format(status=status)))
@@ -421,7 +596,8 @@ def summarised(results: dict, config: dict, status: int, budget, unread_time: bo
     results["output"] = "\n".join(lines).strip() + "\n"
     results["output_format"] = "md"
     results["stdout_visibility"] = "hidden"
-    extra["autograder"] = {"marker_exit": status, "stopped_at_budget": budget is not None}
+    extra["autograder"] = {"marker_exit": status, "stopped_at_budget": budget is not None,
+                           "counted": True}
     return results
 
 

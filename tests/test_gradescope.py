@@ -25,7 +25,7 @@ import pytest
 from golden.cases import EXPECTED_OUTPUTS, ROOT, SUFFIXES, load_cases
 from gradescope import build
 from gradescope import run as autograder_run
-from marking.assignment import load, names
+from marking.assignment import AssignmentError, load, names
 from standalone.bundle import write_all, write_assignment
 
 VISIBLE, HIDDEN = ["seed_0", "seed_27"], ["seed_705"]
@@ -694,6 +694,8 @@ def test_golf_tests_on_the_platform_gives_a_team_of_the_kits_own_cases_full_mark
     assert sum(test.get("max_score", 0) for test in results["tests"]) == 20
     shown = tests["patience: your Golf cases: mistakes"]
     assert "score" not in shown and "max_score" not in shown and shown["status"] == "passed"
+    assert "- This submission counts: 1 of the 3 that may count in any 24 hours\n" in \
+        results["output"], results["output"]
 
 
 # The platform's sizes and sums
@@ -790,3 +792,102 @@ def test_the_tests_maxima_add_up_exactly_to_the_assignment_s_marks(name):
         results["tests"], [marked for cases in load(name).programs.values()
                            for marked in cases])) < 1e-3
 
+
+# Submission limits ([submissions]), from Gradescope's previous_submissions
+
+LIMITS = '\n[submissions]\nmost = 2\nwindow = "24 hours"\nfeedback_first = 2\n'
+FIRST, SECOND = "2027-03-01T10:00:00+11:00", "2027-03-01T16:30:20.5+11:00"
+
+
+@pytest.fixture(scope="module")
+def limited(kit, tmp_path_factory):
+    """gs_test's zip with 2 submissions counting in any 24 hours, the first 2 with
+    their tests shown before the due date."""
+    assignment, _, _ = kit
+    folder = tmp_path_factory.mktemp("limited")
+    path = folder / f"{NAME}.toml"
+    path.write_text(assignment.read_text(encoding="utf-8") + LIMITS, encoding="utf-8")
+    out = folder / "autograder.zip"
+    assert build.main([str(path), "--out", str(out)]) == 0
+    return out
+
+
+@pytest.mark.parametrize("section", ["", 'window = "24 hours"', "most = 0",
+                                     'most = 2\nwindow = "a day"', "feedback_first = 1.5"])
+def test_a_limit_that_says_no_number_of_submissions_is_refused(kit, tmp_path, section):
+    path = tmp_path / "limited.toml"
+    path.write_text(kit[0].read_text(encoding="utf-8") + f"\n[submissions]\n{section}\n",
+                    encoding="utf-8")
+    with pytest.raises(AssignmentError, match=": submissions"):
+        load(str(path))
+
+
+def submitted(when: str, results) -> dict:
+    return {"submission_time": when, "score": results and results.get("score"),
+            "results": results}
+
+
+def test_the_second_of_two_submissions_within_the_limit_says_so_and_the_third_is_not_marked(
+        autograder, kit, limited):
+    make, run = autograder
+    first, _ = run(make(solution(kit), zipped=limited, metadata={"created_at": FIRST}))
+    assert ("- This submission counts: 1 of the 2 that may count in any 24 hours\n"
+            in first["output"]), first["output"]
+    assert "- Submission 1 of the first 2, which show their tests" in first["output"]
+    wrong = solution(kit, lambda text: text.replace('"Eighth"', '"Eigth"'))
+    second, _ = run(make(wrong, zipped=limited, metadata={
+        "created_at": SECOND, "previous_submissions": [submitted(FIRST, first)]}))
+    assert ("- This submission counts: 2 of the 2 that may count in any 24 hours; your next "
+            "submission counts from 2027-03-02 10:00 (Australia/Sydney)") in second["output"]
+    assert second["score"] < first["score"] and second["extra_data"]["autograder"]["counted"]
+    # The third, a day's last minute later, is over the limit: not marked, the second's stand.
+    third, done = run(make(solution(kit), zipped=limited, metadata={
+        "created_at": "2027-03-02T09:59:00+11:00", "previous_submissions": [
+            submitted(FIRST, first), submitted(SECOND, second),
+            submitted("2027-03-01T12:00:00+11:00", None)]}))  # the autograder failed: not counted
+    assert "marking.mark" not in done.stdout
+    assert third["output"].startswith(
+        "**This submission was not marked and does not count:** 2 submissions count already "
+        "in any 24 hours, the most that may. Your next submission counts from 2027-03-02 10:00 "
+        "(Australia/Sydney). The results below are those of your submission of 2027-03-01 16:30 "
+        "(Australia/Sydney), which stand."), third["output"]
+    assert third["score"] == second["score"] and not third["extra_data"]["autograder"]["counted"]
+    assert [(test["name"], test["score"], test["visibility"]) for test in third["tests"]] == [
+        (test["name"], test["score"], test["visibility"]) for test in second["tests"]]
+    assert all(test["output"].startswith("Not marked again") for test in third["tests"])
+
+
+def test_past_the_first_submissions_tests_and_score_wait_for_the_due_date(
+        autograder, kit, limited):
+    """A day later the window is free, so the third counts; but only the first 2 show their
+    tests before the due date: its every test waits for it, the summary says nothing more."""
+    make, run = autograder
+    earlier = {"score": 6, "tests": [], "extra_data": {"autograder": {"counted": True}}}
+    results, _ = run(make(solution(kit), zipped=limited, metadata={
+        "created_at": "2027-03-03T10:00:00+11:00", "previous_submissions": [
+            submitted(FIRST, earlier), submitted(SECOND, earlier),
+            submitted("2027-03-04T10:00:00+11:00", earlier)]}))  # later: a regrade's view
+    assert results["output"].startswith("**This submission is marked and counts, but its tests "
+                                        "and score show only after the due date:**")
+    assert "Score" not in results["output"] and "Visible tests" not in results["output"]
+    assert "1 of the 2 that may count" in results["output"]
+    assert {test["visibility"] for test in results["tests"]} == {"after_due_date", "hidden"}
+    assert results["score"] == 6
+
+
+@pytest.mark.parametrize("history", ["not json", {"created_at": FIRST, "previous_submissions": 7},
+                                     {"created_at": FIRST, "previous_submissions": [
+                                         {"submission_time": "yesterday", "score": 1,
+                                          "results": {"score": 1}}]},
+                                     {"previous_submissions": []}])
+def test_a_history_that_cannot_be_read_marks_nothing_and_the_autograder_fails(
+        autograder, kit, limited, history):
+    """No limit can be applied, and applying none would let a team through: Gradescope
+    shows the submission as failed, for the instructor."""
+    make, run = autograder
+    root = make(solution(kit), zipped=limited, metadata={})
+    (root / "submission_metadata.json").write_text(
+        history if isinstance(history, str) else json.dumps(history))
+    results, done = run(root)
+    assert results is None and "[submissions] cannot be applied" in done.stdout, done.stdout
+    assert "marking.mark" not in done.stdout
