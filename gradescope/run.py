@@ -36,7 +36,7 @@ import time
 import traceback
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from zoneinfo import ZoneInfo
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 HERE = Path(__file__).resolve().parent
 SOURCE = HERE.parent  # the unzipped autograder: the marker runs from here
@@ -119,6 +119,8 @@ CARRIED_KEYS = ("name", "number", "score", "max_score", "status", "visibility", 
 FEEDBACK_LEFT = "- Submission {used} of the first {first}, which show their tests before the due date"
 WITHHELD = ("**This submission is marked and counts, but its tests and score show only after "
             "the due date:** only the first {first} submissions show them before it.")
+HISTORY_TOO_LARGE = "submission_metadata.json is over {most} bytes"
+NOT_A_LIST = "previous_submissions is not a list"
 NO_OFFSET = "created_at {time!r} says no offset from UTC"
 HISTORY_UNREAD = "[submissions] cannot be applied: {problem}"
 CANNOT_CARRY = "[submissions]: the last counting submission's results cannot be kept: {problem}"
@@ -327,14 +329,14 @@ class Limit:
             with os.fdopen(fd, "rb") as file:
                 data = file.read(MOST_METADATA_BYTES + 1)
             if len(data) > MOST_METADATA_BYTES:
-                raise ValueError(f"submission_metadata.json is over {MOST_METADATA_BYTES} bytes")
+                raise ValueError(HISTORY_TOO_LARGE.format(most=MOST_METADATA_BYTES))
             metadata = json.loads(data.decode("utf-8"))
             now = parsed_time(metadata["created_at"])
             if now.tzinfo is None:  # then no earlier time compares with it
                 raise ValueError(NO_OFFSET.format(time=metadata["created_at"]))
             previous = metadata.get("previous_submissions") or []
             if not isinstance(previous, list):
-                raise ValueError("previous_submissions is not a list")
+                raise ValueError(NOT_A_LIST)
             earlier = []
             for entry in previous:
                 results = entry.get("results")
@@ -366,7 +368,7 @@ class Limit:
             when = when.replace(second=0, microsecond=0) + timedelta(minutes=1)
         try:
             zone, name = (ZoneInfo(self.zone), self.zone) if self.zone else (timezone.utc, "UTC")
-        except (ValueError, OSError):  # no tzdata: the time as Gradescope gave it
+        except (ZoneInfoNotFoundError, ValueError, OSError):  # no tzdata: as Gradescope gave it
             zone, name = when.tzinfo, f"UTC{when:%z}"
         return TIME.format(time=when.astimezone(zone), zone=name)
 
