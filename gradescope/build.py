@@ -148,10 +148,10 @@ done
 
 RUN_AUTOGRADER = r"""#!/usr/bin/env bash
 # Gradescope runs this as root for each submission. It marks /autograder/submission
-# with the assignment @NAME@ and leaves /autograder/results/results.json whatever
-# happens: @PACKAGE@/run.py writes the marker's results or, when the marker cannot
-# mark, a fallback that says why with a score of 0; should Python itself not start,
-# the fallback below. It always exits 0: any other status is a platform error.
+# with the assignment @NAME@: @PACKAGE@/run.py writes /autograder/results/results.json,
+# the marker's results or, when the marker refuses the submission, a score of 0 and
+# why. When the autograder itself fails (the marker, run.py, or Python), it leaves no
+# results.json, so that Gradescope says the autograder failed rather than show a 0.
 # No `set -e`: this script must reach its end.
 set -uo pipefail
 root="${AUTOGRADER_ROOT:-/autograder}"
@@ -159,12 +159,11 @@ results="$root/results/results.json"
 python="$root/venv/bin/python"
 [[ -x "$python" ]] || python=python3
 mkdir -p "$root/results"
-(cd "$root/source" && "$python" -m @PACKAGE@.run) ||
-  echo "run_autograder: @PACKAGE@/run.py did not end normally (status $?)"
-if [[ ! -s "$results" ]]; then
-  cat > "$results" <<'FALLBACK'
-@FALLBACK@
-FALLBACK
+(cd "$root/source" && "$python" -m @PACKAGE@.run)
+status=$?
+if ((status)); then
+  echo "run_autograder: @PACKAGE@/run.py did not end normally (status $status): no results.json"
+  rm -f "$results"
 fi
 exit 0
 """
@@ -271,7 +270,9 @@ def student_case_files(assignment) -> dict:
 
 def settings(assignment, budget: float, pack_url: str = None) -> dict:
     """autograder.json: what the run reads; `pack_said`, the Markdown line on the student
-    pack, written here, where the URL was checked (gradescope/run.py imports nothing)."""
+    pack, written here, where the URL was checked (gradescope/run.py imports nothing);
+    `submissions`, how many count, with the time zone their times are said in."""
+    limit = assignment.submissions
     return {"assignment": assignment.name, "title": assignment.title, "marks": assignment.marks,
             "pack_said": CHECK_YOUR_WORK.format(url=f"<{pack_url}>") if pack_url else "",
             "cpu_seconds": assignment.cpu_seconds, "deadline": assignment.deadline is not None,
@@ -279,7 +280,10 @@ def settings(assignment, budget: float, pack_url: str = None) -> dict:
             "budget_seconds": int(budget) if budget == int(budget) else budget,
             "programs": {program: assignment.program_marks(program)
                          for program in assignment.programs},
-            "student_groups": assignment.chosen_mistakes()}
+            "student_groups": assignment.chosen_mistakes(),
+            "submissions": limit.settings() if limit else None,
+            "time_zone": getattr(assignment.deadline.tzinfo, "key", None)
+            if assignment.deadline else None}
 
 
 def interpreter_of(assignment):
@@ -317,10 +321,8 @@ def entries(assignment, budget: float, pack_url: str = None) -> dict:
         TIME_ZONE="yes" if assignment.deadline is not None else "''",
         LANGUAGE_PACKAGES=" ".join(map(shlex.quote, packages)),
         COMPILERS=" ".join(map(shlex.quote, compilers))).encode(), EXECUTABLE)
-    fallback = json.dumps(run.fallback(config, run.PYTHON_FAILED, "python", None, 0.0), indent=2,
-                          ensure_ascii=True)
-    files["run_autograder"] = (filled(RUN_AUTOGRADER, NAME=assignment.name, PACKAGE=PACKAGE,
-                                      FALLBACK=fallback).encode(), EXECUTABLE)
+    files["run_autograder"] = (filled(RUN_AUTOGRADER, NAME=assignment.name,
+                                      PACKAGE=PACKAGE).encode(), EXECUTABLE)
     return files
 
 

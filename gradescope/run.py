@@ -1,5 +1,5 @@
 """run_autograder's entry, on Gradescope: mark the submission with this autograder's
-assignment and leave a valid results.json, whatever the submission or the marker does.
+assignment and leave a valid results.json, whatever the submission does.
 
     cd /autograder/source && /autograder/venv/bin/python -m gradescope.run [--check]
 
@@ -8,11 +8,15 @@ It runs `python -m marking.mark /autograder/submission --assignment assignments/
 and touches nothing of the submission itself: the marker copies it, following no link.
 The marker's results.json, once checked against results.schema.json, gets a short
 Markdown summary at the top (the score, or only the visible tests' score while some
-tests are not shown; the late rule; the isolation that held). When the marker refuses
-the submission, fails, or writes nothing valid, a fallback takes its place: score 0, a
-clear message, a failed test per program. The marker is stopped (and what it marked
-kept, the rest counting 0) at the autograder's time budget, before Gradescope's own
-timeout would leave no results at all. It always exits 0.
+tests are not shown; the late rule), and is cut to results.json's sizes (`bounded`);
+the isolation that held goes to the log, which only instructors read. When the marker
+refuses the submission, or runs out of time with nothing marked, a fallback takes its
+place: score 0, a clear message, a failed test per program. When the marker itself
+fails, or this file does, there is no results.json: Gradescope then shows the
+submission as failed ("The autograder failed to execute correctly"), not as a 0, and
+the log says why. The marker is stopped (and what it marked kept, the rest counting 0)
+at the autograder's time budget, before Gradescope's own timeout would leave no
+results at all. It exits 0, unless it could not write results.json.
 
 This file needs the standard library only: it must work when nothing else does.
 Environment: AUTOGRADER_ROOT (default /autograder), AUTOGRADER_ISOLATION (auto,
@@ -30,8 +34,9 @@ import tempfile
 import threading
 import time
 import traceback
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 HERE = Path(__file__).resolve().parent
 SOURCE = HERE.parent  # the unzipped autograder: the marker runs from here
@@ -51,11 +56,7 @@ NO_REASON = "no reason given"
 # marking.records' messages, as the marker sends them (this file imports none of it).
 MESSAGES_FD = "MARK_MESSAGES_FD"
 REFUSAL = "Refusal"
-MARKER_FAILED = ("The marker itself failed ({what}): this is not your submission's fault. Your "
-                 "instructor can see what happened in the autograder's log and mark it again.")
 NO_RESULTS = "exit status {status}, and no valid results"
-PYTHON_FAILED = ("The autograder could not start Python: this is not your submission's fault. Your "
-                 "instructor can see what happened in the autograder's log and mark it again.")
 OUT_OF_TIME = ("The marking did not finish within the autograder's time budget ({budget:g} s) and "
                "left no results: a program that never ends, or waits, uses its whole time limit "
                "in every test.")
@@ -65,8 +66,13 @@ STOPPED = ("**The marking was stopped at the autograder's time budget ({budget:g
 NOT_MARKED_TEST = "Not marked: {message}"
 SCORE_LINE = "**Score: {score:.2f} of {marks:g}**"
 VISIBLE_LINE = ("**Visible tests: {earned:.2f} of {most:g} marks.** {others} more test{s} "
-                "({marks:g} marks) count{verb} too: Gradescope shows {them}, and the total, when "
-                "the assignment's settings allow.")
+                "({marks:g} marks) count{verb} too: {when}.")
+# When Gradescope shows a test of each visibility to a student (its specification's words).
+SHOWN_WHEN = {"after_due_date": ("Gradescope shows {them} after the due date (the late due "
+                                 "date, where late submissions are allowed)"),
+              "after_published": "Gradescope shows {them} once your instructor publishes the grades",
+              "hidden": "Gradescope never shows {them} to students"}
+SOME_OF_THEM = "{count} of them"
 PROGRAM_LINE = "- {program}: {earned:.2f} of {marks:g} marks"
 MISSING_LINE = "- **{program} is not in the submission**: 0 of {marks:g} marks"
 LATE_LINE = "- Late rule: {said}"
@@ -77,6 +83,47 @@ OTHER_MISTAKES = ("check: the wrong programs the groups of students' cases name 
 READY = ("check: ready to mark {name} ({cases} cases{groups}, {marks:g} marks) with Python "
          "{python}; {cores} cases at once")
 GROUPS = ", {groups} group{s} of students' cases"
+# results.json's sizes: Gradescope documents none, so these are ours, well within what a
+# page shows at once. A test's output is cut at a line's end (never inside a drawn ⟨...⟩,
+# nor a character), and says what was cut; while the whole is still too large, every
+# test's is cut shorter, down to the line alone.
+MOST_TEST_CHARS = 10_000
+TEST_CUTS = (MOST_TEST_CHARS, 4_000, 1_500, 500, 0)
+MOST_SUMMARY_CHARS = 10_000
+MOST_RESULTS_BYTES = 1_000_000
+LONGEST_ESCAPE = 24  # characters of a drawn ⟨...⟩ (golden.visible's, "…⟨N more⟩" the longest)
+CUT_OUTPUT = "… the autograder cut the rest: {chars} more character{cs}, {lines} more line{ls}"
+RECORD_CUT = ("the marking's record did not fit in results.json beside the tests; the marker "
+              "keeps none here: mark the submission with make mark for it")
+# The autograder failed: no results.json, so that Gradescope says so ("The autograder
+# failed to execute correctly") instead of a score of 0 that looks like a mark.
+AUTOGRADER_FAILED = ("the autograder failed ({what}): leaving no results.json, so that "
+                     "Gradescope shows the submission as failed, to be marked again")
+# [submissions], from submission_metadata.json's previous_submissions. A submission over
+# the limit is not marked: it keeps the results of the team's last counting one (its
+# tests' scores and visibility, not their outputs), as Gradescope's documentation of
+# rate limits advises. Times are said in the assignment's time zone.
+MOST_METADATA_BYTES = 64 << 20  # past this, the history is not read: the autograder fails
+TIME = "{time:%Y-%m-%d %H:%M} ({zone})"
+COUNTED = "- This submission counts: {used} of the {most} that may count{within}{then}"
+WITHIN = " in any {window}"
+NEXT_COUNTS = "; your next submission counts from {time}"
+NONE_MORE = "; no later submission counts"
+OVER = ("**This submission was not marked and does not count:** {most} submissions count "
+        "already{within}, the most that may.{next} The results below are those of your "
+        "submission of {then}, which stand.")
+OVER_NEXT = " Your next submission counts from {time}."
+CARRIED_TEST = ("Not marked again: this is the result of your submission of {then}; its "
+                "output is with it, in your submission history.")
+CARRIED_KEYS = ("name", "number", "score", "max_score", "status", "visibility", "tags")
+FEEDBACK_LEFT = "- Submission {used} of the first {first}, which show their tests before the due date"
+WITHHELD = ("**This submission is marked and counts, but its tests and score show only after "
+            "the due date:** only the first {first} submissions show them before it.")
+HISTORY_TOO_LARGE = "submission_metadata.json is over {most} bytes"
+NOT_A_LIST = "previous_submissions is not a list"
+NO_OFFSET = "created_at {time!r} says no offset from UTC"
+HISTORY_UNREAD = "[submissions] cannot be applied: {problem}"
+CANNOT_CARRY = "[submissions]: the last counting submission's results cannot be kept: {problem}"
 UNREAD_TIME = ("- **The submission time could not be read, so the late rule was not applied**: "
                "your instructor can see why in the autograder's log")
 
@@ -138,7 +185,8 @@ def fallback(config, message: str, reason: str, status, seconds: float) -> dict:
     return {"score": 0, "execution_time": round(seconds, 3), "output": message,
             "output_format": "md", "visibility": "visible", "stdout_visibility": "hidden",
             "tests": tests,
-            "extra_data": {"autograder": {"fallback": reason, "marker_exit": status}}}
+            "extra_data": {"autograder": {"fallback": reason, "marker_exit": status,
+                                          "counted": False}}}
 
 
 def validator():
@@ -238,15 +286,157 @@ def submitted_at(paths: Paths, config: dict):
         fd = os.open(paths.metadata, os.O_RDONLY | os.O_NOFOLLOW)
         with os.fdopen(fd, "rb") as file:
             text = json.loads(file.read().decode("utf-8"))["created_at"]
-        text = text[:-1] + "+00:00" if text.endswith("Z") else text
-        head, dot, rest = text.partition(".")
-        if dot:  # Python 3.10 reads only 3 or 6 digits of a fraction of a second: make it 6
-            digits = rest[:len(rest) - len(rest.lstrip("0123456789"))]
-            text = f"{head}.{digits[:6].ljust(6, '0')}{rest[len(digits):]}"
-        return datetime.fromisoformat(text).isoformat(), False
+        return parsed_time(text).isoformat(), False
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as problem:
         log(NO_SUBMITTED_TIME.format(problem=problem))
         return None, True
+
+
+def parsed_time(text: str) -> datetime:
+    """One of Gradescope's times ("2018-07-01T14:22:32.365935-07:00")."""
+    text = text[:-1] + "+00:00" if text.endswith("Z") else text
+    head, dot, rest = text.partition(".")
+    if dot:  # Python 3.10 reads only 3 or 6 digits of a fraction of a second: make it 6
+        digits = rest[:len(rest) - len(rest.lstrip("0123456789"))]
+        text = f"{head}.{digits[:6].ljust(6, '0')}{rest[len(digits):]}"
+    return datetime.fromisoformat(text)
+
+
+class Limit:
+    """The assignment's [submissions] as they apply to this submission: when it was made
+    (`now`) and the team's earlier counting submissions (time, results), oldest first.
+    A previous submission counts when its results say so (ours do), or, marked before
+    the assignment had limits, when it has a score; one the autograder failed on has no
+    results, and does not count. Only those made before this one count, so that marking
+    it again (Gradescope's "Regrade") gives the same."""
+
+    def __init__(self, settings: dict, zone, now: datetime, earlier: list):
+        self.most, self.first = settings.get("most"), settings.get("feedback_first")
+        self.window = (timedelta(seconds=settings["window_seconds"])
+                       if settings.get("window_seconds") else None)
+        self.window_said, self.zone, self.now = settings.get("window") or "", zone, now
+        self.earlier = earlier
+
+    @classmethod
+    def of(cls, paths: Paths, config: dict):
+        """The limit, None without one; raises ValueError when the history cannot be read
+        (then no limit can be applied, and nothing is marked: the autograder fails)."""
+        settings = config.get("submissions")
+        if not settings:
+            return None
+        try:
+            fd = os.open(paths.metadata, os.O_RDONLY | os.O_NOFOLLOW)
+            with os.fdopen(fd, "rb") as file:
+                data = file.read(MOST_METADATA_BYTES + 1)
+            if len(data) > MOST_METADATA_BYTES:
+                raise ValueError(HISTORY_TOO_LARGE.format(most=MOST_METADATA_BYTES))
+            metadata = json.loads(data.decode("utf-8"))
+            now = parsed_time(metadata["created_at"])
+            if now.tzinfo is None:  # then no earlier time compares with it
+                raise ValueError(NO_OFFSET.format(time=metadata["created_at"]))
+            previous = metadata.get("previous_submissions") or []
+            if not isinstance(previous, list):
+                raise ValueError(NOT_A_LIST)
+            earlier = []
+            for entry in previous:
+                results = entry.get("results")
+                if counted(results, entry.get("score")):
+                    when = parsed_time(entry["submission_time"])
+                    if when < now:
+                        earlier.append((when, results))
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError) as problem:
+            raise ValueError(HISTORY_UNREAD.format(problem=problem)) from None
+        return cls(settings, config.get("time_zone"), now, sorted(earlier, key=lambda e: e[0]))
+
+    def inside(self, until: datetime) -> list:
+        """The counting submissions' times within the window before `until`."""
+        return [when for when, _ in self.earlier
+                if self.window is None or when > until - self.window]
+
+    @property
+    def over(self) -> bool:
+        return bool(self.most) and len(self.inside(self.now)) >= self.most
+
+    @property
+    def withheld(self) -> bool:
+        return bool(self.first) and len(self.earlier) >= self.first
+
+    def said(self, when: datetime, later: bool = False) -> str:
+        """`when` in the assignment's time zone, to the minute (rounded up when `later`:
+        a submission at the time said then counts)."""
+        if later and (when.second or when.microsecond):
+            when = when.replace(second=0, microsecond=0) + timedelta(minutes=1)
+        try:
+            zone, name = (ZoneInfo(self.zone), self.zone) if self.zone else (timezone.utc, "UTC")
+        except (ZoneInfoNotFoundError, ValueError, OSError):  # no tzdata: as Gradescope gave it
+            zone, name = when.tzinfo, f"UTC{when:%z}"
+        return TIME.format(time=when.astimezone(zone), zone=name)
+
+    def next_counts(self, times: list) -> str:
+        """When a submission counts again, once `times` (the window's) are the most."""
+        return self.said(times[-self.most] + self.window, later=True)
+
+    def carried(self):
+        """This submission's results, over the limit: not marked; the last counting one's
+        score and tests stand, their outputs left with it. None (the autograder fails)
+        when those results cannot be kept."""
+        then, previous = self.earlier[-1]
+        inside = self.inside(self.now)
+        within = WITHIN.format(window=self.window_said) if self.window else ""
+        message = OVER.format(most=self.most, within=within, then=self.said(then),
+                              next=OVER_NEXT.format(time=self.next_counts(inside))
+                              if self.window else "")
+        try:
+            tests = [{**{key: test[key] for key in CARRIED_KEYS if key in test},
+                      "output": CARRIED_TEST.format(then=self.said(then))}
+                     for test in previous.get("tests") or ()]
+            earlier = previous.get("output")
+            results = {"score": previous["score"], "output": message + (
+                f"\n\n{earlier}" if isinstance(earlier, str) else "") + "\n",
+                "output_format": "md", "visibility": previous.get("visibility", "visible"),
+                "stdout_visibility": "hidden", "tests": tests,
+                "extra_data": {"autograder": {"counted": False, "kept": then.isoformat()}}}
+        except (KeyError, TypeError, AttributeError) as problem:
+            log(CANNOT_CARRY.format(problem=problem))
+            return None
+        complaints = validate(results)
+        if complaints:
+            log(CANNOT_CARRY.format(problem="; ".join(complaints[:3])))
+            return None
+        return results
+
+    def applied(self, results: dict) -> dict:
+        """A counting submission's results, saying where it stands; past `feedback_first`,
+        its tests and score shown after the due date only."""
+        lines = []
+        if self.most:
+            inside = [*self.inside(self.now), self.now]
+            then = (NEXT_COUNTS.format(time=self.next_counts(inside)) if self.window else
+                    NONE_MORE) if len(inside) >= self.most else ""
+            lines.append(COUNTED.format(used=len(inside), most=self.most, then=then,
+                                        within=WITHIN.format(window=self.window_said)
+                                        if self.window else ""))
+        if self.withheld:
+            for test in results.get("tests", []):
+                if test.get("visibility", "visible") == "visible":
+                    test["visibility"] = "after_due_date"
+            results["visibility"] = "after_due_date"
+            results["output"] = WITHHELD.format(first=self.first) + "\n"
+        elif self.first:
+            lines.append(FEEDBACK_LEFT.format(used=len(self.earlier) + 1, first=self.first))
+        results["output"] = results.get("output", "") + "".join(f"{line}\n" for line in lines)
+        return results
+
+
+def counted(results, score) -> bool:
+    """Whether a previous submission counts, by its results."""
+    if not isinstance(results, dict):
+        return False
+    own = results.get("extra_data", {}).get("autograder") if isinstance(
+        results.get("extra_data"), dict) else None
+    if isinstance(own, dict) and "counted" in own:
+        return own["counted"] is True
+    return isinstance(results.get("score", score), (int, float))
 
 
 def assignment_file(config: dict) -> str:
@@ -326,6 +516,13 @@ def mark(paths: Paths, config: dict, started: float) -> dict:
         paths.results.unlink()  # only what the marker writes now counts
     except FileNotFoundError:
         pass
+    try:
+        limit = Limit.of(paths, config)
+    except ValueError as problem:
+        log(AUTOGRADER_FAILED.format(what=problem))
+        return None
+    if limit is not None and limit.over:
+        return limit.carried()
     isolation = os.environ.get("AUTOGRADER_ISOLATION", "auto")
     isolation = isolation if isolation in ISOLATIONS else "auto"
     command = [sys.executable, "-m", "marking.mark", str(paths.submission),
@@ -344,11 +541,12 @@ def mark(paths: Paths, config: dict, started: float) -> dict:
     if status in MARKED or (stopped and status == INTERRUPTED):
         results = read_results(paths.results)
         if results is not None:
-            return summarised(results, config, status, budget if stopped else None, unread)
+            results = summarised(results, config, status, budget if stopped else None, unread)
+            return limit.applied(results) if limit is not None else results
         if stopped:
             return fallback(config, OUT_OF_TIME.format(budget=budget), "budget", status, seconds)
-        return fallback(config, MARKER_FAILED.format(what=NO_RESULTS.format(status=status)),
-                        "no results", status, seconds)
+        log(AUTOGRADER_FAILED.format(what=NO_RESULTS.format(status=status)))
+        return None
     if stopped:
         return fallback(config, OUT_OF_TIME.format(budget=budget), "budget", status, seconds)
     if status == REFUSED:
@@ -356,7 +554,8 @@ def mark(paths: Paths, config: dict, started: float) -> dict:
                         status, seconds)
     what = ("it failed on a case" if status == MARKER_ERROR else
             f"killed by signal {-status}" if status < 0 else f"exit status {status}")
-    return fallback(config, MARKER_FAILED.format(what=what), "marker failed", status, seconds)
+    log(AUTOGRADER_FAILED.format(what=f"the marker: {what}"))
+    return None
 
 
 def summarised(results: dict, config: dict, status: int, budget, unread_time: bool = False) -> dict:
@@ -377,7 +576,7 @@ def summarised(results: dict, config: dict, status: int, budget, unread_time: bo
             most=round(sum(test.get("max_score", 0) for test in shown_tests), 2),
             others=len(others), s="s" * (len(others) != 1), verb="" if len(others) != 1 else "s",
             marks=round(sum(test.get("max_score", 0) for test in others), 2),
-            them="them" if len(others) != 1 else "it"))
+            when=shown_when(others)))
     lines.append("")
     for program, data in extra.get("programs", {}).items():
         if not data.get("submitted", True):
@@ -394,12 +593,87 @@ def summarised(results: dict, config: dict, status: int, budget, unread_time: bo
     if config.get("pack_said"):
         lines.append(f"- {config['pack_said']}")  # our words and a URL checked when built
     for line in extra.get("isolation", []):
-        lines.append(f"- {shown(line, 1000)}")
+        log(line)  # the sandbox's limits: for the instructor, not a map for the student
     lines += [f"- {shown(line, 1000)}" for line in notes(results.get("output", ""), extra)]
     results["output"] = "\n".join(lines).strip() + "\n"
     results["output_format"] = "md"
     results["stdout_visibility"] = "hidden"
-    extra["autograder"] = {"marker_exit": status, "stopped_at_budget": budget is not None}
+    extra["autograder"] = {"marker_exit": status, "stopped_at_budget": budget is not None,
+                           "counted": True}
+    return results
+
+
+def shown_when(tests: list) -> str:
+    """When Gradescope shows `tests` (none of them visible from the start) to a student."""
+    counts = {}
+    for test in tests:
+        visibility = test.get("visibility") if test.get("visibility") in SHOWN_WHEN else "hidden"
+        counts[visibility] = counts.get(visibility, 0) + 1
+    return "; ".join(SHOWN_WHEN[visibility].format(
+        them=SOME_OF_THEM.format(count=count) if len(counts) > 1 else "it" if count == 1 else "them")
+        for visibility, count in counts.items())
+
+
+def cut(text: str, most: int) -> str:
+    """`text` in at most `most` characters and a line saying what was cut: at the last line
+    end in its second half, else within the line, never inside a drawn ⟨...⟩."""
+    if len(text) <= most:
+        return text
+    kept = text[:most]
+    if kept.rfind("\n") >= most // 2:
+        kept = kept[:kept.rfind("\n")]
+    opened = kept.rfind("⟨")
+    if opened > kept.rfind("⟩") and len(kept) - opened < LONGEST_ESCAPE:
+        kept = kept[:opened]
+    rest = text[len(kept):].lstrip("\n")
+    if not rest:
+        return kept
+    lines = rest.count("\n") + (not rest.endswith("\n"))
+    said = CUT_OUTPUT.format(chars=len(rest), cs="s" * (len(rest) != 1), lines=lines,
+                             ls="s" * (lines != 1))
+    return f"{kept}\n{said}" if kept else said
+
+
+def size(results: dict) -> int:
+    """results.json's bytes, as write_results writes it."""
+    return len(json.dumps(results, indent=2, ensure_ascii=False).encode("utf-8", "replace")) + 1
+
+
+def without_diffs(extra) -> None:
+    """extra_data without the diffs (drawn, and as lines for a page): each failed test's
+    output holds its own, and on Gradescope nothing reads them back."""
+    if not isinstance(extra, dict):
+        return
+    verdicts = [verdict for case in extra.get("cases") or () if isinstance(case, dict)
+                for verdict in case.get("verdicts") or ()]
+    verdicts += [case.get(run) for group in extra.get("student_groups") or ()
+                 if isinstance(group, dict) for case in group.get("cases") or ()
+                 if isinstance(case, dict) for run in ("reference", "own")]
+    for verdict in verdicts:
+        if isinstance(verdict, dict):
+            verdict["diff"], verdict["diff_lines"] = "", None
+
+
+def bounded(results: dict) -> dict:
+    """results.json within MOST_RESULTS_BYTES: the summary within MOST_SUMMARY_CHARS, no
+    second copy of the diffs, each test's output within the first of TEST_CUTS that makes
+    the whole fit; and where even the lines alone do not, extra_data only the
+    autograder's own record."""
+    if isinstance(results.get("output"), str):
+        results["output"] = cut(results["output"], MOST_SUMMARY_CHARS)
+    without_diffs(results.get("extra_data"))
+    tests = [test for test in results.get("tests") or () if isinstance(test, dict)]
+    outputs = [test.get("output") for test in tests]
+    for most in TEST_CUTS:
+        for test, output in zip(tests, outputs):
+            if isinstance(output, str):
+                test["output"] = cut(output, most)
+        if size(results) <= MOST_RESULTS_BYTES:
+            return results
+    extra = results.get("extra_data")
+    own = extra.get("autograder") if isinstance(extra, dict) else None
+    results["extra_data"] = {"autograder": {**(own if isinstance(own, dict) else {}),
+                                            "cut": RECORD_CUT}}
     return results
 
 
@@ -471,19 +745,23 @@ def main(argv=None) -> int:
     config = load_settings()
     try:
         if config is None:
-            results = fallback(None, MARKER_FAILED.format(what="its settings cannot be read"),
-                               "no settings", None, 0.0)
+            log(AUTOGRADER_FAILED.format(what="its settings cannot be read"))
+            results = None
         else:
             results = mark(paths, config, started)
-    except BaseException:  # whatever it is, the student gets results, and the log the trace
+    except BaseException:  # whatever it is, the log gets the trace
         traceback.print_exc(file=sys.stdout)
-        results = fallback(config, MARKER_FAILED.format(what="the autograder failed"),
-                           "autograder failed", None, time.monotonic() - started)
+        log(AUTOGRADER_FAILED.format(what="run.py"))
+        results = None
     try:
+        if results is None:
+            paths.results.unlink(missing_ok=True)
+            return 0
         paths.results_folder.mkdir(parents=True, exist_ok=True)
-        write_results(paths.results, results)
+        write_results(paths.results, bounded(results))
     except OSError as problem:
-        log(f"cannot write {paths.results}: {problem}")  # run_autograder writes its own
+        log(f"cannot write {paths.results}: {problem}")  # run_autograder removes it
+        return 1
     return 0
 
 

@@ -212,6 +212,37 @@ class Late:
 
 
 @dataclass(frozen=True)
+class Submissions:
+    """How many submissions count on Gradescope (`[submissions]`): at most `most` within
+    any `window` (the whole assignment when None), and of those, only the first
+    `feedback_first` show their tests before the due date. None: no limit."""
+    most: int = None
+    window: timedelta = None
+    window_said: str = ""  # as the file says it: "24 hours"
+    feedback_first: int = None
+
+    def settings(self) -> dict:
+        """What Gradescope's autograder reads (gradescope/run.py imports nothing)."""
+        return {"most": self.most, "window": self.window_said or None,
+                "window_seconds": self.window.total_seconds() if self.window else None,
+                "feedback_first": self.feedback_first}
+
+
+WINDOW_UNITS = {"hour": timedelta(hours=1), "day": timedelta(days=1)}
+
+
+def _submissions(data: dict):
+    """The file's `[submissions]` (its schema checks the window's shape: "24 hours")."""
+    limit = data.get("submissions")
+    if limit is None:
+        return None
+    window = limit.get("window")
+    count, unit = window.split() if window else (0, "")
+    return Submissions(limit.get("most"), int(count) * WINDOW_UNITS[unit.rstrip("s")]
+                       if window else None, window or "", limit.get("feedback_first"))
+
+
+@dataclass(frozen=True)
 class Assignment:
     name: str
     title: str
@@ -231,6 +262,7 @@ class Assignment:
     student_budget: float = None  # CPU seconds of all a student's cases in a class run
     unmarked_rules: dict = None  # program -> {rule id: why this assignment does not mark it}
     student_cases: dict = None  # program -> (StudentCases, ...), in the file's order
+    submissions: Submissions = None  # how many count on Gradescope; None: every one
 
     def program_marks(self, program: str) -> float:
         return round(sum(marked.marks for marked in self.programs[program])
@@ -327,7 +359,8 @@ def _assignment(name: str, path: Path, data: dict) -> Assignment:
                        for program in data["programs"]}, tuple(data.get("require", ())),
                       declared, data.get("student_budget"),
                       {program["name"]: program.get("unmarked_rules", {})
-                       for program in data["programs"]}, student)
+                       for program in data["programs"]}, student,
+                      submissions=_submissions(data))
 
 
 def _deadline(path: Path, data: dict):

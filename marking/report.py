@@ -5,6 +5,7 @@ its input, and a command that reproduces it. Every text that came from a run is
 escaped already (see `marking.verdicts`)."""
 
 import json
+import math
 import os
 import re
 import shlex
@@ -44,6 +45,10 @@ JSON_NO_FOLDER = "cannot write in {folder}"
 SHOWN_INPUT_BYTES = 200
 CASES_FOLDER = "expected_outputs"
 SHELL_SAFE = re.compile(r"[A-Za-z0-9_./+-]+")
+# results.json's marks are multiples of 2**-13 (about 0.0001): sums of such floats are exact
+# in any order, so the tests' maxima add up to the assignment's marks however Gradescope
+# adds them (13 marks over 92 cases, each rounded to 4 decimals, added up to 13.0005).
+MARKS_QUANTUM = 2 ** -13
 
 
 @dataclass
@@ -271,27 +276,31 @@ def write_report(results: Results, out) -> None:
 def gradescope(results: Results, confined: dict) -> dict:
     """Gradescope's results.json: a test per case, with the assignment's visibility; its
     extra_data the marking as data (`marking.records.Marking`), with `confined`: what
-    confined the runs (isolation, python, users, cgroups)."""
-    tests = []
+    confined the runs (isolation, python, users, cgroups). The tests' maxima add up to the
+    assignment's marks exactly; a test worth nothing shows no marks at all (not "0/0")."""
+    tests, exact = [], []  # exact: each test's (max_score, score) before rounding
+
+    def add(test: dict, most: float, earned: float) -> None:
+        tests.append(test)
+        exact.append((most, earned))
     for program, program_results in results.programs.items():
         declared = results.assignment.declared[program]
         student = [test for group in results.student.get(program, ())
                    for test in group.tests(declared)]
         if program_results is None:
-            tests.append({"name": (declared.exact_names() or [program])[0], "score": 0,
-                          "max_score": round(results.golden_marks(program), 4),
-                          "status": "failed", "visibility": "visible",
-                          "output": results.not_submitted(program)})
-            tests += student
+            add({"name": (declared.exact_names() or [program])[0], "status": "failed",
+                 "visibility": "visible", "output": results.not_submitted(program)},
+                results.golden_marks(program), 0)
+            for test in student:
+                add(test, test["max_score"], test["score"])
             continue
         built = results.builds.get(program)
         if built is not None:
-            tests.append({"name": BUILD_TEST.format(program=program),
-                          "score": -round(results.deducted(program), 4) or 0, "max_score": 0,
-                          "status": "passed" if built.ok else "failed", "visibility": "visible",
-                          "output": "\n".join(filter(None, [built.said(),
-                                                            results.warnings_cost(program),
-                                                            built.messages]))})
+            add({"name": BUILD_TEST.format(program=program),
+                 "status": "passed" if built.ok else "failed", "visibility": "visible",
+                 "output": "\n".join(filter(None, [built.said(), results.warnings_cost(program),
+                                                   built.messages]))},
+                0, -results.deducted(program))
         for result in program_results:
             case = result.marked.case
             text = "\n\n".join(
@@ -302,17 +311,39 @@ def gradescope(results: Results, confined: dict) -> dict:
                                             case, declared, verdict.kind)).strip(),
                                         verdict.diff]))
                 for verdict in result.failed) or Kind.PASS
-            tests.append({"name": case.id, "score": round(result.earned, 4),
-                          "max_score": round(result.marked.marks, 4),
-                          "status": "passed" if result.passed else "failed",
-                          "visibility": result.marked.visibility, "output": text})
-        tests += student
-    for number, test in enumerate(tests, 1):
+            add({"name": case.id, "status": "passed" if result.passed else "failed",
+                 "visibility": result.marked.visibility, "output": text},
+                result.marked.marks, result.earned)
+        for test in student:
+            add(test, test["max_score"], test["score"])
+    maxima = spread([most for most, _ in exact])
+    for number, (test, (most, earned), quantised) in enumerate(zip(tests, exact, maxima), 1):
         test["number"] = str(number)
+        if most == 0 and earned == 0:  # worth nothing: it says, it does not score
+            test.pop("score", None)
+            test.pop("max_score", None)
+        else:
+            test["score"] = (quantised if earned == most else  # full marks: all of its maximum
+                             round(earned / most * quantised if most else earned, 4))
+            test["max_score"] = quantised
     return {"score": round(results.mark, 4), "execution_time": round(results.seconds, 3),
             "output": "\n".join(results.header + results.summary()),
             "visibility": "visible", "stdout_visibility": "hidden", "tests": tests,
             "extra_data": marking_data(results, **confined).to_dict()}
+
+
+def spread(marks: list) -> list:
+    """`marks`, each to a multiple of MARKS_QUANTUM, adding up exactly to their total (to
+    the quantum: the assignment's marks, when every case is marked): each rounded down,
+    then the quanta left given one each to those that lost the most (the earlier first
+    among equals)."""
+    units = [math.floor(most / MARKS_QUANTUM + 1e-6) for most in marks]
+    left = round(math.fsum(marks) / MARKS_QUANTUM) - sum(units)
+    losses = sorted((index for index, most in enumerate(marks) if most > 0),
+                    key=lambda index: units[index] - marks[index] / MARKS_QUANTUM)
+    for index in losses[:max(0, left)]:
+        units[index] += 1
+    return [unit * MARKS_QUANTUM for unit in units]
 
 
 def refused(assignment, reason: str) -> dict:

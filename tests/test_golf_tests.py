@@ -98,7 +98,7 @@ def test_a_case_expecting_a_king_on_the_empty_homecell_loses_its_validity_alone(
             'cases: what the reference prints", shown after the due date'
             in valid["output"].splitlines())
     printed = tests["patience: your Golf cases: what the reference prints"]
-    assert (printed["visibility"], printed["max_score"]) == ("after_due_date", 0)
+    assert printed["visibility"] == "after_due_date" and "max_score" not in printed  # no "0/0"
     assert drawn_refusal in printed["output"], "the reference's diff: it refuses the King"
     thorough = tests["patience: your Golf cases: thorough"]
     assert 0 < thorough["score"] < 5 and thorough["visibility"] == "visible"

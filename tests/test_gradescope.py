@@ -25,7 +25,7 @@ import pytest
 from golden.cases import EXPECTED_OUTPUTS, ROOT, SUFFIXES, load_cases
 from gradescope import build
 from gradescope import run as autograder_run
-from marking.assignment import load, names
+from marking.assignment import AssignmentError, load, names
 from standalone.bundle import write_all, write_assignment
 
 VISIBLE, HIDDEN = ["seed_0", "seed_27"], ["seed_705"]
@@ -145,12 +145,17 @@ def autograder(kit):
         return root
 
     def run(root: Path, **environment):
+        """(results.json, checked, or None where the autograder failed and left none; the
+        run's output, the log Gradescope shows instructors)."""
         done = subprocess.run(["bash", str(root / "source" / "run_autograder")], cwd=root,
                               env={**os.environ, "AUTOGRADER_ROOT": str(root), **environment},
                               capture_output=True, text=True, timeout=120)
         assert done.returncode == 0, done.stdout + done.stderr
-        results = json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
-        return valid(results), done
+        path = root / "results" / "results.json"
+        if not path.exists():
+            return None, done
+        assert path.stat().st_size <= autograder_run.MOST_RESULTS_BYTES
+        return valid(json.loads(path.read_text(encoding="utf-8"))), done
 
     yield make, run
     for root in made:
@@ -256,10 +261,8 @@ def test_each_shipped_assignment_ships_its_own_programs_cases_only(name):
         "a reference or a handout in the autograder"
     assert set(path for path in files if path.startswith("assignments/")) == {
         "assignments/assignment.schema.json", f"assignments/{name}.toml"}
-    fallback = json.loads(files["run_autograder"][0].decode().split("<<'FALLBACK'\n")[1]
-                          .split("\nFALLBACK\n")[0])
-    assert [test["name"] for test in valid(fallback)["tests"]] == [
-        f"{program}: not marked" for program in assignment.programs]
+    script = files["run_autograder"][0].decode()  # no results of its own: see the failures
+    assert "FALLBACK" not in script and 'rm -f "$results"' in script
 
 
 def test_an_assignment_file_whose_name_would_reach_a_script_is_refused(kit, tmp_path):
@@ -321,7 +324,7 @@ def test_a_perfect_submission_scores_every_mark_less_the_late_rule(autograder, k
     make, run = autograder
     # 30 hours late: two days late (more than 24, at most 48 hours), so at most 80% of 6
     root = make(solution(kit), metadata={"created_at": "2027-03-10T15:00:00.365935+11:00"})
-    results, _ = run(root)
+    results, done = run(root)
     assert results["score"] == 4.8
     assert all(test["status"] == "passed" for test in results["tests"])
     tests = by_name(results)
@@ -332,7 +335,11 @@ def test_a_perfect_submission_scores_every_mark_less_the_late_rule(autograder, k
     assert "**Visible tests: 4.00 of 4 marks.** 1 more test (2 marks) counts too" in summary
     assert ("Late rule: submitted 30 hours 1 second after the deadline: 2 days late (more than "
             "24, at most 48 hours); the mark is capped at 4.80 of 6.00") in summary, summary
-    assert "- Isolation: " in summary and "4.8" not in summary.split("Late rule")[0]
+    assert "4.8" not in summary.split("Late rule")[0]
+    assert "Isolation" not in summary and "run_autograder: Isolation: " in done.stdout
+    assert ("1 more test (2 marks) counts too: Gradescope never shows it to students."
+            in summary), summary
+    assert "when the assignment's settings allow" not in summary
     assert results["extra_data"]["late"]["days"] == 2
 
 
@@ -377,7 +384,8 @@ def test_a_hostile_submission_reaches_no_golden_output_and_no_results(autograder
     assert "got U+0074 LATIN SMALL LETTER T" in seed_27["output"]  # "the golden output stays..."
     assert "LEAK" not in json.dumps(results) and "LEAK" not in done.stdout
     held = "Isolation: FALLBACK" if isolation == "fallback" else "Isolation: "
-    assert held in results["output"] and held in "".join(results["extra_data"]["isolation"])
+    assert held in done.stdout and held in "".join(results["extra_data"]["isolation"])
+    assert "Isolation" not in results["output"]  # the sandbox's limits: for the instructor
     assert "other users can read" not in done.stdout  # the marker finds the golden cases locked
 
 
@@ -412,29 +420,37 @@ def test_a_refused_submission_gets_the_reason_and_0(autograder):
     assert [test["name"] for test in results["tests"]] == ["solitaire_1: not marked"]
 
 
-@pytest.mark.parametrize("breakage", ["refused assignment", "unimportable marker",
-                                      "no python"])
-def test_a_marker_that_cannot_mark_still_gives_valid_results(autograder, kit, breakage):
+def test_an_assignment_the_marker_refuses_gives_the_reason_and_0(autograder, kit):
     make, run = autograder
-    root = make(solution(kit), python="/nonexistent/python" if breakage == "no python" else None)
-    source = root / "source"
-    if breakage == "refused assignment":
-        toml = source / "assignments" / f"{NAME}.toml"
-        toml.write_text(toml.read_text().replace("marks = 6", "marks = 7"))
-    elif breakage == "unimportable marker":
-        (source / "marking" / "report.py").unlink()
-    results, done = run(root)
+    root = make(solution(kit))
+    toml = root / "source" / "assignments" / f"{NAME}.toml"
+    toml.write_text(toml.read_text().replace("marks = 6", "marks = 7"))
+    results, _ = run(root)
     assert results["score"] == 0
     assert [(test["name"], test["status"], test["score"], test["max_score"])
             for test in results["tests"]] == [("solitaire_1: not marked", "failed", 0, 6)]
     said = results["output"]
-    if breakage == "refused assignment":
-        assert said.startswith("The marker refused this submission: ") and "add up" in said
-    elif breakage == "unimportable marker":
-        assert "The marker itself failed (exit status 1, and no valid results)" in said
-        assert "ModuleNotFoundError" in done.stdout  # the log, for the instructor
+    assert said.startswith("The marker refused this submission: ") and "add up" in said
+
+
+@pytest.mark.parametrize("breakage", ["unimportable marker", "no python", "planted results"])
+def test_a_failing_autograder_leaves_no_results_so_gradescope_says_it_failed(
+        autograder, kit, breakage):
+    """Not a 0 that looks like a mark: Gradescope says "The autograder failed to execute
+    correctly" when there is no valid results.json; the log says why."""
+    make, run = autograder
+    root = make(solution(kit), python="/nonexistent/python" if breakage == "no python" else None)
+    (root / "source" / "marking" / "report.py").unlink()
+    if breakage == "planted results":
+        (root / "results" / "results.json").write_text('{"score": 6}')
+    results, done = run(root)
+    assert results is None, results
+    if breakage == "no python":
+        assert "run.py did not end normally" in done.stdout
     else:
-        assert said.startswith("The autograder could not start Python")
+        assert "ModuleNotFoundError" in done.stdout  # the log, for the instructor
+        assert ("the autograder failed (exit status 1, and no valid results): leaving no "
+                "results.json") in done.stdout
 
 
 def test_an_unreadable_submission_time_is_said_never_skipped(autograder, kit):
@@ -674,3 +690,204 @@ def test_golf_tests_on_the_platform_gives_a_team_of_the_kits_own_cases_full_mark
         "31 of 31 mistakes caught, 100% of their weight")
     assert tests["patience: your Little Spider cases: thorough"]["output"] == (
         "24 of 24 mistakes caught, 100% of their weight")
+    # Its tests' maxima add up to its 20 marks; those worth nothing show no "0/0".
+    assert sum(test.get("max_score", 0) for test in results["tests"]) == 20
+    shown = tests["patience: your Golf cases: mistakes"]
+    assert "score" not in shown and "max_score" not in shown and shown["status"] == "passed"
+    assert "- This submission counts: 1 of the 3 that may count in any 24 hours\n" in \
+        results["output"], results["output"]
+
+
+# The platform's sizes and sums
+
+# Every other line the sample solution prints becomes a flood: control characters, bytes
+# that are not UTF-8, drawn characters; each region that differs is drawn in the diff.
+FLOOD = r'''import io, sys
+class _Flood(io.TextIOBase):
+    line = 0
+    def write(self, text):
+        for part in text.splitlines(keepends=True):
+            data = part.encode()
+            if part.endswith("\n"):
+                self.line += 1
+                if self.line % 2:
+                    data = b"\x1b[2J\x00\x07\xff\xfe\xc3" * 600 + "é⟨".encode() * 300 + b"\n"
+            sys.__stdout__.buffer.write(data)
+        return len(text)
+    def flush(self):
+        sys.__stdout__.buffer.flush()
+    def reconfigure(self, **options):
+        pass
+sys.stdout = _Flood()
+sys.stderr.write("E\x00" * 300000)
+'''
+
+
+def test_a_flooding_program_s_results_stay_under_the_stated_sizes(autograder, kit):
+    """Megabytes of output, long lines, bytes that are not UTF-8, control characters: each
+    test's output within MOST_TEST_CHARS and a line saying what was cut, no second copy of
+    a diff in extra_data, the whole (checked by `run`) under MOST_RESULTS_BYTES."""
+    make, run = autograder
+    results, _ = run(make(solution(kit, lambda text: FLOOD + text)))
+    assert results["score"] == 0
+    said = autograder_run.CUT_OUTPUT.split(":")[0]
+    for test in results["tests"]:
+        head, _, cut_line = test["output"].rpartition("\n")
+        assert len(head) <= autograder_run.MOST_TEST_CHARS, test["name"]
+        assert cut_line.startswith(said), (test["name"], cut_line)
+        assert head.count("⟨") == head.count("⟩"), "an escape cut in half"
+    verdicts = [verdict for case in results["extra_data"]["cases"] for verdict in case["verdicts"]]
+    assert verdicts and all(verdict["diff"] == "" and verdict["diff_lines"] is None
+                            for verdict in verdicts)
+
+
+@pytest.mark.parametrize("text, most, shown", [
+    ("line one\nline two\nline three\n", 20,  # at a line's end
+     "line one\nline two\n… the autograder cut the rest: 11 more characters, 1 more line"),
+    ("abc⟨U+001B⟩def", 8,  # never inside a drawn escape
+     "abc\n… the autograder cut the rest: 11 more characters, 1 more line"),
+    ("ab⟨\\xff⟩cd⟨U+0007⟩", 12, "ab⟨\\xff⟩cd\n… the autograder cut the rest: 8 more characters, "
+                                "1 more line"),
+    ("⟨ is a character a program may print" * 2, 70,  # not an escape: kept
+     ("⟨ is a character a program may print" * 2)[:70]
+     + "\n… the autograder cut the rest: 2 more characters, 1 more line"),
+    ("short", 10, "short")])
+def test_an_output_is_cut_at_a_line_or_before_an_escape_and_says_so(text, most, shown):
+    assert autograder_run.cut(text, most) == shown
+
+
+def test_too_many_tests_for_the_whole_cut_every_output_shorter():
+    """Where capping each test is not enough, each is cut shorter, down to the line alone,
+    and extra_data keeps only the autograder's record: the whole still fits, and is valid."""
+    tests = [{"name": f"t{number}", "score": 0, "max_score": 1, "status": "failed",
+              "output": "⟨\\xff⟩" * 5000} for number in range(400)]
+    results = autograder_run.bounded({"score": 0, "output": "summary", "tests": tests,
+                                      "extra_data": {"cases": [{"verdicts": [{"diff": "d" * 9}]}],
+                                                     "autograder": {"counted": True},
+                                                     "blob": "b" * 2_000_000}})
+    valid(results)
+    assert autograder_run.size(results) <= autograder_run.MOST_RESULTS_BYTES
+    assert results["extra_data"]["autograder"]["counted"] is True
+    assert all(len(test["output"]) < 1_600 for test in results["tests"])
+
+
+def every_case_failing(name: str):
+    """The marker's results for a submission of `name` whose every case failed."""
+    from marking.report import CaseResult, Results
+    assignment = load(name)
+    return Results(assignment, [], {program: [CaseResult(marked, []) for marked in cases]
+                                    for program, cases in assignment.programs.items()})
+
+
+@pytest.mark.parametrize("name", [name for name in names() if name != "golf_tests"])
+def test_the_tests_maxima_add_up_exactly_to_the_assignment_s_marks(name):
+    """As Gradescope adds them, in floats, in any order (13 marks over 92 cases of seeded
+    added up to 13.0005 when each was rounded to 4 decimals); golf_tests' below."""
+    from marking.report import gradescope
+    results = gradescope(every_case_failing(name), {})
+    maxima = [test["max_score"] for test in results["tests"]]
+    marks = load(name).marks
+    assert sum(maxima) == marks and sum(reversed(maxima)) == marks and sum(sorted(maxima)) == marks
+    assert max(abs(test["max_score"] - case.marks) for test, case in zip(
+        results["tests"], [marked for cases in load(name).programs.values()
+                           for marked in cases])) < 1e-3
+
+
+# Submission limits ([submissions]), from Gradescope's previous_submissions
+
+LIMITS = '\n[submissions]\nmost = 2\nwindow = "24 hours"\nfeedback_first = 2\n'
+FIRST, SECOND = "2027-03-01T10:00:00+11:00", "2027-03-01T16:30:20.5+11:00"
+
+
+@pytest.fixture(scope="module")
+def limited(kit, tmp_path_factory):
+    """gs_test's zip with 2 submissions counting in any 24 hours, the first 2 with
+    their tests shown before the due date."""
+    assignment, _, _ = kit
+    folder = tmp_path_factory.mktemp("limited")
+    path = folder / f"{NAME}.toml"
+    path.write_text(assignment.read_text(encoding="utf-8") + LIMITS, encoding="utf-8")
+    out = folder / "autograder.zip"
+    assert build.main([str(path), "--out", str(out)]) == 0
+    return out
+
+
+@pytest.mark.parametrize("section", ["", 'window = "24 hours"', "most = 0",
+                                     'most = 2\nwindow = "a day"', "feedback_first = 1.5"])
+def test_a_limit_that_says_no_number_of_submissions_is_refused(kit, tmp_path, section):
+    path = tmp_path / "limited.toml"
+    path.write_text(kit[0].read_text(encoding="utf-8") + f"\n[submissions]\n{section}\n",
+                    encoding="utf-8")
+    with pytest.raises(AssignmentError, match=": submissions"):
+        load(str(path))
+
+
+def submitted(when: str, results) -> dict:
+    return {"submission_time": when, "score": results and results.get("score"),
+            "results": results}
+
+
+def test_the_second_of_two_submissions_within_the_limit_says_so_and_the_third_is_not_marked(
+        autograder, kit, limited):
+    make, run = autograder
+    first, _ = run(make(solution(kit), zipped=limited, metadata={"created_at": FIRST}))
+    assert ("- This submission counts: 1 of the 2 that may count in any 24 hours\n"
+            in first["output"]), first["output"]
+    assert "- Submission 1 of the first 2, which show their tests" in first["output"]
+    wrong = solution(kit, lambda text: text.replace('"Eighth"', '"Eigth"'))
+    second, _ = run(make(wrong, zipped=limited, metadata={
+        "created_at": SECOND, "previous_submissions": [submitted(FIRST, first)]}))
+    assert ("- This submission counts: 2 of the 2 that may count in any 24 hours; your next "
+            "submission counts from 2027-03-02 10:00 (Australia/Sydney)") in second["output"]
+    assert second["score"] < first["score"] and second["extra_data"]["autograder"]["counted"]
+    # The third, a day's last minute later, is over the limit: not marked, the second's stand.
+    third, done = run(make(solution(kit), zipped=limited, metadata={
+        "created_at": "2027-03-02T09:59:00+11:00", "previous_submissions": [
+            submitted(FIRST, first), submitted(SECOND, second),
+            submitted("2027-03-01T12:00:00+11:00", None)]}))  # the autograder failed: not counted
+    assert "marking.mark" not in done.stdout
+    assert third["output"].startswith(
+        "**This submission was not marked and does not count:** 2 submissions count already "
+        "in any 24 hours, the most that may. Your next submission counts from 2027-03-02 10:00 "
+        "(Australia/Sydney). The results below are those of your submission of 2027-03-01 16:30 "
+        "(Australia/Sydney), which stand."), third["output"]
+    assert third["score"] == second["score"] and not third["extra_data"]["autograder"]["counted"]
+    assert [(test["name"], test["score"], test["visibility"]) for test in third["tests"]] == [
+        (test["name"], test["score"], test["visibility"]) for test in second["tests"]]
+    assert all(test["output"].startswith("Not marked again") for test in third["tests"])
+
+
+def test_past_the_first_submissions_tests_and_score_wait_for_the_due_date(
+        autograder, kit, limited):
+    """A day later the window is free, so the third counts; but only the first 2 show their
+    tests before the due date: its every test waits for it, the summary says nothing more."""
+    make, run = autograder
+    earlier = {"score": 6, "tests": [], "extra_data": {"autograder": {"counted": True}}}
+    results, _ = run(make(solution(kit), zipped=limited, metadata={
+        "created_at": "2027-03-03T10:00:00+11:00", "previous_submissions": [
+            submitted(FIRST, earlier), submitted(SECOND, earlier),
+            submitted("2027-03-04T10:00:00+11:00", earlier)]}))  # later: a regrade's view
+    assert results["output"].startswith("**This submission is marked and counts, but its tests "
+                                        "and score show only after the due date:**")
+    assert "Score" not in results["output"] and "Visible tests" not in results["output"]
+    assert "1 of the 2 that may count" in results["output"]
+    assert {test["visibility"] for test in results["tests"]} == {"after_due_date", "hidden"}
+    assert results["score"] == 6
+
+
+@pytest.mark.parametrize("history", ["not json", {"created_at": FIRST, "previous_submissions": 7},
+                                     {"created_at": FIRST, "previous_submissions": [
+                                         {"submission_time": "yesterday", "score": 1,
+                                          "results": {"score": 1}}]},
+                                     {"previous_submissions": []}])
+def test_a_history_that_cannot_be_read_marks_nothing_and_the_autograder_fails(
+        autograder, kit, limited, history):
+    """No limit can be applied, and applying none would let a team through: Gradescope
+    shows the submission as failed, for the instructor."""
+    make, run = autograder
+    root = make(solution(kit), zipped=limited, metadata={})
+    (root / "submission_metadata.json").write_text(
+        history if isinstance(history, str) else json.dumps(history))
+    results, done = run(root)
+    assert results is None and "[submissions] cannot be applied" in done.stdout, done.stdout
+    assert "marking.mark" not in done.stdout
