@@ -20,6 +20,7 @@ from golden.cases import EXPECTED_OUTPUTS, ROOT, Case, load_cases
 
 BINARY = "program"  # what a build writes, and a case of a built program runs
 OUTPUT = "{output}"  # in a preprocess command: the file the preprocessor writes
+GCC_ONLY = "gcc:"  # in a preprocess command: a word of gcc's, left out for clang
 OPTION_STARTS = "-@"  # a name that begins so reads as an option, or a response file, to gcc
 PYTHON = "python3"
 MOST_SOURCES = 50  # files of one glob a compiled program's student may hand in
@@ -147,15 +148,16 @@ class Program:
         (as ./NAME, under the names `compiled` gives them) and the binary."""
         return self._compile([f"./{name}" for name in self.compiled(files).values()])
 
-    def preprocess_argv(self, compiled: str) -> list:
+    def preprocess_argv(self, compiled: str, clang: bool = False) -> list:
         """The command that preprocesses the compiled file `compiled` (its name in the
-        build's folder) with the build's flags, writing to OUTPUT; none for a language
-        whose profile gives no `preprocess`."""
+        build's folder) with the build's flags, writing to OUTPUT, by gcc or by clang
+        (macOS's g++); none for a language whose profile gives no `preprocess`."""
         flags = list(self.language.flags if self.flags is None else self.flags)
         parts = []
         for part in self.language.preprocess:
             parts += (flags if part == "{flags}" else [f"./{compiled}"] if part == "{source}"
-                      else [part])
+                      else [] if part.startswith(GCC_ONLY) and clang
+                      else [part.removeprefix(GCC_ONLY)])
         return parts
 
     def run_argv(self, case: Case, home: Path, python: str = sys.executable) -> list:

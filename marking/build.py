@@ -54,18 +54,20 @@ BUILD_START = r"""tool() {
 printf '%s\n%s\n' "$PWD" "$(pwd -P)"
 checks=$(tool mktemp -d) || exit
 """
-# One file's preprocessing, its command then these lines: its status, how many line markers
-# its source holds (gcc and clang warn of each, -Wpedantic), the size of its `#` lines,
+# Whether the compiler that preprocesses is clang (macOS's g++, which refuses gcc's words).
+CLANG_SCRIPT = 'case $({compiler} --version 2>&1) in *clang*) clang=1;; *) clang=;; esac\n'
+# One file's preprocessing, by clang or by gcc, then these lines: its status, how many line
+# markers its source holds (gcc warns of each, -Wpedantic), the size of its `#` lines,
 # those lines; nothing left behind.
 CHECK_SCRIPT = r""": >"$checks/out"
-{command} 2>"$checks/said"; status=$?
-tool grep -a -e '^#' "$checks/out" >"$checks/lines"
+if [ "$clang" ]; then {clang}; else {gcc}; fi 2>"$checks/said"; status=$?
+tool grep -a -e '^#' "$checks/out" >"$checks/lines" 2>/dev/null
 markers=$(tool grep -a -c -E -e 'style of line directive is a (GCC|GNU) extension' "$checks/said")
 printf '%s %s %s\n' "$status" "${{markers:-0}}" $(($(tool wc -c <"$checks/lines")))
 /bin/cat -- "$checks/lines"
 tool rm -f -- "$checks/out" "$checks/lines" "$checks/said"
 """
-BUILD_END = """tool rm -r -- "$checks"
+BUILD_END = r"""tool rm -r -- "$checks"
 printf 'end\n'
 {compile} >&2 || exit
 exec /bin/cat -- {binary}
@@ -79,6 +81,9 @@ WARNING = b"warning:"
 # makes a system header.
 MARKER = re.compile(rb'# (\d+) "((?:[^"\\]|\\.)*)"((?: \d+)*)')
 SILENCES = re.compile(rb"#\s*pragma\s+(GCC|clang)\s+(diagnostic|system_header)\b\s*(\w*)")
+# Where a system header lies: Linux's /usr; macOS's developer tools, Xcode and Homebrew's
+# gcc, for a student's checker there.
+HEADER_FOLDERS = (b"/usr/", b"/Library/Developer/", b"/Applications/", b"/opt/homebrew/")
 ESCAPE = re.compile(rb'\\(?:([0-7]{1,3})|(.))', re.DOTALL)
 ESCAPED = {b"n": b"\n", b"t": b"\t", b"r": b"\r"}
 
@@ -98,8 +103,9 @@ MARKER_FAILED = "the marker failed to run the build: {problem}"
 RENAMED = ("{name} is compiled as {safe}: a file name that begins with {first} reads as an "
            "option to the compiler")
 SILENCING = "{file}: a #pragma turns the compiler's warnings off: counted as warnings"
-SYSTEM_HEADER = ("{file}: made a system header (by a #pragma or an include through a system "
-                 "folder), whose warnings the compiler hides: counted as warnings")
+SYSTEM_HEADER = ("{file}: made a system header (by a #pragma, a line marker or an include "
+                 "through a system folder), whose warnings the compiler hides: counted as "
+                 "warnings")
 LINE_MARKERS = ("{file}: a line marker (# LINE \"FILE\" FLAGS), in it or in a header it "
                 "includes, can make a system header of the rest, whose warnings the compiler "
                 "hides: counted as warnings")
@@ -165,11 +171,13 @@ def build_command(program, files: list) -> list:
     """The build's command: each compiled file's preprocessing, judged by `came_to`, then
     the compiler's, its messages to stderr, then the program to stdout."""
     script = [BUILD_START]
-    for name in program.compiled(files).values():
-        argv = program.preprocess_argv(name)
-        if argv:
-            script.append(CHECK_SCRIPT.format(command=" ".join(
-                CHECKS_OUTPUT if part == OUTPUT else shlex.quote(part) for part in argv)))
+    if program.language.preprocess:
+        script.append(CLANG_SCRIPT.format(compiler=shlex.quote(program.language.preprocess[0])))
+        for name in program.compiled(files).values():
+            script.append(CHECK_SCRIPT.format(**{
+                compiler: " ".join(CHECKS_OUTPUT if part == OUTPUT else shlex.quote(part)
+                                   for part in program.preprocess_argv(name, compiler == "clang"))
+                for compiler in ("clang", "gcc")}))
     script.append(BUILD_END.format(compile=" ".join(map(shlex.quote, program.build_argv(files))),
                                    binary=shlex.quote(BINARY)))
     return ["/bin/sh", "-c", "".join(script), "build"]
@@ -276,13 +284,19 @@ def silenced(lines: bytes, source: bytes, folders: list) -> str:
 
 
 def system(path: bytes, folders: list) -> bool:
-    """Whether `path`, a header the compiler found in a system folder, lies outside the
-    build's folder (`folders`, as named and as it is) and the kernel's: absolute, with
-    no . or .. to reach elsewhere."""
-    parts = path.split(b"/")
-    return (path.startswith(b"/") and not {b"", b".", b".."} & set(parts[1:])
-            and not any(path.startswith(outside.rstrip(b"/") + b"/")
-                        for outside in [*folders, b"/proc", b"/dev"]))
+    """Whether `path`, a header the compiler found in a system folder, is one: a file
+    that is where it says (as the marker sees it: the sandbox shows /usr as it is) in
+    HEADER_FOLDERS, not in the build's folder (`folders`, as named and as it is), and
+    not reached through /proc or /dev, whose links lead elsewhere for each process
+    (/proc/self/cwd: the build's folder)."""
+    real = os.path.realpath(path)
+    return (path.startswith(b"/") and not {b"proc", b"dev"} & set(path.split(b"/"))
+            and real.startswith(HEADER_FOLDERS) and os.path.isfile(real)
+            and not any(inside(name, folder) for name in (path, real) for folder in folders))
+
+
+def inside(path: bytes, folder: bytes) -> bool:
+    return path.startswith(folder.rstrip(b"/") + b"/")
 
 
 def unquoted(name: bytes) -> bytes:
