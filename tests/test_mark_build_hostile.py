@@ -117,13 +117,15 @@ def test_a_file_named_at_something_is_no_response_file(tmp_path, option):
 
 
 def test_a_file_named_like_an_option_is_compiled_under_a_safe_name(tmp_path):
-    """-greet.cpp, named so by mistake: compiled as _-greet.cpp, said in one line, and
-    marked as any other."""
+    """-greet.cpp, named so by mistake: compiled as _-greet.cpp (__-greet.cpp, when that
+    name is taken), said in one line, its name escaped, and marked as any other."""
     assignment = tiny_assignment(tmp_path, "cpp")
-    folder = put(tmp_path / "dash", {"-greet.cpp": CODE, "_-greet.cpp": "// taken\n"})
+    folder = put(tmp_path / "dash", {"-gr\x1beet.cpp": CODE, "_-gr\x1beet.cpp": "// taken\n"})
     status, report, _, _ = run_marker(folder, assignment=assignment)
     assert status == 0 and "Score: 3.00/3.00" in report, report
-    assert "    " + RENAMED.format(name="-greet.cpp", safe="__-greet.cpp", first="-") in report
+    assert "    " + RENAMED.format(name="-gr⟨U+001B⟩eet.cpp", safe="__-gr⟨U+001B⟩eet.cpp",
+                                   first="-") in report, report
+    assert "\x1b" not in report
 
 
 def test_the_cpp_sample_builds_without_a_note_or_a_warning(tmp_path):
