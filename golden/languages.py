@@ -24,7 +24,8 @@ def languages() -> dict:
                            tuple(entry["compile"]), tuple(entry["run"]),
                            tuple(entry.get("flags", ())), tuple(entry.get("compiled", ())),
                            entry.get("simulate", False),
-                           tuple(entry.get("packages", ())), entry.get("similar", name))
+                           tuple(entry.get("packages", ())), entry.get("similar", name),
+                           tuple(entry.get("preprocess", ())))
             for name, entry in data.items()}
 
 

@@ -19,6 +19,9 @@ from pathlib import Path
 from golden.cases import EXPECTED_OUTPUTS, ROOT, Case, load_cases
 
 BINARY = "program"  # what a build writes, and a case of a built program runs
+OUTPUT = "{output}"  # in a preprocess command: the file the preprocessor writes
+GCC_ONLY = "gcc:"  # in a preprocess command: a word of gcc's, left out for clang
+OPTION_STARTS = "-@"  # a name that begins so reads as an option, or a response file, to gcc
 PYTHON = "python3"
 MOST_SOURCES = 50  # files of one glob a compiled program's student may hand in
 
@@ -41,6 +44,7 @@ class Language:
     simulate: bool = False  # simulate(n, i) cases run by importing the entry
     packages: tuple = ()  # Debian's, for the build and the runs
     similar: str = "python"  # the similarity scan's tokenizer
+    preprocess: tuple = ()  # one compiled file's preprocessing, to judge what it turns off
 
     @property
     def built(self) -> bool:
@@ -123,12 +127,38 @@ class Program:
                 parts.append(quote(part.replace("{binary}", BINARY)))
         return parts
 
+    def compiled(self, files: list) -> dict:
+        """{submitted name: the name it is compiled under} of the files the compiler is
+        given, in order. A name that begins with - or @ gets a _ in front (more, should
+        that name be taken): the compiler's driver passes a file's base name to its stages
+        (`-dumpbase NAME`), where @NAME is a response file of options and -NAME an option."""
+        taken = set(files)
+        names = {}
+        for name in files:
+            if any(fnmatch.fnmatchcase(name, glob) for glob in self.language.compiled):
+                safe = name
+                while safe[0] in OPTION_STARTS or (safe != name and safe in taken):
+                    safe = "_" + safe
+                taken.add(safe)
+                names[name] = safe
+        return names
+
     def build_argv(self, files: list) -> list:
         """The build's command: the template with its flags, the submitted files it compiles
-        (as ./NAME, so that no name a student chose reads as an option) and the binary."""
-        return self._compile([f"./{name}" for name in files
-                              if any(fnmatch.fnmatchcase(name, glob)
-                                     for glob in self.language.compiled)])
+        (as ./NAME, under the names `compiled` gives them) and the binary."""
+        return self._compile([f"./{name}" for name in self.compiled(files).values()])
+
+    def preprocess_argv(self, compiled: str, clang: bool = False) -> list:
+        """The command that preprocesses the compiled file `compiled` (its name in the
+        build's folder) with the build's flags, writing to OUTPUT, by gcc or by clang
+        (macOS's g++); none for a language whose profile gives no `preprocess`."""
+        flags = list(self.language.flags if self.flags is None else self.flags)
+        parts = []
+        for part in self.language.preprocess:
+            parts += (flags if part == "{flags}" else [f"./{compiled}"] if part == "{source}"
+                      else [] if part.startswith(GCC_ONLY) and clang
+                      else [part.removeprefix(GCC_ONLY)])
+        return parts
 
     def run_argv(self, case: Case, home: Path, python: str = sys.executable) -> list:
         """The command that runs `case` of this program from `home` (the run's folder)."""
@@ -166,8 +196,9 @@ def built_reference(program: Program, into: Path) -> Path:
         raise ValueError(f"{program.name}: its reference {program.reference}: "
                          + "; ".join(problems))
     into.mkdir(parents=True)
+    compiled = program.compiled(files)
     for name in files:
-        shutil.copyfile(program.reference / name, into / name)
+        shutil.copyfile(program.reference / name, into / compiled.get(name, name))
     done = subprocess.run(program.build_argv(files), cwd=into, capture_output=True, text=True)
     if done.returncode:
         raise ValueError(REFERENCE_FAILS.format(program=program.name, said=done.stderr[-2000:]))
