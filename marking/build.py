@@ -162,7 +162,7 @@ def build(sandbox, program, root: Path, scratch: Path) -> Build:
         return Build(program.name, False, False, "", time.monotonic() - started,
                      MARKER_FAILED.format(problem=escaped(f"{type(problem).__name__}: {problem}")),
                      cases=Kind.MARKER_ERROR)
-    built = came_to(program, files, sources, outcome, time.monotonic() - started,
+    built = came_to(program, files, outcome, time.monotonic() - started,
                     sandbox.memory)
     return kept(built, outcome, scratch / f"built-{program.name}") if built.ok else built
 
@@ -183,7 +183,7 @@ def build_command(program, files: list) -> list:
     return ["/bin/sh", "-c", "".join(script), "build"]
 
 
-def came_to(program, files: list, sources: Path, outcome, seconds: float, memory: int) -> Build:
+def came_to(program, files: list, outcome, seconds: float, memory: int) -> Build:
     """What a finished build came to (`outcome`, a golden.run.Ran of `build_command`), in
     the marker's sandbox or in a student's checker alike: built or why not, its
     warnings (turning them off counts), its messages as shown, after our notes."""

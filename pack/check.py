@@ -452,7 +452,7 @@ class Check:
         outcome = self.runner.run(build_command(program, files), sources, b"",
                                   scrubbed_environment(str(sources), self.path),
                                   build_budget(MEMORY_BYTES, PROCESSES))
-        built = came_to(program, files, sources, outcome, time.monotonic() - started,
+        built = came_to(program, files, outcome, time.monotonic() - started,
                         MEMORY_BYTES)
         self.say(f"{program.name}:")
         self.say(BUILD_LINE.format(said=built.said()))
