@@ -518,10 +518,11 @@ class Sandbox:
         waiter.join()
         status, usage = reaped
         cpu_seconds = watch.stop() if watch else None
-        if usage and not self.namespaces and not self.cpu_by_group:  # what the marker sees:
-            reaped_seconds = usage.ru_utime + usage.ru_stime  # the program it started, and
-            cpu_seconds = max(cpu_seconds or 0.0, reaped_seconds)  # the children it waited for
-        # (bubblewrap's: its own CPU time, not its PID namespace's)
+        if usage and not self.namespaces and not self.cpu_by_group:
+            # What the marker sees of the program it started once it reaps it: its CPU time and
+            # its waited-for children's, which /proc's last read may have missed. (Not under
+            # namespaces: bubblewrap's own, not its PID namespace's.)
+            cpu_seconds = max(cpu_seconds or 0.0, usage.ru_utime + usage.ru_stime)
         return self._outcome(outputs, status, watch, cpu_seconds, used, budget)
 
     def _gathered(self, streams, stdin: bytes, head, ended: threading.Event, kill,

@@ -102,9 +102,10 @@ def run(box: Sandbox, snapshot: Path, terminal: bool):
 
 
 def needs_cpu_measured(box: Sandbox) -> None:
-    if not box.measures_cpu:
+    if not box.cpu_by_group:
         reason = box.groups.why_no_cpu if box.groups else box.why_no_group
-        pytest.skip(f"no control group measures the run's CPU time here ({reason})")
+        pytest.skip(f"no control group measures the run's CPU time here ({reason}): "
+                    "test_without_a_group_the_whole_run_is_measured_from_proc tests /proc's")
 
 
 @pytest.mark.parametrize("terminal", [PIPED, TERMINAL])
