@@ -81,6 +81,7 @@ BAD_TIME = "--submitted: {text!r} is not a date and time such as 2027-03-11T14:3
 NO_DEADLINE = "--submitted: {name} has no deadline, so no late rule to apply"
 NEEDS_PEXPECT = "--tty needs pexpect (make mark installs it)"
 JSON_PROBLEM = "--json: {problem}"
+WAITING_ALONE = "--waiting-budget shares a budget: give --student-budget too"
 EXIT_MARKER_ERROR = 3  # the marker failed on a case: not the student's fault
 PROGRESS = "[{done}/{total}] {kind:<16} {case}"
 BUILD_PROGRESS = "[build] {program}: {said}"
@@ -377,6 +378,8 @@ def main(argv=None) -> int:
             parse.error(JSON_PROBLEM.format(problem=problem))
     if options.tty and importlib.util.find_spec("pexpect") is None:
         parse.error(NEEDS_PEXPECT)
+    if options.waiting_budget and not options.student_budget:
+        parse.error(WAITING_ALONE)
     patterns = options.only or ["*"]
     selected = {program: [marked for marked in cases
                           if any(fnmatch.fnmatchcase(marked.case.id, pattern) for pattern in patterns)]
