@@ -27,6 +27,8 @@ DRAIN_SECONDS = 0.1  # what it still reads once it has: what the pipes hold alre
 BUSY_CPU_SECONDS = 0.02  # less CPU than this over a whole idle allowance is waiting, not
 # working: a program that wakes every second to sleep again is idle, one that works a few
 # milliseconds every 0.2 s is not
+RESCAN_POLLS = 10  # ProcessesCpu: a full look for a run's processes every this many reads
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
 class Limit(Enum):
@@ -167,11 +169,58 @@ def collect(process, stdin: bytes, deadline: float, most_stdout: int, most_stder
             bytes(outputs[process.stderr][:most_stderr]), timed_out, too_large)
 
 
+class ProcessesCpu:
+    """A run's CPU time where no control group counts it, read from Linux's /proc: the sum,
+    over the run's processes, of each one's CPU time and its waited-for children's
+    (/proc/PID/stat's utime, stime, cutime and cstime). `find(whole)` names the run's
+    processes: with `whole`, every RESCAN_POLLS reads, all of them (a scan of /proc for a
+    user's, say); between, a cheap look (the processes known and their children). A
+    process that ends keeps counting what it had used at the last read when no process
+    of the run was its parent to wait for it (one that left its parent, or whose parent
+    is outside the run); what it used after that read is lost, as is all of a process
+    that started and ended between two reads and that no process of the run waited for:
+    the CPU limit may then hold a little late, never the idle one, since a process that
+    works is seen working. Each call gives the total so far, which never goes down."""
+
+    def __init__(self, find, rescan: int = None):
+        self.find, self.rescan = find, rescan or RESCAN_POLLS
+        self.known = {}  # pid -> (its parent's pid, its CPU seconds at the last read)
+        self.gone = 0.0  # what the processes that ended unwaited had used
+        self.reads, self.total = 0, 0.0
+
+    def __call__(self) -> float:
+        pids = set(self.find(self.reads % self.rescan == 0)) | set(self.known)
+        self.reads += 1
+        seen = {}
+        for pid in pids:
+            stat = process_stat(pid)
+            if stat is not None:
+                seen[pid] = stat
+        for pid, (parent, seconds) in self.known.items():
+            if pid not in seen and parent not in seen:
+                self.gone += seconds
+        self.known = seen
+        self.total = max(self.total, self.gone + sum(seconds for _, seconds in seen.values()))
+        return self.total
+
+
+def process_stat(pid: int):
+    """(parent's pid, CPU seconds of `pid` and its waited-for children), or None once it
+    is gone (or where /proc does not tell it)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rpartition(b")")[2].split()
+        return int(fields[1]), sum(int(value) for value in fields[11:15]) / CLOCK_TICKS
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 class CpuWatch:
     """A thread that reads a run's CPU time every `poll` seconds (`read()`: its seconds, or
     None once the run is gone) and kills the run (`kill()`) once it is over `limit`
-    seconds, or has used less than BUSY_CPU_SECONDS in `idle` seconds: waiting, not working. The marker reads a
-    control group's; a student's checker, where /proc tells it, the process's."""
+    seconds, or has used less than BUSY_CPU_SECONDS in `idle` seconds: waiting, not
+    working. The marker reads a control group's, or, without one, its processes'
+    (ProcessesCpu); a student's checker, where /proc tells it, the process's."""
 
     def __init__(self, read, limit: float, idle: float, kill, poll: float):
         self.read, self.limit, self.idle_limit, self.kill = read, limit, idle, kill

@@ -19,6 +19,7 @@ times and modes: the same kit and assignment give the same bytes.
 import argparse
 import io
 import json
+import math
 import os
 import re
 import shlex
@@ -29,8 +30,10 @@ import zipfile
 from pathlib import Path
 
 from golden.cases import EXPECTED_OUTPUTS, ROOT, SUFFIXES
-from marking import from_make
+from marking import from_make, student_cases
 from marking.assignment import AssignmentError, load, names
+from marking.limits import IDLE_FLOOR_SECONDS, time_caps
+from marking.mark import budget_parts, shares
 from pack.published import CHECK_YOUR_WORK, pack_url
 from standalone.bundle import BundleError, read_by
 
@@ -56,17 +59,25 @@ EXECUTABLE, PLAIN = 0o100755, 0o100644  # regular files; what unzip restores
 DEFAULT_BUDGET = 540
 PLATFORM_MOST_SECONDS = 2400  # Gradescope stops any autograder at 40 minutes
 MOST_BUDGET = PLATFORM_MOST_SECONDS - run.GRACE_SECONDS  # the marker's minute to stop, within it
-BAD_BUDGET = (f"seconds from 10 to {MOST_BUDGET}: Gradescope stops an autograder at "
+LEAST_BUDGET = 10
+BAD_BUDGET = (f"seconds from {LEAST_BUDGET} to {MOST_BUDGET}: Gradescope stops an autograder at "
               f"{PLATFORM_MOST_SECONDS} s, and the marker needs {run.GRACE_SECONDS} s after its "
               "budget to write what it marked")
 IMAGE_PYTHON = "python3"
 NO_INTERPRETER_NAMED = ("the assignment names no interpreter: the submission runs on the image's "
                         "python3 (Python 3.10 on Gradescope's default image, Ubuntu 22.04)")
 INTERPRETER_NAMED = "the submission runs on Python {version}, as the assignment names"
-LONG_RUN = ("note: {cases} tests of {cpu:g} s of CPU each: a submission whose every test runs "
-            "out of time needs up to {total:g} s of CPU, more than the budget of {budget:g} s; the "
-            "tests not reached then count 0 and the results say so. Gradescope's timeout "
-            "(assignment settings) must stay above the budget: --budget SECONDS sets it")
+PLATFORM_CORES = 1  # what the build counts on: Gradescope's default machine has one CPU
+TOO_LITTLE_TIME = ("warning: a budget of {budget:g} s cannot hold the handout's limits: on {cores} "
+                   "core, the runs get {cpu:g} s of CPU and {waiting:g} s of waiting, shared in "
+                   "proportion to marks; were every run to end at its CPU limit ({limit:g} s) or "
+                   "idle ({idle:g} s), these would not run and would count 0:")
+CUT_LINE = "  {part}: {cut} of {runs} runs"
+LIMITS_THAT_FIT = "  limits that fit: {offers}"
+BUDGET_FITS = "--budget {seconds:g} (Gradescope's timeout above it)"
+CPU_FITS = "cpu_seconds = {seconds:g} in the assignment file"
+NOTHING_FITS = ("none: no budget up to {most:g} s holds them, nor does any cpu_seconds (a run "
+                "may wait {idle:g} s at least before it is idle)")
 WROTE = ("wrote {out}: {name}, {cases} marked cases of {programs}{groups}, {files} files; "
          "{interpreter}")
 NO_ASSIGNMENT = ("say which assignment: make gradescope ASSIGNMENT=NAME (or FILE.toml); "
@@ -356,12 +367,53 @@ def write(out: Path, data: bytes) -> None:
         raise
 
 
+def worst_runs(assignment) -> dict:
+    """part (marking.mark.Share's) -> the runs it has at most on Gradescope, were each to
+    end at a limit: a program's cases; a group's reference runs and the student's program's
+    on each case it may hold, and a run per wrong program (one at a limit fails the case,
+    which catches it)."""
+    runs = {program: len(cases) for program, cases in assignment.programs.items() if cases}
+    for program in assignment.programs:
+        for group in assignment.student_groups(program):
+            for count, many in (("valid", group.most), ("thorough", len(group.mistakes)),
+                                ("own_code", group.most)):
+                runs[student_cases.part(program, group, count)] = many
+    return runs
+
+
+def cut_at_limits(assignment, budget: float, cores: int = PLATFORM_CORES) -> tuple:
+    """(part -> (runs, runs not run) where some would not, the budget that holds every run at
+    its limits or None, the cpu_seconds that does or None): what the marker's budget
+    (gradescope.run.marker_budgets, shared by marking.mark.shares) leaves of a submission
+    whose every run ends at its CPU limit, or idle."""
+    limit = assignment.cpu_seconds
+    idle = time_caps(limit, assignment.wall_seconds)[1]
+    runs = worst_runs(assignment)
+    groups = {program: list(assignment.student_groups(program)) for program in assignment.programs}
+    present = dict.fromkeys(assignment.programs, True)
+    parts = budget_parts(assignment.programs, groups, present)
+    cpu, waiting = run.marker_budgets(budget, cores)
+    split = shares(parts, cpu, waiting)
+    cut = {}
+    for part, share in split.items():
+        ran = min(math.ceil(share.cpu / limit), math.ceil(share.waiting / idle))
+        if runs[part] > ran:
+            cut[part] = (runs[part], runs[part] - ran)
+    # The share a part gets of each second of budget, and the seconds its runs need.
+    unit = shares(parts, *run.marker_budgets(1.0, cores))
+    need = max(runs[part] * max(limit, idle) / unit[part].cpu for part in split)
+    fits = need if need <= MOST_BUDGET else None
+    each = min(share.cpu / runs[part] for part, share in split.items())
+    cpu_fits = math.floor(each * 10) / 10 if each >= IDLE_FLOOR_SECONDS else None
+    return cut, fits, cpu_fits
+
+
 def budget_seconds(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(BAD_BUDGET) from None
-    if not 10 <= value <= MOST_BUDGET:
+    if not LEAST_BUDGET <= value <= MOST_BUDGET:
         raise argparse.ArgumentTypeError(BAD_BUDGET)
     return value
 
@@ -409,10 +461,27 @@ def main(argv=None) -> int:
                        if groups else "",
                        interpreter=INTERPRETER_NAMED.format(version=version) if version
                        else NO_INTERPRETER_NAMED))
-    if cases * assignment.cpu_seconds > options.budget:
-        print(LONG_RUN.format(cases=cases, cpu=assignment.cpu_seconds,
-                              total=cases * assignment.cpu_seconds, budget=options.budget))
+    warn_of_cuts(assignment, options.budget)
     return 0
+
+
+def warn_of_cuts(assignment, budget: float) -> None:
+    """Where Gradescope's budget cannot hold the handout's limits: which runs a submission
+    that reaches them would lose, and the limits that would fit."""
+    cut, fits, cpu_fits = cut_at_limits(assignment, budget)
+    if not cut:
+        return
+    cpu, waiting = run.marker_budgets(budget, PLATFORM_CORES)
+    print(TOO_LITTLE_TIME.format(budget=budget, cores=PLATFORM_CORES, cpu=cpu, waiting=waiting,
+                                 limit=assignment.cpu_seconds,
+                                 idle=time_caps(assignment.cpu_seconds,
+                                                assignment.wall_seconds)[1]))
+    for part, (runs, lost) in cut.items():
+        print(CUT_LINE.format(part=part, cut=lost, runs=runs))
+    offers = ([BUDGET_FITS.format(seconds=max(LEAST_BUDGET, math.ceil(fits)))] if fits else []) + (
+        [CPU_FITS.format(seconds=cpu_fits)] if cpu_fits else [])
+    print(LIMITS_THAT_FIT.format(offers=" or ".join(offers) if offers
+                                 else NOTHING_FITS.format(most=MOST_BUDGET, idle=IDLE_FLOOR_SECONDS)))
 
 
 if __name__ == "__main__":

@@ -4,8 +4,10 @@ assignment and leave a valid results.json, whatever the submission does.
     cd /autograder/source && /autograder/venv/bin/python -m gradescope.run [--check]
 
 It runs `python -m marking.mark /autograder/submission --assignment assignments/NAME.toml
---json /autograder/results/results.json --jobs N` (N: the cores this container may use)
-and touches nothing of the submission itself: the marker copies it, following no link.
+--json /autograder/results/results.json --jobs N --student-budget S --waiting-budget S`
+(N: the cores this container may use; S: what of the time budget the runs may use, see
+`marker_budgets`) and touches nothing of the submission itself: the marker copies it,
+following no link.
 The marker's results.json, once checked against results.schema.json, gets a short
 Markdown summary at the top (the score, or only the visible tests' score while some
 tests are not shown; the late rule), and is cut to results.json's sizes (`bounded`);
@@ -46,6 +48,9 @@ ISOLATIONS = ("auto", "namespaces", "fallback")
 MARKED = (0, 1)  # the marker's normal ends: all passed, or not
 REFUSED, MARKER_ERROR, INTERRUPTED = 2, 3, 130
 GRACE_SECONDS = 60  # after the budget, for the marker to stop its runs and write what it marked
+RUNS_SHARE = 0.8  # of the time budget, what the marker's runs may take: the rest copies, builds
+# and reports
+MOST_MARKER_BUDGET = 3600  # marking.mark's most seconds for --student-budget and --waiting-budget
 MOST_SHOWN = 600  # characters of a refusal shown to the student
 SUMMARY_PREFIXES = ("Marking ", "Score:", "Late rule:", "Mark:", "Partial run:", "Interrupted:")
 MARKDOWN_SPECIAL = set("\\`*[]<>")  # what could make a link, an image, HTML, code or emphasis
@@ -56,6 +61,7 @@ NO_REASON = "no reason given"
 # marking.records' messages, as the marker sends them (this file imports none of it).
 MESSAGES_FD = "MARK_MESSAGES_FD"
 REFUSAL = "Refusal"
+NOT_RUN = "not run"  # marking.verdicts.Kind.NOT_RUN, as results.json says it
 NO_RESULTS = "exit status {status}, and no valid results"
 OUT_OF_TIME = ("The marking did not finish within the autograder's time budget ({budget:g} s) and "
                "left no results: a program that never ends, or waits, uses its whole time limit "
@@ -509,6 +515,16 @@ def budget_of(config: dict) -> float:
         return float(config.get("budget_seconds") or 540)
 
 
+def marker_budgets(budget: float, cores: int) -> tuple:
+    """(CPU seconds, seconds of waiting) that all of a submission's runs may use together:
+    half each of RUNS_SHARE of the time budget, on each core, so that a submission that
+    loops in some cases and sleeps in others still ends within it. The marker shares them
+    by its programs and the counts of its groups of cases: a part that hangs loses its own
+    cases, where the time budget would stop the marking and lose every case left."""
+    each = min(MOST_MARKER_BUDGET, budget * RUNS_SHARE * cores / 2)
+    return each, each
+
+
 def mark(paths: Paths, config: dict, started: float) -> dict:
     root_only(paths.results_folder, directory=True)
     root_only(paths.metadata, directory=False)  # it holds earlier results, and who submitted
@@ -532,6 +548,8 @@ def mark(paths: Paths, config: dict, started: float) -> dict:
     if submitted:
         command += ["--submitted", submitted]
     budget = budget_of(config)
+    cpu, waiting = marker_budgets(budget, cores())
+    command += ["--student-budget", f"{cpu:g}", "--waiting-budget", f"{waiting:g}"]
     log("$ " + " ".join(command))
     status, out, err, stopped, messages = run_marker(command, budget)
     print(out, end="", flush=True)
@@ -564,7 +582,8 @@ def summarised(results: dict, config: dict, status: int, budget, unread_time: bo
     tests = results.get("tests", [])
     lines = []
     if budget is not None:
-        not_run = sum(1 for case in extra.get("cases", []) if case.get("kind") == "not run")
+        not_run = (sum(1 for case in extra.get("cases", []) if case.get("kind") == NOT_RUN)
+                   + counts_not_run(extra.get("student_groups", [])))
         lines.append(STOPPED.format(budget=budget, not_run=not_run, total=len(tests)))
     shown_tests = [test for test in tests if test.get("visibility", "visible") == "visible"]
     others = [test for test in tests if test.get("visibility", "visible") != "visible"]
@@ -675,6 +694,23 @@ def bounded(results: dict) -> dict:
     results["extra_data"] = {"autograder": {**(own if isinstance(own, dict) else {}),
                                             "cut": RECORD_CUT}}
     return results
+
+
+def counts_not_run(groups: list) -> int:
+    """The tests of groups of cases students wrote (one per count) that a run of theirs
+    did not reach: the reference's on a case (valid), a wrong program's (thorough), the
+    student's program's (own code)."""
+    def not_run(verdict) -> bool:
+        return bool(verdict) and verdict.get("kind") == NOT_RUN
+
+    found = 0
+    for group in groups:
+        cases = group.get("cases", [])
+        found += any(not_run(case.get("reference")) for case in cases)
+        found += any(str(mistake.get("undecided", "")).startswith(NOT_RUN)
+                     for mistake in group.get("mistakes", []))
+        found += any(not_run(case.get("own")) for case in cases)
+    return found
 
 
 def late_line(late: dict, exact: bool) -> str:

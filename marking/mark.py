@@ -3,6 +3,7 @@
     python3 -m marking.mark DIR --assignment NAME [--tty] [--jobs N] [--json FILE]
                                 [--submitted TIME] [--only GLOB]... [--timeout S]
                                 [--python PATH] [--isolation auto|namespaces|fallback]
+                                [--student-budget S [--waiting-budget S]]
 
 The assignment (assignments/NAME.toml) says which golden cases count and what
 each is worth. The submission is copied once, before any of its code runs,
@@ -27,6 +28,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import closing, contextmanager, nullcontext
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
@@ -35,7 +37,7 @@ from golden.cases import EXPECTED_OUTPUTS, ROOT
 from golden.run import STATS_FILE, STATS_VARIABLE, Limit
 from golden.visible import escaped
 from marking import from_make, records, student_cases
-from marking.assignment import REQUIREMENTS, AssignmentError, load, names
+from marking.assignment import COUNTS, REQUIREMENTS, AssignmentError, load, names
 from marking.report import CaseResult, Results, check_json_target, gradescope, refused, \
     write_json, write_report
 from marking.sandbox import AUTO, CASE, FALLBACK, NAMESPACES, STUDENT, Sandbox, Stopped
@@ -55,9 +57,12 @@ MARKING = "Marking {submission} against {assignment}: {title} ({marks:g} marks)"
 RUNS = "{cases} cases, {jobs} at once"
 WRITTEN = "and the cases the student wrote, of {groups}"
 BUDGET = ("A budget of {seconds:g} s of CPU, and {waiting:g} s of waiting, for all the cases "
-          "together; most marks run first")
+          "together, shared in proportion to marks ({shares}): what one part leaves is not "
+          "another's; most marks run first")
+SHARE = "{part} {share:.0%}"
 SESSIONS_REFUSED = "A sandbox per student could not be made here ({why}): each case had its own"
-WAITING_SECONDS = 30  # with a budget: what a submission's cases may spend sleeping, all together
+WAITING_SECONDS = 30  # with a budget, unless --waiting-budget says: what a submission's cases
+# may spend sleeping, all together
 ENTERED = "The submission folder holds one folder, {name}: marking what it holds"
 GOLDEN_READABLE = ("warning: other users can read {path}, and in the fallback a submission runs "
                    "as another user: for real marking, mark from a copy only you can read")
@@ -76,6 +81,7 @@ BAD_TIME = "--submitted: {text!r} is not a date and time such as 2027-03-11T14:3
 NO_DEADLINE = "--submitted: {name} has no deadline, so no late rule to apply"
 NEEDS_PEXPECT = "--tty needs pexpect (make mark installs it)"
 JSON_PROBLEM = "--json: {problem}"
+WAITING_ALONE = "--waiting-budget shares a budget: give --student-budget too"
 EXIT_MARKER_ERROR = 3  # the marker failed on a case: not the student's fault
 PROGRESS = "[{done}/{total}] {kind:<16} {case}"
 BUILD_PROGRESS = "[build] {program}: {said}"
@@ -161,8 +167,14 @@ def parser() -> argparse.ArgumentParser:
                             "with a fresh home, /tmp and processes (student), or a fresh "
                             "sandbox for every case (case: for a disputed mark)")
     parse.add_argument("--student-budget", type=seconds, metavar="S",
-                       help="CPU seconds all the submission's cases may use together: past "
-                            "them, the cases left are not run (most marks run first)")
+                       help="CPU seconds all the submission's cases may use together, shared "
+                            "by its programs and the counts of its groups of cases in "
+                            "proportion to their marks: past its share, a part's cases left "
+                            "are not run (most marks run first)")
+    parse.add_argument("--waiting-budget", type=seconds, metavar="S",
+                       help="with --student-budget: the seconds its cases may spend waiting "
+                            f"(ended idle or at the wall-clock cap), shared alike (default "
+                            f"{WAITING_SECONDS})")
     parse.add_argument("--check-isolation", action="store_true",
                        help="say what would confine each run here, and mark nothing: exit "
                             "status 0 when the assignment's and --require's layers are there, "
@@ -170,42 +182,83 @@ def parser() -> argparse.ArgumentParser:
     return parse
 
 
+@dataclass
+class Share:
+    """One part of a submission's runs (a program's golden cases, or one count of a group of
+    the cases a student wrote: the reference's runs, the wrong programs', the student's
+    program's) and its share of the budget: CPU seconds, and seconds of waiting."""
+    part: str
+    cpu: float
+    waiting: float
+    spent: float = 0.0  # CPU seconds of its runs so far
+    waited: float = 0.0  # wall seconds of those that ended idle or at the wall-clock cap
+
+
+def budget_parts(cases: dict, groups: dict, present: dict) -> dict:
+    """part -> its marks: each present program's `cases` (golden, those marked), and each
+    count of each of its `groups` of cases a student wrote (own code where it is present)."""
+    parts = {program: sum(marked.marks for marked in chosen)
+             for program, chosen in cases.items() if chosen and present[program]}
+    for program, chosen in groups.items():
+        for group in chosen:
+            for count in COUNTS:
+                if count != "own_code" or present[program]:
+                    parts[student_cases.part(program, group, count)] = group.marks[count]
+    return parts
+
+
+def shares(parts: dict, cpu: float, waiting: float) -> dict:
+    """part -> its Share of `cpu` and `waiting` seconds, in proportion to its marks. A part
+    worth none weighs as the least that is worth some: a group's reference runs decide its
+    other counts, whatever the valid count is worth."""
+    least = min((marks for marks in parts.values() if marks > 0), default=1.0)
+    weights = {part: marks if marks > 0 else least for part, marks in parts.items()}
+    total = sum(weights.values())
+    return {part: Share(part, cpu * weight / total, waiting * weight / total)
+            for part, weight in weights.items()}
+
+
 class Marking:
     """One marking run: its cases, the sandbox, and what Ctrl-C must stop. Each program's
     cases run from its snapshot: the submission, or the program its build made; in the
     sessions of `sessions` (a sandbox per student and program) or, without, a fresh sandbox
-    each. With a `budget` of CPU seconds, a case starts only while the cases before it have
-    used less than that, all together, and have waited (ended idle, or at the wall-clock
-    cap) less than WAITING_SECONDS: a sleeper uses no CPU, yet holds the class up."""
+    each. With a `budget` (part -> Share), a run starts only while its part's runs before
+    it have used less than its share of CPU seconds, and have waited (ended idle, or at the
+    wall-clock cap) less than its share of waiting: a sleeper uses no CPU, yet holds the
+    class up. What a part leaves is not handed to another: which runs the budget cuts
+    depends on their own part's runs alone, the same every time, and a program that hangs
+    costs its own cases, never another program's or another count's."""
 
     def __init__(self, sandbox: Sandbox, snapshots: dict, programs: dict, modes: list, rules_of,
-                 builds: dict = None, sessions: "Sessions" = None, budget: float = None):
+                 builds: dict = None, sessions: "Sessions" = None, budget: dict = None):
         self.sandbox, self.snapshots, self.programs = sandbox, snapshots, programs
         self.modes, self.rules_of, self.builds = modes, rules_of, builds or {}
         self.sessions, self.budget = sessions, budget
-        self.spent = 0.0  # CPU seconds of the cases run so far
-        self.waited = 0.0  # wall seconds of those that ended idle or at the wall-clock cap
         self._lock = threading.Lock()
 
-    def case(self, marked) -> CaseResult:
+    def case(self, marked, part: str = None) -> CaseResult:
         built = self.builds.get(marked.case.program)
         if built is not None and not built.ok:
             return CaseResult(marked, [Verdict(marked.case.id, PIPE, built.cases,
                                                UNBUILT_DETAILS[built.cases])])
-        verdicts = [self.run(marked, mode) for mode in self.modes
+        verdicts = [self.run(marked, mode, part=part) for mode in self.modes
                     if mode == PIPE or marked.case.screen is not None]
         return CaseResult(marked, verdicts)
 
-    def run(self, marked, mode: str, snapshot: Path = None) -> Verdict:
+    def run(self, marked, mode: str, snapshot: Path = None, part: str = None) -> Verdict:
         """A run of the case, from the program's snapshot (or another: the reference or a
-        wrong program, run on a case the student wrote), judged."""
+        wrong program, run on a case the student wrote), judged; within the budget of its
+        `part` (by default its program's golden cases)."""
         case = marked.case
         program = self.programs[case.program]
         files = {STATS_FILE: case.stats} if case.stats is not None else {}
-        if self.budget is not None and self.spent >= self.budget:
-            return Verdict(case.id, mode, Kind.NOT_RUN, BUDGET_SPENT.format(seconds=self.budget))
-        if self.budget is not None and self.waited >= WAITING_SECONDS:
-            return Verdict(case.id, mode, Kind.NOT_RUN, WAITED_OUT.format(seconds=WAITING_SECONDS))
+        share = (self.budget or {}).get(part or case.program)
+        if share is not None and share.spent >= share.cpu:
+            return Verdict(case.id, mode, Kind.NOT_RUN, BUDGET_SPENT.format(part=share.part,
+                                                                           seconds=share.cpu))
+        if share is not None and share.waited >= share.waiting:
+            return Verdict(case.id, mode, Kind.NOT_RUN, WAITED_OUT.format(part=share.part,
+                                                                         seconds=share.waiting))
         arguments = (lambda home: program.run_argv(case, home, self.sandbox.python), case.stdin,
                      files, lambda home: {STATS_VARIABLE: str(home / STATS_FILE)})
         try:
@@ -218,11 +271,12 @@ class Marking:
                                                                 f"{problem}"))
         if self.sandbox.stopping.is_set():
             return Verdict(case.id, mode, Kind.NOT_RUN, INTERRUPTED)
-        with self._lock:
-            self.spent += outcome.cpu_seconds or 0.0
-            if outcome.limit in (Limit.IDLE, Limit.WALL):
-                self.waited += (self.sandbox.idle_seconds if outcome.limit is Limit.IDLE
-                                else self.sandbox.wall_seconds)
+        if share is not None:
+            with self._lock:
+                share.spent += outcome.cpu_seconds or 0.0
+                if outcome.limit in (Limit.IDLE, Limit.WALL):
+                    share.waited += (self.sandbox.idle_seconds if outcome.limit is Limit.IDLE
+                                     else self.sandbox.wall_seconds)
         return judge(case, mode, outcome, self.rules_of(marked))
 
     def sandboxed(self, snapshot: Path, arguments: tuple, **how):
@@ -324,6 +378,8 @@ def main(argv=None) -> int:
             parse.error(JSON_PROBLEM.format(problem=problem))
     if options.tty and importlib.util.find_spec("pexpect") is None:
         parse.error(NEEDS_PEXPECT)
+    if options.waiting_budget and not options.student_budget:
+        parse.error(WAITING_ALONE)
     patterns = options.only or ["*"]
     selected = {program: [marked for marked in cases
                           if any(fnmatch.fnmatchcase(marked.case.id, pattern) for pattern in patterns)]
@@ -479,8 +535,13 @@ def mark_cases(sandbox, options, root: Path, assignment, selected: dict, header:
     if written:
         header[-1] += f", {WRITTEN.format(groups=', '.join(written))}"
     header.append(sandbox.describe_per(options.sandbox_per))
+    budget = None
     if options.student_budget:
-        header.append(BUDGET.format(seconds=options.student_budget, waiting=WAITING_SECONDS))
+        waiting = options.waiting_budget or WAITING_SECONDS
+        budget = shares(budget_parts(selected, groups, present), options.student_budget, waiting)
+        split = ", ".join(SHARE.format(part=share.part, share=share.cpu / options.student_budget)
+                          for share in budget.values())
+        header.append(BUDGET.format(seconds=options.student_budget, waiting=waiting, shares=split))
     modes = [PIPE, TERMINAL] if options.tty else [PIPE]
     rules = {}
 
@@ -497,8 +558,7 @@ def mark_cases(sandbox, options, root: Path, assignment, selected: dict, header:
     snapshots = {program: builds[program].folder if program in builds else root
                  for program in selected}
     sessions = Sessions(sandbox) if sandbox.per(options.sandbox_per) == STUDENT else None
-    marking = Marking(sandbox, snapshots, declared, modes, rules_of, builds, sessions,
-                      options.student_budget)
+    marking = Marking(sandbox, snapshots, declared, modes, rules_of, builds, sessions, budget)
     done = {}
     with ThreadPoolExecutor(options.jobs) as pool, closing(sessions) if sessions else nullcontext():
         futures = {pool.submit(marking.case, marked): marked for marked in cases}

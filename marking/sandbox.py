@@ -21,11 +21,13 @@ time limit, output capped, and every process of the run killed at its end.
 The time limit is CPU time, so that it does not depend on the machine's load:
 the run's control group is asked for the CPU time of all its processes together
 (children included) every CPU_POLL_SECONDS by a small thread, which kills the
-whole run once it is over the limit; a wall-clock cap, well above it, stops a
-run that waits without using CPU. Without a group that measures CPU, RLIMIT_CPU
-(which is set in any case, a second over the limit, as a backstop) holds each
-process to the limit, and the run's CPU time is what the marker sees of the
-process it started once it reaps it.
+whole run once it is over the limit, or once it has used next to none for its
+idle allowance (a sleeper); a wall-clock cap, well above it, stops a run that
+waits while using a little CPU now and then. Without a group that measures CPU
+(a container such as Gradescope's), the same thread sums the CPU times /proc
+gives of the run's own processes (golden.run.ProcessesCpu): those of its
+throwaway user, and those below the process it started (bubblewrap's, under
+namespaces). RLIMIT_CPU, a second over the limit, stays as a backstop per process.
 """
 
 import functools
@@ -47,7 +49,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from golden.run import CpuWatch, Limit, Ran, collect, kill_group, limit_hit, reap
+from golden.run import (CpuWatch, Limit, ProcessesCpu, Ran, collect, kill_group, limit_hit,
+                        reap)
 from marking import driver, launcher
 from marking.cgroups import Groups, Unavailable, enclosing_limits, kill_every
 from marking.confine import DEVICES, Access, Confinement
@@ -139,6 +142,8 @@ DESCRIBE_GROUP = "{memory} of memory and {processes} processes for the whole run
 DESCRIBE_NO_GROUP = ("{memory} of memory per process and {processes} processes (rlimits only; "
                      "no cgroup: {reason})")
 DESCRIBE_CPU_GROUP = "{cpu:g} s of CPU for the whole run ({cgroup}), wall-clock cap {wall:g} s"
+DESCRIBE_CPU_PROCESSES = ("{cpu:g} s of CPU for the whole run (its processes' CPU times, read from "
+                          "/proc: no cgroup counts them, {reason}), wall-clock cap {wall:g} s")
 DESCRIBE_CPU_PER_PROCESS = ("{cpu:g} s of CPU per process (rlimits only, the whole run's CPU time "
                             "is not measured: {reason}), wall-clock cap {wall:g} s")
 
@@ -218,7 +223,8 @@ class Sandbox:
                 self.groups = Groups()
             except Unavailable as problem:
                 self.why_no_group = str(problem)
-        self.measures_cpu = bool(self.groups and self.groups.measures_cpu)
+        self.cpu_by_group = bool(self.groups and self.groups.measures_cpu)
+        self.measures_cpu = self.cpu_by_group or os.path.isdir("/proc")  # else: rlimits only
 
     # What the report says
 
@@ -264,10 +270,12 @@ class Sandbox:
         limits = (DESCRIBE_GROUP.format(cgroup=self.groups.describe(), **sizes) if self.groups
                   else DESCRIBE_NO_GROUP.format(reason=self.why_no_group, **sizes))
         times = dict(cpu=self.timeout, wall=self.wall_seconds)
-        if self.measures_cpu:
+        reason = self.groups.why_no_cpu if self.groups else self.why_no_group
+        if self.cpu_by_group:
             time_limit = DESCRIBE_CPU_GROUP.format(cgroup=self.groups.describe(), **times)
+        elif self.measures_cpu:
+            time_limit = DESCRIBE_CPU_PROCESSES.format(reason=reason, **times)
         else:
-            reason = self.groups.why_no_cpu if self.groups else self.why_no_group
             time_limit = DESCRIBE_CPU_PER_PROCESS.format(reason=reason, **times)
         if not self.namespaces:
             tmp = "a folder of its own as TMPDIR"
@@ -333,7 +341,9 @@ class Sandbox:
         watch = None
         try:
             if self.measures_cpu:
-                watch = CpuWatch(usage.cpu_seconds, budget.cpu_seconds, budget.idle_seconds,
+                read = usage.cpu_seconds if self.cpu_by_group else ProcessesCpu(
+                    lambda whole: self._run_processes(run_id, uid, whole))
+                watch = CpuWatch(read, budget.cpu_seconds, budget.idle_seconds,
                                  lambda: self._kill_run(run_id, uid, group), CPU_POLL_SECONDS)
             started = lambda pid: self._started(run_id, pid, uid, group)  # noqa: E731
             if terminal:
@@ -446,6 +456,16 @@ class Sandbox:
             group.kill()
         kill_user(uid)
 
+    def _run_processes(self, run_id, uid: int, whole: bool) -> set:
+        """The processes of one run: the one it started and those below it, and with
+        `whole`, every one of its user's (one that left the tree, and a fallback run's)."""
+        with self._lock:
+            running = self._running.get(run_id)
+        found = {running[0], *descendants(running[0])} if running else set()
+        if whole and uid >= 0:
+            found.update(processes_of(uid))
+        return found
+
     def _kill_run(self, run_id, uid: int, group) -> None:
         """Kill every process of one run (from the CPU watcher's thread)."""
         with self._lock:
@@ -497,12 +517,12 @@ class Sandbox:
         outputs = self._gathered(process, stdin, head, ended, kill, budget)
         waiter.join()
         status, usage = reaped
-        if watch:
-            cpu_seconds = watch.stop()
-        elif usage and not self.namespaces:  # what the marker sees: the program it started,
-            cpu_seconds = usage.ru_utime + usage.ru_stime  # and the children it waited for
-        else:  # bubblewrap: its own CPU time, not its PID namespace's
-            cpu_seconds = None
+        cpu_seconds = watch.stop() if watch else None
+        if usage and not self.namespaces and not self.cpu_by_group:
+            # What the marker sees of the program it started once it reaps it: its CPU time and
+            # its waited-for children's, which /proc's last read may have missed. (Not under
+            # namespaces: bubblewrap's own, not its PID namespace's.)
+            cpu_seconds = max(cpu_seconds or 0.0, usage.ru_utime + usage.ru_stime)
         return self._outcome(outputs, status, watch, cpu_seconds, used, budget)
 
     def _gathered(self, streams, stdin: bytes, head, ended: threading.Event, kill,
@@ -793,6 +813,13 @@ class Session:
             found.update(processes_of(self.uid))
         return found - self.keep
 
+    def _case_pids(self, group, whole: bool) -> set:
+        """The case's processes, for its CPU time: with `whole`, every one
+        (`_case_processes`); else, cheaply, those below the driver."""
+        if whole or group:
+            return self._case_processes(group)
+        return set(descendants(self.process.pid)) - self.keep
+
     def _piped(self, command, stdin: bytes, files: dict, environment, head) -> Ran:
         """A case through the driver: its pipes handed over, its status read back, the
         marker's own collect() reading what it wrote."""
@@ -857,8 +884,10 @@ class Session:
         watch = None
         try:
             if sandbox.measures_cpu:
-                watch = CpuWatch(usage.cpu_seconds, budget.cpu_seconds, budget.idle_seconds,
-                                 kill_case, CPU_POLL_SECONDS)
+                read = usage.cpu_seconds if sandbox.cpu_by_group else ProcessesCpu(
+                    lambda whole: self._case_pids(group, whole))
+                watch = CpuWatch(read, budget.cpu_seconds, budget.idle_seconds, kill_case,
+                                 CPU_POLL_SECONDS)
             outputs = sandbox._gathered(streams, stdin, head, ended, kill_case, budget)
             if not ended.wait(DRIVER_SECONDS):
                 self.broken = True

@@ -65,6 +65,12 @@ REPRODUCE = "  reproduce, in your folder: {command}"
 PROGRESS = "[{group}] {what}: {said}"
 
 
+def part(program: str, group, count: str) -> str:
+    """One count of a group, as a part of a submission's budget (marking.mark.Share) and as
+    its test's name: its runs share what the count is worth."""
+    return TEST_NAME.format(program=program, group=group.name, count=COUNT_NAMES[count])
+
+
 def in_words(verdict: Verdict) -> str:
     """A verdict in a line: what the run came to, and how close it came."""
     return ": ".join(filter(None, (str(verdict.kind), how(verdict))))
@@ -356,10 +362,11 @@ class Programs:
 def mark_groups(marking, pool, program, groups: list, root: Path, left_out: dict,
                 scratch: Path, missing: str, progress) -> list:
     """Each of `groups` (of `program`, a golden.programs.Program), its cases read from `root`
-    and marked: the reference on every case, then the student's program (unless `missing`
-    says why it is not there) and the group's wrong programs on the valid ones, each wrong
-    program until a case fails it. Each run is one of `marking` (a marking.mark.Marking),
-    through its `pool`, in its sandbox and within its budget."""
+    and marked: the reference on every case, then the group's wrong programs on the valid
+    ones, each until a case fails it, then the student's program (unless `missing` says why
+    it is not there): ours first, which are quick and decide the counts the student's
+    program cannot touch. Each run is one of `marking` (a marking.mark.Marking), through its
+    `pool`, in its sandbox and within its count's share of its budget."""
     results = [GroupResult(group, read_cases(root, group, left_out), missing=missing)
                for group in groups]
     if not any(result.read.cases for result in results):
@@ -377,16 +384,13 @@ def mark_groups(marking, pool, program, groups: list, root: Path, left_out: dict
                           result.group.compare)
 
     every = [(result, case) for result in results for case in result.read.cases]
-    verdicts = pool.map(lambda item: marking.run(on(*item), PIPE, made.reference), every)
+    verdicts = pool.map(lambda item: marking.run(on(*item), PIPE, made.reference,
+                                                 part(program.name, item[0].group, "valid")),
+                        every)
     for (result, case), verdict in zip(every, verdicts):
         result.cases.append(Marked(case, verdict))
         progress(PROGRESS.format(group=result.group.name, what=result.where(case.name),
                                  said=VALID if verdict.kind == Kind.PASS else INVALID))
-    valid = [(result, marked) for result in results for marked in result.valid]
-    if not missing:
-        for (result, marked), verdict in zip(valid, pool.map(
-                lambda item: marking.case(on(item[0], item[1].case)).verdicts[0], valid)):
-            marked.own = verdict
     names = list(dict.fromkeys(name for result in results if result.valid
                                for name in result.group.mistakes))
     hunts = {name: [result for result in results if result.valid and name in result.group.mistakes]
@@ -403,7 +407,8 @@ def mark_groups(marking, pool, program, groups: list, root: Path, left_out: dict
             hunted = Hunted(name, made.mistake(name, folder), result.group.weight(name),
                             undecided=unmade, marker_error=bool(unmade))
             for marked in result.valid if snapshot else []:
-                verdict = marking.run(on(result, marked.case), PIPE, snapshot)
+                verdict = marking.run(on(result, marked.case), PIPE, snapshot,
+                                      part(program.name, result.group, "thorough"))
                 if verdict.kind in (Kind.NOT_RUN, Kind.MARKER_ERROR):
                     hunted.undecided = f"{verdict.kind}: {verdict.detail}"
                     hunted.marker_error = verdict.kind == Kind.MARKER_ERROR
@@ -419,6 +424,13 @@ def mark_groups(marking, pool, program, groups: list, root: Path, left_out: dict
         if snapshot is not None:
             marking.done_with(snapshot)
     list(pool.map(hunt, names))
+    valid = [(result, marked) for result in results for marked in result.valid]
+    if not missing:
+        for (result, marked), verdict in zip(valid, pool.map(
+                lambda item: marking.case(on(item[0], item[1].case),
+                                          part(program.name, item[0].group, "own_code")).verdicts[0],
+                valid)):
+            marked.own = verdict
     for result in results:
         order = {name: index for index, name in enumerate(result.group.mistakes)}
         result.mistakes.sort(key=lambda hunted: order[hunted.name])

@@ -57,9 +57,10 @@ THE_MEMORY_LIMIT = "the memory limit"
 OVERFLOW = "{stream} over {most} "
 MEMORY = "the run went over {memory} of memory"
 INTERRUPTED = "the marking was interrupted"
-BUDGET_SPENT = "budget: the cases before it used the submission's {seconds:g} s of CPU"
-WAITED_OUT = ("budget: the cases before it waited the submission's {seconds:g} s, sleeping or "
-              "waiting, not working")
+BUDGET_SPENT = ("budget: the cases before it used their share of the submission's CPU ({part}: "
+                "{seconds:.1f} s)")
+WAITED_OUT = ("budget: the cases before it waited their share of the submission's waiting ({part}: "
+              "{seconds:.1f} s), sleeping or waiting, not working")
 NOT_BUILT_DETAIL = "the program did not build: its build says why"
 
 

@@ -370,3 +370,25 @@ def test_the_handout_says_the_assignment_s_marks_and_mistakes():
     assert ("your group will be graded on your writing the required test cases correctly AND "
             "that your code can then pass those tests") in handout
     assert f"at most {GOLF.most}" in handout and f"more than {GOLF.most_bytes >> 10} KiB" in handout
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the container replica is built as root")
+def test_a_team_whose_program_hangs_keeps_its_thorough_marks(tmp_path):
+    """In the container (no control group), a team whose patience.py never ends: its runs
+    spend their own count's share of the budget (own code, 3 of the group's 10 marks), and
+    the reference's runs and the wrong programs' (which run first) keep theirs, so that the
+    kit's cases still catch every mistake."""
+    from tests.test_mark_platform import marked_in_replica
+
+    folder = team(tmp_path, golf=GOLF.kit_cases, program=False)
+    (folder / "patience.py").write_text("while True:\n    pass\n", encoding="utf-8")
+    report, tests = marked_in_replica(folder, "--only", "patience/cases/golf", "--timeout", "2",
+                                      "--student-budget", "30", assignment="golf_tests")
+    thorough = tests[f"patience: {GOLF.name}: thorough"]
+    assert thorough["score"] == thorough["max_score"] == 5, thorough["output"]
+    caught = tests[f"patience: {GOLF.name}: mistakes"]["output"].splitlines()
+    assert len(caught) == len(GOLF.mistakes) and all(line.startswith("caught ")
+                                                     for line in caught), caught
+    own = tests[f"patience: {GOLF.name}: own code"]
+    assert own["score"] == 0 and "timeout" in own["output"], own["output"]
+    assert "budget: the cases before it used their share" in own["output"], own["output"]

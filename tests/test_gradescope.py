@@ -56,6 +56,8 @@ kit_only = {kit_only}
   visibility = "hidden"
 """
 NAME = "gs_test"
+REPLICA = ["unshare", "--mount", "--propagation", "private", sys.executable, "-m",
+           "tests.container"]
 SCHEMA = json.loads((ROOT / "gradescope" / "results.schema.json").read_text(encoding="utf-8"))
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
 AS_ROOT = os.geteuid() == 0
@@ -144,10 +146,13 @@ def autograder(kit):
         setup(root, "lock")
         return root
 
-    def run(root: Path, **environment):
+    def run(root: Path, replica: bool = False, **environment):
         """(results.json, checked, or None where the autograder failed and left none; the
-        run's output, the log Gradescope shows instructors)."""
-        done = subprocess.run(["bash", str(root / "source" / "run_autograder")], cwd=root,
+        run's output, the log Gradescope shows instructors); with `replica`, in the stand-in
+        for Gradescope's container (tests/container.py: no namespaces, no control group)."""
+        inside = [*REPLICA, "--"] if replica else []
+        done = subprocess.run([*inside, "bash", str(root / "source" / "run_autograder")],
+                              cwd=root if not replica else ROOT,
                               env={**os.environ, "AUTOGRADER_ROOT": str(root), **environment},
                               capture_output=True, text=True, timeout=120)
         assert done.returncode == 0, done.stdout + done.stderr
@@ -408,6 +413,85 @@ def test_the_time_budget_stops_the_marker_and_keeps_valid_results(autograder):
     assert all(test["status"] == "failed" for test in results["tests"])
     assert "time budget (3 s)" in results["output"]
     assert results["extra_data"]["autograder"]["stopped_at_budget"]
+
+
+@pytest.mark.skipif(not AS_ROOT or shutil.which("unshare") is None,
+                    reason="the container replica is built as root")
+def test_in_gradescope_s_container_a_sleeper_ends_once_idle(autograder):
+    """No control group there: the CPU times of the run's processes, read from /proc, end
+    each case of a program that sleeps after its idle allowance (2 s, its CPU limit), not
+    at the wall-clock cap (8 s); and the summary says what measures the time."""
+    make, run = autograder
+    results, _ = run(make({"solitaire_1.py": "import time\ntime.sleep(600)\n"}), replica=True)
+    assert results["score"] == 0
+    for test in results["tests"]:
+        assert test["output"].startswith("timeout: next to no CPU time used for 2 s"), \
+            test["output"][:300]
+    assert "read from /proc: no cgroup counts them" in results["output"], results["output"]
+
+
+def test_the_marker_is_given_budgets_within_the_autograder_s_time(monkeypatch, tmp_path):
+    """What the marker's runs may use (half of RUNS_SHARE of the time budget each, on each
+    core, for CPU and for waiting) reaches its command: it cuts a part that hangs itself,
+    before the time budget would stop it and lose every case left."""
+    seen = []
+    monkeypatch.setattr(autograder_run, "run_marker",
+                        lambda command, budget: seen.append(command) or (2, "", "", False, []))
+    monkeypatch.setattr(autograder_run, "cores", lambda: 2)
+    monkeypatch.setenv("AUTOGRADER_BUDGET_SECONDS", "100")
+    autograder_run.mark(autograder_run.Paths(tmp_path), {"assignment": "seeded"}, 0.0)
+    command = seen[0]
+    cpu = float(command[command.index("--student-budget") + 1])
+    waiting = float(command[command.index("--waiting-budget") + 1])
+    assert cpu == waiting == 100 * autograder_run.RUNS_SHARE * 2 / 2
+    assert autograder_run.marker_budgets(540, 1) == (216, 216)
+    assert autograder_run.marker_budgets(2340, 64)[0] == autograder_run.MOST_MARKER_BUDGET
+
+
+def test_the_stop_message_counts_the_groups_counts_that_did_not_run():
+    """Stopped at the time budget while a team's program ran: its own-code test and its
+    thorough one (a wrong program's run) did not run, and the summary counts them."""
+    verdict = {"mode": "pipe", "kind": "not run", "how": "", "regions": [], "input": "",
+               "reproduce": "", "diff": ""}
+    group = {"program": "patience", "group": "your Golf cases", "folder": "cases/golf",
+             "visibility": "visible", "marks": {}, "earned": {}, "said": {},
+             "cases": [{"name": "won", "valid": True, "refused": "",
+                        "reference": {**verdict, "kind": "pass"}, "own": verdict}],
+             "mistakes": [{"name": "m", "mistake": "", "weight": 1, "caught_by": "",
+                           "undecided": "not run: the marking was interrupted"}]}
+    tests = [{"name": f"patience: your Golf cases: {count}", "score": 0, "max_score": 1}
+             for count in ("valid", "thorough", "own code", "mistakes", "what the reference "
+                                                                        "prints")]
+    results = {"tests": tests, "score": 0, "output": "",
+               "extra_data": {"cases": [], "student_groups": [group]}}
+    output = autograder_run.summarised(results, {"marks": 10}, 130, 540)["output"]
+    assert "540 s): 2 of 5 tests did not run and count 0." in output, output
+
+
+def test_the_build_says_what_a_short_budget_would_cut_and_the_limits_that_fit(kit, tmp_path,
+                                                                              capsys):
+    """gs_test: 3 cases of 2 s of CPU. At a budget of 10 s, on one core, the runs get 4 s
+    of CPU: were each to run out of time, the third would not run; 15 s holds them."""
+    assignment, _, _ = kit
+    assert build.main([str(assignment), "--out", str(tmp_path / "a.zip"), "--budget", "10"]) == 0
+    said = capsys.readouterr().out.splitlines()[1:]
+    assert said == [build.TOO_LITTLE_TIME.format(budget=10, cores=1, cpu=4, waiting=4, limit=2,
+                                                 idle=2),
+                    build.CUT_LINE.format(part="solitaire_1", cut=1, runs=3),
+                    build.LIMITS_THAT_FIT.format(offers=build.BUDGET_FITS.format(seconds=15))]
+    assert build.main([str(assignment), "--out", str(tmp_path / "a.zip"), "--budget", "15"]) == 0
+    assert "warning" not in capsys.readouterr().out
+
+
+def test_the_build_counts_a_group_s_runs_per_count():
+    """A group's reference and own-code runs, one per case it may hold; a run per wrong
+    program (one that runs out of time fails its case, which catches it)."""
+    golf_tests = load("golf_tests")
+    golf = golf_tests.student_groups("patience")[0]
+    cut, fits, cpu_fits = build.cut_at_limits(golf_tests, build.DEFAULT_BUDGET)
+    assert cut[f"patience: {golf.name}: thorough"][0] == len(golf.mistakes)
+    assert cut[f"patience: {golf.name}: own code"][0] == golf.most
+    assert fits is None and cpu_fits is None  # 2 s of idle a run is more than a share holds
 
 
 def test_a_refused_submission_gets_the_reason_and_0(autograder):

@@ -102,9 +102,10 @@ def run(box: Sandbox, snapshot: Path, terminal: bool):
 
 
 def needs_cpu_measured(box: Sandbox) -> None:
-    if not box.measures_cpu:
+    if not box.cpu_by_group:
         reason = box.groups.why_no_cpu if box.groups else box.why_no_group
-        pytest.skip(f"no control group measures the run's CPU time here ({reason})")
+        pytest.skip(f"no control group measures the run's CPU time here ({reason}): "
+                    "test_without_a_group_the_whole_run_is_measured_from_proc tests /proc's")
 
 
 @pytest.mark.parametrize("terminal", [PIPED, TERMINAL])
@@ -191,19 +192,53 @@ def test_the_wall_clock_cap_is_never_below_the_cpu_limit(scratch):
         assert ("RLIMIT_CPU", (4, 5)) in box.limits()  # SIGXCPU a second past it, SIGKILL after
 
 
-@pytest.mark.parametrize("isolation", BOTH)
-@pytest.mark.parametrize("terminal", [PIPED, TERMINAL])
-def test_without_a_group_each_process_is_held_by_its_rlimit(scratch, monkeypatch, isolation,
-                                                            terminal):
-    """No control group (not root, or none can be made, as in a container): the report says
-    the limit holds per process, and a loop that runs into RLIMIT_CPU (SIGXCPU, which
-    bubblewrap passes on as status 152) is a timeout, never a crash or a wrong output."""
+def no_groups(monkeypatch) -> None:
     def refused():
         raise Unavailable("none here (this test)")
 
     monkeypatch.setattr(marking.sandbox, "Groups", refused)
+
+
+@pytest.mark.parametrize("terminal", [PIPED, TERMINAL])
+@pytest.mark.parametrize("isolation", BOTH)
+def test_without_a_group_the_whole_run_is_measured_from_proc(scratch, monkeypatch, isolation,
+                                                             terminal):
+    """No control group (not root, or none can be made, as in Gradescope's container): the
+    CPU times of the run's processes, read from /proc, hold the whole run to its limit (three
+    processes held to 1 s each by their rlimits alone would use 3 s)."""
+    no_groups(monkeypatch)
     with sandbox(scratch, isolation, 1, wall_seconds=60) as box:
-        assert not box.measures_cpu
+        assert box.measures_cpu and not box.cpu_by_group
+        assert ("1 s of CPU for the whole run (its processes' CPU times, read from /proc: no "
+                "cgroup counts them, none here (this test))") in box.describe()[2]
+        outcome, seconds = run(box, snapshot_of(scratch, BURN_IN_THREE), terminal)
+    assert outcome.timed_out and outcome.limit is Limit.CPU and outcome.status is None, outcome
+    assert 1 <= outcome.cpu_seconds < 2, f"{outcome.cpu_seconds:.2f} s of CPU for a limit of 1 s"
+    assert seconds < box.wall_seconds / 2, f"killed after {seconds:.1f} s, not at the CPU limit"
+
+
+@pytest.mark.parametrize("terminal", [PIPED, TERMINAL])
+@pytest.mark.parametrize("isolation", BOTH)
+def test_without_a_group_a_sleeper_ends_once_idle(scratch, monkeypatch, isolation, terminal):
+    """What a sleeper costs where no control group is: its idle allowance (2 s here), not the
+    wall-clock cap (300 s)."""
+    no_groups(monkeypatch)
+    with sandbox(scratch, isolation, 2, wall_seconds=300) as box:
+        outcome, seconds = run(box, snapshot_of(scratch, SLEEP), terminal)
+    assert outcome.limit is Limit.IDLE and outcome.status is None, outcome
+    assert seconds < 60, f"killed only after {seconds:.1f} s"
+
+
+@pytest.mark.parametrize("isolation", BOTH)
+@pytest.mark.parametrize("terminal", [PIPED, TERMINAL])
+def test_where_nothing_measures_the_run_each_process_is_held_by_its_rlimit(
+        scratch, monkeypatch, isolation, terminal):
+    """Neither a control group nor /proc (which the marker then cannot read): the report says
+    the limit holds per process, and a loop that runs into RLIMIT_CPU (SIGXCPU, which
+    bubblewrap passes on as status 152) is a timeout, never a crash or a wrong output."""
+    no_groups(monkeypatch)
+    with sandbox(scratch, isolation, 1, wall_seconds=60) as box:
+        box.measures_cpu = False
         assert "1 s of CPU per process (rlimits only" in box.describe()[2]
         outcome, seconds = run(box, snapshot_of(scratch, BUSY), terminal)
     assert outcome.timed_out and outcome.limit is Limit.CPU and outcome.status is None, outcome

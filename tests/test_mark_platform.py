@@ -175,3 +175,69 @@ def test_the_class_says_each_marker_warning_once(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stderr.count("warning: neither namespaces nor Landlock hide files") == 1, \
         done.stderr[-3000:]
+
+
+def marked_in_replica(folder: Path, *options, assignment="seeded"):
+    """The marker in the container replica (no control group, no namespaces): its report,
+    and its results.json's tests by name."""
+    written = folder.parent / "results.json"
+    done = mark(folder, "--json", str(written), *options, replica=[], assignment=assignment)
+    assert done.returncode in (0, 1), done.stderr[-3000:]
+    results = json.loads(written.read_text(encoding="utf-8"))
+    return done.stdout, {test["name"]: test for test in results["tests"]}
+
+
+@needs_replica
+def test_a_looping_program_costs_its_own_cases_alone_where_no_cgroup_is(tmp_path):
+    """A solitaire_1.py that loops beside a right solitaire_2.py, in the container, with a
+    budget the loops would spend: solitaire_1's share (in proportion to its marks) is spent
+    on its first cases, and each of solitaire_2's cases still runs and earns its marks."""
+    folder = submission(tmp_path, "solitaire_1.py", "def main() -> None:\n",
+                        "def main() -> None:\n    while True:\n        pass\n")
+    report, tests = marked_in_replica(folder, "--only", "solitaire_1/seed_*", "--only",
+                                      "solitaire_2/seed_*", "--timeout", "1", "--jobs", "1",
+                                      "--student-budget", "4")
+    second = {name: test for name, test in tests.items() if name.startswith("solitaire_2/")}
+    assert len(second) == 3 and all(test["score"] == test["max_score"] > 0
+                                     for test in second.values()), \
+        {name: test["output"][:300] for name, test in second.items()}
+    assert "shared in proportion to marks (solitaire_1 73%, solitaire_2 27%)" in report, report
+    first = [test["output"].split("\n")[0] for name, test in tests.items()
+             if name.startswith("solitaire_1/")]
+    cut = [said for said in first if said.startswith("not run: budget: the cases before it "
+                                                     "used their share")]
+    assert cut and all(said.endswith("(solitaire_1: 2.9 s)") for said in cut), first
+    assert all(said.startswith("timeout") for said in first if said not in cut), first
+
+
+SPIN_AT_END_OF_INPUT = ("    if (cin.eof()) {\n        exit(0);\n    }\n",
+                        "    while (cin.eof()) {  // asks again for ever\n        cin.clear();\n"
+                        "        cin >> ws;\n    }\n")
+
+
+@needs_replica
+@pytest.mark.skipif(shutil.which("g++") is None, reason="g++ builds the C++ sample")
+def test_the_c_plus_plus_sample_spinning_at_end_of_input_keeps_its_passing_cases(tmp_path):
+    """The C++ sample changed only to ask again for ever at end of input: each eof_* case
+    spins to its CPU limit (1 s here), and the *_checks cases, seven of which come after
+    them, pass. A budget of 1.5 s per spinning case holds them where the whole run is held
+    at its limit, as it now is in the container; RLIMIT_CPU alone let each run 2 s."""
+    folder = tmp_path / "submission"
+    folder.mkdir()
+    for path in sorted((ROOT / "references" / "calculation_cpp").iterdir()):
+        shutil.copy(path, folder / path.name)
+    main = (folder / "main.cpp").read_text(encoding="utf-8")
+    assert SPIN_AT_END_OF_INPUT[0] in main
+    (folder / "main.cpp").write_text(main.replace(*SPIN_AT_END_OF_INPUT), encoding="utf-8")
+    report, tests = marked_in_replica(folder, "--only", "calculation_cpp/eof_*", "--only",
+                                      "calculation_cpp/*_checks", "--timeout", "1", "--jobs",
+                                      "1", "--student-budget", f"{11 * 1.5:g}",
+                                      assignment="calculation_cpp")
+    spinning = {name: test for name, test in tests.items() if "/eof_" in name}
+    checks = {name: test for name, test in tests.items() if name.endswith("_checks")}
+    assert len(spinning) == 11 and len(checks) == 11, sorted(tests)
+    assert all(test["score"] == test["max_score"] > 0 for test in checks.values()), \
+        {name: test["output"][:300] for name, test in checks.items()}
+    assert all(test["output"].startswith("timeout: over the CPU time limit of 1 s")
+               for test in spinning.values()), {name: test["output"][:200]
+                                                for name, test in spinning.items()}

@@ -320,7 +320,7 @@ def test_what_a_case_leaves_to_tear_down_or_to_hold_costs_the_next_case_nothing(
     driver survives it, and the next case passes within its 1 s of CPU."""
     box = Sandbox(1, scratch, [ROOT], isolation=isolation, wall_seconds=60)
     try:
-        if not box.measures_cpu:
+        if not box.cpu_by_group:
             pytest.skip("no control group measures the CPU time here")
         files, after_files, sockets, after_sockets = cases(
             box, snapshot_of(scratch, LITTER), [b"files", b"work", b"sockets", b"work"])
