@@ -208,3 +208,61 @@ def test_a_disk_without_room_for_a_run_is_the_markers_error_and_an_exit_125_the_
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
+
+@needs_root
+def test_a_student_filling_the_disk_costs_an_honest_neighbour_nothing(markings, tiny):
+    """The whole story, in the fallback as a Docker container without Landlock forces it:
+    aa writes until the disk is full (many small files in its home, then the shared
+    /tmp, then its home) and holds it full; bb and cc, honest, are marked beside it. aa
+    is stopped over its share, and says so; bb and cc each get full marks, or a marker
+    error (never a verdict of theirs) that the next run marks again."""
+    assignment, honest = tiny
+    klass = a_class(markings.world / "class", honest, FILLER)
+    out = markings.world / "marked"
+    with small_disk(markings.world / "disk", "1g") as disk:
+        mark_class(klass, assignment, out, disk, markings, "auto", ("--no-landlock",))
+        before = grades(out)
+        for student in ("bb", "cc"):
+            row = before[student]
+            assert (row["mark"], row["status"]) in (("2.00", "marked"),
+                                                   ("not marked", "marker error")), \
+                f"{student} after the first run: {row}\n{verdicts(out, student)}"
+        filled = verdicts(out, "aa")
+        for case in CASES:
+            said = filled[f"solitaire_1/{case}"]
+            assert said.startswith(f"output too large: {WROTE_TOO_MUCH}"), f"aa {case}: {said}"
+        second = mark_class(klass, assignment, out, disk, markings, "auto", ("--no-landlock",))
+    after = grades(out)
+    for student in ("bb", "cc"):
+        assert (after[student]["mark"], after[student]["status"]) == ("2.00", "marked"), \
+            f"{student} after the second run: {after[student]}\n{second.stderr[-2000:]}"
+    remarked = sum(before[student]["status"] != "marked" for student in ("bb", "cc"))
+    kept = 3 - remarked
+    assert f"{kept} student(s) unchanged since the last run: kept" in second.stderr, \
+        second.stderr[-2000:]
+
+
+@needs_root
+def test_a_full_disk_is_said_once_and_its_students_are_marked_again(markings, tiny, tmp_path):
+    """The marker's TMPDIR on a disk of 160 MiB, short of what two runs at once may
+    write: no case runs, each is a marker error; the class run says so once, and
+    grades.csv scores no one. The next run, with room, marks both again (nothing kept)
+    and they get full marks."""
+    assignment, honest = tiny
+    klass = a_class(markings.world / "class", honest)
+    out = markings.world / "marked"
+    with small_disk(markings.world / "disk", "160m") as disk:
+        full = mark_class(klass, assignment, out, disk, markings, "fallback")
+    said = [line for line in full.stderr.splitlines() if "the disk filled" in line]
+    assert said == ["the disk filled during the run: 2 student(s)' cases are marker errors, "
+                    "marked again next run"], full.stderr[-2000:]
+    for student, row in grades(out).items():
+        assert (row["mark"], row["status"]) == ("not marked", "marker error"), row
+        for case, output in verdicts(out, student).items():
+            assert output.startswith("marker error: DiskFull: the disk is full: "), \
+                f"{student} {case}: {output}"
+    again = mark_class(klass, assignment, out, markings.folder("roomy", 0o755), markings,
+                       "fallback")
+    assert "unchanged since the last run" not in again.stderr, again.stderr[-2000:]
+    for student, row in grades(out).items():
+        assert (row["mark"], row["status"]) == ("2.00", "marked"), row
