@@ -28,8 +28,8 @@ WATCH_SECONDS = 0.05  # how often the file systems' growth is read: a run may go
 FULL_ERRORS = (errno.ENOSPC, errno.EDQUOT)
 LEAST_FREE_BYTES = 1 << 20  # below this, the disk filled during a run
 
-DISK_FULL = ("the disk is full: {free} free where the marker keeps its runs, {need} needed; "
-             "marked again next run")
+DISK_FULL = ("the disk is full: {free} free where the marker keeps its runs, {need} needed "
+             "for {runs} run(s) at once (fewer at once need less); marked again next run")
 DISK_FILLED = "the disk filled during the run: marked again next run"
 FULL_NOTICE = "the disk is full"  # records.Notice: a class run counts the students it hit
 
@@ -51,11 +51,14 @@ def free(folder) -> tuple:
     return found.f_bavail * found.f_frsize, found.f_favail if found.f_files else None
 
 
-def ensure_room(folder, need_bytes: int, need_files: int) -> None:
-    """DiskFull unless `folder`'s file system has room for `need_bytes` in `need_files`."""
+def ensure_room(folder, share: tuple, runs: int) -> None:
+    """DiskFull unless `folder`'s file system has room for `runs` runs at once, each of
+    `share` (bytes, files)."""
     room, files = free(folder)
+    need_bytes, need_files = share[0] * runs, share[1] * runs
     if room < need_bytes or (files is not None and files < need_files):
-        raise DiskFull(DISK_FULL.format(free=mebibytes(room), need=mebibytes(need_bytes)))
+        raise DiskFull(DISK_FULL.format(free=mebibytes(room), need=mebibytes(need_bytes),
+                                        runs=runs))
 
 
 def full_error(problem: OSError) -> bool:

@@ -307,8 +307,7 @@ class Sandbox:
             raise Stopped
         budget = budget or self.budget
         if not self.namespaces:  # before anything is made: room on the disk for every run at once
-            disk.ensure_room(self.scratch, *(need * self.runs_at_once
-                                             for need in self._share(snapshot, files)))
+            disk.ensure_room(self.scratch, self._share(snapshot, files), self.runs_at_once)
         if held is None:
             group = self.groups.new(budget.memory, budget.processes + 2) if self.groups else None
             usage = Usage(self.new_user(), group)

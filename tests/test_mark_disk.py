@@ -195,7 +195,8 @@ def test_a_disk_without_room_for_a_run_is_the_markers_error_and_an_exit_125_the_
         (snapshot / "prog.py").write_text(EXIT_125)
         with sandbox(disk, "fallback", 5) as box:
             with pytest.raises(DiskFull, match=r"^the disk is full: \d+ MiB free where the "
-                                                r"marker keeps its runs, \d+ MiB needed"):
+                                                r"marker keeps its runs, \d+ MiB needed for "
+                                                r"1 run\(s\) at once"):
                 box.run(snapshot, lambda home: [box.python, str(home / "prog.py")], b"", {})
     scratch = open_scratch()
     try:
@@ -266,3 +267,24 @@ def test_a_full_disk_is_said_once_and_its_students_are_marked_again(markings, ti
     assert "unchanged since the last run" not in again.stderr, again.stderr[-2000:]
     for student, row in grades(out).items():
         assert (row["mark"], row["status"]) == ("2.00", "marked"), row
+
+
+@needs_root
+def test_results_holding_a_marker_error_are_never_kept(markings, tiny):
+    """A class marker stopped between writing a student's results and removing its state
+    (or an older kit's state) leaves a marker error standing beside a state that matches:
+    the next run marks that student again all the same."""
+    assignment, honest = tiny
+    klass = a_class(markings.world / "class", honest)
+    shutil.rmtree(klass / "cc")
+    out = markings.world / "marked"
+    tmpdir = markings.folder("tmpdir", 0o755)
+    mark_class(klass, assignment, out, tmpdir, markings, "fallback")
+    results = out / "instructor" / "bb" / "results.json"
+    written = json.loads(results.read_text())
+    case = written["extra_data"]["cases"][0]
+    case["kind"] = case["verdicts"][0]["kind"] = str(Kind.MARKER_ERROR)
+    results.write_text(json.dumps(written))
+    again = mark_class(klass, assignment, out, tmpdir, markings, "fallback")
+    assert "unchanged since the last run" not in again.stderr, again.stderr[-2000:]
+    assert json.loads(results.read_text())["extra_data"]["cases"][0]["kind"] == "pass"
