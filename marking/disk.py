@@ -70,7 +70,9 @@ class Watch:
     beyond `start` (bytes, files: what its home held as it started). What it holds:
     everything in `own` (its home and tmp), what `uid` owns in `shared`, and the removed
     files its processes hold open. `scratch`: where the marker keeps its runs, whose free
-    space it notes (`filled`)."""
+    space it notes (`filled`). What a run holds grows no faster than the file systems it
+    writes to: so it is counted only once they have grown by the room it had left at the
+    last count (or at its start)."""
 
     def __init__(self, uid: int, own: list, shared: list, room: tuple, start: tuple, kill,
                  scratch):
@@ -85,7 +87,7 @@ class Watch:
                 self.systems.setdefault(os.stat(folder).st_dev, folder)
             except OSError:
                 continue
-        self.start = self._used()
+        self.before = self._used()  # at the last count, or at the start
         self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._watch, daemon=True)
         self._thread.start()
@@ -110,12 +112,12 @@ class Watch:
                 self.filled = True
         return used
 
-    def _grown(self) -> bool:
-        """Whether the file systems grew by more than the run's share since it started (or
-        cannot say how many files they hold): only then is what it holds counted."""
+    def _grown(self, now: dict) -> bool:
+        """Whether the file systems grew by more than the run's room since the last count
+        (or cannot say how many files they hold)."""
         grown_bytes = grown_files = 0
-        for device, (used, files) in self._used().items():
-            before, files_before = self.start.get(device, (used, files))
+        for device, (used, files) in now.items():
+            before, files_before = self.before.get(device, (used, files))
             grown_bytes += max(0, used - before)
             if files is None or files_before is None:
                 return True
@@ -124,12 +126,16 @@ class Watch:
 
     def _watch(self) -> None:
         while not self._stopping.wait(WATCH_SECONDS):
-            if self._grown():
-                held_bytes, held_files = held(self.uid, self.own, self.shared)
-                if held_bytes > self.share_bytes or held_files > self.share_files:
-                    self.over = True
-                    self.kill()
-                    return
+            now = self._used()
+            if not self._grown(now):
+                continue
+            held_bytes, held_files = held(self.uid, self.own, self.shared)
+            if held_bytes > self.share_bytes or held_files > self.share_files:
+                self.over = True
+                self.kill()
+                return
+            self.before = now
+            self.room = (self.share_bytes - held_bytes, self.share_files - held_files)
 
 
 def held(uid: int, own: list, shared: list) -> tuple:
