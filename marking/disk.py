@@ -9,9 +9,10 @@ shared folders nor a file held open once removed), so a `Watch` bounds each run:
 WATCH_SECONDS it reads how much the file systems the run can write to have grown since
 it started (a few statvfs calls), and only once that growth passes the run's share does
 it count what the run holds (its folders, what its user owns in the shared ones, the
-removed files its processes hold open); over its share, the run is killed, and judged
-as its own limit (marking.verdicts), never as wrong output. Before each run, the marker
-makes sure the disk has room for what every run at once may write (`need`); a disk that
+removed files its processes hold open), and then again once they have grown by the room
+it had left; over its share, the run is killed, and judged as its own limit
+(marking.verdicts), never as wrong output. Before each run, the marker makes sure the
+disk has room for what every run at once may write (`ensure_room`); a disk that
 has not, or that filled during a run, makes the case a marker error (`DiskFull`), marked
 again by the next run, never the student's verdict."""
 
@@ -129,7 +130,8 @@ class Watch:
             now = self._used()
             if not self._grown(now):
                 continue
-            held_bytes, held_files = held(self.uid, self.own, self.shared)
+            held_bytes, held_files = held(self.uid, self.own, self.shared,
+                                          self.share_files)
             if held_bytes > self.share_bytes or held_files > self.share_files:
                 self.over = True
                 self.kill()
@@ -138,12 +140,13 @@ class Watch:
             self.room = (self.share_bytes - held_bytes, self.share_files - held_files)
 
 
-def held(uid: int, own: list, shared: list) -> tuple:
+def held(uid: int, own: list, shared: list, most_files: int) -> tuple:
     """(bytes, files) of what a run holds: all in `own`, what `uid` owns in `shared`
     (at any depth below an entry of its), and the removed files its processes hold
-    open. Each file once, however many names it has; no link is followed."""
-    seen, pending = set(), [folder for folder in own]
-    total = 0
+    open; each file once, however many names it has. The walk reads names and sizes
+    alone, follows no link it lists, and ends past `most_files`: a folder the run swaps
+    for a link while it is walked can only make the count larger, its own loss."""
+    seen, pending, total = set(), list(own), 0
 
     def count(info) -> None:
         nonlocal total
@@ -152,27 +155,31 @@ def held(uid: int, own: list, shared: list) -> tuple:
             seen.add(key)
             total += info.st_size if stat.S_ISREG(info.st_mode) else 0
 
-    for folder in shared:
+    def listed(folder: str, owner: int = None):
+        """Each entry of `folder` (of `owner`'s, when given) with what lstat says of it;
+        an entry gone meanwhile is left out, never the rest of the folder."""
         try:
             with os.scandir(folder) as entries:
                 for entry in entries:
-                    info = entry.stat(follow_symlinks=False)
-                    if info.st_uid == uid:
-                        count(info)
-                        if stat.S_ISDIR(info.st_mode):
-                            pending.append(entry.path)
+                    try:
+                        info = entry.stat(follow_symlinks=False)
+                    except OSError:
+                        continue
+                    if owner is None or info.st_uid == owner:
+                        yield entry.path, info
         except OSError:
-            continue
-    while pending:
-        try:
-            with os.scandir(pending.pop()) as entries:
-                for entry in entries:
-                    info = entry.stat(follow_symlinks=False)
-                    count(info)
-                    if stat.S_ISDIR(info.st_mode):
-                        pending.append(entry.path)
-        except OSError:
-            continue
+            return
+
+    for folder in shared:
+        for path, info in listed(folder, uid):
+            count(info)
+            if stat.S_ISDIR(info.st_mode):
+                pending.append(path)
+    while pending and len(seen) <= most_files:
+        for path, info in listed(pending.pop()):
+            count(info)
+            if stat.S_ISDIR(info.st_mode):
+                pending.append(path)
     for pid in processes_of(uid) if uid >= 0 else []:
         try:
             descriptors = os.listdir(f"/proc/{pid}/fd")
@@ -186,4 +193,3 @@ def held(uid: int, own: list, shared: list) -> tuple:
             if stat.S_ISREG(info.st_mode) and info.st_nlink == 0:
                 count(info)
     return total, len(seen)
-
