@@ -44,10 +44,11 @@ from classroom.times import read_times
 from classroom.unpack import name_key, unpack
 from golden.cases import ROOT
 from golden.visible import escaped
-from marking import from_make, records
+from marking import disk, from_make, records
 from marking.assignment import REQUIREMENTS, AssignmentError, load, names
 from marking.submission import marked_folder, skip_reason
 from marking.tree import Limits, Refused, copy_tree, remove_tree
+from marking.verdicts import Kind
 from pack.published import pack_url
 from standalone.bundle import write_assignment, write_program
 
@@ -87,6 +88,9 @@ INTERRUPTED = ("interrupted: {done} of {total} students marked or kept, their re
                "nothing else was written. Run the same command again to go on")
 MARKER_FAILED = "the marker ended with status {status}: {said}"
 MARKER_ERROR = "the marker failed on a case (its report says which): mark this student again"
+OWN_FILES_FAILED = "the class marker's own work failed ({problem}): mark this student again"
+DISK_FILLED = ("the disk filled during the run: {count} student(s)' cases are marker errors, "
+               "marked again next run")
 
 
 @dataclass
@@ -100,11 +104,22 @@ class Outcome:
     failed: str = ""
     kept: bool = False
     interrupted: bool = False
+    disk_full: bool = False  # the disk was full for one of its runs, or for the class's copy
 
     @functools.cached_property
     def marking(self) -> records.Marking:
         """The marking as data (results.json's extra_data); empty where there is none."""
         return records.Marking.from_dict((self.results or {}).get("extra_data", {}))
+
+
+def holds_marker_error(results: dict) -> bool:
+    """Whether a marking's results hold a marker error, in any case or any group's case:
+    such results are never kept, and the next run marks the student again."""
+    data = records.Marking.from_dict(results.get("extra_data", {}))
+    verdicts = [verdict for case in data.cases for verdict in case.verdicts] + [
+        verdict for group in data.student_groups for case in group.cases
+        for verdict in (case.reference, case.own) if verdict is not None]
+    return any(verdict.kind == Kind.MARKER_ERROR for verdict in verdicts)
 
 
 def fingerprint(folder: Path) -> str:
@@ -184,8 +199,11 @@ class ClassMarking:
             self.advance(self.cases_each)
             remove_tree(folder)  # nothing of an earlier run stands for it
             return Outcome(student, refused=str(problem))
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        except OSError as problem:
+            remove_tree(self.scratch / student.folder)  # what of the copy was made
+            return self.own_failure(student, folder, problem)
         try:
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
             self.keep_programs(marked_folder(copy, self.assignment.declared.values(),
                                              self.own_folders), folder)
             key = {"submission": fingerprint(copy), "assignment": self.regrade_key,
@@ -196,8 +214,18 @@ class ClassMarking:
                 self.advance(self.cases_each)
                 return Outcome(student, kept, kept=True)
             return self.run_marker(copy, folder, student, key)
+        except OSError as problem:
+            return self.own_failure(student, folder, problem)
         finally:
             remove_tree(copy)
+
+    def own_failure(self, student, folder: Path, problem: OSError) -> Outcome:
+        """The class marker's own files failed it (a full disk, say): the student is not
+        marked, and the next run marks them."""
+        self.advance(self.cases_each)
+        (folder / STATE).unlink(missing_ok=True)
+        return Outcome(student, failed=OWN_FILES_FAILED.format(
+            problem=escaped(problem.strerror or str(problem))), disk_full=disk.full_error(problem))
 
     def kept(self, folder: Path, key: dict):
         """The results of an earlier run, when it marked the same thing."""
@@ -207,8 +235,9 @@ class ClassMarking:
             state = json.loads((folder / STATE).read_text(encoding="utf-8"))
             if state.get("key") != key:
                 return None
-            return json.loads((folder / RESULTS).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            results = json.loads((folder / RESULTS).read_text(encoding="utf-8"))
+            return None if holds_marker_error(results) else results
+        except (OSError, ValueError, TypeError, KeyError):
             return None
 
     def keep_programs(self, marked: Path, folder: Path) -> None:
@@ -241,7 +270,7 @@ class ClassMarking:
         environment = {**os.environ, "MARK_SUBMISSION": str(copy),
                        "MARK_ASSIGNMENT": str(self.assignment.path),
                        "MARK_ARGS": shlex.join(options), records.MESSAGES_FD: str(writing)}
-        moved, refusal = 0, None
+        moved, refusal, disk_full = 0, None, False
         try:
             with open(report, "wb") as stdout, tempfile.TemporaryFile() as stderr, \
                     os.fdopen(reading, "rb") as messages:
@@ -261,6 +290,8 @@ class ClassMarking:
                     if isinstance(record, records.Progress):
                         moved += 1
                         self.advance(1)
+                    elif isinstance(record, records.Notice) and record.text == disk.FULL_NOTICE:
+                        disk_full = True  # said once for the class, with the students it hit
                     elif isinstance(record, records.Notice):
                         self.warn(record.text)
                     elif isinstance(record, records.Refusal):
@@ -276,16 +307,20 @@ class ClassMarking:
             if refusal is not None and status == REFUSED_STATUS:
                 (folder / STATE).unlink(missing_ok=True)
                 return Outcome(student, refused=escaped(refusal, most=300))
-            if status not in MARKED_NORMALLY or not results.exists():
+            try:
+                marked = json.loads(results.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                marked = None  # none, or cut short: the disk filled, say
+            if status not in MARKED_NORMALLY or not isinstance(marked, dict):
                 (folder / STATE).unlink(missing_ok=True)
                 return Outcome(student, failed=MARKER_FAILED.format(
-                    status=status, said=escaped(" ".join(said.split())[-300:])))
+                    status=status, said=escaped(" ".join(said.split())[-300:])),
+                    disk_full=disk_full)
+            (folder / STATE).unlink(missing_ok=True)  # no state stands for the results replaced
             os.replace(report, folder / REPORT)
             os.replace(results, folder / RESULTS)
-            marked = json.loads((folder / RESULTS).read_text(encoding="utf-8"))
-            if status == MARKER_ERROR_STATUS:
-                (folder / STATE).unlink(missing_ok=True)  # marked again next time
-                return Outcome(student, marked, failed=MARKER_ERROR)
+            if status == MARKER_ERROR_STATUS or holds_marker_error(marked):
+                return Outcome(student, marked, failed=MARKER_ERROR, disk_full=disk_full)
             (folder / STATE).write_text(json.dumps({"key": key}), encoding="utf-8")
             return Outcome(student, marked)
         finally:
@@ -480,6 +515,9 @@ def main(argv=None) -> int:
     marking = ClassMarking(options, assignment, out, scratch)
     try:
         outcomes = marking.run(students)
+        full = sum(outcome.disk_full for outcome in outcomes)
+        if full:
+            print(DISK_FILLED.format(count=full), file=sys.stderr)
         kept = sum(outcome.kept for outcome in outcomes)
         if kept:
             print(SKIPPED.format(count=kept), file=sys.stderr)

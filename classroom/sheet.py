@@ -23,6 +23,7 @@ SCORE_DIGITS = 4
 MARKED, MISSING, NOT_BUILT, REFUSED, TOO_LATE, FAILED, UNTIMED = (
     "marked", "missing program", "did not build", "refused", "late beyond the limit",
     "marker error", "no submission time")
+NOT_MARKED = "not marked"  # a marker error's mark: no score stands for it until marked again
 NOT_BUILT_NOTE = "{program}: {said}"
 NO_TIME = "the times file does not name this student: marked without the late rule"
 
@@ -70,7 +71,8 @@ def write_grades(path, programs: list, rows: list) -> None:
             sheet.writerow([spreadsheet_text(cell) for cell in (
                 row.student, *[shown_marks(row.programs.get(p, 0)) for p in programs],
                 shown_marks(row.raw), "" if row.days_late is None else str(row.days_late),
-                shown_marks(row.mark), row.status, f"{row.passed}/{row.cases}", row.note)])
+                NOT_MARKED if FAILED in row.statuses else shown_marks(row.mark), row.status,
+                f"{row.passed}/{row.cases}", row.note)])
 
 
 def write_similarity(path, pairs: list) -> None:

@@ -53,6 +53,9 @@ RUNS_SHARE = 0.8  # of the time budget, what the marker's runs may take: the res
 MOST_MARKER_BUDGET = 3600  # marking.mark's most seconds for --student-budget and --waiting-budget
 MOST_SHOWN = 600  # characters of a refusal shown to the student
 SUMMARY_PREFIXES = ("Marking ", "Score:", "Late rule:", "Mark:", "Partial run:", "Interrupted:")
+# The marker's header lines on its sandbox and its budgets (marking.sandbox's PER_*,
+# marking.mark's SESSIONS_REFUSED and BUDGET): for the instructor's log, as the limits are.
+INSTRUCTOR_PREFIXES = ("Sandbox:", "A sandbox per student", "A budget of")
 MARKDOWN_SPECIAL = set("\\`*[]<>")  # what could make a link, an image, HTML, code or emphasis
 
 # What the student reads when the marker did not mark (no byte of theirs unescaped).
@@ -613,7 +616,11 @@ def summarised(results: dict, config: dict, status: int, budget, unread_time: bo
         lines.append(f"- {config['pack_said']}")  # our words and a URL checked when built
     for line in extra.get("isolation", []):
         log(line)  # the sandbox's limits: for the instructor, not a map for the student
-    lines += [f"- {shown(line, 1000)}" for line in notes(results.get("output", ""), extra)]
+    for line in notes(results.get("output", ""), extra):
+        if line.startswith(INSTRUCTOR_PREFIXES):
+            log(line)
+        else:
+            lines.append(f"- {shown(line, 1000)}")
     results["output"] = "\n".join(lines).strip() + "\n"
     results["output_format"] = "md"
     results["stdout_visibility"] = "hidden"

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 MEMORY_BYTES = 1 << 30  # a run's, at most; less where a container allows less
 MOST_OUTPUT = 4 << 20  # of each of stdout and stderr
 FILE_BYTES = 16 << 20  # a file a run writes
+WRITTEN_BYTES = 128 << 20  # all a run writes in files, beyond its own program's (its home's
+# room and its /tmp under namespaces; in the fallback, marking.disk's watch holds it to that)
 CPU_SECONDS_OVER_TIMEOUT = 1  # RLIMIT_CPU per process: a backstop behind the run's own limit
 OPEN_FILES = 256
 PROCESSES = 32  # a run's, where the marker can hold them (a throwaway user's, a group's)

@@ -9,8 +9,9 @@ namespace (every process dies with the run), network namespace (no network),
 IPC and UTS namespaces, and no new privileges.
 
 The fallback, where namespaces are refused (bubblewrap missing, or a container
-that forbids them): the run's home is a folder of its own on the disk, and
-files every user may read stay readable. The report says which one held.
+that forbids them): the run's home is a folder of its own on the disk (what it
+writes held to its share by a watch: marking.disk), and files every user may
+read stay readable. The report says which one held.
 
 Both add: a throwaway user per run when the marker is root (so that the
 process limit holds and the run can touch nothing of the marker's), a control
@@ -45,18 +46,19 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import NamedTuple
 
 from golden.run import (CpuWatch, Limit, ProcessesCpu, Ran, collect, kill_group, limit_hit,
                         reap)
-from marking import driver, launcher
+from marking import disk, driver, launcher
 from marking.cgroups import Groups, Unavailable, enclosing_limits, kill_every
 from marking.confine import DEVICES, Access, Confinement
-from marking.limits import (FILE_BYTES, MEMORY_BYTES, PROCESSES, SAFE_PATH, Budget, mebibytes,
-                            processes_of, rlimits, scrubbed_environment, time_caps)
+from marking.limits import (FILE_BYTES, MEMORY_BYTES, PROCESSES, SAFE_PATH, WRITTEN_BYTES, Budget,
+                            mebibytes, processes_of, rlimits, scrubbed_environment, time_caps)
 from marking.tree import remove_tree, tree_bytes
+from marking.verdicts import FILES  # Ran.overflowed of a run stopped over its share of the disk
 
 CPU_POLL_SECONDS = 0.05  # how often the run's CPU time is read: it may go over by this per core
 MARKER_ROOM_BYTES = 256 << 20  # left to the marker under a container's memory limit
@@ -108,6 +110,7 @@ AUTO = "auto"
 NO_BWRAP = "bubblewrap (bwrap) is not installed"
 DRIVER_FAILED = "the sandbox's driver did not start"
 DRIVER_GONE = "the sandbox's driver has gone"
+HOME_NOT_FILLED = "the run's home could not be filled ({tool} ended with status {status})"
 NO_TOOLS = "the sandbox needs {tools} (util-linux and coreutils), which are not on the PATH"
 FALLBACK_ASKED = "--isolation fallback"
 NO_INTERPRETER = "no Python interpreter that the sandbox can run; give --python"
@@ -132,10 +135,11 @@ PER_STUDENT_NAMESPACES = ("Sandbox: one per student and program (bubblewrap, its
                           "its user, entered once); fresh per case: home, /tmp, /dev/shm, the "
                           "case's files, its processes (all killed and seen gone after it), its "
                           "CPU time and memory kills; cases at a terminal: a sandbox each")
-PER_STUDENT_FALLBACK = ("Sandbox: one user and one control group per student and program; fresh "
+PER_STUDENT_FALLBACK = ("Sandbox: one user{group} per student and program; fresh "
                         "per case: home and TMPDIR (new folders), the case's files, its "
                         "processes (all killed and seen gone after it), what it left in shared "
                         "folders (removed by its user), its CPU time and memory kills")
+FALLBACK_GROUP = " and one control group"  # where the fallback can make one
 PER_CASE = "Sandbox: a fresh one per case{why}"
 NOT_ROOT_PER_CASE = " (not root: no throwaway user to keep the cases' driver out of reach)"
 DESCRIBE_GROUP = "{memory} of memory and {processes} processes for the whole run ({cgroup})"
@@ -188,6 +192,7 @@ class Sandbox:
         self.bwrap = shutil.which("bwrap")
         self.bwrap_options = bwrap_options(self.bwrap) if self.bwrap else set()
         self.memory, self.processes = run_limits(runs_at_once, markers)
+        self.runs_at_once = max(1, runs_at_once) * max(1, markers)  # the disk's room is for all
         self.budget = Budget(self.timeout, self.wall_seconds, self.idle_seconds, self.memory,
                              self.processes)
         self.confinement = Confinement()
@@ -297,7 +302,9 @@ class Sandbox:
     def describe_per(self, asked: str) -> str:
         if self.per(asked) == CASE:
             return PER_CASE.format(why=NOT_ROOT_PER_CASE if asked == STUDENT else "")
-        return PER_STUDENT_NAMESPACES if self.namespaces else PER_STUDENT_FALLBACK
+        if self.namespaces:
+            return PER_STUDENT_NAMESPACES
+        return PER_STUDENT_FALLBACK.format(group=FALLBACK_GROUP if self.groups else "")
 
     # Running
 
@@ -311,6 +318,8 @@ class Sandbox:
         if self.stopping.is_set():
             raise Stopped
         budget = budget or self.budget
+        if not self.namespaces:  # before anything is made: room on the disk for every run at once
+            disk.ensure_room(self.scratch, self._share(snapshot, files), self.runs_at_once)
         if held is None:
             group = self.groups.new(budget.memory, budget.processes + 2) if self.groups else None
             usage = Usage(self.new_user(), group)
@@ -327,8 +336,8 @@ class Sandbox:
             home, tmp = str(folder / "home"), str(folder / "tmp")
             for made in (home, tmp):
                 os.mkdir(made, 0o700)
-            where = launcher.environment(str(snapshot), str(given) if given else "")
-        wrapped = launcher.argv(home, tmp, uid, self.limits(uid, budget), command(Path(home)))
+            where = launcher.environment("", "")  # the marker fills the home (`_filled`)
+        wrapped = launcher.argv(home, uid, self.limits(uid, budget), command(Path(home)))
         seccomp = self._seccomp_fd() if self.namespaces else None
         if self.namespaces:
             wrapped = self._bwrap(snapshot, given, seccomp) + wrapped
@@ -338,8 +347,11 @@ class Sandbox:
         entering = self._entering(group, access)
         passed = (seccomp,) if seccomp is not None else ()
         run_id = object()
-        watch = None
+        watch = written = None
         try:
+            if folder is not None:
+                written = self._filled(folder, snapshot, given, files, uid,
+                                       lambda: self._kill_run(run_id, uid, group))
             if self.measures_cpu:
                 read = usage.cpu_seconds if self.cpu_by_group else ProcessesCpu(
                     lambda whole: self._run_processes(run_id, uid, whole))
@@ -352,14 +364,17 @@ class Sandbox:
                 screen = run_in_terminal(wrapped, stdin, "/", env, budget.wall_seconds,
                                          depth=2 if self.namespaces else 0, started=started,
                                          preexec_fn=entering, pass_fds=passed)
-                return self._terminal_outcome(screen, watch, usage, budget)
-            return self._piped(wrapped, stdin, env, started, usage, watch, head, entering, passed,
-                               budget)
+                return self._within_share(self._terminal_outcome(screen, watch, usage, budget),
+                                          written)
+            return self._within_share(self._piped(wrapped, stdin, env, started, usage, watch, head,
+                                                  entering, passed, budget), written)
         finally:
             if seccomp is not None:
                 os.close(seccomp)
             if watch:
                 watch.stop()
+            if written:
+                written.stop()
             with self._lock:
                 self._running.pop(run_id, None)
             self._end(uid, group)
@@ -369,6 +384,50 @@ class Sandbox:
                 self._clean_after(uid, folder)
             if given:
                 remove_tree(given)
+
+    def _share(self, snapshot: Path, files: dict) -> tuple:
+        """(bytes, files) a fallback run may hold on the disk: its program's and case's
+        files, and WRITTEN_BYTES more in as many files as its home and /tmp hold under
+        namespaces."""
+        return (WRITTEN_BYTES + snapshot_bytes(snapshot) + sum(map(len, files.values())),
+                HOME_ROOM_FILES + TMP_FILES + snapshot_files(snapshot) + len(files))
+
+    def _filled(self, folder: Path, snapshot: Path, given, files: dict, uid: int, kill):
+        """A fallback run's home filled, and with its tmp handed to its user, by the marker
+        itself before the launcher starts (a failure is then the marker's error, never a
+        status the program could give too: a full disk one's, a DiskFull); then the watch
+        on what the run writes (marking.disk.Watch). cp and chown, as root, as the launcher
+        does under namespaces: a copy in Python would cost the marker far more per file."""
+        home, tmp = folder / "home", folder / "tmp"
+        steps = [["cp", "-R", "--preserve=mode,timestamps", "--", f"{snapshot}/.",
+                  *([f"{given}/."] if given else []), f"{home}/"]]
+        if uid >= 0:
+            steps.append(["chown", "-R", "--", f"{uid}:{uid}", str(home), str(tmp)])
+        for step in steps:
+            done = subprocess.run(step, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL, env=scrubbed_environment("/"),
+                                  cwd="/")
+            if done.returncode:
+                room, _ = disk.free(self.scratch)
+                if room < self._share(snapshot, files)[0]:
+                    raise disk.DiskFull(disk.DISK_FILLED)
+                raise RuntimeError(HOME_NOT_FILLED.format(tool=step[0], status=done.returncode))
+        start = (snapshot_bytes(snapshot) + sum(map(len, files.values())),
+                 snapshot_files(snapshot) + len(files))
+        return disk.Watch(uid, [str(home), str(tmp)], self.shared_folders if uid >= 0 else [],
+                          (WRITTEN_BYTES, HOME_ROOM_FILES + TMP_FILES), start, kill, self.scratch)
+
+    @staticmethod
+    def _within_share(ran: Ran, written) -> Ran:
+        """A fallback run stopped over its share of the disk is judged so; one during which
+        the disk filled is the marker's error, not the student's."""
+        if written is None:
+            return ran
+        if written.stop():
+            return replace(ran, status=None, limit=Limit.OUTPUT, overflowed=FILES)
+        if written.filled:
+            raise disk.DiskFull(disk.DISK_FILLED)
+        return ran
 
     def session(self, snapshot: Path) -> "Session":
         """One student's program: its cases run one after another in one sandbox."""
@@ -663,7 +722,7 @@ class Sandbox:
         uid = self.new_user()
         entering = self.confinement.entering(access)
         try:
-            done = subprocess.run(launcher.argv("/", "", uid, self.limits(uid),
+            done = subprocess.run(launcher.argv("/", uid, self.limits(uid),
                                                 [python, "-I", "-S", "-c", IDENTITY]),
                                   capture_output=True, timeout=30, preexec_fn=entering,
                                   env={**scrubbed_environment("/"),
@@ -685,7 +744,7 @@ class Sandbox:
             return
         cleaner = ["/bin/sh", "-c", CLEANER, "sh", str(home), str(tmp), *self.shared_folders]
         try:
-            subprocess.run(launcher.argv("/", "", uid, [], cleaner),
+            subprocess.run(launcher.argv("/", uid, [], cleaner),
                            capture_output=True, timeout=self.timeout + 60,
                            env={**scrubbed_environment("/"), **launcher.environment("", "")},
                            cwd="/")

@@ -6,7 +6,7 @@ from enum import Enum
 from golden.visible import diff_lines, escaped, first_difference
 from marking.near_miss import explain, normalise, regions
 from golden.run import Limit
-from marking.limits import MEMORY_BYTES, MOST_OUTPUT, mebibytes
+from marking.limits import MEMORY_BYTES, MOST_OUTPUT, WRITTEN_BYTES, mebibytes
 
 
 class Kind(str, Enum):
@@ -55,6 +55,9 @@ THE_TIME_LIMIT = "the time limit"
 THE_SCREEN = "the screen"
 THE_MEMORY_LIMIT = "the memory limit"
 OVERFLOW = "{stream} over {most} "
+FILES = "files"  # Ran.overflowed of a run stopped over its share of the disk (marking.disk)
+WROTE_FILES = ("it wrote more than {most} of files, or more files than it may make, beyond "
+               "its own program's: stopped there")
 MEMORY = "the run went over {memory} of memory"
 INTERRUPTED = "the marking was interrupted"
 BUDGET_SPENT = ("budget: the cases before it used their share of the submission's CPU ({part}: "
@@ -142,6 +145,9 @@ def _differences(got: bytes, want: bytes, label: str) -> dict:
 
 
 def _limit_hit(case, mode, outcome, got, want, rules):
+    if outcome.too_large and outcome.overflowed == FILES:
+        return Verdict(case.id, mode, Kind.TOO_LARGE, WROTE_FILES.format(
+            most=mebibytes(WRITTEN_BYTES)))
     if outcome.too_large:
         stream = THE_SCREEN if mode == TERMINAL else outcome.overflowed
         return Verdict(case.id, mode, Kind.TOO_LARGE, OVERFLOW.format(stream=stream,

@@ -29,6 +29,7 @@ import pytest
 
 from golden.cases import EXPECTED_OUTPUTS, ROOT
 from marking.assignment import load, names
+from marking.limits import WRITTEN_BYTES, mebibytes
 from marking.mark import GOLDEN_READABLE, golden_copies_readable
 from marking.tree import remove_tree
 from tests.test_mark import TIMEOUT, assignment_of, processes_of, submission
@@ -735,8 +736,9 @@ def test_eight_children_of_600_mb_each_are_killed(markings, tmp_path):
 @pytest.mark.parametrize("isolation", ISOLATIONS)
 def test_300_mib_written_to_tmp_are_capped_and_removed(markings, tmp_path, isolation):
     """Attack 7b: the program writes 300 MiB to its TMPDIR, in files under the 16 MiB limit
-    per file. Under namespaces the private /tmp's size cap stops it; in every isolation,
-    nothing of it is left once the marker ends."""
+    per file. Under namespaces the private /tmp's size cap stops it; in the fallback the
+    marker's watch stops the run over its share of the disk, and says so; in every
+    isolation, nothing of it is left once the marker ends."""
     folder = submission(tmp_path)
     write_program(folder, "solitaire_1.py", """\
         import os, sys, tempfile
@@ -759,8 +761,10 @@ def test_300_mib_written_to_tmp_are_capped_and_removed(markings, tmp_path, isola
     if isolation == "namespaces":
         stopped = re.search(r"stopped after (\d+) MiB: No space left on device", verdict)
         assert stopped and int(stopped[1]) <= 64, f"{marked.case}: not capped: {verdict[:400]}"
-    else:  # the fallback does not cap its run's tmp (README), but removes it
-        assert "wrote 300 MiB" in verdict, f"{marked.case}: {verdict[:400]}"
+    else:
+        assert verdict.startswith(f"output too large: it wrote more than "
+                                  f"{mebibytes(WRITTEN_BYTES)} of files"), \
+            f"{marked.case}: not stopped over its share: {verdict[:400]}"
 
 
 def test_a_submission_of_20000_files_is_refused_fast(markings, tmp_path):

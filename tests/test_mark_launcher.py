@@ -44,9 +44,9 @@ def scratch():
 
 
 def test_limits_become_prlimit_options():
-    assert launcher.argv("/h", "/t", 7, [("RLIMIT_CPU", (3, 4)), ("RLIMIT_NOFILE", 256)],
+    assert launcher.argv("/h", 7, [("RLIMIT_CPU", (3, 4)), ("RLIMIT_NOFILE", 256)],
                          ["prog", "--x"]) == [
-        "/bin/sh", "-c", launcher.LAUNCHER, "launcher", "/h", "/t", "7",
+        "/bin/sh", "-c", launcher.LAUNCHER, "launcher", "/h", "7",
         "--cpu=3:4", "--nofile=256", "--", "prog", "--x"]
 
 
