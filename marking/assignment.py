@@ -36,7 +36,6 @@ VISIBLE = "visible"  # the visibility of a case students see from the start
 STUDENT_CASES = "student_cases"  # the kind of a group of cases the student writes
 COUNTS = ("valid", "thorough", "own_code")  # what a student's cases are marked on
 MOST_CASES, MOST_CASE_BYTES = 25, 64 << 10  # a group of student cases', by default
-GAME_TERMS = "terms"  # the handout's section of the terms every game's rules use
 MARKS_DIGITS = 6  # marks are compared and shown rounded: a third of 13 never adds up exactly
 # The isolation an assignment (`require = [...]`) or a marker (`--require`) may insist on;
 # a machine that cannot give it is refused before anything runs.
@@ -85,8 +84,6 @@ NO_KIT_CASE = "{path}: {program}: group {group!r}: its {what} {glob} is no golde
 FOLDER_LEFT_OUT = ("{path}: {program}: group {group!r}: the marker's copy of a submission "
                    "leaves {folder} out ({why})")
 SAME_FOLDER = "{path}: {program}: groups {first!r} and {second!r} read the same folder {folder}"
-NO_HANDOUT_EXAMPLES = ("{path}: {program}: group {group!r}: its handout_examples {folder} holds "
-                       "no case")
 NO_DEFAULT_MISTAKE = ("{path}: {program}: group {group!r}: no wrong program in {folder} is named "
                       "{game}_* or breaks a rule of the handout's section of that game: name its "
                       "mistakes")
@@ -132,7 +129,6 @@ class StudentCases:
     example: Case = None  # a golden case shown to everyone as a worked example
     game_mistakes: bool = False  # the mistakes are the game's (no `mistakes` in the file)
     asked: int = 1  # cases the handout asks for: valid and own code are shared over as many
-    examples: tuple = ()  # every worked example published (of Case): none counts as a student's
 
     @property
     def total(self) -> float:
@@ -461,9 +457,8 @@ def _student_groups(path: Path, program: dict, cases: list, declared: Program) -
             if not mistakes:
                 raise AssignmentError(NO_DEFAULT_MISTAKE.format(folder=folder, game=game,
                                                                 **where))
-        weights = {**_rule_weights(group, mistakes, declared, folder, where),
-                   **group.get("weights", {})}
-        unknown = sorted(set(group.get("weights", {})) - set(mistakes))
+        weights = group.get("weights", {})
+        unknown = sorted(set(weights) - set(mistakes))
         if unknown:
             raise AssignmentError(UNKNOWN_MISTAKE_WEIGHT.format(names=unknown, **where))
         for glob in group.get("kit_cases", []):
@@ -472,41 +467,13 @@ def _student_groups(path: Path, program: dict, cases: list, declared: Program) -
         example = group.get("example")
         if example is not None and example not in by_name:
             raise AssignmentError(NO_KIT_CASE.format(what="example", glob=example, **where))
-        shown = ()
-        if "handout_examples" in group:
-            found = (path.parent / group["handout_examples"]).resolve()
-            shown = tuple(Case(name, out.stem, found) for out in sorted(found.glob("*.out")))
-            if not shown:
-                raise AssignmentError(NO_HANDOUT_EXAMPLES.format(folder=found, **where))
         groups.append(StudentCases(
             name, group["name"], group["folder"], dict(group["marks"]), group["visibility"],
             frozenset(group.get("compare", COMPARED)), tuple(mistakes), folder, weights,
             group.get("most", MOST_CASES), group.get("most_bytes", MOST_CASE_BYTES),
             tuple(case for case in by_name if _matches(case, group.get("kit_cases", []))),
-            by_name.get(example), "mistakes" not in group, group.get("asked", 1),
-            ((by_name[example],) if example is not None else ()) + shown))
+            by_name.get(example), "mistakes" not in group, group.get("asked", 1)))
     return tuple(groups)
-
-
-def _rule_weights(group: dict, mistakes: list, declared: Program, folder: Path,
-                  where: dict) -> dict:
-    """mistake -> `game_rule_weight`, for each mistake whose rule (its `rule`) is one of the
-    game's: of the handout's Terms, or of its section named as the folder's last part
-    (cases/little_spider: Little Spider). The others (a message, the console) weigh 1."""
-    if "game_rule_weight" not in group:
-        return {}
-    from verify.rules import RuleError, rule_map
-    from verify.variants import VariantError, read_variant
-
-    game = group["folder"].rsplit("/", 1)[-1]
-    try:
-        found = rule_map(declared)
-        rules = {rule for rule, entry in (found.rules.items() if found else ())
-                 if "_".join(entry.section.casefold().split()) in (game, GAME_TERMS)}
-        return {mistake: group["game_rule_weight"] for mistake in mistakes
-                if read_variant(folder / f"{mistake}.toml").rule in rules}
-    except (RuleError, VariantError) as problem:
-        raise AssignmentError(f"{where['path']}: {where['program']}: {problem}") from None
 
 
 def _of_the_game(game: str, declared: Program, folder: Path, wrong: list, where: dict) -> list:

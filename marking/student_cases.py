@@ -19,6 +19,7 @@ the student pack's checker bundles to read them as the marker does), and every r
 is a sandboxed run with the marking's limits and budget.
 """
 
+import math
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,8 +58,9 @@ RUN_LINES = 10  # lines a worked example shows in a row: its screens, wherever a
 REPEATS_EXAMPLE = ("three quarters of its .out or more are the worked example {example}'s (the "
                    "start of its .out, or runs of {lines} lines or more it shows in a row): a "
                    "worked example counts for nothing as your case")
-REPEATS_CASE = ("three quarters of its .out or more are the start of {case}'s, which counts: a case counts "
-                "when it shows mostly screens of its own")
+REPEATS_CASE = ("three quarters of its .out or more are the start of {case}'s, which counts: a "
+                "case counts when it shows mostly screens of its own")
+NONE_COUNTED = "no case counts: each shows mostly what another shows (below)"
 REPEATS_EMPTY = ("its .out is empty, as {case}'s, which counts, with the same exit status and "
                  "stderr: it shows nothing more")
 CAUGHT, MISSED, UNDECIDED = "caught", "missed", "not decided"
@@ -178,7 +180,8 @@ class GroupResult:
         return {"valid": VALID_SAID.format(valid=valid, marked=marked,
                                            cases="cases expect" if marked != 1 else "case expects")
                 + (asked if marked < self.group.asked else "")
-                if marked else self.read.missing or NONE_MARKED,
+                if marked else self.read.missing or (NONE_COUNTED if self.not_counted
+                                                     else NONE_MARKED),
                 "thorough": THOROUGH_SAID.format(caught=len(caught), total=len(self.mistakes))
                 + (WEIGHED.format(share=self.shares()["thorough"]) if weighed else "")
                 if valid else NO_VALID,
@@ -328,27 +331,38 @@ class GroupResult:
                                   hunted.by, hunted.undecided) for hunted in self.mistakes))
 
 
-def repeats(case, other) -> bool:
-    """Whether `case` shows mostly what `other` shows: three quarters of its .out or more are the start
-    of other's; for an empty .out, other's is empty too, with the same exit status and
-    stderr (where `case` gives them)."""
-    out, theirs = case.stdout, other.stdout
-    if not out:
-        return not theirs and all(mine is None or mine == getattr(other, name)
-                                  for name, mine in (("status", case.status),
-                                                     ("stderr", case.stderr)))
-    shared = next((index for index, (a, b) in enumerate(zip(out, theirs)) if a != b),
-                  min(len(out), len(theirs)))
-    return shared >= REPEATED * len(out)
+@dataclass(frozen=True)
+class Expected:
+    """What a case expects, read once: its .out, and its exit status and stderr where it
+    gives them."""
+    case: object  # a Written, or a worked example's golden.cases.Case
+    out: bytes
+    status: int = None
+    stderr: bytes = None
+
+    @classmethod
+    def of(cls, case) -> "Expected":
+        return cls(case, case.stdout, case.status, case.stderr)
 
 
-def copies(case, example) -> bool:
+def repeats(case: Expected, other: Expected) -> bool:
+    """Whether `case` shows mostly what `other` shows: REPEATED (three quarters) of its
+    .out or more are the start of other's; for an empty .out, other's is empty too, with
+    the same exit status and stderr (where `case` gives them)."""
+    if not case.out:
+        return not other.out and all(mine is None or mine == theirs for mine, theirs in (
+            (case.status, other.status), (case.stderr, other.stderr)))
+    shared = math.ceil(REPEATED * len(case.out))
+    return other.out[:shared] == case.out[:shared]
+
+
+def copies(case: Expected, example: Expected) -> bool:
     """Whether `case` is mostly the worked example's: it repeats it, or REPEATED of its
     lines or more sit in runs of RUN_LINES lines or more that the example shows in a row
     (its screens, moved: a copy with a command put before its moves)."""
     if repeats(case, example):
         return True
-    lines, theirs = case.stdout.splitlines(), example.stdout.splitlines()
+    lines, theirs = case.out.splitlines(), example.out.splitlines()
     runs = {tuple(theirs[at:at + RUN_LINES]) for at in range(len(theirs) - RUN_LINES + 1)}
     shown = set()
     for at in range(len(lines) - RUN_LINES + 1):
@@ -357,23 +371,40 @@ def copies(case, example) -> bool:
     return bool(lines) and len(shown) >= REPEATED * len(lines)
 
 
+def examples_of(group) -> tuple:
+    """The worked examples published for `group` (its `example`), each counting for
+    nothing as a student's case."""
+    return (group.example,) if group.example is not None else ()
+
+
+def copied(case, examples: tuple):
+    """The worked example of `examples` (golden cases) that `case` (a case) copies, or
+    None."""
+    expected = Expected.of(case)
+    return next((example for example in examples if copies(expected, Expected.of(example))),
+                None)
+
+
 def counted(read: Read, examples: tuple) -> tuple:
     """(the Read of the cases that count, the Refusal of each that does not): a case that
     copies a worked example, or repeats a case of the student's that counts and is at
     least as long (the longest first, then in name order), is not counted."""
+    shown = [Expected.of(example) for example in examples]
     kept, repeated = [], []
-    for case in sorted(read.cases, key=lambda case: (-len(case.stdout), case.name)):
-        example = next((example for example in examples if copies(case, example)), None)
+    for case in sorted(map(Expected.of, read.cases), key=lambda case: (-len(case.out),
+                                                                       case.case.name)):
+        example = next((example for example in shown if copies(case, example)), None)
         longer = next((other for other in kept if repeats(case, other)), None)
         if example is not None:
-            repeated.append(Refusal(case.name, REPEATS_EXAMPLE.format(example=example.name,
-                                                                      lines=RUN_LINES)))
+            repeated.append(Refusal(case.case.name, REPEATS_EXAMPLE.format(
+                example=example.case.name, lines=RUN_LINES)))
         elif longer is not None:
-            repeated.append(Refusal(case.name, (REPEATS_CASE if case.stdout else REPEATS_EMPTY)
-                                    .format(case=longer.where)))
+            repeated.append(Refusal(case.case.name, (REPEATS_CASE if case.out else REPEATS_EMPTY)
+                                    .format(case=longer.case.where)))
         else:
             kept.append(case)
-    return (Read(tuple(sorted(kept, key=lambda case: case.name)), read.refused, read.missing),
+    return (Read(tuple(sorted((case.case for case in kept), key=lambda case: case.name)),
+                 read.refused, read.missing),
             tuple(sorted(repeated, key=lambda repeat: repeat.name)))
 
 
@@ -441,7 +472,7 @@ def mark_groups(marking, pool, program, groups: list, root: Path, left_out: dict
     through its `pool`, in its sandbox and within its budget."""
     results = []
     for group in groups:
-        read, not_counted = counted(read_cases(root, group, left_out), group.examples)
+        read, not_counted = counted(read_cases(root, group, left_out), examples_of(group))
         results.append(GroupResult(group, read, missing=missing, not_counted=not_counted))
     if not any(result.read.cases for result in results):
         return results

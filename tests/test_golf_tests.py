@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from golden.cases import EXPECTED_OUTPUTS, ROOT
+from golden.cases import EXPECTED_OUTPUTS, ROOT, Case
 from marking.assignment import load
 from standalone.bundle import write_program
 from tests.test_mark import mark
@@ -156,7 +156,7 @@ def test_the_worked_examples_handed_in_with_a_program_that_replays_them_earn_not
     for group, name, example in ((GOLF, "my_golf", "golf_won_seed_1"),
                                  (LITTLE_SPIDER, "my_spider", "little_spider_won_seed_5")):
         valid = tests[f"patience: {group.name}: valid"]["output"].splitlines()
-        assert valid == ["no case to mark",
+        assert valid == ["no case counts: each shows mostly what another shows (below)",
                          f"not counted {group.folder}/{name}: three quarters of its .out or more "
                          f"are the worked example {example}'s (the start of its .out, or runs "
                          "of 10 lines or more it shows in a row): a worked example counts for "
@@ -248,10 +248,10 @@ def test_each_game_s_mistakes_are_its_rules_misread_and_the_console_s_words(grou
     assert group.example is not None and group.example.name in group.kit_cases
 
 
-def test_the_handout_s_worked_example_is_a_valid_case():
-    """docs/golf_tests.md shows a case's files; the reference gives exactly its .out; the
-    marker knows them as a worked example (docs/golf_tests/golf/), which counts for nothing
-    as a team's case."""
+def test_the_handout_s_worked_example_is_a_valid_case(tmp_path):
+    """docs/golf_tests.md shows a case's files; the reference gives exactly its .out; as a
+    team's case it counts for nothing, being mostly the won Golf game's screens (its deal,
+    and the board after its first move, d)."""
     import re
     import subprocess
     import sys
@@ -260,9 +260,11 @@ def test_the_handout_s_worked_example_is_a_valid_case():
     files = dict(re.findall(r"`cases/golf/empty_homecell_seed_1\.(\w+)`(?:(?!```|`cases/|\n#).)*?"
                             r"```\n(.*?)```", handout, re.DOTALL))
     assert set(files) == {"args", "in", "out"}, files
-    shown = next(case for case in GOLF.examples if case.name == "empty_homecell_seed_1")
-    assert (shown.args, shown.stdin, shown.stdout + b"\n", shown.status, shown.stderr) == (
-        files["args"].splitlines(), files["in"].encode(), files["out"].encode(), 0, b"")
+    from marking.student_cases import copied, examples_of
+
+    (tmp_path / "empty_homecell_seed_1.out").write_bytes(files["out"].encode()[:-1])
+    assert copied(Case("patience", "empty_homecell_seed_1", tmp_path),
+                  examples_of(GOLF)) == GOLF.example, "it shows the won game's deal and first move"
     out = files["out"].encode()
     assert out.endswith(b"> \n"), "the block shows the last prompt on a line of its own"
     done = subprocess.run([sys.executable, str(ROOT / "patience.py"),
@@ -276,14 +278,11 @@ def test_verify_shows_each_group_s_kit_cases_catch_every_mistake_it_names(tmp_pa
     """make verify hands in a group's kit cases as a team's: a wrong program none of them
     fails (a Spider mistake, named for Golf) could never be caught by all, so the thorough
     mark could never be full."""
-    import json
-
     import verify.__main__ as verify
 
     shutil.copytree(GOLF.wrong_folder, tmp_path / "wrong" / "patience")
     text = GOLF_TESTS.path.read_text(encoding="utf-8").replace(
-        'mistakes = ["golf_*", ', 'mistakes = ["golf_*", "spider_king_on_ace", ', 1).replace(
-        '"../docs/golf_tests/golf"', json.dumps(str(ROOT / "docs" / "golf_tests" / "golf")))
+        'mistakes = ["golf_*", ', 'mistakes = ["golf_*", "spider_king_on_ace", ', 1)
     (tmp_path / "golf_tests.toml").write_text(text, encoding="utf-8")
     assert verify.main(["--assignment", str(tmp_path / "golf_tests.toml")]) == 1
     said = capsys.readouterr().out
@@ -391,9 +390,11 @@ def test_the_student_pack_shows_the_case_format_and_the_worked_examples_alone():
     assert files["expected_outputs/patience/golf_won_seed_1.out"] == (
         EXPECTED_OUTPUTS / "patience" / "golf_won_seed_1.out").read_bytes()
     readme = files["README.md"].decode("utf-8")
-    assert ("- your Golf cases: in `cases/golf/`, at most 25 cases, each file at most 65536 "
+    assert ("- your Golf cases: in `cases/golf/`, at least 6 and at most 25 cases, each file "
+            "at most 65536 "
             "bytes; a worked example: `expected_outputs/patience/golf_won_seed_1.*` in this "
-            "pack, which, copied into `cases/golf/`, is one such case") in readme
+            "pack, which, copied into `cases/golf/`, is one such case, but counts for nothing "
+            "in the marking, nor does a case that is mostly its screens") in readme
     assert "A case NAME is `NAME.in` (what is typed, one line per command)" in readme
     assert ("python3 patience.py golf --seed 1 < cases/golf/golf_won_seed_1.in | diff - "
             "cases/golf/golf_won_seed_1.out") in readme
@@ -433,6 +434,10 @@ def test_the_handout_says_the_assignment_s_marks_and_mistakes():
             "code passing them 3.") in handout and GOLF_TESTS.marks == 20
     assert (f"{len(GOLF.mistakes)} for Golf and {len(LITTLE_SPIDER.mistakes)} for Little "
             "Spider") in handout
+    rules = [sum(group.weight(name) == 2 for name in group.mistakes)
+             for group in (GOLF, LITTLE_SPIDER)]
+    assert (f"{rules[0]} of Golf's mistakes and {rules[1]} of Little Spider's are rules of "
+            "the game") in handout
     assert ("your group will be graded on your writing the required test cases correctly AND "
             "that your code can then pass those tests") in handout
     assert f"at most {GOLF.most}" in handout and f"more than {GOLF.most_bytes >> 10} KiB" in handout

@@ -257,7 +257,8 @@ def test_valid_and_own_code_are_shared_over_the_cases_the_handout_asks_for():
 
 def test_a_case_that_repeats_a_worked_example_or_a_longer_case_is_not_counted(tmp_path):
     """A worked example renamed, with `quit` put after it, cut short, or with a refused
-    move put before or after its moves, shows three quarters of its .out or more of the example's: not counted.
+    move put before or after its moves, shows three quarters of its .out or more of the
+    example's: not counted.
     Of the student's own, a case cut from a longer one is not counted, and of two equal
     ones the first in name order counts; an empty .out counts once per status and stderr.
     A case on an example's deal with moves of its own counts."""
@@ -272,7 +273,8 @@ def test_a_case_that_repeats_a_worked_example_or_a_longer_case_is_not_counted(tm
     refused = "🃑 cannot go on stock s: nothing is ever added to the stock.\n> ".encode()
     files = {"renamed": out, "quit_after": out, "cut_short": out[:cut],
              "refused_after": out[:cut] + refused,
-             "refused_first": out[:deal] + refused + out[deal:], "own": b"Golf, seed 7\n" + b"x" * 300,
+             "refused_first": out[:deal] + refused + out[deal:],
+             "own": b"Golf, seed 7\n" + b"x" * 300,
              "own_cut": b"Golf, seed 7\n" + b"x" * 200, "own_again": b"Golf, seed 7\n" + b"x" * 300,
              "own_and_more": b"Golf, seed 7\n" + b"x" * 100 + b"y" * 200,
              "bad_seed": b"", "bad_game": b"", "bad_ms": b"",
@@ -291,14 +293,13 @@ def test_a_case_that_repeats_a_worked_example_or_a_longer_case_is_not_counted(tm
                                                   "own_moves_on_its_deal"], \
         "a case of the won game's deal, with moves of its own: 1 h refused, six d, 5 h"
     why = {repeat.name: repeat.why for repeat in repeated}
+    own = ("three quarters of its .out or more are the start of cases/golf/own's, which counts: "
+           "a case counts when it shows mostly screens of its own")
     copy = ("three quarters of its .out or more are the worked example golf_won_seed_1's (the "
             "start of its .out, or runs of 10 lines or more it shows in a row): a worked "
             "example counts for nothing as your case")
     assert why == {"renamed": copy, "quit_after": copy, "cut_short": copy, "refused_after": copy,
                    "refused_first": copy,
-                   "own_cut": "three quarters of its .out or more are the start of cases/golf/own's, which "
-                              "counts: a case counts when it shows mostly screens of its own",
-                   "own_again": "three quarters of its .out or more are the start of cases/golf/own's, which "
-                                "counts: a case counts when it shows mostly screens of its own",
+                   "own_cut": own, "own_again": own,
                    "bad_seed": "its .out is empty, as cases/golf/bad_game's, which counts, "
                                "with the same exit status and stderr: it shows nothing more"}

@@ -47,7 +47,7 @@ from golden.cases import ROOT
 from golden.visible import escaped
 from marking import from_make, records
 from marking.assignment import ASSIGNMENTS, WRONG, AssignmentError, load, names
-from marking.student_cases import CASE_FILES, copies
+from marking.student_cases import CASE_FILES, copied, examples_of
 from pack import build as pack_build
 from standalone.bundle import BundleError, write_program
 from verify.rules import RuleError, checked, report, rule_map
@@ -360,8 +360,7 @@ def check_student_cases(chosen: list, scratch: Path, options) -> list:
                 (folder / group.folder).mkdir(parents=True)
                 handed[group.name], left_out[group.name] = [], []
                 for case in group.kit_cases:
-                    why = (AN_EXAMPLE.format(case=case)
-                           if any(copies(golden[case], example) for example in group.examples)
+                    why = (AN_EXAMPLE.format(case=case) if copied(golden[case], examples_of(group))
                            else unshown(golden[case], known))
                     if why:
                         left_out[group.name].append(why)

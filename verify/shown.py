@@ -13,6 +13,8 @@ one shape); so do the prompts before a reply on its line, and how many cards a p
 import re
 from pathlib import Path
 
+from marking.student_cases import examples_of
+
 CARD = re.compile("[\U0001F0A0-\U0001F0FF]")
 CARDS = re.compile("🂠(?: 🂠)+")
 PROMPTS = re.compile(r"^(?:> )+")
@@ -42,7 +44,7 @@ def shapes(texts) -> set:
 def documents(assignment, program: str, pack: dict) -> list:
     """The texts a team of `assignment` receives for `program`: the student pack's (its
     README and worked examples), the program's handout, the assignment's own (docs/NAME.md
-    beside it), and the cases that handout shows (each group's `examples`)."""
+    beside it), and each group's worked example."""
     declared = assignment.declared[program]
     texts = [data.decode("utf-8", "replace") for path, data in sorted(pack.items())
              if Path(path).suffix in TEXT]
@@ -52,7 +54,8 @@ def documents(assignment, program: str, pack: dict) -> list:
     texts += [path.read_text(encoding="utf-8") for path in handouts if path.is_file()]
     for group in assignment.student_groups(program):
         texts += [case.file(suffix).read_text(encoding="utf-8", errors="replace")
-                  for case in group.examples for suffix in CASE_TEXT if case.file(suffix).is_file()]
+                  for case in examples_of(group) for suffix in CASE_TEXT
+                  if case.file(suffix).is_file()]
     return texts
 
 
