@@ -470,10 +470,10 @@ def mark_groups(marking, pool, program, groups: list, root: Path, left_out: dict
     says why it is not there) and the group's wrong programs on the valid ones, each wrong
     program until a case fails it. Each run is one of `marking` (a marking.mark.Marking),
     through its `pool`, in its sandbox and within its budget."""
-    results = []
-    for group in groups:
-        read, not_counted = counted(read_cases(root, group, left_out), examples_of(group))
-        results.append(GroupResult(group, read, missing=missing, not_counted=not_counted))
+    results = [GroupResult(group, read_cases(root, group, left_out), missing=missing)
+               for group in groups]
+    for result in results:
+        result.read, result.not_counted = counted(result.read, examples_of(result.group))
     if not any(result.read.cases for result in results):
         return results
     try:
