@@ -49,8 +49,7 @@ def character(card: int) -> str:
     numbering (0-12 Hearts, 13-25 Diamonds, 26-38 Clubs, 39-51 Spades, Ace to King)."""
     assert "base Hearts U+1F0B0,\nDiamonds U+1F0C0, Clubs U+1F0D0, Spades U+1F0A0" in CARDS
     base = {HEARTS: 0x1F0B0, DIAMONDS: 0x1F0C0, CLUBS: 0x1F0D0, SPADES: 0x1F0A0}[card // 13]
-    rank = card % 13 + 1
-    return chr(base + (rank if rank <= 11 else rank + 1))
+    return chr(base + (rank(card) if rank(card) <= 11 else rank(card) + 1))
 
 
 def rank(card: int) -> int:
