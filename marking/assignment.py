@@ -128,6 +128,7 @@ class StudentCases:
     kit_cases: tuple = ()  # golden cases that play what these cases play (make verify)
     example: Case = None  # a golden case shown to everyone as a worked example
     game_mistakes: bool = False  # the mistakes are the game's (no `mistakes` in the file)
+    asked: int = 1  # cases the handout asks for: valid and own code are shared over as many
 
     @property
     def total(self) -> float:
@@ -504,7 +505,7 @@ def _student_groups(path: Path, program: dict, cases: list, declared: Program) -
             frozenset(group.get("compare", COMPARED)), tuple(mistakes), folder, weights,
             group.get("most", MOST_CASES), group.get("most_bytes", MOST_CASE_BYTES),
             tuple(case for case in by_name if _matches(case, group.get("kit_cases", []))),
-            by_name.get(example), "mistakes" not in group))
+            by_name.get(example), "mistakes" not in group, group.get("asked", 1)))
     return tuple(groups)
 
 

@@ -7,12 +7,19 @@ own copy of the submission, each refused with its reason or marked on three coun
   tests/wrong/PROGRAM/) run on the valid cases, each until one case fails it: caught;
 - own code: the student's program passes its own valid cases.
 
+Valid and own code are shared over at least the number of cases the handout asks for
+(`asked`), so that a few cases do not earn what many do. A case counts only when it shows
+mostly screens of its own: one that is mostly a worked example (a copy, renamed, cut
+short, with a command put before or after its moves), or the start of a longer case of
+the student's, is not counted, and not marked, with the reason.
+
 A student's case is hostile input like any other: its name, its bytes and its size are
 checked before anything runs it (marking.written_cases, which reads the cases, and which
 the student pack's checker bundles to read them as the marker does), and every run of it
 is a sandboxed run with the marking's limits and budget.
 """
 
+import math
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +30,7 @@ from marking.assignment import COUNTS, MarkedCase
 from marking.build import build
 from marking.report import reproduce, shown_input
 from marking.verdicts import PIPE, Kind, Verdict, how
-from marking.written_cases import NONE_MARKED, Read, Written, read_cases
+from marking.written_cases import NONE_MARKED, Read, Refusal, Written, read_cases
 
 # Read here by the marker and the tests, as before the reading had a module of its own.
 CASE_FILES = written_cases.CASE_FILES
@@ -34,6 +41,7 @@ GROUP_HEAD = "  {group} ({folder}/): {earned:.2f} of {marks:.2f} marks"
 COUNT_LINE = "    {count:<9} {earned:5.2f} of {marks:5.2f}  {said}"
 COUNT_NAMES = {"valid": "valid", "thorough": "thorough", "own_code": "own code"}
 VALID_SAID = "{valid} of {marked} {cases} exactly what the reference gives"
+ASKED = " (shared over the {asked} cases asked for)"
 THOROUGH_SAID = "{caught} of {total} mistakes caught"
 WEIGHED = ", {share:.0%} of their weight"
 OWN_SAID = "your program passes {passed} of your {valid} valid case{s}"
@@ -41,7 +49,20 @@ NO_VALID = "no valid case: nothing to catch a mistake with, or to run your progr
 CASE_LINE = "{verdict:<9} {case}{detail}"
 # The reference's verdicts whose detail quotes nothing it printed: a limit's, the marker's.
 SAID_WITHHELD = (Kind.TIMEOUT, Kind.TOO_LARGE, Kind.OUT_OF_MEMORY, Kind.NOT_RUN, Kind.MARKER_ERROR)
-VALID, INVALID, REFUSED = "valid", "invalid", "refused"
+VALID, INVALID, REFUSED, NOT_COUNTED = "valid", "invalid", "refused", "not counted"
+REPEATED = 3 / 4  # the share of a case's .out that, shown first by another, repeats it
+RUN_LINES = 10  # lines a worked example shows in a row: its screens, wherever a case puts them
+# Why a case is not counted: what it shows is mostly another's (a worked example's, or a
+# longer case of the student's), from its first byte. An empty .out shows its exit status
+# and stderr: it repeats another empty one with the same.
+REPEATS_EXAMPLE = ("three quarters of its .out or more are the worked example {example}'s (the "
+                   "start of its .out, or runs of {lines} lines or more it shows in a row): a "
+                   "worked example counts for nothing as your case")
+REPEATS_CASE = ("three quarters of its .out or more are the start of {case}'s, which counts: a "
+                "case counts when it shows mostly screens of its own")
+NONE_COUNTED = "no case counts: each shows mostly what another shows (below)"
+REPEATS_EMPTY = ("its .out is empty, as {case}'s, which counts, with the same exit status and "
+                 "stderr: it shows nothing more")
 CAUGHT, MISSED, UNDECIDED = "caught", "missed", "not decided"
 THE_REFERENCE = "the reference: {how}"
 YOUR_PROGRAM = "your program: {how}"
@@ -115,21 +136,25 @@ class GroupResult:
     cases: list = field(default_factory=list)  # of Marked, in name order
     mistakes: list = field(default_factory=list)  # of Hunted, in the group's order
     missing: str = ""  # why the student's program is not there to run
+    not_counted: tuple = ()  # of Refusal: the cases that repeat another's screens
 
     @property
     def valid(self) -> list:
         return [marked for marked in self.cases if marked.valid]
 
     def shares(self) -> dict:
-        """count -> the share of its marks earned. No valid case: no thorough or own-code
-        share either, since there is nothing to catch a mistake with or to run."""
-        valid = self.valid
+        """count -> the share of its marks earned: valid, the valid cases over the cases
+        marked, or over the cases asked for when fewer are marked; own code, the passed over
+        the valid cases, or over the cases asked for when fewer are valid. No valid case: no
+        thorough or own-code share either, since there is nothing to catch a mistake with or
+        to run."""
+        valid, asked = self.valid, self.group.asked
         weights = sum(hunted.weight for hunted in self.mistakes)
-        return {"valid": len(valid) / len(self.cases) if self.cases else 0.0,
+        return {"valid": len(valid) / max(asked, len(self.cases)) if self.cases else 0.0,
                 "thorough": sum(h.weight for h in self.mistakes if h.by) / weights
                 if valid and weights else 0.0,
-                "own_code": sum(marked.own.credit for marked in valid if marked.own) / len(valid)
-                if valid else 0.0}
+                "own_code": sum(marked.own.credit for marked in valid if marked.own)
+                / max(asked, len(valid)) if valid else 0.0}
 
     def earned(self) -> dict:
         shares = self.shares()
@@ -157,14 +182,18 @@ class GroupResult:
         caught = [hunted for hunted in self.mistakes if hunted.by]
         weighed = len({hunted.weight for hunted in self.mistakes}) > 1
         passed = sum(1 for marked_case in self.valid if marked_case.own and marked_case.own.passed)
+        asked = ASKED.format(asked=self.group.asked)
         return {"valid": VALID_SAID.format(valid=valid, marked=marked,
                                            cases="cases expect" if marked != 1 else "case expects")
-                if marked else self.read.missing or NONE_MARKED,
+                + (asked if marked < self.group.asked else "")
+                if marked else self.read.missing or (NONE_COUNTED if self.not_counted
+                                                     else NONE_MARKED),
                 "thorough": THOROUGH_SAID.format(caught=len(caught), total=len(self.mistakes))
                 + (WEIGHED.format(share=self.shares()["thorough"]) if weighed else "")
                 if valid else NO_VALID,
                 "own_code": (self.missing or OWN_SAID.format(passed=passed, valid=valid,
-                                                            s="s" * (valid != 1)))
+                                                            s="s" * (valid != 1))
+                             + (asked if valid < self.group.asked else ""))
                 if valid else NO_VALID}
 
     def where(self, name: str) -> str:
@@ -198,9 +227,11 @@ class GroupResult:
             lines.append(CASE_LINE.format(verdict=VALID if marked.valid else INVALID,
                                           case=self.where(marked.case.name),
                                           detail=f": {detail}" if detail else ""))
-        return lines + [CASE_LINE.format(verdict=REFUSED, case=self.where(refusal.name),
-                                         detail=f": {refusal.why}")
-                        for refusal in self.read.refused]
+        return lines + [CASE_LINE.format(verdict=NOT_COUNTED, case=self.where(repeat.name),
+                                         detail=f": {repeat.why}")
+                        for repeat in self.not_counted] + [
+            CASE_LINE.format(verdict=REFUSED, case=self.where(refusal.name),
+                             detail=f": {refusal.why}") for refusal in self.read.refused]
 
     def own_lines(self) -> list:
         """A line per valid case: what the student's program did on it."""
@@ -298,10 +329,89 @@ class GroupResult:
                                       verdict_data(marked, marked.reference, False),
                                       verdict_data(marked, marked.own, True))
                   for marked in self.cases)
+            + tuple(records.StudentCase(repeat.name, False, f"{NOT_COUNTED}: {repeat.why}")
+                    for repeat in self.not_counted)
             + tuple(records.StudentCase(refusal.name, False, refusal.why)
                     for refusal in self.read.refused),
             tuple(records.Mistake(hunted.name, hunted.mistake, hunted.weight,
                                   hunted.by, hunted.undecided) for hunted in self.mistakes))
+
+
+@dataclass(frozen=True)
+class Expected:
+    """What a case expects, read once: its .out, and its exit status and stderr where it
+    gives them."""
+    case: object  # a Written, or a worked example's golden.cases.Case
+    out: bytes
+    status: int = None
+    stderr: bytes = None
+
+    @classmethod
+    def of(cls, case) -> "Expected":
+        return cls(case, case.stdout, case.status, case.stderr)
+
+
+def repeats(case: Expected, other: Expected) -> bool:
+    """Whether `case` shows mostly what `other` shows: REPEATED (three quarters) of its
+    .out or more are the start of other's; for an empty .out, other's is empty too, with
+    the same exit status and stderr (where `case` gives them)."""
+    if not case.out:
+        return not other.out and all(mine is None or mine == theirs for mine, theirs in (
+            (case.status, other.status), (case.stderr, other.stderr)))
+    shared = math.ceil(REPEATED * len(case.out))
+    return other.out[:shared] == case.out[:shared]
+
+
+def copies(case: Expected, example: Expected) -> bool:
+    """Whether `case` is mostly the worked example's: it repeats it, or REPEATED of its
+    lines or more sit in runs of RUN_LINES lines or more that the example shows in a row
+    (its screens, moved: a copy with a command put before its moves)."""
+    if repeats(case, example):
+        return True
+    lines, theirs = case.out.splitlines(), example.out.splitlines()
+    runs = {tuple(theirs[at:at + RUN_LINES]) for at in range(len(theirs) - RUN_LINES + 1)}
+    shown = set()
+    for at in range(len(lines) - RUN_LINES + 1):
+        if tuple(lines[at:at + RUN_LINES]) in runs:
+            shown.update(range(at, at + RUN_LINES))
+    return bool(lines) and len(shown) >= REPEATED * len(lines)
+
+
+def examples_of(group) -> tuple:
+    """The worked examples published for `group` (its `example`), each counting for
+    nothing as a student's case."""
+    return (group.example,) if group.example is not None else ()
+
+
+def copied(case, examples: tuple):
+    """The worked example of `examples` (golden cases) that `case` (a case) copies, or
+    None."""
+    expected = Expected.of(case)
+    return next((example for example in examples if copies(expected, Expected.of(example))),
+                None)
+
+
+def counted(read: Read, examples: tuple) -> tuple:
+    """(the Read of the cases that count, the Refusal of each that does not): a case that
+    copies a worked example, or repeats a case of the student's that counts and is at
+    least as long (the longest first, then in name order), is not counted."""
+    shown = [Expected.of(example) for example in examples]
+    kept, repeated = [], []
+    for case in sorted(map(Expected.of, read.cases), key=lambda case: (-len(case.out),
+                                                                       case.case.name)):
+        example = next((example for example in shown if copies(case, example)), None)
+        longer = next((other for other in kept if repeats(case, other)), None)
+        if example is not None:
+            repeated.append(Refusal(case.case.name, REPEATS_EXAMPLE.format(
+                example=example.case.name, lines=RUN_LINES)))
+        elif longer is not None:
+            repeated.append(Refusal(case.case.name, (REPEATS_CASE if case.out else REPEATS_EMPTY)
+                                    .format(case=longer.case.where)))
+        else:
+            kept.append(case)
+    return (Read(tuple(sorted((case.case for case in kept), key=lambda case: case.name)),
+                 read.refused, read.missing),
+            tuple(sorted(repeated, key=lambda repeat: repeat.name)))
 
 
 class Unmade(Exception):
@@ -369,6 +479,8 @@ def mark_groups(marking, pool, program, groups: list, root: Path, left_out: dict
     `pool`, in its sandbox and within its count's share of its budget."""
     results = [GroupResult(group, read_cases(root, group, left_out), missing=missing)
                for group in groups]
+    for result in results:
+        result.read, result.not_counted = counted(result.read, examples_of(result.group))
     if not any(result.read.cases for result in results):
         return results
     try:

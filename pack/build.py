@@ -91,10 +91,12 @@ and your case may share a misreading of the handout), and a case your program fa
 wrong in one of the two: the case or your program. Read the handout again for each case
 before you hand it in.
 """
-WRITTEN_GROUP = ("- {group}: in `{folder}/`, at most {most} cases, each file at most {bytes} "
-                 "bytes{example}")
+WRITTEN_GROUP = ("- {group}: in `{folder}/`, {asked}at most {most} cases, each file at most "
+                 "{bytes} bytes{example}")
+WRITTEN_ASKED = "at least {asked} and "  # the cases the handout asks for, where it asks
 WRITTEN_EXAMPLE = ("; a worked example: `{cases}/{name}.*` in this pack, which, copied into "
-                   "`{folder}/`, is one such case")
+                   "`{folder}/`, is one such case, but counts for nothing in the marking, nor "
+                   "does a case that is mostly its screens")
 
 
 def pack_folders(assignment) -> dict:
@@ -163,6 +165,8 @@ def written(assignment, data: dict) -> str:
                          folder=example[1].folder) if example else "")
     return WRITTEN.format(command=command, groups="\n".join(
         WRITTEN_GROUP.format(group=group.name, folder=group.folder, most=group.most,
+                             asked=WRITTEN_ASKED.format(asked=group.asked)
+                             if group.asked > 1 else "",
                              bytes=group.most_bytes, example=WRITTEN_EXAMPLE.format(
                                  cases=folders[name], name=group.example.name,
                                  folder=group.folder) if group.example else "")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from golden.cases import EXPECTED_OUTPUTS, ROOT
+from golden.cases import EXPECTED_OUTPUTS, ROOT, Case
 from marking.assignment import load
 from standalone.bundle import write_program
 from tests.test_mark import mark
@@ -63,14 +63,25 @@ def write_case(folder: Path, name: str, **files: bytes) -> None:
 
 
 def test_the_kit_s_own_golden_cases_get_full_marks_and_catch_every_mistake(tmp_path):
+    """Handed in whole: the worked example is not counted, nor golf_tableau_and_stock_take_
+    nothing_seed_1, which replays 39 of its moves; the others, more than the 6 asked for,
+    earn every mark."""
     folder = team(tmp_path, golf=GOLF.kit_cases, little_spider=LITTLE_SPIDER.kit_cases)
     status, report, tests, _ = mark(folder, assignment="golf_tests")
     assert status == 0, report
     assert "Score: 20.00/20.00" in report
+    copies = {GOLF.name: [GOLF.example.name, "golf_tableau_and_stock_take_nothing_seed_1"],
+              LITTLE_SPIDER.name: [LITTLE_SPIDER.example.name]}
     for group in (GOLF, LITTLE_SPIDER):
-        count = len(group.kit_cases)
-        assert tests[f"patience: {group.name}: valid"]["output"].startswith(
-            f"{count} of {count} cases expect exactly what the reference gives")
+        count = len(group.kit_cases) - len(copies[group.name])
+        assert count >= group.asked
+        valid = tests[f"patience: {group.name}: valid"]["output"].splitlines()
+        assert valid[0] == f"{count} of {count} cases expect exactly what the reference gives"
+        for name in copies[group.name]:
+            assert (f"not counted {group.folder}/{name}: three quarters of its .out or more are "
+                    f"the worked example {group.example.name}'s (the start of its .out, or runs "
+                    "of 10 lines or more it shows in a row): a worked example counts for "
+                    "nothing as your case") in valid
         caught = tests[f"patience: {group.name}: mistakes"]["output"].splitlines()
         assert len(caught) == len(group.mistakes) and all(line.startswith("caught ")
                                                           for line in caught), caught
@@ -81,14 +92,15 @@ def test_a_case_expecting_a_king_on_the_empty_homecell_loses_its_validity_alone(
     shown after the due date (before, the valid test says only that it is invalid, since
     each submission would otherwise show the team the reference's screens); the valid one
     catches some mistakes, and which is in a test shown after the due date too."""
-    folder = team(tmp_path, golf=["golf_won_seed_1"], little_spider=["little_spider_won_seed_5"])
+    folder = team(tmp_path, golf=["golf_won_seed_4"], little_spider=["little_spider_won_seed_4"])
     write_case(folder / GOLF.folder, "king_on_the_empty_homecell", args=KING_ARGS,
                **{"in": KING_INPUT, "out": printed_by("golf_empty_homecell_takes_tableau_card",
                                                       KING_ARGS, KING_INPUT, tmp_path)})
     status, report, tests, _ = mark(folder, assignment="golf_tests")
     assert status == 1, report
     valid = tests["patience: your Golf cases: valid"]
-    assert (valid["score"], valid["max_score"]) == (1, 2), "1 of its 2 cases is valid"
+    assert (valid["score"], valid["max_score"]) == (round(2 / 6, 4), 2), \
+        "1 of its 2 cases is valid, of the 6 asked for"
     assert ("invalid   cases/golf/king_on_the_empty_homecell: the reference: wrong output"
             in valid["output"].splitlines())
     drawn_refusal = f"+{KING_REFUSED}".replace(" ", "␠") + "⏎"
@@ -102,22 +114,61 @@ def test_a_case_expecting_a_king_on_the_empty_homecell_loses_its_validity_alone(
     assert drawn_refusal in printed["output"], "the reference's diff: it refuses the King"
     thorough = tests["patience: your Golf cases: thorough"]
     assert 0 < thorough["score"] < 5 and thorough["visibility"] == "visible"
-    assert thorough["output"] == "15 of 31 mistakes caught, 51% of their weight"
+    assert thorough["output"] == "15 of 31 mistakes caught, 53% of their weight"
     mistakes = tests["patience: your Golf cases: mistakes"]
     assert mistakes["visibility"] == "after_due_date"
-    assert ("caught    golf_without_king_ace_wrap (by cases/golf/golf_won_seed_1): builds the "
+    assert ("caught    golf_without_king_ace_wrap (by cases/golf/golf_won_seed_4): builds the "
             "Golf homecell one rank up or down without letting King and Ace follow each other"
             in mistakes["output"])
     assert "missed    golf_empty_homecell_takes_tableau_card: " in mistakes["output"]
     own = tests["patience: your Golf cases: own code"]
     assert (own["score"], own["output"].splitlines()[0]) == (
-        3, "your program passes 1 of your 1 valid case"), "invalid cases are not run on it"
+        round(3 / 6, 4), "your program passes 1 of your 1 valid case (shared over the 6 cases "
+                         "asked for)"), "invalid cases are not run on it"
+
+
+REPLAY = """import sys
+OUT = {OUT!r}
+sys.stdin.read()
+sys.stdout.write(OUT[sys.argv[1]])
+"""
+
+
+def test_the_worked_examples_handed_in_with_a_program_that_replays_them_earn_nothing(tmp_path):
+    """The pack's two worked examples, renamed, one with `quit` put after its last command,
+    and a patience.py that prints their transcripts: no case counts, so no mark."""
+    folder = tmp_path / "team"
+    replayed = {}
+    for group, example, name in ((GOLF, "golf_won_seed_1", "my_golf"),
+                                 (LITTLE_SPIDER, "little_spider_won_seed_5", "my_spider")):
+        (folder / group.folder).mkdir(parents=True)
+        for suffix in CASE_FILES:
+            shutil.copy(EXPECTED_OUTPUTS / "patience" / f"{example}{suffix}",
+                        folder / group.folder / f"{name}{suffix}")
+        replayed[group.folder.split("/")[1]] = (
+            EXPECTED_OUTPUTS / "patience" / f"{example}.out").read_text(encoding="utf-8")
+    with open(folder / GOLF.folder / "my_golf.in", "a", encoding="utf-8") as typed:
+        typed.write("quit\n")
+    (folder / "patience.py").write_text(REPLAY.replace("{OUT!r}", repr(replayed)),
+                                        encoding="utf-8")
+    status, report, tests, _ = mark(folder, assignment="golf_tests")
+    assert "Score: 0.00/20.00" in report, report
+    for group, name, example in ((GOLF, "my_golf", "golf_won_seed_1"),
+                                 (LITTLE_SPIDER, "my_spider", "little_spider_won_seed_5")):
+        valid = tests[f"patience: {group.name}: valid"]["output"].splitlines()
+        assert valid == ["no case counts: each shows mostly what another shows (below)",
+                         f"not counted {group.folder}/{name}: three quarters of its .out or more "
+                         f"are the worked example {example}'s (the start of its .out, or runs "
+                         "of 10 lines or more it shows in a row): a worked example counts for "
+                         "nothing as your case"]
+        assert [tests[f"patience: {group.name}: {count}"]["score"]
+                for count in ("valid", "thorough", "own code")] == [0, 0, 0]
 
 
 def test_hostile_cases_are_refused_alone_or_marked_without_harm(tmp_path):
     """A 2 MiB case is refused alone, a link is never followed, and a case whose input
     makes the reference run out of time is invalid; the rest are marked."""
-    folder = team(tmp_path, golf=["golf_won_seed_1"], little_spider=[])
+    folder = team(tmp_path, golf=["golf_won_seed_4"], little_spider=[])
     golf = folder / GOLF.folder
     write_case(golf, "huge", args=KING_ARGS, **{"in": b"d\n" * (1 << 20), "out": b"x"})
     secret = tmp_path / "secret.out"
@@ -130,7 +181,8 @@ def test_hostile_cases_are_refused_alone_or_marked_without_harm(tmp_path):
     status, report, tests, _ = mark(folder, assignment="golf_tests")
     assert status == 1, report
     valid = tests["patience: your Golf cases: valid"]["output"].splitlines()
-    assert valid[0] == "1 of 1 case expects exactly what the reference gives"
+    assert valid[0] == ("1 of 1 case expects exactly what the reference gives (shared over the "
+                        "6 cases asked for)")
     assert ("refused   cases/golf/huge: huge.in holds 2097152 bytes, more than the 65536 a "
             "case's file may") in valid
     assert ("refused   cases/golf/linked: linked.out is a link: the marker follows no link, so "
@@ -147,15 +199,17 @@ def test_hostile_cases_are_refused_alone_or_marked_without_harm(tmp_path):
 def test_a_head_or_tty_file_beside_a_case_is_refused_and_never_read(tmp_path):
     """A golden case may compare only the first K bytes printed (NAME.head); a team's may
     not: its .head is refused as no case file, and the whole output is compared, so a case
-    of a screen's first byte is invalid, however many programs print that byte."""
-    folder = team(tmp_path, golf=["golf_won_seed_1"], little_spider=[])
+    of a screen's first bytes is invalid, however many programs print those bytes."""
+    folder = team(tmp_path, golf=["golf_won_seed_4"], little_spider=[])
     golf = folder / GOLF.folder
-    won = (EXPECTED_OUTPUTS / "patience" / "golf_won_seed_1.out").read_bytes()
-    write_case(golf, "first_byte", args=KING_ARGS, head=b"1\n", tty=b"no screen\n",
-               **{"in": KING_INPUT, "out": won[:1]})
+    rules = EXPECTED_OUTPUTS / "patience" / "golf_rules_seed_5"
+    write_case(golf, "first_byte", head=b"300\n", tty=b"no screen\n",
+               **{suffix: rules.with_suffix(f".{suffix}").read_bytes() for suffix in ("args", "in")},
+               out=rules.with_suffix(".out").read_bytes()[:300])
     status, report, tests, _ = mark(folder, assignment="golf_tests")
     valid = tests["patience: your Golf cases: valid"]["output"].splitlines()
-    assert valid[0] == "1 of 2 cases expect exactly what the reference gives", report
+    assert valid[0] == ("1 of 2 cases expect exactly what the reference gives (shared over the "
+                        "6 cases asked for)"), report
     assert "invalid   cases/golf/first_byte: the reference: wrong output" in valid
     for suffix in ("head", "tty"):
         assert f"refused   cases/golf/first_byte.{suffix}: not a case file: a case is NAME.in " \
@@ -165,7 +219,7 @@ def test_a_head_or_tty_file_beside_a_case_is_refused_and_never_read(tmp_path):
 
 def test_a_submission_over_the_marker_s_limits_is_refused_whole_and_results_json_says_why(
         tmp_path):
-    folder = team(tmp_path, golf=["golf_won_seed_1"])
+    folder = team(tmp_path, golf=["golf_won_seed_4"])
     with open(folder / GOLF.folder / "big.in", "wb") as big:
         big.truncate(100_000_000)
     status, report, tests, _ = mark(folder, assignment="golf_tests")
@@ -175,9 +229,10 @@ def test_a_submission_over_the_marker_s_limits_is_refused_whole_and_results_json
 
 
 def test_a_team_without_its_program_still_gets_its_cases_marked(tmp_path):
-    folder = team(tmp_path, golf=["golf_won_seed_1"], program=False)
+    folder = team(tmp_path, golf=["golf_won_seed_4"], program=False)
     status, report, tests, _ = mark(folder, assignment="golf_tests")
-    assert tests["patience: your Golf cases: valid"]["score"] == 2
+    assert tests["patience: your Golf cases: valid"]["score"] == round(2 / 6, 4), \
+        "1 valid case of the 6 asked for"
     assert tests["patience: your Golf cases: thorough"]["score"] > 0
     own = tests["patience: your Golf cases: own code"]
     assert (own["score"], own["output"]) == (0, "patience.py is not in the submission (a link "
@@ -193,16 +248,23 @@ def test_each_game_s_mistakes_are_its_rules_misread_and_the_console_s_words(grou
     assert group.example is not None and group.example.name in group.kit_cases
 
 
-def test_the_handout_s_worked_example_is_a_valid_case():
-    """docs/golf_tests.md shows a case's files; the reference gives exactly its .out."""
+def test_the_handout_s_worked_example_is_a_valid_case(tmp_path):
+    """docs/golf_tests.md shows a case's files; the reference gives exactly its .out; as a
+    team's case it counts for nothing, being mostly the won Golf game's screens (its deal,
+    and the board after its first move, d)."""
     import re
     import subprocess
     import sys
 
     handout = (ROOT / "docs" / "golf_tests.md").read_text(encoding="utf-8")
-    files = dict(re.findall(r"`cases/golf/empty_homecell_seed_1\.(\w+)`(?:(?!```).)*?```\n(.*?)```",
-                            handout, re.DOTALL))
+    files = dict(re.findall(r"`cases/golf/empty_homecell_seed_1\.(\w+)`(?:(?!```|`cases/|\n#).)*?"
+                            r"```\n(.*?)```", handout, re.DOTALL))
     assert set(files) == {"args", "in", "out"}, files
+    from marking.student_cases import copied, examples_of
+
+    (tmp_path / "empty_homecell_seed_1.out").write_bytes(files["out"].encode()[:-1])
+    assert copied(Case("patience", "empty_homecell_seed_1", tmp_path),
+                  examples_of(GOLF)) == GOLF.example, "it shows the won game's deal and first move"
     out = files["out"].encode()
     assert out.endswith(b"> \n"), "the block shows the last prompt on a line of its own"
     done = subprocess.run([sys.executable, str(ROOT / "patience.py"),
@@ -224,8 +286,10 @@ def test_verify_shows_each_group_s_kit_cases_catch_every_mistake_it_names(tmp_pa
     (tmp_path / "golf_tests.toml").write_text(text, encoding="utf-8")
     assert verify.main(["--assignment", str(tmp_path / "golf_tests.toml")]) == 1
     said = capsys.readouterr().out
-    assert "FAILS   cases       your Golf cases (golf_tests)             10/10 kit cases valid, " \
+    assert "FAILS   cases       your Golf cases (golf_tests)             8/8 kit cases valid, " \
            "31/32 mistakes caught" in said
+    assert ("          not handed in: golf_won_seed_1: a worked example, or mostly one, which "
+            "counts for nothing as a student's case") in said.splitlines()
     assert ("caught by none of its kit cases: spider_king_on_ace: reuses Golf's wrapping rank "
             "check in Spider, so a King may be put on an Ace") in said
     assert "ok      cases       your Little Spider cases (golf_tests)" in said
@@ -243,7 +307,7 @@ def marked_class(tmp_path_factory):
     klass.mkdir()
     team(root / "full", golf=GOLF.kit_cases, little_spider=LITTLE_SPIDER.kit_cases).rename(
         klass / "full")
-    few = team(root / "few", golf=["golf_won_seed_1"])
+    few = team(root / "few", golf=["golf_won_seed_4"])
     write_case(few / GOLF.folder, "king_on_the_empty_homecell", args=KING_ARGS,
                **{"in": KING_INPUT, "out": printed_by("golf_empty_homecell_takes_tableau_card",
                                                       KING_ARGS, KING_INPUT, root)})
@@ -266,7 +330,7 @@ def test_the_feedback_names_the_mistakes_only_once_the_late_submissions_close(ma
     assert words not in early and "golf_without_king_ace_wrap" not in early
     assert words not in (before / "students" / "few" / "feedback.html").read_text(encoding="utf-8")
     late = (after / "students" / "few" / "feedback.txt").read_text(encoding="utf-8")
-    assert f"caught by cases/golf/golf_won_seed_1: {words} each other" in late
+    assert f"caught by cases/golf/golf_won_seed_4: {words} each other" in late
     assert ("missed: lets the empty Golf homecell take any card, a tableau pile's top card "
             "too, not only the stock's") in late
     assert words in (after / "students" / "few" / "feedback.html").read_text(encoding="utf-8")
@@ -277,7 +341,8 @@ def test_an_invalid_case_s_diff_shows_once_late_submissions_close_beside_a_worke
     before, after = marked_class
     page = (before / "students" / "few" / "feedback.txt").read_text(encoding="utf-8")
     assert "Your cases: your Golf cases (cases/golf/), " in page
-    assert "  valid: 1.00 / 2.00, 1 of 2 cases expect exactly what the reference gives" in page
+    assert ("  valid: 0.33 / 2.00, 1 of 2 cases expect exactly what the reference gives "
+            "(shared over the 6 cases asked for)") in page
     assert "- cases/golf/king_on_the_empty_homecell: invalid: the reference: wrong output\n" in page
     assert ("  how it differs from what the reference prints: shown from 2027-04-21 17:00 "
             "(Australia/Sydney), once no late submission can be accepted.") in page
@@ -325,9 +390,11 @@ def test_the_student_pack_shows_the_case_format_and_the_worked_examples_alone():
     assert files["expected_outputs/patience/golf_won_seed_1.out"] == (
         EXPECTED_OUTPUTS / "patience" / "golf_won_seed_1.out").read_bytes()
     readme = files["README.md"].decode("utf-8")
-    assert ("- your Golf cases: in `cases/golf/`, at most 25 cases, each file at most 65536 "
+    assert ("- your Golf cases: in `cases/golf/`, at least 6 and at most 25 cases, each file "
+            "at most 65536 "
             "bytes; a worked example: `expected_outputs/patience/golf_won_seed_1.*` in this "
-            "pack, which, copied into `cases/golf/`, is one such case") in readme
+            "pack, which, copied into `cases/golf/`, is one such case, but counts for nothing "
+            "in the marking, nor does a case that is mostly its screens") in readme
     assert "A case NAME is `NAME.in` (what is typed, one line per command)" in readme
     assert ("python3 patience.py golf --seed 1 < cases/golf/golf_won_seed_1.in | diff - "
             "cases/golf/golf_won_seed_1.out") in readme
@@ -367,6 +434,10 @@ def test_the_handout_says_the_assignment_s_marks_and_mistakes():
             "code passing them 3.") in handout and GOLF_TESTS.marks == 20
     assert (f"{len(GOLF.mistakes)} for Golf and {len(LITTLE_SPIDER.mistakes)} for Little "
             "Spider") in handout
+    rules = [sum(group.weight(name) == 2 for name in group.mistakes)
+             for group in (GOLF, LITTLE_SPIDER)]
+    assert (f"{rules[0]} of Golf's mistakes and {rules[1]} of Little Spider's are rules of "
+            "the game") in handout
     assert ("your group will be graded on your writing the required test cases correctly AND "
             "that your code can then pass those tests") in handout
     assert f"at most {GOLF.most}" in handout and f"more than {GOLF.most_bytes >> 10} KiB" in handout

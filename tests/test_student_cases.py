@@ -191,9 +191,115 @@ def test_results_json_names_the_mistakes_in_a_test_of_the_group_s_visibility():
     tests = {test["name"]: test for test in result.tests(golf_tests.declared["patience"])}
     thorough = tests["patience: your Golf cases: thorough"]
     assert (thorough["visibility"], thorough["output"]) == (
-        "visible", "22 of 31 mistakes caught, 74% of their weight")
+        "visible", "22 of 31 mistakes caught, 83% of their weight")
     mistakes = tests["patience: your Golf cases: mistakes"]
     assert (mistakes["visibility"], mistakes["max_score"]) == ("after_due_date", 0)
     assert ("caught    golf_empty_homecell_takes_tableau_card (by cases/golf/won): the mistake "
             "golf_empty_homecell_takes_tableau_card") in mistakes["output"].splitlines()
     assert "missed    prompt_without_space: the mistake prompt_without_space" in mistakes["output"]
+
+
+def test_a_misread_rule_of_the_game_weighs_twice_a_misworded_message():
+    """The handout: a mistake that breaks a rule of the sections Terms, Golf or Little
+    Spider weighs 2, one of the console 1; which is which is each wrong program's `rule`,
+    the section of the rule map it quotes, not a list in the assignment."""
+    from marking.assignment import load
+    from verify.rules import rule_map
+    from verify.variants import read_variant
+
+    golf_tests = load("golf_tests")
+    sections = {rule: entry.section
+                for rule, entry in rule_map(golf_tests.declared["patience"]).rules.items()}
+    for group, game in zip(golf_tests.student_groups("patience"), ("Golf", "Little Spider")):
+        for name in group.mistakes:
+            section = sections[read_variant(group.wrong_folder / f"{name}.toml").rule]
+            assert group.weight(name) == (2 if section in ("Terms", game) else 1), (name, section)
+    golf, spider = golf_tests.student_groups("patience")
+    assert (golf.weight("golf_homecell_takes_same_rank"), golf.weight("nothing_to_undo_reworded"),
+            golf.weight("ms_accepted_for_golf")) == (2, 1, 1)
+    assert sum(map(golf.weight, golf.mistakes)) == 22 * 2 + 9
+    assert sum(map(spider.weight, spider.mistakes)) == 20 * 2 + 4
+
+
+def test_valid_and_own_code_are_shared_over_the_cases_the_handout_asks_for():
+    """docs/golf_tests.md's worked arithmetic, read from it: 5 cases, 4 valid, 3 passed;
+    8 cases, 7 valid, 7 passed."""
+    import re
+
+    from golden.cases import ROOT
+    from marking.assignment import load
+    from marking.student_cases import GroupResult, Read
+
+    handout = " ".join((ROOT / "docs" / "golf_tests.md").read_text(encoding="utf-8").split())
+    said = re.search(r"For instance, (\d+) cases of Golf of which (\d+) are valid, your program "
+                     r"passing (\d+) of those \d+, earn 2 × \d+ ÷ (\d+) = ([\d.]+) for validity "
+                     r"and 3 × \d+ ÷ \d+ = ([\d.]+) for your code; (\d+) cases of which (\d+) are "
+                     r"valid, your program passing all \d+, earn 2 × \d+ ÷ \d+ = ([\d.]+) and "
+                     r"3 × \d+ ÷ \d+ = ([\d.]+)\.", handout)
+    assert said, "the handout's worked example of the arithmetic"
+    cases, valid, passed, asked, valid_marks, own_marks = said.groups()[:6]
+    golf = load("golf_tests").student_groups("patience")[0]
+    assert golf.asked == int(asked) and f"at least {golf.asked} and at most" in handout
+    for cases, valid, passed, valid_marks, own_marks in (
+            (cases, valid, passed, valid_marks, own_marks),
+            (said[7], said[8], said[8], said[9], said[10])):
+        result = GroupResult(golf, Read(), [
+            marked(f"case_{n}", n < int(valid), Kind.PASS if n < int(passed) else Kind.WRONG)
+            for n in range(int(cases))])
+        earned = result.earned()
+        assert (f"{earned['valid']:.2f}", f"{earned['own_code']:.2f}") == (valid_marks, own_marks)
+    few = GroupResult(golf, Read(), [marked("won", True)])
+    assert few.said()["valid"] == ("1 of 1 case expects exactly what the reference gives "
+                                   "(shared over the 6 cases asked for)")
+    assert few.said()["own_code"] == ("your program passes 1 of your 1 valid case (shared over "
+                                      "the 6 cases asked for)")
+
+
+def test_a_case_that_repeats_a_worked_example_or_a_longer_case_is_not_counted(tmp_path):
+    """A worked example renamed, with `quit` put after it, cut short, or with a refused
+    move put before or after its moves, shows three quarters of its .out or more of the
+    example's: not counted.
+    Of the student's own, a case cut from a longer one is not counted, and of two equal
+    ones the first in name order counts; an empty .out counts once per status and stderr.
+    A case on an example's deal with moves of its own counts."""
+    from golden.cases import EXPECTED_OUTPUTS, Case
+    from marking.student_cases import counted
+    from marking.written_cases import Read, Written
+
+    example = Case("patience", "golf_won_seed_1", EXPECTED_OUTPUTS / "patience")
+    out = example.stdout
+    cut = out.index(b"> ", len(out) // 3) + 2
+    deal = out.index(b"\n> ") + 3  # the first prompt, after the deal
+    refused = "🃑 cannot go on stock s: nothing is ever added to the stock.\n> ".encode()
+    files = {"renamed": out, "quit_after": out, "cut_short": out[:cut],
+             "refused_after": out[:cut] + refused,
+             "refused_first": out[:deal] + refused + out[deal:],
+             "own": b"Golf, seed 7\n" + b"x" * 300,
+             "own_cut": b"Golf, seed 7\n" + b"x" * 200, "own_again": b"Golf, seed 7\n" + b"x" * 300,
+             "own_and_more": b"Golf, seed 7\n" + b"x" * 100 + b"y" * 200,
+             "bad_seed": b"", "bad_game": b"", "bad_ms": b"",
+             "own_moves_on_its_deal": (EXPECTED_OUTPUTS / "patience"
+                                       / "golf_empty_homecell_and_wrap_seed_1.out").read_bytes()}
+    extra = {"bad_seed": {".status": b"2\n"}, "bad_game": {".status": b"2\n"},
+             "bad_ms": {".status": b"2\n", ".err": b"--ms\n"}}
+    for name, data in files.items():
+        (tmp_path / f"{name}.out").write_bytes(data)
+        for suffix, more in extra.get(name, {}).items():
+            (tmp_path / f"{name}{suffix}").write_bytes(more)
+    read = Read(tuple(Written("patience", name, tmp_path, f"cases/golf/{name}")
+                      for name in sorted(files)))
+    kept, repeated = counted(read, (example,))
+    assert [case.name for case in kept.cases] == ["bad_game", "bad_ms", "own", "own_and_more",
+                                                  "own_moves_on_its_deal"], \
+        "a case of the won game's deal, with moves of its own: 1 h refused, six d, 5 h"
+    why = {repeat.name: repeat.why for repeat in repeated}
+    own = ("three quarters of its .out or more are the start of cases/golf/own's, which counts: "
+           "a case counts when it shows mostly screens of its own")
+    copy = ("three quarters of its .out or more are the worked example golf_won_seed_1's (the "
+            "start of its .out, or runs of 10 lines or more it shows in a row): a worked "
+            "example counts for nothing as your case")
+    assert why == {"renamed": copy, "quit_after": copy, "cut_short": copy, "refused_after": copy,
+                   "refused_first": copy,
+                   "own_cut": own, "own_again": own,
+                   "bad_seed": "its .out is empty, as cases/golf/bad_game's, which counts, "
+                               "with the same exit status and stderr: it shows nothing more"}

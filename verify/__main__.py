@@ -16,7 +16,9 @@ Marks, with the marker and each program's assignment, as a course would:
   5. each group of cases the students write (kind = "student_cases"): its kit
      cases, handed in as a student's cases with the sample solution, are all
      valid and catch every wrong program the group names (else its thorough mark
-     could never be full).
+     could never be full); only those a team could write, every line of their
+     screens shown by the student pack or the handouts (verify/shown.py), and no
+     worked example, which counts for nothing as a student's case.
 Each of them, piped, is also checked by the assignment's student pack (`make
 student-pack`): on every visible case its checker must say what the marker says (but
 for a variant whose output is `undefined`: it depends on more than its input).
@@ -45,10 +47,11 @@ from golden.cases import ROOT
 from golden.visible import escaped
 from marking import from_make, records
 from marking.assignment import ASSIGNMENTS, WRONG, AssignmentError, load, names
-from marking.student_cases import CASE_FILES
+from marking.student_cases import CASE_FILES, copied, examples_of
 from pack import build as pack_build
 from standalone.bundle import BundleError, write_program
 from verify.rules import RuleError, checked, report, rule_map
+from verify.shown import documents, shapes, unshown
 from verify.variants import VariantError, read_variants
 
 HONEST = ROOT / "tests" / "honest"
@@ -84,6 +87,9 @@ SHOWN_CASES = 6
 WRITTEN_LINE = ("{verdict:<7} cases       {name:<40} {valid}/{total} kit cases valid, "
                 "{caught}/{mistakes} mistakes caught")
 NOT_CAUGHT = "          caught by none of its kit cases: {name}: {mistake}"
+LEFT_OUT = "          not handed in: {why}"
+AN_EXAMPLE = ("{case}: a worked example, or mostly one, which counts for nothing as a student's "
+              "case")
 NOT_VALID = "          not valid: {case}: {why}"
 NO_KIT_CASES = ("{assignment}: group {group!r} names no kit_cases: nothing shows that its "
                 "thorough mark can be full")
@@ -334,20 +340,32 @@ def check_wrong(variants, assignments, solutions, scratch, options, packs: dict,
 def check_student_cases(chosen: list, scratch: Path, options) -> list:
     """Each group of cases the students write, marked with its kit cases as a student's
     cases and the sample solution as their program: every kit case valid, every wrong
-    program the group names caught by one of them."""
+    program the group names caught by one of them. Only the kit cases a team could write
+    are handed in: no worked example, and none with a line no document shows."""
     problems = []
     for assignment in chosen:
+        pack = pack_build.contents(assignment) if assignment.every_student_group else {}
         for program, declared in assignment.declared.items():
             groups = assignment.student_groups(program)
             if not groups:
                 continue
+            known = shapes(documents(assignment, program, pack))
+            golden = {case.name: case for case in declared.cases()}
             folder = scratch / "student-cases" / assignment.name / program
             folder.mkdir(parents=True)
             for name, text in sample_solution(declared, folder.parent / "solution").items():
                 (folder / name).write_text(text, encoding="utf-8")
+            handed, left_out = {}, {}
             for group in groups:
                 (folder / group.folder).mkdir(parents=True)
+                handed[group.name], left_out[group.name] = [], []
                 for case in group.kit_cases:
+                    why = (AN_EXAMPLE.format(case=case) if copied(golden[case], examples_of(group))
+                           else unshown(golden[case], known))
+                    if why:
+                        left_out[group.name].append(why)
+                        continue
+                    handed[group.name].append(case)
                     for source in declared.cases_folder.glob(f"{case}.*"):
                         if source.suffix in CASE_FILES:
                             shutil.copyfile(source, folder / group.folder / source.name)
@@ -358,23 +376,26 @@ def check_student_cases(chosen: list, scratch: Path, options) -> list:
             marked = {record.group: record for record in
                       records.Marking.from_dict(written.get("extra_data", {})).student_groups}
             for group in groups:
-                problems += said_of_group(assignment, group, marked.get(group.name))
+                problems += said_of_group(assignment, group, marked.get(group.name),
+                                          handed[group.name], left_out[group.name])
     return problems
 
 
-def said_of_group(assignment, group, record) -> list:
-    """The line on one group of student cases as verify marked it with its kit cases; its
-    problems."""
+def said_of_group(assignment, group, record, handed: list, left_out: list) -> list:
+    """The line on one group of student cases as verify marked it with its kit cases
+    (`handed` in; `left_out`, why each other was not); its problems."""
     if not group.kit_cases:
         say(NO_KIT_CASES.format(assignment=assignment.name, group=group.name))
         return [NO_KIT_CASES.format(assignment=assignment.name, group=group.name)]
     cases = record.cases if record else ()
     valid = [case for case in cases if case.valid]
     caught = [mistake for mistake in (record.mistakes if record else ()) if mistake.caught_by]
-    good = len(valid) == len(group.kit_cases) == len(cases) and len(caught) == len(group.mistakes)
+    good = len(valid) == len(handed) == len(cases) and len(caught) == len(group.mistakes)
     say(WRITTEN_LINE.format(verdict="ok" if good else "FAILS", valid=len(valid),
-                            name=f"{group.name} ({assignment.name})", total=len(group.kit_cases),
+                            name=f"{group.name} ({assignment.name})", total=len(handed),
                             caught=len(caught), mistakes=len(group.mistakes)))
+    for why in left_out:
+        say(LEFT_OUT.format(why=why))
     for case in cases:
         if not case.valid:
             say(NOT_VALID.format(case=case.name, why=case.refused or case.reference.how
