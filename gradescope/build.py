@@ -392,7 +392,7 @@ def cut_at_limits(assignment, budget: float, cores: int = PLATFORM_CORES) -> tup
     groups = {program: list(assignment.student_groups(program)) for program in assignment.programs}
     present = dict.fromkeys(assignment.programs, True)
     parts = budget_parts(assignment.programs, groups, present)
-    cpu, waiting = run.marker_budgets(budget, cores)
+    cpu, waiting = run.marker_budgets(budget, cores, cores)
     split = shares(parts, cpu, waiting)
     cut = {}
     for part, share in split.items():
@@ -400,7 +400,7 @@ def cut_at_limits(assignment, budget: float, cores: int = PLATFORM_CORES) -> tup
         if runs[part] > ran:
             cut[part] = (runs[part], runs[part] - ran)
     # The share a part gets of each second of budget, and the seconds its runs need.
-    unit = shares(parts, *run.marker_budgets(1.0, cores))
+    unit = shares(parts, *run.marker_budgets(1.0, cores, cores))
     need = max(runs[part] * max(limit, idle) / unit[part].cpu for part in split)
     fits = need if need <= MOST_BUDGET else None
     each = min(share.cpu / runs[part] for part, share in split.items())
@@ -471,7 +471,7 @@ def warn_of_cuts(assignment, budget: float) -> None:
     cut, fits, cpu_fits = cut_at_limits(assignment, budget)
     if not cut:
         return
-    cpu, waiting = run.marker_budgets(budget, PLATFORM_CORES)
+    cpu, waiting = run.marker_budgets(budget, PLATFORM_CORES, PLATFORM_CORES)
     print(TOO_LITTLE_TIME.format(budget=budget, cores=PLATFORM_CORES, cpu=cpu, waiting=waiting,
                                  limit=assignment.cpu_seconds,
                                  idle=time_caps(assignment.cpu_seconds,

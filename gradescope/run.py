@@ -263,12 +263,13 @@ def root_only(path: Path, directory: bool) -> None:
         os.close(fd)
 
 
-def cores() -> int:
-    """The CPUs this container may use: its affinity, under its cgroup's CPU quota."""
+def cpus() -> float:
+    """The CPUs this container may use: its affinity, under its cgroup's CPU quota (half a
+    CPU, say, where Gradescope's container is given 0.5)."""
     try:
-        count = len(os.sched_getaffinity(0))
+        count = float(len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):
-        count = os.cpu_count() or 1
+        count = float(os.cpu_count() or 1)
     quotas = [("/sys/fs/cgroup/cpu.max", None),
               ("/sys/fs/cgroup/cpu/cpu.cfs_quota_us", "/sys/fs/cgroup/cpu/cpu.cfs_period_us")]
     for quota_file, period_file in quotas:
@@ -278,11 +279,16 @@ def cores() -> int:
             else:
                 quota, period = Path(quota_file).read_text(), Path(period_file).read_text()
             if quota.strip() not in ("max", "-1"):
-                count = min(count, math.ceil(int(quota) / int(period)))
+                count = min(count, int(quota) / int(period))
             break
-        except (OSError, ValueError):
+        except (OSError, ValueError, ZeroDivisionError):
             continue
-    return max(1, min(count, 64))
+    return max(0.01, min(count, 64.0))
+
+
+def cores() -> int:
+    """The cases marked at once: one per CPU this container may use, a part of one counting."""
+    return max(1, min(math.ceil(cpus()), 64))
 
 
 def submitted_at(paths: Paths, config: dict):
@@ -518,14 +524,16 @@ def budget_of(config: dict) -> float:
         return float(config.get("budget_seconds") or 540)
 
 
-def marker_budgets(budget: float, cores: int) -> tuple:
+def marker_budgets(budget: float, cpus: float, jobs: int) -> tuple:
     """(CPU seconds, seconds of waiting) that all of a submission's runs may use together:
-    half each of RUNS_SHARE of the time budget, on each core, so that a submission that
-    loops in some cases and sleeps in others still ends within it. The marker shares them
-    by its programs and the counts of its groups of cases: a part that hangs loses its own
-    cases, where the time budget would stop the marking and lose every case left."""
-    each = min(MOST_MARKER_BUDGET, budget * RUNS_SHARE * cores / 2)
-    return each, each
+    each half of RUNS_SHARE of the time budget, the CPU seconds on the `cpus` the container
+    may use (on half a CPU, a second of CPU takes two), the waiting on the `jobs` runs at
+    once, so that a submission that loops in some cases and sleeps in others still ends
+    within it. The marker shares them by its programs and the counts of its groups of
+    cases: a part that hangs loses its own cases, where the time budget would stop the
+    marking and lose every case left."""
+    half = budget * RUNS_SHARE / 2
+    return min(MOST_MARKER_BUDGET, half * cpus), min(MOST_MARKER_BUDGET, half * jobs)
 
 
 def mark(paths: Paths, config: dict, started: float) -> dict:
@@ -551,7 +559,7 @@ def mark(paths: Paths, config: dict, started: float) -> dict:
     if submitted:
         command += ["--submitted", submitted]
     budget = budget_of(config)
-    cpu, waiting = marker_budgets(budget, cores())
+    cpu, waiting = marker_budgets(budget, cpus(), cores())
     command += ["--student-budget", f"{cpu:g}", "--waiting-budget", f"{waiting:g}"]
     log("$ " + " ".join(command))
     status, out, err, stopped, messages = run_marker(command, budget)

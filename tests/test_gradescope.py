@@ -439,15 +439,17 @@ def test_the_marker_is_given_budgets_within_the_autograder_s_time(monkeypatch, t
     seen = []
     monkeypatch.setattr(autograder_run, "run_marker",
                         lambda command, budget: seen.append(command) or (2, "", "", False, []))
-    monkeypatch.setattr(autograder_run, "cores", lambda: 2)
+    monkeypatch.setattr(autograder_run, "cpus", lambda: 2.0)
     monkeypatch.setenv("AUTOGRADER_BUDGET_SECONDS", "100")
     autograder_run.mark(autograder_run.Paths(tmp_path), {"assignment": "seeded"}, 0.0)
     command = seen[0]
     cpu = float(command[command.index("--student-budget") + 1])
     waiting = float(command[command.index("--waiting-budget") + 1])
     assert cpu == waiting == 100 * autograder_run.RUNS_SHARE * 2 / 2
-    assert autograder_run.marker_budgets(540, 1) == (216, 216)
-    assert autograder_run.marker_budgets(2340, 64)[0] == autograder_run.MOST_MARKER_BUDGET
+    assert autograder_run.marker_budgets(540, 1.0, 1) == (216, 216)
+    assert autograder_run.marker_budgets(540, 0.5, 1) == (108, 216)  # a CPU second takes two
+    assert autograder_run.marker_budgets(2340, 64.0, 64) == (autograder_run.MOST_MARKER_BUDGET,
+                                                             autograder_run.MOST_MARKER_BUDGET)
 
 
 def test_the_stop_message_counts_the_groups_counts_that_did_not_run():
