@@ -33,7 +33,8 @@ from golden.cases import EXPECTED_OUTPUTS, ROOT, SUFFIXES
 from marking import from_make, student_cases
 from marking.assignment import AssignmentError, load, names
 from marking.limits import IDLE_FLOOR_SECONDS, time_caps
-from marking.mark import budget_parts, shares
+from marking.mark import FIRST_PASS_FRACTION, FIRST_PASS_SECONDS, budget_parts, first_pass_cap, \
+    shares
 from pack.published import CHECK_YOUR_WORK, pack_url
 from standalone.bundle import BundleError, read_by
 
@@ -72,6 +73,9 @@ TOO_LITTLE_TIME = ("warning: a budget of {budget:g} s cannot hold the handout's 
                    "core, the runs get {cpu:g} s of CPU and {waiting:g} s of waiting, shared in "
                    "proportion to marks; were every run to end at its CPU limit ({limit:g} s) or "
                    "idle ({idle:g} s), these would not run and would count 0:")
+FIRST_PASS_LINE = ("  (each run has {cap:g} s of CPU first, those {cap:g} s counted; only those "
+                   "that need more run again, with the whole limit, while their part's share "
+                   "lasts)")
 CUT_LINE = "  {part}: {cut} of {runs} runs"
 LIMITS_THAT_FIT = "  limits that fit: {offers}"
 BUDGET_FITS = "--budget {seconds:g} (Gradescope's timeout above it)"
@@ -381,12 +385,30 @@ def worst_runs(assignment) -> dict:
     return runs
 
 
+def worst_cost(limit: float) -> float:
+    """The CPU seconds of a run that needs its whole `limit`: the first pass's cap
+    (marking.mark.first_pass_cap), then the limit, where the cap is shorter."""
+    cap = first_pass_cap(limit)
+    return limit + cap if cap < limit else limit
+
+
+def most_limit(each: float) -> float:
+    """The largest CPU limit whose `worst_cost` is at most `each` seconds."""
+    tried = (min(each, FIRST_PASS_SECONDS), each - FIRST_PASS_SECONDS,
+             each / (1 + FIRST_PASS_FRACTION))
+    return max(limit for limit in tried if 0 < limit and worst_cost(limit) <= each * (1 + 1e-9))
+
+
 def cut_at_limits(assignment, budget: float, cores: int = PLATFORM_CORES) -> tuple:
     """(part -> (runs, runs not run) where some would not, the budget that holds every run at
     its limits or None, the cpu_seconds that does or None): what the marker's budget
     (gradescope.run.marker_budgets, shared by marking.mark.shares) leaves of a submission
-    whose every run ends at its CPU limit, or idle."""
+    whose every run needs its whole CPU limit, or ends idle. Each part's runs go in two
+    passes (marking.mark.FIRST_PASS_SECONDS): all at the first pass's cap, then again with
+    the whole limit, while the part's share lasts."""
     limit = assignment.cpu_seconds
+    cap = first_pass_cap(limit)
+    first = cap if cap < limit else 0.0  # what each run spends before its whole limit
     idle = time_caps(limit, assignment.wall_seconds)[1]
     runs = worst_runs(assignment)
     groups = {program: list(assignment.student_groups(program)) for program in assignment.programs}
@@ -396,15 +418,16 @@ def cut_at_limits(assignment, budget: float, cores: int = PLATFORM_CORES) -> tup
     split = shares(parts, cpu, waiting)
     cut = {}
     for part, share in split.items():
-        ran = min(math.ceil(share.cpu / limit), math.ceil(share.waiting / idle))
+        ran = min(max(0, math.ceil((share.cpu - runs[part] * first) / limit)),
+                  math.ceil(share.waiting / idle))
         if runs[part] > ran:
             cut[part] = (runs[part], runs[part] - ran)
     # The share a part gets of each second of budget, and the seconds its runs need.
     unit = shares(parts, *run.marker_budgets(1.0, cores, cores))
-    need = max(runs[part] * max(limit, idle) / unit[part].cpu for part in split)
+    need = max(runs[part] * max(limit + first, idle) / unit[part].cpu for part in split)
     fits = need if need <= MOST_BUDGET else None
     each = min(share.cpu / runs[part] for part, share in split.items())
-    cpu_fits = math.floor(each * 10) / 10 if each >= IDLE_FLOOR_SECONDS else None
+    cpu_fits = math.floor(most_limit(each) * 10) / 10 if each >= IDLE_FLOOR_SECONDS else None
     return cut, fits, cpu_fits
 
 
@@ -476,6 +499,9 @@ def warn_of_cuts(assignment, budget: float) -> None:
                                  limit=assignment.cpu_seconds,
                                  idle=time_caps(assignment.cpu_seconds,
                                                 assignment.wall_seconds)[1]))
+    cap = first_pass_cap(assignment.cpu_seconds)
+    if cap < assignment.cpu_seconds:
+        print(FIRST_PASS_LINE.format(cap=cap))
     for part, (runs, lost) in cut.items():
         print(CUT_LINE.format(part=part, cut=lost, runs=runs))
     offers = ([BUDGET_FITS.format(seconds=max(LEAST_BUDGET, math.ceil(fits)))] if fits else []) + (

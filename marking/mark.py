@@ -28,7 +28,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import closing, contextmanager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
@@ -38,6 +38,7 @@ from golden.run import STATS_FILE, STATS_VARIABLE, Limit
 from golden.visible import escaped
 from marking import from_make, records, student_cases
 from marking.assignment import COUNTS, REQUIREMENTS, AssignmentError, load, names
+from marking.limits import Budget
 from marking.report import CaseResult, Results, check_json_target, gradescope, refused, \
     write_json, write_report
 from marking.sandbox import AUTO, CASE, FALLBACK, NAMESPACES, STUDENT, Sandbox, Stopped
@@ -63,6 +64,19 @@ SHARE = "{part} {share:.0%}"
 SESSIONS_REFUSED = "A sandbox per student could not be made here ({why}): each case had its own"
 WAITING_SECONDS = 30  # with a budget, unless --waiting-budget says: what a submission's cases
 # may spend sleeping, all together
+# With a budget, each part's runs go in two passes, most marks first in each: the first
+# gives every run FIRST_PASS_SECONDS of CPU, or FIRST_PASS_FRACTION of the limit where that
+# is more (never above the limit), so that a program that spins in some cases is decided on
+# all the others before its spinning runs spend the budget; the second runs again, from
+# scratch and with the whole limit, those the first pass's cap stopped, while the budget
+# lasts. The marker cannot know what each case needs; the limit, which an assignment sets
+# well above what an honest program needs, stands in for it. An honest program needs a
+# second or less of CPU in a case (the seeded and calculation_cpp samples: under 0.1 s
+# each), and CPU time, unlike wall-clock time, hardly grows on a loaded machine: 3 s leaves
+# a slow one ten times its need, and one that needs more still gets its whole limit in the
+# second pass, at the cost of those 3 s more.
+FIRST_PASS_SECONDS = 3
+FIRST_PASS_FRACTION = 0.1
 ENTERED = "The submission folder holds one folder, {name}: marking what it holds"
 GOLDEN_READABLE = ("warning: other users can read {path}, and in the fallback a submission runs "
                    "as another user: for real marking, mark from a copy only you can read")
@@ -194,6 +208,29 @@ class Share:
     waited: float = 0.0  # wall seconds of those that ended idle or at the wall-clock cap
 
 
+def first_pass_cap(cpu_seconds: float) -> float:
+    """The CPU seconds of a run's first pass, where its limit is `cpu_seconds`: no less than
+    the limit means no second pass."""
+    return min(cpu_seconds, max(FIRST_PASS_SECONDS, FIRST_PASS_FRACTION * cpu_seconds))
+
+
+def first_pass_budget(budget: Budget):
+    """What a run may use in the first pass, or None where its cap is the whole limit: the
+    CPU cap and the wall-clock cap cut in the same proportion, the idle allowance as it is,
+    since a run that ends idle in the first pass is judged there."""
+    cap = first_pass_cap(budget.cpu_seconds)
+    if cap >= budget.cpu_seconds:
+        return None
+    return replace(budget, cpu_seconds=cap,
+                   wall_seconds=max(budget.idle_seconds,
+                                    budget.wall_seconds * cap / budget.cpu_seconds))
+
+
+def undecided(result) -> bool:
+    """Whether the first pass's cap stopped a run of `result` (a Verdict, or a CaseResult)."""
+    return result is None or any(verdict is None for verdict in getattr(result, "verdicts", ()))
+
+
 def budget_parts(cases: dict, groups: dict, present: dict) -> dict:
     """part -> its marks: each present program's `cases` (golden, those marked), and each
     count of each of its `groups` of cases a student wrote (own code where it is present)."""
@@ -227,32 +264,66 @@ class Marking:
     wall-clock cap) less than its share of waiting: a sleeper uses no CPU, yet holds the
     class up. What a part leaves is not handed to another: which runs the budget cuts
     depends on their own part's runs alone, the same every time, and a program that hangs
-    costs its own cases, never another program's or another count's."""
+    costs its own cases, never another program's or another count's. Within a part, the
+    runs go in two passes (`two_passes`, FIRST_PASS_SECONDS): the first pass's capped
+    runs, then those its cap stopped again with their whole limits."""
 
     def __init__(self, sandbox: Sandbox, snapshots: dict, programs: dict, modes: list, rules_of,
                  builds: dict = None, sessions: "Sessions" = None, budget: dict = None):
         self.sandbox, self.snapshots, self.programs = sandbox, snapshots, programs
         self.modes, self.rules_of, self.builds = modes, rules_of, builds or {}
         self.sessions, self.budget = sessions, budget
+        self.first_pass = first_pass_budget(sandbox.budget)
         self._lock = threading.Lock()
 
-    def case(self, marked, part: str = None) -> CaseResult:
+    def case(self, marked, part: str = None, first: bool = False,
+             earlier: CaseResult = None) -> CaseResult:
+        """The case marked in each mode; `first`: in the first pass, where a verdict the
+        first pass's cap stopped is None; `earlier`: the first pass's result, whose verdicts
+        stand."""
         built = self.builds.get(marked.case.program)
         if built is not None and not built.ok:
             return CaseResult(marked, [Verdict(marked.case.id, PIPE, built.cases,
                                                UNBUILT_DETAILS[built.cases])])
-        verdicts = [self.run(marked, mode, part=part) for mode in self.modes
-                    if mode == PIPE or marked.case.screen is not None]
+        modes = [mode for mode in self.modes if mode == PIPE or marked.case.screen is not None]
+        verdicts = [self.run(marked, mode, part=part, first=first)
+                    if earlier is None or earlier.verdicts[index] is None
+                    else earlier.verdicts[index] for index, mode in enumerate(modes)]
         return CaseResult(marked, verdicts)
 
-    def run(self, marked, mode: str, snapshot: Path = None, part: str = None) -> Verdict:
+    def two_passes(self, pool, mark, items: list):
+        """(index, result) of each of `items` as it is decided: `mark(item, first, earlier)`
+        of each through `pool`, then again, in their order, of those whose first result
+        `undecided` says the first pass's cap stopped (`earlier` that result)."""
+        futures = {pool.submit(mark, item, True, None): index for index, item in enumerate(items)}
+        again = []
+        for future in as_completed(futures):
+            index, result = futures[future], future.result()
+            if undecided(result):
+                again.append((index, result))
+            else:
+                yield index, result
+        futures = {pool.submit(mark, items[index], False, result): index
+                   for index, result in sorted(again, key=lambda pair: pair[0])}
+        for future in as_completed(futures):
+            yield futures[future], future.result()
+
+    def in_two_passes(self, pool, mark, items: list) -> list:
+        """`two_passes`' results, in the order of `items`."""
+        results = dict(self.two_passes(pool, mark, items))
+        return [results[index] for index in range(len(items))]
+
+    def run(self, marked, mode: str, snapshot: Path = None, part: str = None,
+            first: bool = False) -> Verdict:
         """A run of the case, from the program's snapshot (or another: the reference or a
         wrong program, run on a case the student wrote), judged; within the budget of its
-        `part` (by default its program's golden cases)."""
+        `part` (by default its program's golden cases). `first`: with the first pass's cap,
+        where the part has a budget; None where that cap stopped it, which is no verdict."""
         case = marked.case
         program = self.programs[case.program]
         files = {STATS_FILE: case.stats} if case.stats is not None else {}
         share = (self.budget or {}).get(part or case.program)
+        budget = self.first_pass if first and share is not None else None
         if share is not None and share.spent >= share.cpu:
             return Verdict(case.id, mode, Kind.NOT_RUN, BUDGET_SPENT.format(part=share.part,
                                                                            seconds=share.cpu))
@@ -263,7 +334,7 @@ class Marking:
                      files, lambda home: {STATS_VARIABLE: str(home / STATS_FILE)})
         try:
             outcome = self.sandboxed(snapshot or self.snapshots[case.program], arguments,
-                                     terminal=mode == TERMINAL, head=case.head)
+                                     terminal=mode == TERMINAL, head=case.head, budget=budget)
         except Stopped:
             return Verdict(case.id, mode, Kind.NOT_RUN, INTERRUPTED)
         except Exception as problem:  # a fault of the marker must not cost the report
@@ -272,11 +343,14 @@ class Marking:
         if self.sandbox.stopping.is_set():
             return Verdict(case.id, mode, Kind.NOT_RUN, INTERRUPTED)
         if share is not None:
+            given = budget or self.sandbox.budget
             with self._lock:
                 share.spent += outcome.cpu_seconds or 0.0
                 if outcome.limit in (Limit.IDLE, Limit.WALL):
-                    share.waited += (self.sandbox.idle_seconds if outcome.limit is Limit.IDLE
-                                     else self.sandbox.wall_seconds)
+                    share.waited += (given.idle_seconds if outcome.limit is Limit.IDLE
+                                     else given.wall_seconds)
+        if budget is not None and outcome.limit in (Limit.CPU, Limit.WALL):
+            return None
         return judge(case, mode, outcome, self.rules_of(marked))
 
     def sandboxed(self, snapshot: Path, arguments: tuple, **how):
@@ -561,13 +635,13 @@ def mark_cases(sandbox, options, root: Path, assignment, selected: dict, header:
     marking = Marking(sandbox, snapshots, declared, modes, rules_of, builds, sessions, budget)
     done = {}
     with ThreadPoolExecutor(options.jobs) as pool, closing(sessions) if sessions else nullcontext():
-        futures = {pool.submit(marking.case, marked): marked for marked in cases}
-        for count, future in enumerate(as_completed(futures), 1):
-            result = future.result()
-            done[futures[future].case.id] = result
+        passes = marking.two_passes(pool, lambda marked, first, earlier: marking.case(
+            marked, first=first, earlier=earlier), cases)
+        for count, (index, result) in enumerate(passes, 1):
+            done[cases[index].case.id] = result
             worst = next((verdict for verdict in result.verdicts if not verdict.passed),
                          result.verdicts[0] if result.verdicts else None)
-            kind, case_id = worst.kind if worst else "", futures[future].case.id
+            kind, case_id = worst.kind if worst else "", cases[index].case.id
             progress(PROGRESS.format(done=count, total=len(cases), kind=kind, case=case_id))
             records.send(records.Progress(count, len(cases), case_id, str(kind)))
         missing = {program: why_missing(root, declared[program], declared.values())

@@ -799,19 +799,20 @@ class Session:
         return Usage(self.uid, self.group)
 
     def run(self, command, stdin: bytes, files: dict, environment=lambda home: {},
-            terminal: bool = False, head: int = None) -> Ran:
+            terminal: bool = False, head: int = None, budget: Budget = None) -> Ran:
         """As `Sandbox.run`, in this session."""
         sandbox = self.sandbox
         if terminal and sandbox.namespaces:
-            return sandbox.run(self.snapshot, command, stdin, files, environment, terminal, head)
+            return sandbox.run(self.snapshot, command, stdin, files, environment, terminal, head,
+                               budget)
         if not sandbox.namespaces:
             return sandbox.run(self.snapshot, command, stdin, files, environment, terminal, head,
-                               held=self)
+                               budget, held=self)
         if sandbox.stopping.is_set():
             raise Stopped
         if self.broken:
             raise SessionLost(DRIVER_GONE)
-        return self._piped(command, stdin, files, environment, head)
+        return self._piped(command, stdin, files, environment, head, budget or sandbox.budget)
 
     def close(self) -> None:
         if self.channel is not None:
@@ -879,7 +880,8 @@ class Session:
             return self._case_processes(group)
         return set(descendants(self.process.pid)) - self.keep
 
-    def _piped(self, command, stdin: bytes, files: dict, environment, head) -> Ran:
+    def _piped(self, command, stdin: bytes, files: dict, environment, head,
+               budget: Budget) -> Ran:
         """A case through the driver: its pipes handed over, its status read back, the
         marker's own collect() reading what it wrote."""
         sandbox = self.sandbox
@@ -892,11 +894,11 @@ class Session:
                 "snapshot": SANDBOX_SNAPSHOT, "files": SANDBOX_FILES if files else "",
                 "env": scrubbed_environment(SANDBOX_HOME, TMPDIR="/tmp", **environment(home)),
                 "limits": [[name, *(value if isinstance(value, tuple) else (value, value))]
-                           for name, value in sandbox.limits(self.uid)]}
+                           for name, value in sandbox.limits(self.uid, budget)]}
         group, self.next_group = self.next_group, None
         try:
             self.next_group = self._case_group()
-            return self._through_driver(group, case, stdin, head)
+            return self._through_driver(group, case, stdin, head, budget)
         finally:
             if group:
                 group.remove()
@@ -920,8 +922,8 @@ class Session:
             for fd in entries:
                 os.close(fd)
 
-    def _through_driver(self, group, case: dict, stdin: bytes, head) -> Ran:
-        sandbox, budget = self.sandbox, self.sandbox.budget
+    def _through_driver(self, group, case: dict, stdin: bytes, head, budget: Budget) -> Ran:
+        sandbox = self.sandbox
         usage = Usage(self.uid, group)
         kill_case = lambda: kill_every(lambda: self._case_processes(group))  # noqa: E731
         pipes = [os.pipe() for _ in range(3)]

@@ -476,7 +476,8 @@ def mark_groups(marking, pool, program, groups: list, root: Path, left_out: dict
     ones, each until a case fails it, then the student's program (unless `missing` says why
     it is not there): ours first, which are quick and decide the counts the student's
     program cannot touch. Each run is one of `marking` (a marking.mark.Marking), through its
-    `pool`, in its sandbox and within its count's share of its budget."""
+    `pool`, in its sandbox and within its count's share of its budget, in two passes
+    (marking.mark.Marking.two_passes; a wrong program's, within its hunt)."""
     results = [GroupResult(group, read_cases(root, group, left_out), missing=missing)
                for group in groups]
     for result in results:
@@ -496,9 +497,10 @@ def mark_groups(marking, pool, program, groups: list, root: Path, left_out: dict
                           result.group.compare)
 
     every = [(result, case) for result in results for case in result.read.cases]
-    verdicts = pool.map(lambda item: marking.run(on(*item), PIPE, made.reference,
-                                                 part(program.name, item[0].group, "valid")),
-                        every)
+    verdicts = marking.in_two_passes(
+        pool, lambda item, first, _: marking.run(on(*item), PIPE, made.reference,
+                                                 part(program.name, item[0].group, "valid"), first),
+        every)
     for (result, case), verdict in zip(every, verdicts):
         result.cases.append(Marked(case, verdict))
         progress(PROGRESS.format(group=result.group.name, what=result.where(case.name),
@@ -518,9 +520,13 @@ def mark_groups(marking, pool, program, groups: list, root: Path, left_out: dict
         for result in hunts[name]:
             hunted = Hunted(name, made.mistake(name, folder), result.group.weight(name),
                             undecided=unmade, marker_error=bool(unmade))
-            for marked in result.valid if snapshot else []:
+            tries = [(marked, True) for marked in result.valid] if snapshot else []
+            for marked, first in tries:  # the first pass's, then those its cap stopped
                 verdict = marking.run(on(result, marked.case), PIPE, snapshot,
-                                      part(program.name, result.group, "thorough"))
+                                      part(program.name, result.group, "thorough"), first)
+                if verdict is None:
+                    tries.append((marked, False))
+                    continue
                 if verdict.kind in (Kind.NOT_RUN, Kind.MARKER_ERROR):
                     hunted.undecided = f"{verdict.kind}: {verdict.detail}"
                     hunted.marker_error = verdict.kind == Kind.MARKER_ERROR
@@ -538,11 +544,11 @@ def mark_groups(marking, pool, program, groups: list, root: Path, left_out: dict
     list(pool.map(hunt, names))
     valid = [(result, marked) for result in results for marked in result.valid]
     if not missing:
-        for (result, marked), verdict in zip(valid, pool.map(
-                lambda item: marking.case(on(item[0], item[1].case),
-                                          part(program.name, item[0].group, "own_code")).verdicts[0],
-                valid)):
-            marked.own = verdict
+        for (result, marked), own in zip(valid, marking.in_two_passes(
+                pool, lambda item, first, earlier: marking.case(
+                    on(item[0], item[1].case), part(program.name, item[0].group, "own_code"),
+                    first, earlier), valid)):
+            marked.own = own.verdicts[0]
     for result in results:
         order = {name: index for index, name in enumerate(result.group.mistakes)}
         result.mistakes.sort(key=lambda hunted: order[hunted.name])

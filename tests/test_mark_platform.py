@@ -45,14 +45,14 @@ BWRAP_0_6_1 = """\
     """
 
 
-def mark(folder: Path, *options, env=None, replica=None, assignment="seeded"):
+def mark(folder: Path, *options, env=None, replica=None, assignment="seeded", timeout=300):
     scratch = open_scratch()
     argv = [sys.executable, "-m", "marking.mark", str(folder), "--assignment", str(assignment),
             *options]
     if replica is not None:
         argv = [*REPLICA, *replica, "--", *argv]
     try:
-        return subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=300,
+        return subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=timeout,
                               env={**os.environ, "TMPDIR": str(scratch), **(env or {})})
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -177,11 +177,12 @@ def test_the_class_says_each_marker_warning_once(tmp_path):
         done.stderr[-3000:]
 
 
-def marked_in_replica(folder: Path, *options, assignment="seeded"):
+def marked_in_replica(folder: Path, *options, assignment="seeded", timeout=300):
     """The marker in the container replica (no control group, no namespaces): its report,
     and its results.json's tests by name."""
     written = folder.parent / "results.json"
-    done = mark(folder, "--json", str(written), *options, replica=[], assignment=assignment)
+    done = mark(folder, "--json", str(written), *options, replica=[], assignment=assignment,
+                timeout=timeout)
     assert done.returncode in (0, 1), done.stderr[-3000:]
     results = json.loads(written.read_text(encoding="utf-8"))
     return done.stdout, {test["name"]: test for test in results["tests"]}
@@ -215,13 +216,8 @@ SPIN_AT_END_OF_INPUT = ("    if (cin.eof()) {\n        exit(0);\n    }\n",
                         "        cin >> ws;\n    }\n")
 
 
-@needs_replica
-@pytest.mark.skipif(shutil.which("g++") is None, reason="g++ builds the C++ sample")
-def test_the_c_plus_plus_sample_spinning_at_end_of_input_keeps_its_passing_cases(tmp_path):
-    """The C++ sample changed only to ask again for ever at end of input: each eof_* case
-    spins to its CPU limit (1 s here), and the *_checks cases, seven of which come after
-    them, pass. A budget of 1.5 s per spinning case holds them where the whole run is held
-    at its limit, as it now is in the container; RLIMIT_CPU alone let each run 2 s."""
+def spinning_at_end_of_input(tmp_path: Path) -> Path:
+    """The C++ sample, changed only to ask again for ever at end of input."""
     folder = tmp_path / "submission"
     folder.mkdir()
     for path in sorted((ROOT / "references" / "calculation_cpp").iterdir()):
@@ -229,6 +225,17 @@ def test_the_c_plus_plus_sample_spinning_at_end_of_input_keeps_its_passing_cases
     main = (folder / "main.cpp").read_text(encoding="utf-8")
     assert SPIN_AT_END_OF_INPUT[0] in main
     (folder / "main.cpp").write_text(main.replace(*SPIN_AT_END_OF_INPUT), encoding="utf-8")
+    return folder
+
+
+@needs_replica
+@pytest.mark.skipif(shutil.which("g++") is None, reason="g++ builds the C++ sample")
+def test_the_c_plus_plus_sample_spinning_at_end_of_input_keeps_its_passing_cases(tmp_path):
+    """The C++ sample changed only to ask again for ever at end of input: each eof_* case
+    spins to its CPU limit (1 s here), and the *_checks cases, seven of which come after
+    them, pass. A budget of 1.5 s per spinning case holds them where the whole run is held
+    at its limit, as it now is in the container; RLIMIT_CPU alone let each run 2 s."""
+    folder = spinning_at_end_of_input(tmp_path)
     report, tests = marked_in_replica(folder, "--only", "calculation_cpp/eof_*", "--only",
                                       "calculation_cpp/*_checks", "--timeout", "1", "--jobs",
                                       "1", "--student-budget", f"{11 * 1.5:g}",
@@ -241,3 +248,33 @@ def test_the_c_plus_plus_sample_spinning_at_end_of_input_keeps_its_passing_cases
     assert all(test["output"].startswith("timeout: over the CPU time limit of 1 s")
                for test in spinning.values()), {name: test["output"][:200]
                                                 for name, test in spinning.items()}
+
+
+@needs_replica
+@pytest.mark.skipif(shutil.which("g++") is None, reason="g++ builds the C++ sample")
+def test_the_spinning_c_plus_plus_sample_earns_every_passing_case_within_a_budget(tmp_path):
+    """The same spinning sample with the shipped limit (30 s of CPU a case), nine
+    end-of-input cases, then seven *_checks after them, two runs at once, and a CPU budget
+    of a spinner and a half (45 s; Gradescope's default 540 s gives the runs 216 s, about
+    seven spinners, and the assignment has eleven end-of-input cases: the same story,
+    longer).
+    In one pass the first spinners spend the budget and the checks after them are not run;
+    in two, the first pass's short cap (3 s) decides every check first, and the spinners
+    use what is left."""
+    folder = spinning_at_end_of_input(tmp_path)
+    report, tests = marked_in_replica(
+        folder, "--only", "calculation_cpp/eof_after_*", "--only",
+        "calculation_cpp/eof_at_[d-r]*", "--only", "calculation_cpp/*_checks", "--jobs", "2",
+        "--student-budget", "45", "--waiting-budget", "45",
+        assignment="calculation_cpp", timeout=900)
+    assert "30 s of CPU for the whole run" in report, report[:2000]
+    spinning = {name: test for name, test in tests.items() if "/eof_" in name}
+    checks = {name: test for name, test in tests.items() if name.endswith("_checks")}
+    assert len(spinning) == 9 and len(checks) == 11, sorted(tests)
+    lost = {name: test["output"][:300] for name, test in checks.items()
+            if not test["score"] == test["max_score"] > 0}
+    assert not lost, lost
+    said = {name: test["output"].split("\n")[0] for name, test in spinning.items()}
+    assert all(line.startswith(("timeout: over the CPU time limit of 30 s",
+                                "not run: budget: the cases before it used their share"))
+               for line in said.values()), said
