@@ -81,6 +81,9 @@ WARNING = b"warning:"
 # makes a system header.
 MARKER = re.compile(rb'# (\d+) "((?:[^"\\]|\\.)*)"((?: \d+)*)')
 SILENCES = re.compile(rb"#\s*pragma\s+(GCC|clang)\s+(diagnostic|system_header)\b\s*(\w*)")
+# Of a student's diagnostic pragmas, the kind that turns a warning off; the others (push,
+# pop, warning, error, fatal) leave it on, or make it an error, and cost nothing.
+QUIETING = {b"ignored"}
 # Where a system header lies: Linux's /usr; macOS's developer tools, Xcode and Homebrew's
 # gcc, for a student's checker there.
 HEADER_FOLDERS = (b"/usr/", b"/Library/Developer/", b"/Applications/", b"/opt/homebrew/")
@@ -244,8 +247,8 @@ def silenced(lines: bytes, source: bytes, folders: list) -> str:
     compiler's own (a source that holds one is counted before). The markers before the
     source's own first are the compiler's prelude. A file they open is a student's
     unless it is a system header in a system folder (`system`). A pragma in a student's
-    file counts; in a system header, one that is not undone (pop) before a student's
-    file goes on."""
+    file that ignores a warning or makes a system header counts; in a system header, one
+    that is not undone (pop) before a student's file goes on."""
     started = prelude = False
     files = [(True, source)]  # each file open: whether it is a student's, its path
     pushed = 0  # diagnostic pushes of system headers not yet popped
@@ -270,7 +273,9 @@ def silenced(lines: bytes, source: bytes, folders: list) -> str:
         if not (started and pragma):
             continue
         if files[-1][0]:
-            return SILENCING.format(file=shown_name(files[-1][1]))
+            if pragma[2] == b"system_header" or pragma[3] in QUIETING:
+                return SILENCING.format(file=shown_name(files[-1][1]))
+            continue
         if pragma[2] == b"diagnostic":
             if pragma[3] == b"push":
                 pushed += 1

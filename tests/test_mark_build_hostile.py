@@ -54,6 +54,16 @@ def test_every_spelling_of_a_pragma_that_turns_warnings_off_costs_them(tmp_path,
     costs_its_warnings(report, written, SILENCING.format(file=STUDENT))
 
 
+def test_diagnostic_pragmas_that_turn_no_warning_off_cost_nothing(tmp_path):
+    """push, pop, warning and error leave every warning on (error makes one an error):
+    an honest student who writes them keeps full marks, and is not told they hid any."""
+    stricter = ('#pragma GCC diagnostic push\n#pragma GCC diagnostic error "-Wreturn-type"\n'
+                '#pragma GCC diagnostic warning "-Wextra"\n#pragma GCC diagnostic pop\n')
+    report, written = warned_greet(tmp_path, "stricter", stricter, unused="")
+    assert "Score: 3.00/3.00" in report and "counted as warnings" not in report, report
+    assert written["extra_data"]["programs"]["greet"]["build"]["warnings"] is False
+
+
 def test_a_pragma_in_a_macro_expanded_inside_a_function_costs_the_warnings(tmp_path):
     quiet = '#define QUIET _Pragma("GCC diagnostic ignored \\"-Wunused-variable\\"")\n'
     extra = quiet + "int quietHelper() { QUIET int unusedInside; return 0; }\n"
