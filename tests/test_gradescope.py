@@ -391,6 +391,7 @@ def test_a_hostile_submission_reaches_no_golden_output_and_no_results(autograder
     held = "Isolation: FALLBACK" if isolation == "fallback" else "Isolation: "
     assert held in done.stdout and held in "".join(results["extra_data"]["isolation"])
     assert "Isolation" not in results["output"]  # the sandbox's limits: for the instructor
+    assert "Sandbox" not in results["output"]  # and how it is made
     assert "other users can read" not in done.stdout  # the marker finds the golden cases locked
 
 
@@ -857,6 +858,23 @@ def test_too_many_tests_for_the_whole_cut_every_output_shorter():
     assert autograder_run.size(results) <= autograder_run.MOST_RESULTS_BYTES
     assert results["extra_data"]["autograder"]["counted"] is True
     assert all(len(test["output"]) < 1_600 for test in results["tests"])
+
+
+def test_the_summary_says_what_the_marker_found_in_the_submission_and_nothing_of_the_sandbox():
+    """Of the marker's header, the student reads the folder entered and what the copy left
+    out; the sandbox (how it is made per student, its limits) and the runs are the log's."""
+    header = ["Marking /autograder/submission against gs_test: Gradescope's test (6 marks)",
+              "Isolation: namespaces (bubblewrap)", "Reach: the run sees only its own files",
+              "Limits per run: 2 s of CPU", "The submission folder holds one folder, z1234567: "
+              "marking what it holds", "Left out of the copy: 1 link",
+              "3 cases, 2 at once, and the cases the student wrote, of patience/tests",
+              "Sandbox: one per student and program (bubblewrap, its control group and its user, "
+              "entered once)", "Score: 6.00/6.00 in 0.5 s"]
+    results = {"score": 6, "output": "\n".join(header), "tests": [],
+               "extra_data": {"isolation": header[1:4], "programs": {}}}
+    summary = autograder_run.summarised(results, {"marks": 6}, 0, None)["output"]
+    assert summary == ("**Score: 6.00 of 6**\n\n- The submission folder holds one folder, "
+                       "z1234567: marking what it holds\n- Left out of the copy: 1 link\n")
 
 
 def every_case_failing(name: str):
