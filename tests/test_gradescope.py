@@ -899,6 +899,24 @@ def test_the_tests_maxima_add_up_exactly_to_the_assignment_s_marks(name):
                            for marked in cases])) < 1e-3
 
 
+@pytest.mark.parametrize("marks", [7.3, 0.3, 999.99])
+def test_an_instructor_s_marks_that_are_no_multiple_of_the_quantum_add_up_too(tmp_path, marks):
+    """Three cases share 7.3 marks: a maximum of 2.4333 each, the largest less by what the
+    quantum cannot make (7.300048828125 before), so that they add up to 7.3 in any order."""
+    from marking.report import CaseResult, Results, gradescope
+    from tests.test_mark_languages import tiny_assignment
+    path = tiny_assignment(tmp_path, "c")
+    path.write_text(path.read_text(encoding="utf-8").replace("marks = 3", f"marks = {marks}"),
+                    encoding="utf-8")
+    assignment = load(str(path))
+    results = gradescope(Results(assignment, [], {
+        program: [CaseResult(marked, []) for marked in cases]
+        for program, cases in assignment.programs.items()}), {})
+    maxima = [test["max_score"] for test in results["tests"]]
+    assert (sum(maxima), sum(reversed(maxima)), sum(sorted(maxima))) == (marks, marks, marks)
+    assert max(abs(most - marks / 3) for most in maxima) < 1e-4
+
+
 # Submission limits ([submissions]), from Gradescope's previous_submissions
 
 LIMITS = '\n[submissions]\nmost = 2\nwindow = "24 hours"\nfeedback_first = 2\n'
