@@ -321,9 +321,9 @@ class Limit:
     """The assignment's [submissions] as they apply to this submission: when it was made
     (`now`) and the team's earlier counting submissions (time, results), oldest first.
     A previous submission counts when its results say so (ours do), or, marked before
-    the assignment had limits, when it has a score; one the autograder failed on has no
-    results, and does not count. Only those made before this one count, so that marking
-    it again (Gradescope's "Regrade") gives the same."""
+    the assignment had limits, when they hold a score and are no fallback (`counted`).
+    Only those made before this one count, so that marking it again (Gradescope's
+    "Regrade") gives the same."""
 
     def __init__(self, settings: dict, zone, now: datetime, earlier: list):
         self.most, self.first = settings.get("most"), settings.get("feedback_first")
@@ -355,7 +355,7 @@ class Limit:
             earlier = []
             for entry in previous:
                 results = entry.get("results")
-                if counted(results, entry.get("score")):
+                if counted(results):
                     when = parsed_time(entry["submission_time"])
                     if when < now:
                         earlier.append((when, results))
@@ -443,15 +443,21 @@ class Limit:
         return results
 
 
-def counted(results, score) -> bool:
-    """Whether a previous submission counts, by its results."""
+def counted(results) -> bool:
+    """Whether a previous submission counts, by its results: as they say, or, written before
+    they said (an autograder without limits), when they hold a score of their own and are
+    no fallback (a refusal, a budget spent, a failure then given 0); an autograder that
+    failed left none, whatever score Gradescope keeps beside them."""
     if not isinstance(results, dict):
         return False
     own = results.get("extra_data", {}).get("autograder") if isinstance(
         results.get("extra_data"), dict) else None
     if isinstance(own, dict) and "counted" in own:
         return own["counted"] is True
-    return isinstance(results.get("score", score), (int, float))
+    if isinstance(own, dict) and "fallback" in own:
+        return False
+    return isinstance(results.get("score"), (int, float)) and not isinstance(
+        results.get("score"), bool)
 
 
 def assignment_file(config: dict) -> str:

@@ -999,6 +999,21 @@ def test_past_the_first_submissions_tests_and_score_wait_for_the_due_date(
     assert results["score"] == 6
 
 
+@pytest.mark.parametrize("results, counts", [
+    ({"score": 6, "extra_data": {"autograder": {"counted": True}}}, True),
+    ({"score": 6, "extra_data": {"autograder": {"counted": False}}}, False),
+    ({"score": 4.5, "tests": []}, True),  # marked before the limit, by the marker
+    ({"score": 0, "extra_data": {"autograder": {"fallback": "refused", "marker_exit": 2}}},
+     False),  # refused before the limit: the old fallback said no more
+    ({}, False), (None, False), ({"score": True}, False)],
+    ids=["counted", "over the limit", "marked before limits", "an old fallback",
+         "an autograder failure's empty results", "no results", "a score that is no number"])
+def test_a_previous_submission_counts_by_its_own_results(results, counts):
+    """Gradescope keeps a score (0.0) beside an autograder failure's results: only the
+    results' own say whether the submission was marked."""
+    assert autograder_run.counted(results) is counts
+
+
 @pytest.mark.parametrize("history", ["not json", {"created_at": FIRST, "previous_submissions": 7},
                                      {"created_at": FIRST, "previous_submissions": [
                                          {"submission_time": "yesterday", "score": 1,
