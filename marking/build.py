@@ -9,7 +9,7 @@ names itself: no link is followed, no name the build chose trusted.
 Whether a build's warnings were turned off is judged on what the preprocessor makes of
 each compiled file, not on how its source spells it (`%:pragma`, `_Pragma` in a macro,
 a backslash-newline...): before the compile, in the same run, each is preprocessed with
-the same flags (its output never seen by the compile, so that no `__has_include` can
+the same flags and macros (its output never seen by the compile, so that no `__has_include` can
 tell the two apart), and its `#pragma GCC diagnostic` lines (clang's too) and line
 markers are read, each attributed by the markers to the file it comes from. A pragma
 in a student's file counts; one in a real system header counts only when it is not
@@ -60,13 +60,29 @@ CLANG_SCRIPT = 'case $({compiler} --version 2>&1) in *clang*) clang=1;; *) clang
 # markers its source holds (gcc warns of each, -Wpedantic), the size of its `#` lines,
 # those lines; nothing left behind.
 CHECK_SCRIPT = r""": >"$checks/out"
+if [ ! "$clang" ]; then
+{macros}fi
 if [ "$clang" ]; then {clang}; else {gcc}; fi 2>"$checks/said"; status=$?
 tool grep -a -e '^#' "$checks/out" >"$checks/lines" 2>/dev/null
 markers=$(tool grep -a -c -E -e 'style of line directive is a (GCC|GNU) extension' "$checks/said")
 printf '%s %s %s\n' "$status" "${{markers:-0}}" $(($(tool wc -c <"$checks/lines")))
 /bin/cat -- "$checks/lines"
-tool rm -f -- "$checks/out" "$checks/lines" "$checks/said"
+tool rm -f -- "$checks/out" "$checks/lines" "$checks/said" "$checks/restore.h"
 """
+# gcc's check preprocesses as the compile does, to the macro: -Wpedantic (which it needs to
+# warn of line markers) leaves g++'s __cpp_runtime_arrays undefined, and a source could turn
+# warnings off under `#ifdef __cpp_runtime_arrays`, unseen. So the macros the compile
+# defines for an empty file and the check's are compared, and each that differs is put
+# back as the compile has it by a file the check includes first (-include): RESTORE_H.
+MACROS_SCRIPT = r"""    : >{empty}
+    {compile} 2>/dev/null; {check} 2>/dev/null
+    {{ tool grep -v -x -F -f "$checks/compile.h" "$checks/check.h"
+      tool grep -v -x -F -f "$checks/check.h" "$checks/compile.h"; }} |
+      tool sed -e 's/^#define \([^ (]*\).*/#undef \1/' >"$checks/restore.h"
+    tool grep -v -x -F -f "$checks/check.h" "$checks/compile.h" >>"$checks/restore.h"
+    tool rm -f -- {empty} "$checks/compile.h" "$checks/check.h"
+"""
+RESTORE_H = '"$checks/restore.h"'
 BUILD_END = r"""tool rm -r -- "$checks"
 printf 'end\n'
 {compile} >&2 || exit
@@ -177,10 +193,21 @@ def build_command(program, files: list) -> list:
     if program.language.preprocess:
         script.append(CLANG_SCRIPT.format(compiler=shlex.quote(program.language.preprocess[0])))
         for name in program.compiled(files).values():
-            script.append(CHECK_SCRIPT.format(**{
-                compiler: " ".join(CHECKS_OUTPUT if part == OUTPUT else shlex.quote(part)
-                                   for part in program.preprocess_argv(name, compiler == "clang"))
-                for compiler in ("clang", "gcc")}))
+            commands = {compiler: [CHECKS_OUTPUT if part == OUTPUT else shlex.quote(part)
+                                   for part in program.preprocess_argv(name, compiler == "clang")]
+                        for compiler in ("clang", "gcc")}
+            empty = f'"$checks/empty"{shlex.quote(Path(name).suffix)}'
+            check = [empty if part == shlex.quote(f"./{name}") else
+                     '"$checks/check.h"' if part == CHECKS_OUTPUT else part
+                     for part in commands["gcc"]]
+            macros = MACROS_SCRIPT.format(
+                empty=empty, check=" ".join([*check, "-dM"]),
+                compile=" ".join(empty if part == "EMPTY" else '"$checks/compile.h"'
+                                 if part == "COMPILE_H" else shlex.quote(part)
+                                 for part in program.macros_argv("EMPTY", "COMPILE_H")))
+            commands["gcc"][1:1] = ["-include", RESTORE_H]
+            script.append(CHECK_SCRIPT.format(macros=macros, **{
+                compiler: " ".join(command) for compiler, command in commands.items()}))
     script.append(BUILD_END.format(compile=" ".join(map(shlex.quote, program.build_argv(files))),
                                    binary=shlex.quote(BINARY)))
     return ["/bin/sh", "-c", "".join(script), "build"]

@@ -27,6 +27,8 @@ TAKES_WARNINGS_OFF = {  # what is appended to greet.cpp, before UNUSED
     "_Pragma(L\"...\")": '_Pragma(L"GCC diagnostic ignored \\"-Wunused-variable\\"")\n',
     "a #pragma guarded by __has_include of the built program":
         f'#if !__has_include("program")\n#pragma {IGNORED}\n#endif\n',
+    "a #pragma guarded by a macro -Wpedantic drops (g++'s __cpp_runtime_arrays)":
+        f"#ifdef __cpp_runtime_arrays\n#pragma {IGNORED}\n#endif\n",
 }
 STUDENT = "./greet.cpp"
 
