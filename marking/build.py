@@ -57,13 +57,14 @@ checks=$(tool mktemp -d) || exit
 # Whether the compiler that preprocesses is clang (macOS's g++, which refuses gcc's words).
 CLANG_SCRIPT = 'case $({compiler} --version 2>&1) in *clang*) clang=1;; *) clang=;; esac\n'
 # One file's preprocessing, by clang or by gcc, then these lines: its status, how many line
-# markers its source holds (gcc warns of each, -Wpedantic), the size of its `#` lines,
-# those lines; nothing left behind.
+# markers its source holds (gcc warns of each, -Wpedantic), the size of its `#` lines and
+# of those that hold a `"` (where a raw string may start or end: `silenced` reads which
+# `#` lines are a raw string's text), those lines; nothing left behind.
 CHECK_SCRIPT = r""": >"$checks/out"
 if [ ! "$clang" ]; then
 {macros}fi
 if [ "$clang" ]; then {clang}; else {gcc}; fi 2>"$checks/said"; status=$?
-tool grep -a -e '^#' "$checks/out" >"$checks/lines" 2>/dev/null
+tool grep -a -e '^#' -e '"' "$checks/out" >"$checks/lines" 2>/dev/null
 markers=$(tool grep -a -c -E -e 'style of line directive is a (GCC|GNU) extension' "$checks/said")
 printf '%s %s %s\n' "$status" "${{markers:-0}}" $(($(tool wc -c <"$checks/lines")))
 /bin/cat -- "$checks/lines"
@@ -104,6 +105,13 @@ QUIETING = {b"ignored"}
 # gcc, for a student's checker there.
 HEADER_FOLDERS = (b"/usr/", b"/Library/Developer/", b"/Applications/", b"/opt/homebrew/")
 ESCAPE = re.compile(rb'\\(?:([0-7]{1,3})|(.))', re.DOTALL)
+# C++'s tokens that hold a `"` or could be taken for one that does, in what the preprocessor
+# writes: a raw string's start (R"DELIM(, its end `)DELIM"`, maybe lines below, where a line
+# that begins with # is the string's, not the preprocessor's), a string, a character, a
+# number (1'000), a name (fooR"x" is a name and a string).
+CODE_TOKEN = re.compile(rb"""(?P<raw>(?:u8|[uUL])?R"(?P<delimiter>[^ ()\\\t\v\f\n]{0,16})\()"""
+                        rb"""|(?:u8|[uUL])?"(?:[^"\\]|\\.)*"|(?:u8|[uUL])?'(?:[^'\\]|\\.)*'"""
+                        rb"""|\.?[0-9](?:[\w.]|'\w|[eEpP][+-])*|[A-Za-z_]\w*|.""", re.DOTALL)
 ESCAPED = {b"n": b"\n", b"t": b"\t", b"r": b"\r"}
 
 BUILT = "built in {seconds:.1f} s"
@@ -271,7 +279,8 @@ def judged(program, files: list, checks) -> list:
 def silenced(lines: bytes, source: bytes, folders: list) -> str:
     """Why the preprocessed file `source` has warnings turned off where a student wrote
     it ("" when it has not), from its `#` lines, where every line marker is the
-    compiler's own (a source that holds one is counted before). The markers before the
+    compiler's own (a source that holds one is counted before), and its lines that hold
+    a `"`, which say which `#` lines are a raw string's text instead. The markers before the
     source's own first are the compiler's prelude. A file they open is a student's
     unless it is a system header in a system folder (`system`). A pragma in a student's
     file that ignores a warning or makes a system header counts; in a system header, one
@@ -279,7 +288,16 @@ def silenced(lines: bytes, source: bytes, folders: list) -> str:
     started = prelude = False
     files = [(True, source)]  # each file open: whether it is a student's, its path
     pushed = 0  # diagnostic pushes of system headers not yet popped
+    raw = None  # the end of the raw string the line is in: b')DELIM"'
     for line in lines.split(b"\n"):
+        if raw is not None:  # a line of a raw string's text, up to its end: not ours to read
+            end = line.find(raw)
+            if end >= 0:
+                raw = raw_string_open(line[end + len(raw):])
+            continue
+        if not line.startswith(b"#"):
+            raw = raw_string_open(line)
+            continue
         marker = MARKER.fullmatch(line)
         if marker:
             path, flags = unquoted(marker[2]), marker[3].split()
@@ -313,6 +331,22 @@ def silenced(lines: bytes, source: bytes, folders: list) -> str:
     if not started:
         return UNCHECKED.format(file=shown_name(source), why=UNREADABLE)
     return ""
+
+
+def raw_string_open(code: bytes):
+    """The end (b')DELIM"') of a C++ raw string that `code`, a line of what the preprocessor
+    wrote, leaves open; None when it leaves none."""
+    at = 0
+    while at < len(code):
+        token = CODE_TOKEN.match(code, at)
+        at = token.end()
+        if token["raw"] is not None:
+            end = b")" + token["delimiter"] + b'"'
+            closed = code.find(end, at)
+            if closed < 0:
+                return end
+            at = closed + len(end)
+    return None
 
 
 def system(path: bytes, folders: list) -> bool:
