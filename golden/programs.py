@@ -160,6 +160,14 @@ class Program:
                       else [part.removeprefix(GCC_ONLY)])
         return parts
 
+    def macros_argv(self, source: str, output: str) -> list:
+        """The command that writes to `output` the macros the compile's preprocessor defines
+        for `source` (an empty file): its compiler and flags alone, with -dM, so that a
+        check that adds flags of its own (-Wpedantic drops g++'s __cpp_runtime_arrays) can
+        be given the compile's macros back."""
+        flags = list(self.language.flags if self.flags is None else self.flags)
+        return [self.language.preprocess[0], *flags, "-dM", "-E", "-o", output, source]
+
     def run_argv(self, case: Case, home: Path, python: str = sys.executable) -> list:
         """The command that runs `case` of this program from `home` (the run's folder)."""
         if case.simulate is not None:

@@ -52,10 +52,10 @@ RUNS_SHARE = 0.8  # of the time budget, what the marker's runs may take: the res
 # and reports
 MOST_MARKER_BUDGET = 3600  # marking.mark's most seconds for --student-budget and --waiting-budget
 MOST_SHOWN = 600  # characters of a refusal shown to the student
-SUMMARY_PREFIXES = ("Marking ", "Score:", "Late rule:", "Mark:", "Partial run:", "Interrupted:")
-# The marker's header lines on its sandbox and its budgets (marking.sandbox's PER_*,
-# marking.mark's SESSIONS_REFUSED and BUDGET): for the instructor's log, as the limits are.
-INSTRUCTOR_PREFIXES = ("Sandbox:", "A sandbox per student", "A budget of")
+# The marker's header lines a student reads (marking.mark's): the folder it entered, what
+# it left out of the copy. The others (the sandbox, its limits, the runs at once, and any
+# line a later marker adds) go to the log only: for the instructor, not a map for the student.
+NOTE_PREFIXES = ("The submission folder holds one folder, ", "Left out of the copy: ")
 MARKDOWN_SPECIAL = set("\\`*[]<>")  # what could make a link, an image, HTML, code or emphasis
 
 # What the student reads when the marker did not mark (no byte of theirs unescaped).
@@ -321,9 +321,9 @@ class Limit:
     """The assignment's [submissions] as they apply to this submission: when it was made
     (`now`) and the team's earlier counting submissions (time, results), oldest first.
     A previous submission counts when its results say so (ours do), or, marked before
-    the assignment had limits, when it has a score; one the autograder failed on has no
-    results, and does not count. Only those made before this one count, so that marking
-    it again (Gradescope's "Regrade") gives the same."""
+    the assignment had limits, when they hold a score and are no fallback (`counted`).
+    Only those made before this one count, so that marking it again (Gradescope's
+    "Regrade") gives the same."""
 
     def __init__(self, settings: dict, zone, now: datetime, earlier: list):
         self.most, self.first = settings.get("most"), settings.get("feedback_first")
@@ -355,7 +355,7 @@ class Limit:
             earlier = []
             for entry in previous:
                 results = entry.get("results")
-                if counted(results, entry.get("score")):
+                if counted(results):
                     when = parsed_time(entry["submission_time"])
                     if when < now:
                         earlier.append((when, results))
@@ -443,15 +443,21 @@ class Limit:
         return results
 
 
-def counted(results, score) -> bool:
-    """Whether a previous submission counts, by its results."""
+def counted(results) -> bool:
+    """Whether a previous submission counts, by its results: as they say, or, written before
+    they said (an autograder without limits), when they hold a score of their own and are
+    no fallback (a refusal, a budget spent, a failure then given 0); an autograder that
+    failed left none, whatever score Gradescope keeps beside them."""
     if not isinstance(results, dict):
         return False
     own = results.get("extra_data", {}).get("autograder") if isinstance(
         results.get("extra_data"), dict) else None
     if isinstance(own, dict) and "counted" in own:
         return own["counted"] is True
-    return isinstance(results.get("score", score), (int, float))
+    if isinstance(own, dict) and "fallback" in own:
+        return False
+    return isinstance(results.get("score"), (int, float)) and not isinstance(
+        results.get("score"), bool)
 
 
 def assignment_file(config: dict) -> str:
@@ -624,11 +630,7 @@ def summarised(results: dict, config: dict, status: int, budget, unread_time: bo
         lines.append(f"- {config['pack_said']}")  # our words and a URL checked when built
     for line in extra.get("isolation", []):
         log(line)  # the sandbox's limits: for the instructor, not a map for the student
-    for line in notes(results.get("output", ""), extra):
-        if line.startswith(INSTRUCTOR_PREFIXES):
-            log(line)
-        else:
-            lines.append(f"- {shown(line, 1000)}")
+    lines += [f"- {shown(line, 1000)}" for line in notes(results.get("output", ""))]
     results["output"] = "\n".join(lines).strip() + "\n"
     results["output_format"] = "md"
     results["stdout_visibility"] = "hidden"
@@ -735,13 +737,10 @@ def late_line(late: dict, exact: bool) -> str:
     return LATE_LINE.format(said=shown(said or late.get("explanation", "")))
 
 
-def notes(output: str, extra: dict) -> list:
-    """What the marker's header says besides its own lines: the folder entered, what was
-    left out of the copy."""
-    known = set(extra.get("isolation", []))
-    return [line for line in output.splitlines()
-            if line and line not in known and not line.startswith(SUMMARY_PREFIXES)
-            and not (line.endswith(" at once") and line.split(" ", 1)[0].isdigit())]
+def notes(output: str) -> list:
+    """What the marker's header says about the submission itself: the folder entered, what
+    was left out of the copy."""
+    return [line for line in output.splitlines() if line.startswith(NOTE_PREFIXES)]
 
 
 def check() -> int:

@@ -9,7 +9,7 @@ names itself: no link is followed, no name the build chose trusted.
 Whether a build's warnings were turned off is judged on what the preprocessor makes of
 each compiled file, not on how its source spells it (`%:pragma`, `_Pragma` in a macro,
 a backslash-newline...): before the compile, in the same run, each is preprocessed with
-the same flags (its output never seen by the compile, so that no `__has_include` can
+the same flags and macros (its output never seen by the compile, so that no `__has_include` can
 tell the two apart), and its `#pragma GCC diagnostic` lines (clang's too) and line
 markers are read, each attributed by the markers to the file it comes from. A pragma
 in a student's file counts; one in a real system header counts only when it is not
@@ -57,16 +57,33 @@ checks=$(tool mktemp -d) || exit
 # Whether the compiler that preprocesses is clang (macOS's g++, which refuses gcc's words).
 CLANG_SCRIPT = 'case $({compiler} --version 2>&1) in *clang*) clang=1;; *) clang=;; esac\n'
 # One file's preprocessing, by clang or by gcc, then these lines: its status, how many line
-# markers its source holds (gcc warns of each, -Wpedantic), the size of its `#` lines,
-# those lines; nothing left behind.
+# markers its source holds (gcc warns of each, -Wpedantic), the size of its `#` lines and
+# of those that hold a `"` (where a raw string may start or end: `silenced` reads which
+# `#` lines are a raw string's text), those lines; nothing left behind.
 CHECK_SCRIPT = r""": >"$checks/out"
+if [ ! "$clang" ]; then
+{macros}fi
 if [ "$clang" ]; then {clang}; else {gcc}; fi 2>"$checks/said"; status=$?
-tool grep -a -e '^#' "$checks/out" >"$checks/lines" 2>/dev/null
+tool grep -a -e '^#' -e '"' "$checks/out" >"$checks/lines" 2>/dev/null
 markers=$(tool grep -a -c -E -e 'style of line directive is a (GCC|GNU) extension' "$checks/said")
 printf '%s %s %s\n' "$status" "${{markers:-0}}" $(($(tool wc -c <"$checks/lines")))
 /bin/cat -- "$checks/lines"
-tool rm -f -- "$checks/out" "$checks/lines" "$checks/said"
+tool rm -f -- "$checks/out" "$checks/lines" "$checks/said" "$checks/restore.h"
 """
+# gcc's check preprocesses as the compile does, to the macro: -Wpedantic (which it needs to
+# warn of line markers) leaves g++'s __cpp_runtime_arrays undefined, and a source could turn
+# warnings off under `#ifdef __cpp_runtime_arrays`, unseen. So the macros the compile
+# defines for an empty file and the check's are compared, and each that differs is put
+# back as the compile has it by a file the check includes first (-include): RESTORE_H.
+MACROS_SCRIPT = r"""    : >{empty}
+    {compile} 2>/dev/null; {check} 2>/dev/null
+    {{ tool grep -v -x -F -f "$checks/compile.h" "$checks/check.h"
+      tool grep -v -x -F -f "$checks/check.h" "$checks/compile.h"; }} |
+      tool sed -e 's/^#define \([^ (]*\).*/#undef \1/' >"$checks/restore.h"
+    tool grep -v -x -F -f "$checks/check.h" "$checks/compile.h" >>"$checks/restore.h"
+    tool rm -f -- {empty} "$checks/compile.h" "$checks/check.h"
+"""
+RESTORE_H = '"$checks/restore.h"'
 BUILD_END = r"""tool rm -r -- "$checks"
 printf 'end\n'
 {compile} >&2 || exit
@@ -81,10 +98,20 @@ WARNING = b"warning:"
 # makes a system header.
 MARKER = re.compile(rb'# (\d+) "((?:[^"\\]|\\.)*)"((?: \d+)*)')
 SILENCES = re.compile(rb"#\s*pragma\s+(GCC|clang)\s+(diagnostic|system_header)\b\s*(\w*)")
+# Of a student's diagnostic pragmas, the kind that turns a warning off; the others (push,
+# pop, warning, error, fatal) leave it on, or make it an error, and cost nothing.
+QUIETING = {b"ignored"}
 # Where a system header lies: Linux's /usr; macOS's developer tools, Xcode and Homebrew's
 # gcc, for a student's checker there.
 HEADER_FOLDERS = (b"/usr/", b"/Library/Developer/", b"/Applications/", b"/opt/homebrew/")
 ESCAPE = re.compile(rb'\\(?:([0-7]{1,3})|(.))', re.DOTALL)
+# C++'s tokens that hold a `"` or could be taken for one that does, in what the preprocessor
+# writes: a raw string's start (R"DELIM(, its end `)DELIM"`, maybe lines below, where a line
+# that begins with # is the string's, not the preprocessor's), a string, a character, a
+# number (1'000), a name (fooR"x" is a name and a string).
+CODE_TOKEN = re.compile(rb"""(?P<raw>(?:u8|[uUL])?R"(?P<delimiter>[^ ()\\\t\v\f\n]{0,16})\()"""
+                        rb"""|(?:u8|[uUL])?"(?:[^"\\]|\\.)*"|(?:u8|[uUL])?'(?:[^'\\]|\\.)*'"""
+                        rb"""|\.?[0-9](?:[\w.]|'\w|[eEpP][+-])*|[A-Za-z_]\w*|.""", re.DOTALL)
 ESCAPED = {b"n": b"\n", b"t": b"\t", b"r": b"\r"}
 
 BUILT = "built in {seconds:.1f} s"
@@ -174,10 +201,21 @@ def build_command(program, files: list) -> list:
     if program.language.preprocess:
         script.append(CLANG_SCRIPT.format(compiler=shlex.quote(program.language.preprocess[0])))
         for name in program.compiled(files).values():
-            script.append(CHECK_SCRIPT.format(**{
-                compiler: " ".join(CHECKS_OUTPUT if part == OUTPUT else shlex.quote(part)
-                                   for part in program.preprocess_argv(name, compiler == "clang"))
-                for compiler in ("clang", "gcc")}))
+            commands = {compiler: [CHECKS_OUTPUT if part == OUTPUT else shlex.quote(part)
+                                   for part in program.preprocess_argv(name, compiler == "clang")]
+                        for compiler in ("clang", "gcc")}
+            empty = f'"$checks/empty"{shlex.quote(Path(name).suffix)}'
+            check = [empty if part == shlex.quote(f"./{name}") else
+                     '"$checks/check.h"' if part == CHECKS_OUTPUT else part
+                     for part in commands["gcc"]]
+            macros = MACROS_SCRIPT.format(
+                empty=empty, check=" ".join([*check, "-dM"]),
+                compile=" ".join(empty if part == "EMPTY" else '"$checks/compile.h"'
+                                 if part == "COMPILE_H" else shlex.quote(part)
+                                 for part in program.macros_argv("EMPTY", "COMPILE_H")))
+            commands["gcc"][1:1] = ["-include", RESTORE_H]
+            script.append(CHECK_SCRIPT.format(macros=macros, **{
+                compiler: " ".join(command) for compiler, command in commands.items()}))
     script.append(BUILD_END.format(compile=" ".join(map(shlex.quote, program.build_argv(files))),
                                    binary=shlex.quote(BINARY)))
     return ["/bin/sh", "-c", "".join(script), "build"]
@@ -241,15 +279,25 @@ def judged(program, files: list, checks) -> list:
 def silenced(lines: bytes, source: bytes, folders: list) -> str:
     """Why the preprocessed file `source` has warnings turned off where a student wrote
     it ("" when it has not), from its `#` lines, where every line marker is the
-    compiler's own (a source that holds one is counted before). The markers before the
+    compiler's own (a source that holds one is counted before), and its lines that hold
+    a `"`, which say which `#` lines are a raw string's text instead. The markers before the
     source's own first are the compiler's prelude. A file they open is a student's
     unless it is a system header in a system folder (`system`). A pragma in a student's
-    file counts; in a system header, one that is not undone (pop) before a student's
-    file goes on."""
+    file that ignores a warning or makes a system header counts; in a system header, one
+    that is not undone (pop) before a student's file goes on."""
     started = prelude = False
     files = [(True, source)]  # each file open: whether it is a student's, its path
     pushed = 0  # diagnostic pushes of system headers not yet popped
+    raw = None  # the end of the raw string the line is in: b')DELIM"'
     for line in lines.split(b"\n"):
+        if raw is not None:  # a line of a raw string's text, up to its end: not ours to read
+            end = line.find(raw)
+            if end >= 0:
+                raw = raw_string_open(line[end + len(raw):])
+            continue
+        if not line.startswith(b"#"):
+            raw = raw_string_open(line)
+            continue
         marker = MARKER.fullmatch(line)
         if marker:
             path, flags = unquoted(marker[2]), marker[3].split()
@@ -270,7 +318,9 @@ def silenced(lines: bytes, source: bytes, folders: list) -> str:
         if not (started and pragma):
             continue
         if files[-1][0]:
-            return SILENCING.format(file=shown_name(files[-1][1]))
+            if pragma[2] == b"system_header" or pragma[3] in QUIETING:
+                return SILENCING.format(file=shown_name(files[-1][1]))
+            continue
         if pragma[2] == b"diagnostic":
             if pragma[3] == b"push":
                 pushed += 1
@@ -281,6 +331,22 @@ def silenced(lines: bytes, source: bytes, folders: list) -> str:
     if not started:
         return UNCHECKED.format(file=shown_name(source), why=UNREADABLE)
     return ""
+
+
+def raw_string_open(code: bytes):
+    """The end (b')DELIM"') of a C++ raw string that `code`, a line of what the preprocessor
+    wrote, leaves open; None when it leaves none."""
+    at = 0
+    while at < len(code):
+        token = CODE_TOKEN.match(code, at)
+        at = token.end()
+        if token["raw"] is not None:
+            end = b")" + token["delimiter"] + b'"'
+            closed = code.find(end, at)
+            if closed < 0:
+                return end
+            at = closed + len(end)
+    return None
 
 
 def system(path: bytes, folders: list) -> bool:

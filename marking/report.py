@@ -48,7 +48,10 @@ SHELL_SAFE = re.compile(r"[A-Za-z0-9_./+-]+")
 # results.json's marks are multiples of 2**-13 (about 0.0001): sums of such floats are exact
 # in any order, so the tests' maxima add up to the assignment's marks however Gradescope
 # adds them (13 marks over 92 cases, each rounded to 4 decimals, added up to 13.0005).
+# Marks that are no multiple of it (7.3) leave the largest maximum the difference: every
+# maximum then a multiple of the total's last bit, which keeps each sum exact still.
 MARKS_QUANTUM = 2 ** -13
+MARKS_DECIMALS = 6  # the total of the marks, as an instructor writes it (0.1 * 3 is 0.3)
 
 
 @dataclass
@@ -334,16 +337,22 @@ def gradescope(results: Results, confined: dict) -> dict:
 
 def spread(marks: list) -> list:
     """`marks`, each to a multiple of MARKS_QUANTUM, adding up exactly to their total (to
-    the quantum: the assignment's marks, when every case is marked): each rounded down,
-    then the quanta left given one each to those that lost the most (the earlier first
-    among equals)."""
+    MARKS_DECIMALS: the assignment's marks, when every case is marked), in any order:
+    each rounded down, then the quanta left given one each to those that lost the most
+    (the earlier first among equals), then what the quanta cannot make of the total (less
+    than one) given to the largest."""
+    total = round(math.fsum(marks), MARKS_DECIMALS)
     units = [math.floor(most / MARKS_QUANTUM + 1e-6) for most in marks]
-    left = round(math.fsum(marks) / MARKS_QUANTUM) - sum(units)
+    left = round(total / MARKS_QUANTUM) - sum(units)
     losses = sorted((index for index, most in enumerate(marks) if most > 0),
                     key=lambda index: units[index] - marks[index] / MARKS_QUANTUM)
     for index in losses[:max(0, left)]:
         units[index] += 1
-    return [unit * MARKS_QUANTUM for unit in units]
+    maxima = [unit * MARKS_QUANTUM for unit in units]
+    if maxima:
+        largest = maxima.index(max(maxima))
+        maxima[largest] += total - math.fsum(maxima)
+    return maxima
 
 
 def refused(assignment, reason: str) -> dict:

@@ -64,6 +64,7 @@ RUN_VARIABLE = "CHECK_PY_RUN"  # marks a run's processes where the checker canno
 PR_SET_CHILD_SUBREAPER = 36  # prctl(2): Linux makes the checker the parent of a run's orphans
 ENDING_SECONDS = 10  # how long it goes on killing what a run left, before it says it cannot
 ENDING_POLL_SECONDS = 0.005
+STOPS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # Ctrl-C, `kill`, a closed terminal
 MOST_SHOWN = 4000  # characters of a line drawn from what a student wrote (a command, a reason)
 
 CHECKING = "Checking {folder} against {title}: its visible cases, as the marking runs them"
@@ -575,6 +576,13 @@ def main(argv=None) -> int:
         raise Stopped(number)
     for number in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(number, stopped)
+
+    def ending() -> None:
+        """From here the checker only ends what its runs left and removes its folder: a
+        held Ctrl-C's repeats (or a second stop) would cut that short into a traceback,
+        leaving a process or the folder behind."""
+        for number in STOPS:
+            signal.signal(number, signal.SIG_IGN)
     kept = keep_orphans()
     scratch = Path(tempfile.mkdtemp(prefix="check-"))
     check = None
@@ -611,6 +619,7 @@ def main(argv=None) -> int:
             print(summary_of_written(check), file=out)
         return 0 if check.complete() else 1
     except (KeyboardInterrupt, Stopped) as stop:
+        ending()
         if check is not None:
             check.runner.stop()
             print("\n" + (INTERRUPTED_WRITTEN.format(
@@ -622,11 +631,13 @@ def main(argv=None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
     except OSError as problem:  # a full disk, an unwritable terminal
+        ending()
         if check is not None:
             check.runner.stop()
         print(PROBLEM.format(problem=escaped(str(problem))), file=sys.stderr)
         return EXIT_PROBLEM
     finally:
+        ending()
         if check is not None:
             check.runner.stop()
             if options.json:

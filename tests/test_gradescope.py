@@ -391,6 +391,7 @@ def test_a_hostile_submission_reaches_no_golden_output_and_no_results(autograder
     held = "Isolation: FALLBACK" if isolation == "fallback" else "Isolation: "
     assert held in done.stdout and held in "".join(results["extra_data"]["isolation"])
     assert "Isolation" not in results["output"]  # the sandbox's limits: for the instructor
+    assert "Sandbox" not in results["output"]  # and how it is made
     assert "other users can read" not in done.stdout  # the marker finds the golden cases locked
 
 
@@ -859,6 +860,23 @@ def test_too_many_tests_for_the_whole_cut_every_output_shorter():
     assert all(len(test["output"]) < 1_600 for test in results["tests"])
 
 
+def test_the_summary_says_what_the_marker_found_in_the_submission_and_nothing_of_the_sandbox():
+    """Of the marker's header, the student reads the folder entered and what the copy left
+    out; the sandbox (how it is made per student, its limits) and the runs are the log's."""
+    header = ["Marking /autograder/submission against gs_test: Gradescope's test (6 marks)",
+              "Isolation: namespaces (bubblewrap)", "Reach: the run sees only its own files",
+              "Limits per run: 2 s of CPU", "The submission folder holds one folder, z1234567: "
+              "marking what it holds", "Left out of the copy: 1 link",
+              "3 cases, 2 at once, and the cases the student wrote, of patience/tests",
+              "Sandbox: one per student and program (bubblewrap, its control group and its user, "
+              "entered once)", "Score: 6.00/6.00 in 0.5 s"]
+    results = {"score": 6, "output": "\n".join(header), "tests": [],
+               "extra_data": {"isolation": header[1:4], "programs": {}}}
+    summary = autograder_run.summarised(results, {"marks": 6}, 0, None)["output"]
+    assert summary == ("**Score: 6.00 of 6**\n\n- The submission folder holds one folder, "
+                       "z1234567: marking what it holds\n- Left out of the copy: 1 link\n")
+
+
 def every_case_failing(name: str):
     """The marker's results for a submission of `name` whose every case failed."""
     from marking.report import CaseResult, Results
@@ -879,6 +897,24 @@ def test_the_tests_maxima_add_up_exactly_to_the_assignment_s_marks(name):
     assert max(abs(test["max_score"] - case.marks) for test, case in zip(
         results["tests"], [marked for cases in load(name).programs.values()
                            for marked in cases])) < 1e-3
+
+
+@pytest.mark.parametrize("marks", [7.3, 0.3, 999.99])
+def test_an_instructor_s_marks_that_are_no_multiple_of_the_quantum_add_up_too(tmp_path, marks):
+    """Three cases share 7.3 marks: a maximum of 2.4333 each, the largest less by what the
+    quantum cannot make (7.300048828125 before), so that they add up to 7.3 in any order."""
+    from marking.report import CaseResult, Results, gradescope
+    from tests.test_mark_languages import tiny_assignment
+    path = tiny_assignment(tmp_path, "c")
+    path.write_text(path.read_text(encoding="utf-8").replace("marks = 3", f"marks = {marks}"),
+                    encoding="utf-8")
+    assignment = load(str(path))
+    results = gradescope(Results(assignment, [], {
+        program: [CaseResult(marked, []) for marked in cases]
+        for program, cases in assignment.programs.items()}), {})
+    maxima = [test["max_score"] for test in results["tests"]]
+    assert (sum(maxima), sum(reversed(maxima)), sum(sorted(maxima))) == (marks, marks, marks)
+    assert max(abs(most - marks / 3) for most in maxima) < 1e-4
 
 
 # Submission limits ([submissions]), from Gradescope's previous_submissions
@@ -961,6 +997,21 @@ def test_past_the_first_submissions_tests_and_score_wait_for_the_due_date(
     assert "1 of the 2 that may count" in results["output"]
     assert {test["visibility"] for test in results["tests"]} == {"after_due_date", "hidden"}
     assert results["score"] == 6
+
+
+@pytest.mark.parametrize("results, counts", [
+    ({"score": 6, "extra_data": {"autograder": {"counted": True}}}, True),
+    ({"score": 6, "extra_data": {"autograder": {"counted": False}}}, False),
+    ({"score": 4.5, "tests": []}, True),  # marked before the limit, by the marker
+    ({"score": 0, "extra_data": {"autograder": {"fallback": "refused", "marker_exit": 2}}},
+     False),  # refused before the limit: the old fallback said no more
+    ({}, False), (None, False), ({"score": True}, False)],
+    ids=["counted", "over the limit", "marked before limits", "an old fallback",
+         "an autograder failure's empty results", "no results", "a score that is no number"])
+def test_a_previous_submission_counts_by_its_own_results(results, counts):
+    """Gradescope keeps a score (0.0) beside an autograder failure's results: only the
+    results' own say whether the submission was marked."""
+    assert autograder_run.counted(results) is counts
 
 
 @pytest.mark.parametrize("history", ["not json", {"created_at": FIRST, "previous_submissions": 7},

@@ -27,6 +27,11 @@ TAKES_WARNINGS_OFF = {  # what is appended to greet.cpp, before UNUSED
     "_Pragma(L\"...\")": '_Pragma(L"GCC diagnostic ignored \\"-Wunused-variable\\"")\n',
     "a #pragma guarded by __has_include of the built program":
         f'#if !__has_include("program")\n#pragma {IGNORED}\n#endif\n',
+    "a #pragma guarded by a macro -Wpedantic drops (g++'s __cpp_runtime_arrays)":
+        f"#ifdef __cpp_runtime_arrays\n#pragma {IGNORED}\n#endif\n",
+    "a raw string whose lines read as a system header's marker and push":
+        'const char *fakeMarkers = R"x(\n# 1 "/usr/include/stdio.h" 1 3 4\n'
+        f'#pragma GCC diagnostic push\n)x";\n#pragma {IGNORED}\n',
 }
 STUDENT = "./greet.cpp"
 
@@ -52,6 +57,16 @@ def costs_its_warnings(report: str, written: dict, note: str):
 def test_every_spelling_of_a_pragma_that_turns_warnings_off_costs_them(tmp_path, how):
     report, written = warned_greet(tmp_path, "pragma", TAKES_WARNINGS_OFF[how])
     costs_its_warnings(report, written, SILENCING.format(file=STUDENT))
+
+
+def test_diagnostic_pragmas_that_turn_no_warning_off_cost_nothing(tmp_path):
+    """push, pop, warning and error leave every warning on (error makes one an error):
+    an honest student who writes them keeps full marks, and is not told they hid any."""
+    stricter = ('#pragma GCC diagnostic push\n#pragma GCC diagnostic error "-Wreturn-type"\n'
+                '#pragma GCC diagnostic warning "-Wextra"\n#pragma GCC diagnostic pop\n')
+    report, written = warned_greet(tmp_path, "stricter", stricter, unused="")
+    assert "Score: 3.00/3.00" in report and "counted as warnings" not in report, report
+    assert written["extra_data"]["programs"]["greet"]["build"]["warnings"] is False
 
 
 def test_a_pragma_in_a_macro_expanded_inside_a_function_costs_the_warnings(tmp_path):
@@ -159,12 +174,18 @@ BACK = b'# 2 "./a.cpp" 2\n'
     (b'# 1 "/usr/bin/X11/../../proc/self/cwd/a.h" 1 3\n',
      SYSTEM_HEADER.format(file="/usr/bin/X11/../../proc/self/cwd/a.h")),
     (b'# 1 "/usr/lib/../include/stdio.h" 1 3\n#pragma GCC diagnostic push\n', ""),
+    (b'const char *s = R"x(\n' + SYSTEM + b'#pragma GCC diagnostic push\n)x";\n'
+     b'#pragma GCC diagnostic ignored "-Wall"\n', SILENCING.format(file="./a.cpp")),
+    (b'auto text = R"(\n#pragma GCC diagnostic ignored "-Wall"\n# 1 "x.h" 3\n)" "R";\n', ""),
 ], ids=["a system header's push, ignored, pop", "a system header's ignored, never popped",
         "a push of a system header's left open", "clang's pragma",
         "a header in the build's folder, as a system header", "a system folder's ..",
-        "through /proc", "a system header named with .. (clang's)"])
+        "through /proc", "a system header named with .. (clang's)",
+        "a raw string's lines that read as a system header's",
+        "a raw string's text that reads as a pragma and a marker (a program printing C++)"])
 def test_a_pragma_counts_by_the_file_it_comes_from(lines, said):
-    """Preprocessor output judged: a system header's own pragmas count only when they
-    are left in force for a student's file (a student's macro expanded in a system
-    header could put one there)."""
+    """Preprocessor output judged (its `#` lines and those that hold a `"`): a system
+    header's own pragmas count only when they are left in force for a student's file (a
+    student's macro expanded in a system header could put one there); a C++ raw string's
+    lines are its text, whatever they read as."""
     assert silenced(PRELUDE + lines, b"./a.cpp", [b"/home/student", b"/home/student"]) == said

@@ -361,6 +361,43 @@ def test_a_stop_ends_the_check_and_its_program_and_leaves_nothing(echo, tmp_path
     assert not list(scratch.iterdir()), "its temporary folder is left behind"
 
 
+LITTERER = """\
+import os, sys, time
+for number in range(1000):  # the checker's ending removes each
+    open(f"litter-{number}", "w").close()
+os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(60)", "{token}"])
+"""
+
+
+def test_ctrl_c_held_down_ends_the_check_once_without_a_traceback(echo, tmp_path):
+    """A held key repeats Ctrl-C every few ms: those that come while the checker ends (its
+    sweep of what the run left, its temporary folder of 1,000 files) change nothing."""
+    _, pack, student = echo
+    token = "litterer-of-" + tmp_path.name
+    (student / "echo.py").write_text(LITTERER.replace("{token}", token))
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = {**only_python(tmp_path), "TMPDIR": str(scratch)}
+    process = subprocess.Popen([SYSTEM_PYTHON, str(pack / "check.py"), str(student)], env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not own_processes(token) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if not own_processes(token):
+        process.kill()
+        pytest.fail(f"the program never littered:\n{process.communicate()[0]}")
+    held = time.monotonic() + 3
+    while process.poll() is None and time.monotonic() < held:
+        process.send_signal(signal.SIGINT)
+        time.sleep(0.005)
+    out, err = process.communicate(timeout=30)
+    assert "Traceback" not in err, err
+    assert process.returncode == 128 + signal.SIGINT, out + err
+    assert err == "\nInterrupted: 0 of 1 visible cases checked\n", err
+    assert not own_processes(token)
+    assert not list(scratch.iterdir()), "its temporary folder is left behind"
+
+
 def test_the_pack_inside_the_students_folder_is_left_out(echo, tmp_path):
     _, pack, student = echo
     (student / "echo.py").write_text(ECHO)
