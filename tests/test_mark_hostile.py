@@ -848,7 +848,7 @@ def test_empty_programs_score_nothing(markings, tmp_path):
         marked = markings.mark(folder, "--isolation", "fallback", "--jobs", "4",
                                case=f"attack 9, empty programs, {name}", assignment=name)
         marked.assert_reported()
-        free = [test for test, verdict in marked.tests.items() if verdict["score"]]
+        free = [test for test, verdict in marked.tests.items() if verdict.get("score")]
         assert not free, f"{marked.case}: an empty program scores on {free}"
         assignment = load(name)
         marked_cases = sum(len(cases) for cases in assignment.programs.values())
