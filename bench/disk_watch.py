@@ -11,7 +11,6 @@ of the ratios watch / no watch of each repeat.
     python3 bench/disk_watch.py [--cases 10] [--repeats 7]
 """
 
-import argparse
 import statistics
 import sys
 import tempfile
@@ -22,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.measure import timed  # noqa: E402 (the project root is on the path only now)
+from bench.measure import marking_options, timed  # noqa: E402 (the project root is on the path only now)
 from golden.cases import EXPECTED_OUTPUTS  # noqa: E402
 from golden.run import DEFAULT_TIMEOUT  # noqa: E402
 from marking import disk  # noqa: E402
@@ -93,10 +92,7 @@ def bench(count: int, repeats: int, scratch: Path) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--cases", type=int, default=10, help="cases of each program")
-    parser.add_argument("--repeats", type=int, default=7)
+    parser = marking_options(__doc__)
     options = parser.parse_args()
     scratch = Path(tempfile.mkdtemp(prefix="marking-"))
     scratch.chmod(0o711)

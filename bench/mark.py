@@ -28,7 +28,6 @@ time per case of the marker and of its children.
     python3 bench/mark.py [--cases 10] [--repeats 7] [--python PATH]
 """
 
-import argparse
 import os
 import resource
 import statistics
@@ -41,7 +40,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.measure import timed  # noqa: E402 (the project root is on the path only now)
+from bench.measure import marking_options, timed  # noqa: E402 (the project root is on the path only now)
 from golden.cases import EXPECTED_OUTPUTS  # noqa: E402
 from golden.run import DEFAULT_TIMEOUT, run_piped  # noqa: E402
 from marking.assignment import MarkedCase, declarations  # noqa: E402
@@ -160,10 +159,7 @@ def table(results: dict, count: int) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--cases", type=int, default=10, help="cases of each program")
-    parser.add_argument("--repeats", type=int, default=7)
+    parser = marking_options(__doc__)
     parser.add_argument("--python", help="interpreter of both sandboxes, as marking/mark.py's "
                                          "--python (default: the one the sandbox picks)")
     options = parser.parse_args()

@@ -2,6 +2,7 @@
 and the line that times something against it over the same seeds, alternately
 in one process, so that a noisy machine slows both alike."""
 
+import argparse
 import contextlib
 import io
 import random
@@ -15,6 +16,16 @@ def floor(cards: list, seeds: range) -> None:
         deck = list(cards)
         seed(s)
         shuffle(deck)
+
+
+def marking_options(description: str) -> argparse.ArgumentParser:
+    """The options every bench that marks cases takes: how many cases of each program, and
+    how many repeats."""
+    parser = argparse.ArgumentParser(description=description,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--cases", type=int, default=10, help="cases of each program")
+    parser.add_argument("--repeats", type=int, default=7)
+    return parser
 
 
 def timed(function, *args) -> float:

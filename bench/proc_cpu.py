@@ -17,7 +17,6 @@ the floor, and the marker's own CPU time per case.
     python3 bench/proc_cpu.py [--cases 10] [--repeats 7]
 """
 
-import argparse
 import os
 import statistics
 import sys
@@ -29,6 +28,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import marking.sandbox  # noqa: E402 (the project root is on the path only now)
+from bench.measure import marking_options  # noqa: E402
 from bench.mark import measured, programs, sample  # noqa: E402
 from golden.cases import EXPECTED_OUTPUTS  # noqa: E402
 from golden.run import DEFAULT_TIMEOUT  # noqa: E402
@@ -106,10 +106,7 @@ def bench(cases: list, repeats: int, scratch: Path) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--cases", type=int, default=10, help="cases of each program")
-    parser.add_argument("--repeats", type=int, default=7)
+    parser = marking_options(__doc__)
     options = parser.parse_args()
     cases = sample(options.cases)
     print(f"Python {sys.version.split()[0]}; {len(cases)} cases, one at a time; medians of "
