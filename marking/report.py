@@ -48,7 +48,7 @@ SHELL_SAFE = re.compile(r"[A-Za-z0-9_./+-]+")
 # results.json's marks are multiples of 2**-13 (about 0.0001): sums of such floats are exact
 # in any order, so the tests' maxima add up to the assignment's marks however Gradescope
 # adds them (13 marks over 92 cases, each rounded to 4 decimals, added up to 13.0005).
-# Marks that are no multiple of it (7.3) leave the largest maximum the difference: every
+# Marks that are no multiple of it (7.3) leave one maximum the difference (`spread`): every
 # maximum then a multiple of the total's last bit, which keeps each sum exact still.
 MARKS_QUANTUM = 2 ** -13
 MARKS_DECIMALS = 6  # the total of the marks, as an instructor writes it (0.1 * 3 is 0.3)
@@ -340,7 +340,9 @@ def spread(marks: list) -> list:
     MARKS_DECIMALS: the assignment's marks, when every case is marked), in any order:
     each rounded down, then the quanta left given one each to those that lost the most
     (the earlier first among equals), then what the quanta cannot make of the total (less
-    than one) given to the largest."""
+    than one) given to the largest of those that are no multiple of it already (a case
+    worth 0.5 stays 0.5), else to the largest: any maximum can take it, since every
+    maximum and every partial sum is then a multiple of the total's last bit."""
     total = round(math.fsum(marks), MARKS_DECIMALS)
     units = [math.floor(most / MARKS_QUANTUM + 1e-6) for most in marks]
     left = round(total / MARKS_QUANTUM) - sum(units)
@@ -350,7 +352,9 @@ def spread(marks: list) -> list:
         units[index] += 1
     maxima = [unit * MARKS_QUANTUM for unit in units]
     if maxima:
-        largest = maxima.index(max(maxima))
+        inexact = [index for index, most in enumerate(marks) if most != maxima[index]] or \
+            list(range(len(marks)))
+        largest = max(inexact, key=lambda index: maxima[index])
         maxima[largest] += total - math.fsum(maxima)
     return maxima
 
