@@ -57,7 +57,7 @@ expected: export MARK_PROGRAM = $(value PROGRAM)
 expected: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
 expected: export MARK_INPUTS = $(value INPUTS)
 expected: $(STAMP)  ## golden cases from the reference: PROGRAM=solitaire_1 SEEDS="3 14" SIMULATE="1000,0", or ASSIGNMENT=FILE.toml PROGRAM=NAME INPUTS=DIR
-	$(VENV_PYTHON) -m golden.expected $${MARK_PROGRAM:+"$$MARK_PROGRAM"} \
+	$(VENV_PYTHON) -m exactmark.expected $${MARK_PROGRAM:+"$$MARK_PROGRAM"} \
 		$(foreach seed,$(SEEDS),--seed=$(seed)) \
 		$(foreach pair,$(SIMULATE),--simulate $(subst $(comma), ,$(pair))) \
 		$${MARK_ASSIGNMENT:+--assignment "$$MARK_ASSIGNMENT"} \
@@ -66,24 +66,24 @@ expected: $(STAMP)  ## golden cases from the reference: PROGRAM=solitaire_1 SEED
 verify: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
 verify: export MARK_ARGS = $(value ARGS)
 verify: $(STAMP)  ## the references, honest and wrong variants marked: [ASSIGNMENT=NAME|FILE.toml] [ARGS="--only 'solitaire_1/*'"]
-	$(VENV_PYTHON) -m verify
+	$(VENV_PYTHON) -m exactmark.verify
 
 standalone: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
 standalone: export MARK_OUT = $(value OUT)
 standalone: $(STAMP)  ## sample solutions: one file per Python program (OUT=solutions), or what a student of ASSIGNMENT=NAME hands in
-	$(VENV_PYTHON) -m standalone.bundle \
+	$(VENV_PYTHON) -m exactmark.kit.bundle \
 		$${MARK_ASSIGNMENT:+--assignment "$$MARK_ASSIGNMENT"} "$${MARK_OUT:-solutions}"
 
 student-pack: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
 student-pack: export MARK_OUT = $(value OUT)
 student-pack: $(STAMP)  ## what students check their work with: ASSIGNMENT=NAME OUT=DIR (writes DIR/ and DIR.zip)
-	$(VENV_PYTHON) -m pack.build
+	$(VENV_PYTHON) -m exactmark.pack.build
 
 mark: export MARK_SUBMISSION = $(value SUBMISSION)
 mark: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
 mark: export MARK_ARGS = $(value ARGS)
 mark: $(MARK_STAMP)  ## one submission: SUBMISSION=DIR ASSIGNMENT=NAME [ARGS="--jobs 2 --tty --json results.json"]
-	$(VENV_PYTHON) -m marking.mark
+	$(VENV_PYTHON) -m exactmark.marking.mark
 
 mark-class: export MARK_SUBMISSIONS = $(value SUBMISSIONS)
 mark-class: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
@@ -91,13 +91,13 @@ mark-class: export MARK_OUT = $(value OUT)
 mark-class: export MARK_TIMES = $(value TIMES)
 mark-class: export MARK_ARGS = $(value ARGS)
 mark-class: $(CLASS_STAMP)  ## a class: SUBMISSIONS=DIR ASSIGNMENT=NAME [OUT=marked] [TIMES=times.csv] [ARGS="--force"]
-	$(VENV_PYTHON) -m classroom.mark_class
+	$(VENV_PYTHON) -m exactmark.classroom.mark_class
 
 gradescope: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
 gradescope: export MARK_OUT = $(value OUT)
 gradescope: export MARK_ARGS = $(value ARGS)
 gradescope: $(STAMP)  ## Gradescope's autograder.zip: ASSIGNMENT=NAME|FILE.toml [OUT=autograder.zip] [ARGS="--budget 1200"]
-	$(VENV_PYTHON) -m gradescope.build
+	$(VENV_PYTHON) -m exactmark.gradescope.build
 
 GAME ?= golf
 N ?= 100

@@ -1,4 +1,4 @@
-"""What judging a build's warnings on the preprocessor's output costs (marking/build.py):
+"""What judging a build's warnings on the preprocessor's output costs (exactmark/marking/build.py):
 the C++ sample's build as the marker runs it (each compiled file preprocessed, then the
 compile) against the compile alone, alternately in fresh copies of the sample, so that
 a noisy machine slows both alike. Outside the sandbox, whose cost is the same for both.
@@ -19,8 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from marking.assignment import load  # noqa: E402 (the project root is on the path only now)
-from marking.build import build_command, split  # noqa: E402
+from exactmark.kit.assignment import load  # noqa: E402 (the project root is on the path only now)
+from exactmark.marking.build import build_command, split  # noqa: E402
 
 LINE = "{label:<28} {seconds:6.2f} s of CPU"
 

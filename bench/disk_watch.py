@@ -1,4 +1,4 @@
-"""What the fallback's watch on the disk (marking.disk.Watch) costs per case: the seeded
+"""What the fallback's watch on the disk (exactmark.sandbox.disk.Watch) costs per case: the seeded
 assignment's cases, marked in the fallback sandbox as a class marks them (a sandbox per
 student), with the watch and with a stand-in that watches nothing, alternately in one
 process, the order turning each repeat, so that a noisy machine slows both alike.
@@ -22,15 +22,15 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.measure import marking_options, timed  # noqa: E402 (the project root is on the path only now)
-from golden.cases import EXPECTED_OUTPUTS  # noqa: E402
-from golden.run import DEFAULT_TIMEOUT  # noqa: E402
-from marking import disk  # noqa: E402
-from marking.assignment import MarkedCase, load  # noqa: E402
-from marking.mark import Marking, Sessions  # noqa: E402
-from marking.sandbox import FALLBACK, Sandbox  # noqa: E402
-from marking.tree import remove_tree  # noqa: E402
-from marking.verdicts import PIPE, Rules  # noqa: E402
-from standalone.bundle import write_assignment  # noqa: E402
+from exactmark.kit.cases import EXPECTED_OUTPUTS  # noqa: E402
+from exactmark.running.run import DEFAULT_TIMEOUT  # noqa: E402
+from exactmark.sandbox import disk  # noqa: E402
+from exactmark.kit.assignment import MarkedCase, load  # noqa: E402
+from exactmark.marking.mark import Marking, Sessions  # noqa: E402
+from exactmark.sandbox.sandbox import FALLBACK, Sandbox  # noqa: E402
+from exactmark.base.tree import remove_tree  # noqa: E402
+from exactmark.marking.verdicts import PIPE, Rules  # noqa: E402
+from exactmark.kit.bundle import write_assignment  # noqa: E402
 
 WATCH, NO_WATCH = "watch", "no watch"
 

@@ -2,7 +2,7 @@
 that time goes: to know what isolation adds to a marking run, and which piece
 to make cheaper first.
 
-The kit is a perfect submission: it is snapshotted once, as marking/mark.py
+The kit is a perfect submission: it is snapshotted once, as exactmark/marking/mark.py
 does, and a fixed sample of golden cases (the first seed cases of the seeded
 assignment's first program and the first cases of calculation's, by name, as the
 assignments declare them) is marked one case at a time (--jobs 1) three ways,
@@ -10,18 +10,18 @@ alternately in one process, the order turning each repeat, so that a noisy
 machine slows all alike:
 
     baseline     each case's command run straight in a fresh temporary folder,
-                 as golden.run.run_piped does: no sandbox at all
-    fallback     Sandbox(isolation="fallback"), through marking.mark.Marking, a fresh
+                 as exactmark.running.run.run_piped does: no sandbox at all
+    fallback     Sandbox(isolation="fallback"), through exactmark.marking.mark.Marking, a fresh
                  sandbox per case (--sandbox-per case)
     namespaces   Sandbox(isolation="namespaces") (bubblewrap), where it starts, the same
     .../student  the same sandboxes, each program's cases in one sandbox
-                 (marking.mark.Sessions: --sandbox-per student, the default)
+                 (exactmark.marking.mark.Sessions: --sandbox-per student, the default)
 
 The baseline runs on the snapshot with PYTHONDONTWRITEBYTECODE=1: it compiles
 the programs each run, as a sandboxed run must (the snapshot holds no
 __pycache__ and a run writes none), and it leaves the snapshot as the marker
 took it. The sandboxes judge as an assignment that compares stdout, the exit
-status and stderr (marking.verdicts.Rules' defaults). Prints the median
+status and stderr (exactmark.marking.verdicts.Rules' defaults). Prints the median
 milliseconds per case, the median of the ratios of each repeat, and the CPU
 time per case of the marker and of its children.
 
@@ -41,20 +41,20 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.measure import marking_options, timed  # noqa: E402 (the project root is on the path only now)
-from golden.cases import EXPECTED_OUTPUTS  # noqa: E402
-from golden.run import DEFAULT_TIMEOUT, run_piped  # noqa: E402
-from marking.assignment import MarkedCase, declarations  # noqa: E402
-from marking.mark import Marking, Sessions, skip_reason  # noqa: E402
-from marking.sandbox import FALLBACK, NAMESPACES, STUDENT, Sandbox  # noqa: E402
-from marking.tree import Limits, copy_tree, remove_tree  # noqa: E402
-from marking.verdicts import PIPE, Rules  # noqa: E402
+from exactmark.kit.cases import EXPECTED_OUTPUTS  # noqa: E402
+from exactmark.running.run import DEFAULT_TIMEOUT, run_piped  # noqa: E402
+from exactmark.kit.assignment import MarkedCase, declarations  # noqa: E402
+from exactmark.marking.mark import Marking, Sessions, skip_reason  # noqa: E402
+from exactmark.sandbox.sandbox import FALLBACK, NAMESPACES, STUDENT, Sandbox  # noqa: E402
+from exactmark.base.tree import Limits, copy_tree, remove_tree  # noqa: E402
+from exactmark.marking.verdicts import PIPE, Rules  # noqa: E402
 
 SAMPLE = (("seeded", "seed_"), ("calculation", ""))  # an assignment, the names' start
 BASELINE = "baseline"
 
 
 def programs() -> dict:
-    """The first program each assignment of SAMPLE declares: name -> golden.programs.Program."""
+    """The first program each assignment of SAMPLE declares: name -> exactmark.kit.programs.Program."""
     return {program.name: program for program in
             (next(iter(declarations(assignment).values())) for assignment, _ in SAMPLE)}
 
@@ -88,8 +88,8 @@ def measured(mark_one, cases: list) -> tuple:
 def bench(cases: list, repeats: int, scratch: Path, python: str) -> None:
     snapshot = scratch / "snapshot"
     snapshot.mkdir(mode=0o700)
-    copy_tree(ROOT, snapshot, skip=skip_reason, limits=Limits())  # as marking/mark.py does
-    hidden = [ROOT, EXPECTED_OUTPUTS, scratch, ROOT]  # as marking/mark.py's: the submission is the kit
+    copy_tree(ROOT, snapshot, skip=skip_reason, limits=Limits())  # as exactmark/marking/mark.py does
+    hidden = [ROOT, EXPECTED_OUTPUTS, scratch, ROOT]  # as exactmark/marking/mark.py's: the submission is the kit
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
     setups = {BASELINE: lambda case: baseline_passes(case, snapshot, env)}
     sandboxes, opened = {}, []
@@ -160,7 +160,7 @@ def table(results: dict, count: int) -> str:
 
 def main() -> None:
     parser = marking_options(__doc__)
-    parser.add_argument("--python", help="interpreter of both sandboxes, as marking/mark.py's "
+    parser.add_argument("--python", help="interpreter of both sandboxes, as exactmark/marking/mark.py's "
                                          "--python (default: the one the sandbox picks)")
     options = parser.parse_args()
     cases = sample(options.cases)

@@ -14,20 +14,20 @@ prints far over the output cap there; the missing one hands in no solitaire_2.py
 Two measurements then alternate in one process, the order turning each repeat, so
 that a noisy machine slows both alike:
 
-    class run   `python -m classroom.mark_class CLASS --assignment seeded --out OUT
+    class run   `python -m exactmark.classroom.mark_class CLASS --assignment seeded --out OUT
                 --jobs J --sandbox-per P --force`, end to end (a fresh OUT each repeat):
                 every marked case of every student in the sandbox, then the grade
                 sheet, the feedback pages, the similarity scan and the summary
     bare runs   every marked case of every right and wrong student run straight, as
-                golden.run.run_piped does (a fresh folder, stdin piped, no sandbox, no
+                exactmark.running.run.run_piped does (a fresh folder, stdin piped, no sandbox, no
                 marker), J at once. The bad students' programs are not run bare: they
                 would hang
 
 J is the machine's cores (--jobs; --class-jobs gives the class marker another number).
 The bare runs start the programs as the sandbox does: with the interpreter it picks
 (this one's base), from a virtual environment over it with no package of its own
-(marking.sandbox.clean_environment: the installation's .pth files cost each start tens
-of ms here), in the environment it gives (marking.limits.scrubbed_environment: no
+(exactmark.sandbox.sandbox.clean_environment: the installation's .pth files cost each start tens
+of ms here), in the environment it gives (exactmark.running.limits.scrubbed_environment: no
 compiled modules written, so each run compiles the programs, as a sandboxed run must).
 
 A student's wall seconds in the class run are their worker's, from their
@@ -76,16 +76,16 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-import golden.run  # noqa: E402 (the project root is on the path only now)
-from golden.run import run_piped  # noqa: E402
-from marking.assignment import load  # noqa: E402
-from marking.cgroups import (CGROUP_ROOT, CPU_CONTROLLER, CPU_FILE, Unavailable,  # noqa: E402
+import exactmark.running.run  # noqa: E402 (the project root is on the path only now)
+from exactmark.running.run import run_piped  # noqa: E402
+from exactmark.kit.assignment import load  # noqa: E402
+from exactmark.sandbox.cgroups import (CGROUP_ROOT, CPU_CONTROLLER, CPU_FILE, Unavailable,  # noqa: E402
                              cpu_seconds_of, own_paths)
-from marking.limits import scrubbed_environment  # noqa: E402
-from marking.sandbox import clean_environment  # noqa: E402
-from marking.tree import remove_tree  # noqa: E402
-from standalone.bundle import write_program  # noqa: E402
-from verify.variants import Variant, read_variant  # noqa: E402
+from exactmark.running.limits import scrubbed_environment  # noqa: E402
+from exactmark.sandbox.sandbox import clean_environment  # noqa: E402
+from exactmark.base.tree import remove_tree  # noqa: E402
+from exactmark.kit.bundle import write_program  # noqa: E402
+from exactmark.kit.variants import Variant, read_variant  # noqa: E402
 
 ASSIGNMENT = "seeded"
 WRONG = ROOT / "tests" / "wrong"
@@ -286,7 +286,7 @@ class GroupsCpu:
 def class_run(class_folder: Path, out: Path, jobs: int, assignment: str, sandbox_per: str,
               budget) -> dict:
     """The class marker end to end: its wall time, and what its files say of each student."""
-    command = [sys.executable, "-m", "classroom.mark_class", str(class_folder), "--assignment",
+    command = [sys.executable, "-m", "exactmark.classroom.mark_class", str(class_folder), "--assignment",
                assignment, "--out", str(out), "--jobs", str(jobs), "--sandbox-per", sandbox_per,
                "--force", *(["--student-budget", f"{budget:g}"] if budget else [])]
     started_at, started = time.time(), time.perf_counter()
@@ -319,7 +319,7 @@ def class_run(class_folder: Path, out: Path, jobs: int, assignment: str, sandbox
 def sandbox_python(scratch: Path) -> tuple:
     """The interpreter the sandbox picks unless told (its first candidate), as it finds it,
     and the same as the sandbox starts the runs: from a virtual environment over it with
-    no package of its own (marking.sandbox.clean_environment: the installation's
+    no package of its own (exactmark.sandbox.sandbox.clean_environment: the installation's
     site-packages, whose .pth files may cost each start tens of milliseconds, left out)."""
     base = getattr(sys, "_base_executable", sys.executable)
     ask = "import os, sys; print(os.path.realpath(sys.executable)); print(*sys.version_info[:2])"
@@ -332,13 +332,13 @@ def sandbox_python(scratch: Path) -> tuple:
 
 @contextlib.contextmanager
 def started_with(python: str):
-    """golden.run starting the programs with `python` instead of this interpreter, each
+    """exactmark.running.run starting the programs with `python` instead of this interpreter, each
     in a session of its own as the sandbox starts them: with the kernel's autogroups a
     session gets its own share of the CPU, so on a machine busy with other work the bare
     runs would otherwise get less of it than the sandboxed ones."""
     in_a_session = functools.partial(subprocess.Popen, start_new_session=True)
-    with unittest.mock.patch.object(golden.run.command, "__defaults__", (python, None)), \
-            unittest.mock.patch.object(golden.run.subprocess, "Popen", in_a_session):
+    with unittest.mock.patch.object(exactmark.running.run.command, "__defaults__", (python, None)), \
+            unittest.mock.patch.object(exactmark.running.run.subprocess, "Popen", in_a_session):
         yield
 
 
@@ -523,7 +523,7 @@ def profile(folder: Path, assignment: str, cases: list, python: str, env: dict,
             sandbox_per: str, scratch: Path) -> list:
     """One right student marked alone (--jobs 1), each case timed from the marker's
     progress lines; then each case run bare, one at a time, in the same order."""
-    command = [sys.executable, "-m", "marking.mark", str(folder), "--assignment", assignment,
+    command = [sys.executable, "-m", "exactmark.marking.mark", str(folder), "--assignment", assignment,
                "--json", str(scratch / "profile.json"), "--jobs", "1", "--sandbox-per",
                sandbox_per]
     started = time.perf_counter()
@@ -612,7 +612,7 @@ def main() -> None:
               + f"; {options.jobs} bare runs at once; medians of {options.repeats} repeats; "
               f"{os.cpu_count()} CPUs", flush=True)
         python, runs_python = sandbox_python(scratch)
-        env = scrubbed_environment(str(scratch))  # golden.run adds the stats file's variable
+        env = scrubbed_environment(str(scratch))  # exactmark.running.run adds the stats file's variable
         class_folder = scratch / "class"
         students = make_class(class_folder, options.students, options.bad, scratch)
         honest = [name for name, kind in students.items() if not is_bad(kind)]

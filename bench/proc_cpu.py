@@ -1,6 +1,6 @@
 """What reading a run's CPU time from /proc costs per case, where no control group
 counts it (a container such as Gradescope's): the marker then sums the CPU times of
-the run's processes every 50 ms (golden.run.ProcessesCpu), with a full look for its
+the run's processes every 50 ms (exactmark.running.run.ProcessesCpu), with a full look for its
 user's processes every RESCAN_POLLS reads. Measured in the fallback, one case at a
 time, each program's cases in one sandbox (--sandbox-per student), on the sample of
 bench/mark.py (the seeded assignment's first seed cases, calculation's first cases),
@@ -27,32 +27,32 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-import marking.sandbox  # noqa: E402 (the project root is on the path only now)
+import exactmark.sandbox.sandbox  # noqa: E402 (the project root is on the path only now)
 from bench.measure import marking_options  # noqa: E402
 from bench.mark import measured, programs, sample  # noqa: E402
-from golden.cases import EXPECTED_OUTPUTS  # noqa: E402
-from golden.run import DEFAULT_TIMEOUT  # noqa: E402
-from marking.assignment import MarkedCase  # noqa: E402
-from marking.cgroups import Unavailable  # noqa: E402
-from marking.mark import Marking, Sessions, skip_reason  # noqa: E402
-from marking.sandbox import FALLBACK, Sandbox  # noqa: E402
-from marking.tree import Limits, copy_tree, remove_tree  # noqa: E402
-from marking.verdicts import PIPE, Rules  # noqa: E402
+from exactmark.kit.cases import EXPECTED_OUTPUTS  # noqa: E402
+from exactmark.running.run import DEFAULT_TIMEOUT  # noqa: E402
+from exactmark.kit.assignment import MarkedCase  # noqa: E402
+from exactmark.sandbox.cgroups import Unavailable  # noqa: E402
+from exactmark.marking.mark import Marking, Sessions, skip_reason  # noqa: E402
+from exactmark.sandbox.sandbox import FALLBACK, Sandbox  # noqa: E402
+from exactmark.base.tree import Limits, copy_tree, remove_tree  # noqa: E402
+from exactmark.marking.verdicts import PIPE, Rules  # noqa: E402
 
 FLOOR, PROC, GROUP = "rlimits", "/proc", "cgroup"
 
 
 def sandbox(scratch: Path, hidden: list, how: str) -> Sandbox:
     """A fallback sandbox that measures the CPU time as `how` says."""
-    groups = marking.sandbox.Groups
+    groups = exactmark.sandbox.sandbox.Groups
     if how != GROUP:
         def refused():
             raise Unavailable("refused for this measurement")
-        marking.sandbox.Groups = refused
+        exactmark.sandbox.sandbox.Groups = refused
     try:
         box = Sandbox(DEFAULT_TIMEOUT, scratch, hidden, isolation=FALLBACK)
     finally:
-        marking.sandbox.Groups = groups
+        exactmark.sandbox.sandbox.Groups = groups
     box.measures_cpu = how != FLOOR
     return box
 

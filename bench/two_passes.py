@@ -1,4 +1,4 @@
-"""What the two passes of a part's runs (marking.mark.FIRST_PASS_SECONDS) cost and save:
+"""What the two passes of a part's runs (exactmark.marking.mark.FIRST_PASS_SECONDS) cost and save:
 marks one submission with the marker of each kit given (say, one checked out before the
 two passes, then this one), with a budget as Gradescope gives one (216 s of CPU and of
 waiting: 540 s on one core), and prints for each its wall seconds, its score and passing
@@ -27,7 +27,7 @@ def marked(kit: Path, submission: Path, assignment: str, options: list) -> tuple
     with tempfile.TemporaryDirectory() as scratch:
         written = Path(scratch) / "results.json"
         started = time.monotonic()
-        subprocess.run([sys.executable, "-m", "marking.mark", str(submission), "--assignment",
+        subprocess.run([sys.executable, "-m", "exactmark.marking.mark", str(submission), "--assignment",
                         assignment, "--json", str(written), *options], cwd=kit,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
         wall = time.monotonic() - started

@@ -2,7 +2,7 @@
 
 import pytest
 
-from golden.visible import visible_diff
+from exactmark.base.visible import visible_diff
 
 
 def expect_same(got: bytes, want: bytes, label: str) -> None:

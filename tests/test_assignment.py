@@ -6,7 +6,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from marking.assignment import ASSIGNMENTS, AssignmentError, load, names
+from exactmark.kit.assignment import ASSIGNMENTS, AssignmentError, load, names
 
 
 def test_the_five_assignments_are_shipped():
@@ -149,9 +149,9 @@ def test_the_normalisations_are_named_alike_everywhere():
     """The schema's names, the functions that apply them, and the words the feedback uses."""
     import json
 
-    from marking.assignment import SCHEMA
-    from marking.near_miss import NORMALISATIONS
-    from marking.verdicts import NORMALISATION_WORDS
+    from exactmark.kit.assignment import SCHEMA
+    from exactmark.marking.near_miss import NORMALISATIONS
+    from exactmark.marking.verdicts import NORMALISATION_WORDS
 
     in_schema = set(json.loads(SCHEMA.read_text())["properties"]["normalise"]["properties"])
     assert in_schema == set(NORMALISATIONS) == set(NORMALISATION_WORDS)
@@ -216,7 +216,7 @@ kit_only = ["*"]
 
 def student_cases_assignment(tmp_path, change=lambda text: text, wrong=("golf_a", "golf_b",
                                                                          "prompt_c")):
-    from golden.cases import EXPECTED_OUTPUTS
+    from exactmark.kit.cases import EXPECTED_OUTPUTS
 
     for name in wrong:
         (tmp_path / "wrong" / "patience").mkdir(parents=True, exist_ok=True)
@@ -276,7 +276,7 @@ def test_a_mistake_in_a_group_of_student_cases_is_named(tmp_path, change, messag
 
 def test_by_default_a_group_s_mistakes_are_those_of_its_game(tmp_path):
     """cases/golf: the wrong programs named golf_*, and those whose `rule` is a rule of the
-    handout's section Golf (its rule list, verify/rules.py); not another game's."""
+    handout's section Golf (its rule list, exactmark/kit/rules.py); not another game's."""
     (tmp_path / "golf.md").write_text("# Golf\n\nCards never leave the homecell.\n\n"
                                       "# Spider\n\nAn empty pile takes any card.\n")
     (tmp_path / "rules").mkdir()

@@ -7,7 +7,7 @@ import re
 import subprocess
 import sys
 
-from golden.cases import ROOT
+from exactmark.kit.cases import ROOT
 
 
 def bench(script: str, *options: str) -> str:

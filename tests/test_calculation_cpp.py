@@ -6,7 +6,7 @@ so does each honest C++ variant (tests/honest/calculation_cpp/), piped; and ever
 C++ variant, honest or wrong, still applies to the sample as written.
 
 A variant names the file each change is made in (`file = "main.cpp"`); the changes
-are applied by verify/variants.py, as `make verify` applies them."""
+are applied by exactmark/kit/variants.py, as `make verify` applies them."""
 
 import re
 import shutil
@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from golden.cases import ROOT, load_cases
-from golden.run import read_head, workspace, STATS_FILE
+from exactmark.kit.cases import ROOT, load_cases
+from exactmark.running.run import read_head, workspace, STATS_FILE
 from tests.bytes_check import expect_same
 from tests.oracles import hoyle_oracle as oracle
-from verify.variants import read_variant
+from exactmark.kit.variants import read_variant
 
 SAMPLE = ROOT / "references" / "calculation_cpp"
 WRONG = ROOT / "tests" / "wrong" / "calculation_cpp"
@@ -124,7 +124,7 @@ def test_the_sample_passes_every_case_piped(sample, case):
 
 @pytest.mark.parametrize("case", SCREENS, ids=lambda case: case.name)
 def test_the_sample_passes_every_case_at_a_terminal(sample, case):
-    from golden.terminal import run_in_terminal  # pexpect is needed only here
+    from exactmark.running.terminal import run_in_terminal  # pexpect is needed only here
 
     with workspace(case) as (folder, environment):
         screen = run_in_terminal([str(sample)], case.stdin, folder, environment, TIMEOUT)

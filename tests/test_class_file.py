@@ -18,12 +18,12 @@ import pytest
 
 pytest.importorskip("jinja2", reason="marking a class needs requirements-class.txt")
 
-from classroom.roster import folder_name  # noqa: E402
-from classroom.sheet import FORMULA_STARTS, spreadsheet_text  # noqa: E402
-from classroom.times import read_times  # noqa: E402
-from classroom.unpack import name_key  # noqa: E402
-from golden.cases import ROOT  # noqa: E402
-from standalone.bundle import write_all  # noqa: E402
+from exactmark.classroom.roster import folder_name  # noqa: E402
+from exactmark.classroom.sheet import FORMULA_STARTS, spreadsheet_text  # noqa: E402
+from exactmark.classroom.times import read_times  # noqa: E402
+from exactmark.classroom.unpack import name_key  # noqa: E402
+from exactmark.kit.cases import ROOT  # noqa: E402
+from exactmark.kit.bundle import write_all  # noqa: E402
 from tests.test_mark_class import ASSIGNMENT, HIDDEN, VISIBLE, others  # noqa: E402
 
 ANN_LEE_HASHED = f"Ann_Lee-{hashlib.sha256('Ann Lee'.encode()).hexdigest()[:8]}"
@@ -55,7 +55,7 @@ def sample(kit, folder: Path, wrong: bool = False) -> Path:
 
 
 def mark_class(kit, klass, out, *options, **popen):
-    return subprocess.run([sys.executable, "-m", "classroom.mark_class", str(klass),
+    return subprocess.run([sys.executable, "-m", "exactmark.classroom.mark_class", str(klass),
                            "--assignment", str(kit[1]), "--out", str(out), *options],
                           cwd=ROOT, capture_output=True, text=True, timeout=TIMEOUT, **popen)
 
@@ -239,7 +239,7 @@ def test_one_ctrl_c_stops_the_whole_run_and_the_next_run_goes_on(kit, tmp_path):
             program = folder / name
             program.write_text(SLOW + program.read_text(encoding="utf-8"), encoding="utf-8")
     out = tmp_path / "out"
-    marker = subprocess.Popen([sys.executable, "-m", "classroom.mark_class", str(klass),
+    marker = subprocess.Popen([sys.executable, "-m", "exactmark.classroom.mark_class", str(klass),
                                "--assignment", str(kit[1]), "--out", str(out), "--jobs", "2"],
                               cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               start_new_session=True, text=True)

@@ -36,10 +36,10 @@ import pytest
 
 pytest.importorskip("jinja2", reason="marking a class needs requirements-class.txt")
 
-from golden.cases import ROOT  # noqa: E402
-from marking.assignment import load  # noqa: E402
-from standalone.bundle import write_all  # noqa: E402
-from verify.variants import read_variant  # noqa: E402
+from exactmark.kit.cases import ROOT  # noqa: E402
+from exactmark.kit.assignment import load  # noqa: E402
+from exactmark.kit.bundle import write_all  # noqa: E402
+from exactmark.kit.variants import read_variant  # noqa: E402
 
 SEEDED = load("seeded")
 PROGRAMS = ("solitaire_1.py", "solitaire_2.py")
@@ -165,7 +165,7 @@ def build_class(root: Path) -> Path:
 
 
 def mark_class(klass: Path, out: Path, times: Path, as_of: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "classroom.mark_class", str(klass),
+    return subprocess.run([sys.executable, "-m", "exactmark.classroom.mark_class", str(klass),
                            "--assignment", "seeded", "--out", str(out), "--times", str(times),
                            "--jobs", "2", "--as-of", as_of],
                           cwd=ROOT, capture_output=True, text=True, timeout=MARKING_TIMEOUT)

@@ -1,4 +1,4 @@
-"""The pages a class's marking writes (classroom/pages.py, classroom/templates/), as examples:
+"""The pages a class's marking writes (exactmark/classroom/pages.py, classroom/templates/), as examples:
 every page is well-formed HTML, what a student wrote (their folder's name, their program's
 output) reaches a page escaped, and a browser shows each student their name, their mark and
 the visible diff.
@@ -43,8 +43,8 @@ import pytest
 pytest.importorskip("jinja2", reason="the class's pages need jinja2: "
                     "pip install -r requirements-class.txt")
 
-from golden.cases import ROOT  # noqa: E402
-from standalone.bundle import write_all  # noqa: E402
+from exactmark.kit.cases import ROOT  # noqa: E402
+from exactmark.kit.bundle import write_all  # noqa: E402
 
 HOSTILE_NAME = "<b>eve<b>"
 LONG_LINE = "a line far wider than any window " * 12  # wrapped on a page, never scrolled
@@ -248,7 +248,7 @@ def marked(tmp_path_factory) -> Marked:
     submissions = build_class(tmp_path_factory.mktemp("class"))
     out = tmp_path_factory.mktemp("marked")
     start = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "classroom.mark_class", str(submissions),
+    done = subprocess.run([sys.executable, "-m", "exactmark.classroom.mark_class", str(submissions),
                            "--assignment", "seeded", "--out", str(out), "--jobs", "2",
                            "--pack-url", PACK_URL],
                           cwd=ROOT, capture_output=True, text=True, timeout=MARKING_TIMEOUT)

@@ -1,4 +1,4 @@
-"""The similarity scan of a class (classroom/similarity.py), as examples: who copied whom comes
+"""The similarity scan of a class (exactmark/classroom/similarity.py), as examples: who copied whom comes
 first, the reference programs everyone may start from never count, a student's code reaches the
 pages escaped, and no file a student can hand in stops the scan."""
 
@@ -11,8 +11,8 @@ import pytest
 pytest.importorskip("copydetect", reason="the similarity scan needs copydetect: "
                     "pip install -r requirements-class.txt")
 
-from classroom.similarity import FOLDER, MOST_BYTES, scan  # noqa: E402
-from golden.cases import ROOT  # noqa: E402
+from exactmark.classroom.similarity import FOLDER, MOST_BYTES, scan  # noqa: E402
+from exactmark.kit.cases import ROOT  # noqa: E402
 
 PROGRAM = "solitaire_1.py"
 REFERENCE = ROOT / PROGRAM

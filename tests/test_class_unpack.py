@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from classroom.unpack import (ARCHIVE_KIND, FOLDER_KIND, REFUSED_KIND, STUDENT_ARCHIVES, entries,
+from exactmark.classroom.unpack import (ARCHIVE_KIND, FOLDER_KIND, REFUSED_KIND, STUDENT_ARCHIVES, entries,
                               student_name, unpack)
-from marking.tree import Limits, Refused, copy_tree
+from exactmark.base.tree import Limits, Refused, copy_tree
 
 
 @dataclass

@@ -1,13 +1,13 @@
 """Which cases a student's page shows, and from when: each visibility read at the time the
-pages are written (classroom/visibility.py), as examples."""
+pages are written (exactmark/classroom/visibility.py), as examples."""
 
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
 
-from classroom.visibility import is_shown, shown_from, when_shown
-from marking.assignment import load
+from exactmark.classroom.visibility import is_shown, shown_from, when_shown
+from exactmark.kit.assignment import load
 
 SEEDED = load("seeded")  # due 2027-03-09 09:00 in Sydney; accepted up to 5 days late
 SYDNEY = ZoneInfo("Australia/Sydney")

@@ -129,7 +129,7 @@ def test_every_worked_example_a_handout_names_exists():
 
 
 def test_the_handouts_index_states_each_assignment_s_marks_deadline_and_late_rule():
-    from marking.assignment import load, names
+    from exactmark.kit.assignment import load, names
 
     index = (DOCS / "README.md").read_text(encoding="utf-8")
     for name in names():

@@ -9,8 +9,8 @@ import sys
 import pexpect
 import pytest
 
-from golden.cases import ROOT, Case, EXPECTED_OUTPUTS
-from golden.run import run_piped
+from exactmark.kit.cases import ROOT, Case, EXPECTED_OUTPUTS
+from exactmark.running.run import run_piped
 from tests.bytes_check import expect_same
 
 # program: (a case that prints every kind of character it uses, its arguments,

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from golden.cases import ROOT, load_cases
-from golden.run import run_on_terminal, run_piped
+from exactmark.kit.cases import ROOT, load_cases
+from exactmark.running.run import run_on_terminal, run_piped
 from tests.bytes_check import expect_same
 
 PROGRAMS = ("solitaire_1", "solitaire_2")

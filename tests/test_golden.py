@@ -2,8 +2,8 @@
 
 import pytest
 
-from golden.cases import ROOT, load_cases, programs
-from golden.run import run_on_terminal, run_piped
+from exactmark.kit.cases import ROOT, load_cases, programs
+from exactmark.running.run import run_on_terminal, run_piped
 from tests.bytes_check import expect_case_passes, expect_same
 
 CASES = [case for program in programs() if (ROOT / f"{program}.py").exists()

@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-from golden.cases import EXPECTED_OUTPUTS, ROOT, Case, CaseError, load_cases, programs
-from golden.run import run_piped
+from exactmark.kit.cases import EXPECTED_OUTPUTS, ROOT, Case, CaseError, load_cases, programs
+from exactmark.running.run import run_piped
 
 
 def make_folder(tmp_path, files):
@@ -53,7 +53,7 @@ def test_every_committed_folder_loads():
 def test_make_expected_writes_a_new_case_and_keeps_existing_ones(tmp_path):
     kit_copy(tmp_path, "solitaire_1")
     (tmp_path / "expected_outputs" / "solitaire_1").mkdir(parents=True)
-    command = [sys.executable, "-m", "golden.expected", "solitaire_1", "--seed", "27"]
+    command = [sys.executable, "-m", "exactmark.expected", "solitaire_1", "--seed", "27"]
     first = subprocess.run(command, cwd=tmp_path, capture_output=True, timeout=60)
     assert first.returncode == 0, first.stderr
     written = tmp_path / "expected_outputs" / "solitaire_1"
@@ -70,7 +70,7 @@ def test_make_expected_writes_nothing_for_a_run_that_crashes(tmp_path):
     (tmp_path / "broken.py").write_text("raise ValueError('boom')\n")
     (tmp_path / "stdin").write_bytes(b"1\n")
     (tmp_path / "broken.toml").write_text(OWN_ASSIGNMENT)
-    done = subprocess.run([sys.executable, "-m", "golden.expected", "broken", "--assignment",
+    done = subprocess.run([sys.executable, "-m", "exactmark.expected", "broken", "--assignment",
                            str(tmp_path / "broken.toml"), "--input", "a", str(tmp_path / "stdin")],
                           cwd=ROOT, capture_output=True, timeout=60)
     assert done.returncode == 1 and b"FAILED   broken/a: ValueError: boom" in done.stdout, done
@@ -97,14 +97,14 @@ cases = "cases"
 def kit_copy(tmp_path, *programs):
     """The kit's programs, packages and assignments in a scratch folder, with an empty
     expected_outputs/ (the assignments declare their programs relative to themselves)."""
-    for part in (*[f"{program}.py" for program in programs], "common", "golden", "hoyle",
-                 "patience_games", "marking", "assignments"):
+    for part in (*[f"{program}.py" for program in programs], "common", "exactmark", "hoyle",
+                 "patience_games", "assignments"):
         (shutil.copytree if (ROOT / part).is_dir() else shutil.copy)(ROOT / part, tmp_path / part)
     return tmp_path
 
 
 def expected(tmp_path, *argv):
-    done = subprocess.run([sys.executable, "-m", "golden.expected", *argv], cwd=tmp_path,
+    done = subprocess.run([sys.executable, "-m", "exactmark.expected", *argv], cwd=tmp_path,
                           capture_output=True, timeout=120)
     return done.returncode, (done.stdout + done.stderr).decode()
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from golden.cases import EXPECTED_OUTPUTS, ROOT, Case
-from marking.assignment import load
-from standalone.bundle import write_program
+from exactmark.kit.cases import EXPECTED_OUTPUTS, ROOT, Case
+from exactmark.kit.assignment import load
+from exactmark.kit.bundle import write_program
 from tests.test_mark import mark
 
 GOLF_TESTS = load("golf_tests")
@@ -47,7 +47,7 @@ def printed_by(mistake: str, args: bytes, stdin: bytes, tmp_path: Path) -> bytes
     import subprocess
     import sys
 
-    from verify.variants import read_variant
+    from exactmark.kit.variants import read_variant
 
     solution = {path.name: path.read_text(encoding="utf-8")
                 for path, _ in write_program(PATIENCE, tmp_path / "solution")}
@@ -260,7 +260,7 @@ def test_the_handout_s_worked_example_is_a_valid_case(tmp_path):
     files = dict(re.findall(r"`cases/golf/empty_homecell_seed_1\.(\w+)`(?:(?!```|`cases/|\n#).)*?"
                             r"```\n(.*?)```", handout, re.DOTALL))
     assert set(files) == {"args", "in", "out"}, files
-    from marking.student_cases import copied, examples_of
+    from exactmark.marking.student_cases import copied, examples_of
 
     (tmp_path / "empty_homecell_seed_1.out").write_bytes(files["out"].encode()[:-1])
     assert copied(Case("patience", "empty_homecell_seed_1", tmp_path),
@@ -278,7 +278,7 @@ def test_verify_shows_each_group_s_kit_cases_catch_every_mistake_it_names(tmp_pa
     """make verify hands in a group's kit cases as a team's: a wrong program none of them
     fails (a Spider mistake, named for Golf) could never be caught by all, so the thorough
     mark could never be full."""
-    import verify.__main__ as verify
+    import exactmark.verify.__main__ as verify
 
     shutil.copytree(GOLF.wrong_folder, tmp_path / "wrong" / "patience")
     text = GOLF_TESTS.path.read_text(encoding="utf-8").replace(
@@ -381,7 +381,7 @@ def test_the_student_pack_shows_the_case_format_and_the_worked_examples_alone():
     nothing they are marked against. No other golden case, and no wrong program, is in it."""
     import json
 
-    from pack.build import contents
+    from exactmark.pack.build import contents
 
     files = contents(GOLF_TESTS)
     cases = {path.rsplit("/", 1)[1].split(".")[0] for path in files if path.startswith(

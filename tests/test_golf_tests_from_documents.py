@@ -14,9 +14,9 @@ import shutil
 
 import pytest
 
-from golden.cases import ROOT
-from marking.assignment import load
-from pack.build import contents
+from exactmark.kit.cases import ROOT
+from exactmark.kit.assignment import load
+from exactmark.pack.build import contents
 from tests.test_mark import mark
 
 GOLF_TESTS = load("golf_tests")

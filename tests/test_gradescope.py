@@ -22,11 +22,11 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from golden.cases import EXPECTED_OUTPUTS, ROOT, SUFFIXES, load_cases
-from gradescope import build
-from gradescope import run as autograder_run
-from marking.assignment import AssignmentError, load, names
-from standalone.bundle import write_all, write_assignment
+from exactmark.kit.cases import EXPECTED_OUTPUTS, ROOT, SUFFIXES, load_cases
+from exactmark.gradescope import build
+from exactmark.gradescope import run as autograder_run
+from exactmark.kit.assignment import AssignmentError, load, names
+from exactmark.kit.bundle import write_all, write_assignment
 
 VISIBLE, HIDDEN = ["seed_0", "seed_27"], ["seed_705"]
 ASSIGNMENT = """title = "Gradescope's test"
@@ -58,7 +58,7 @@ kit_only = {kit_only}
 NAME = "gs_test"
 REPLICA = ["unshare", "--mount", "--propagation", "private", sys.executable, "-m",
            "tests.container"]
-SCHEMA = json.loads((ROOT / "gradescope" / "results.schema.json").read_text(encoding="utf-8"))
+SCHEMA = json.loads((ROOT / "exactmark" / "gradescope" / "results.schema.json").read_text(encoding="utf-8"))
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
 AS_ROOT = os.geteuid() == 0
 HOSTILE = """import os, sys
@@ -105,7 +105,7 @@ def kit(tmp_path_factory):
                                             visible=json.dumps(VISIBLE), hidden=json.dumps(HIDDEN)),
                           encoding="utf-8")
     out = folder / "autograder.zip"
-    done = subprocess.run([sys.executable, "-m", "gradescope.build", str(assignment), "--out",
+    done = subprocess.run([sys.executable, "-m", "exactmark.gradescope.build", str(assignment), "--out",
                            str(out)], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     solutions = folder / "solutions"
@@ -199,16 +199,16 @@ def test_the_zip_holds_the_marker_its_assignment_and_only_that_programs_cases(ki
         code = names_in - cases
         assert {"setup.sh", "run_autograder", f"assignments/{NAME}.toml",
                 "assignments/assignment.schema.json", "requirements-mark.txt",
-                "gradescope/run.py", "gradescope/results.schema.json", "gradescope/autograder.json",
-                "marking/mark.py", "marking/sandbox.py", "marking/launcher.py", "golden/cases.py",
+                "exactmark/gradescope/run.py", "exactmark/gradescope/results.schema.json", "exactmark/gradescope/autograder.json",
+                "exactmark/marking/mark.py", "exactmark/sandbox/sandbox.py", "exactmark/sandbox/launcher.py", "exactmark/kit/cases.py",
                 "common/console.py"} <= code
         assert {name.split("/")[0] for name in code} == {
-            "setup.sh", "run_autograder", "assignments", "requirements-mark.txt", "gradescope",
-            "marking", "golden", "common"}
+            "setup.sh", "run_autograder", "assignments", "requirements-mark.txt", "exactmark",
+            "common"}
         assert not any(name.startswith("tests/") or "__pycache__" in name or "/README" in name
                        for name in names_in)
-        assert "golden/terminal.py" not in code and "golden/expected.py" not in code  # not imported
-        assert "gradescope/build.py" not in code and "assignments/seeded.toml" not in code
+        assert "exactmark/running/terminal.py" not in code and "exactmark/expected.py" not in code  # not imported
+        assert "exactmark/gradescope/build.py" not in code and "assignments/seeded.toml" not in code
         for script in ("setup.sh", "run_autograder"):
             data = unpacked.read(script)
             assert data.startswith(b"#!/usr/bin/env bash\n") and b"\r" not in data
@@ -216,7 +216,7 @@ def test_the_zip_holds_the_marker_its_assignment_and_only_that_programs_cases(ki
         assert b"set -euo pipefail" in unpacked.read("setup.sh")
         assert all(info.date_time == build.FIXED_TIME for info in infos.values())
         assert list(infos) == sorted(infos)
-        settings = json.loads(unpacked.read("gradescope/autograder.json"))
+        settings = json.loads(unpacked.read("exactmark/gradescope/autograder.json"))
     assert settings["programs"] == {"solitaire_1": 6} and settings["python"] is None
     for script in ("setup.sh", "run_autograder"):
         with zipfile.ZipFile(archive) as unpacked:
@@ -241,13 +241,13 @@ def test_cases_students_write_ship_the_sample_solutions_sources_and_the_named_wr
     assert {path for path in files if path.startswith("tests/")} == {
         f"tests/wrong/patience/{mistake}.toml" for mistake in named}
     assert (ROOT / "tests" / "wrong" / "patience" / "freecell_cascades_any_colour.toml").is_file()
-    assert {"patience.py", "patience_games/engine.py", "common/deal.py", "standalone/bundle.py",
-            "verify/variants.py"} <= set(files)
-    assert not any(path.startswith("docs/") or path in ("verify/rules.py", "verify/__main__.py",
+    assert {"patience.py", "patience_games/engine.py", "common/deal.py", "exactmark/kit/bundle.py",
+            "exactmark/kit/variants.py"} <= set(files)
+    assert not any(path.startswith("docs/") or path in ("exactmark/kit/rules.py", "exactmark/verify/__main__.py",
                                                          "solitaire_1.py") for path in files)
     assert all(files[path][0] == (ROOT / path).read_bytes() for path in files
                if path.startswith(("tests/", "patience", "standalone/")))
-    settings = json.loads(files["gradescope/autograder.json"][0])
+    settings = json.loads(files["exactmark/gradescope/autograder.json"][0])
     assert settings["student_groups"] == {"patience": {
         group.name: list(group.mistakes) for group in assignment.every_student_group}}
     assert settings["programs"] == {"patience": 20}
@@ -293,7 +293,7 @@ def test_an_interpreter_the_assignment_names_is_the_one_setup_installs():
     setup_text = files["setup.sh"][0].decode()
     assert "\npython=python3.11\n" in setup_text and "Python 3.11" in setup_text
     assert "time_zone=''" in setup_text  # no deadline: no tzdata
-    assert json.loads(files["gradescope/autograder.json"][0])["python"] == "3.11"
+    assert json.loads(files["exactmark/gradescope/autograder.json"][0])["python"] == "3.11"
     plain = build.entries(load("seeded"), build.DEFAULT_BUDGET)["setup.sh"][0].decode()
     assert "\npython=python3\n" in plain and "names no interpreter" in plain
     assert "time_zone=yes" in plain
@@ -529,7 +529,7 @@ def test_a_failing_autograder_leaves_no_results_so_gradescope_says_it_failed(
     correctly" when there is no valid results.json; the log says why."""
     make, run = autograder
     root = make(solution(kit), python="/nonexistent/python" if breakage == "no python" else None)
-    (root / "source" / "marking" / "report.py").unlink()
+    (root / "source" / "exactmark" / "marking" / "report.py").unlink()
     if breakage == "planted results":
         (root / "results" / "results.json").write_text('{"score": 6}')
     results, done = run(root)
@@ -564,7 +564,7 @@ def test_the_student_packs_url_reaches_each_students_results(kit, tmp_path):
     assignment, _, _ = kit
     out = tmp_path / "autograder.zip"
     url = "https://course.example/cs101/seeded-pack.zip"
-    done = subprocess.run([sys.executable, "-m", "gradescope.build", str(assignment), "--out",
+    done = subprocess.run([sys.executable, "-m", "exactmark.gradescope.build", str(assignment), "--out",
                            str(out), "--pack-url", url], cwd=ROOT, capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr
@@ -581,7 +581,7 @@ def test_the_student_packs_url_reaches_each_students_results(kit, tmp_path):
                                  "https://x.example/`code`", "ftp://x.example/pack.zip",
                                  "https://x.example/pack.zip."])
 def test_a_pack_url_that_a_page_could_read_as_more_is_refused(url):
-    done = subprocess.run([sys.executable, "-m", "gradescope.build", "seeded", "--pack-url", url],
+    done = subprocess.run([sys.executable, "-m", "exactmark.gradescope.build", "seeded", "--pack-url", url],
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 2
     assert "is not a URL a page can show safely" in done.stderr.splitlines()[-1]
@@ -647,7 +647,7 @@ def written_assignment(folder: Path, mistakes) -> Path:
 
 def built(assignment: Path) -> Path:
     out = assignment.with_suffix(".zip")
-    done = subprocess.run([sys.executable, "-m", "gradescope.build", str(assignment), "--out",
+    done = subprocess.run([sys.executable, "-m", "exactmark.gradescope.build", str(assignment), "--out",
                            str(out)], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "1 group of cases students write" in done.stdout, done.stdout
@@ -741,7 +741,7 @@ def test_a_group_whose_mistakes_are_its_game_s_chooses_the_same_ones_on_the_plat
     assert "homecell_in_suit_only" in chosen, "not named for Golf: its rule is in Golf's section"
     archive = built(assignment)
     names_in = set(zipfile.ZipFile(archive).namelist())
-    assert {"verify/rules.py", "docs/patience.md", "docs/rules/patience.toml"} <= names_in
+    assert {"exactmark/kit/rules.py", "docs/patience.md", "docs/rules/patience.toml"} <= names_in
     assert {name for name in names_in if name.startswith("tests/")} == {
         f"tests/wrong/patience/{mistake}.toml" for mistake in chosen}
     make, _ = autograder
@@ -879,7 +879,7 @@ def test_the_summary_says_what_the_marker_found_in_the_submission_and_nothing_of
 
 def every_case_failing(name: str):
     """The marker's results for a submission of `name` whose every case failed."""
-    from marking.report import CaseResult, Results
+    from exactmark.marking.report import CaseResult, Results
     assignment = load(name)
     return Results(assignment, [], {program: [CaseResult(marked, []) for marked in cases]
                                     for program, cases in assignment.programs.items()})
@@ -889,7 +889,7 @@ def every_case_failing(name: str):
 def test_the_tests_maxima_add_up_exactly_to_the_assignment_s_marks(name):
     """As Gradescope adds them, in floats, in any order (13 marks over 92 cases of seeded
     added up to 13.0005 when each was rounded to 4 decimals); golf_tests' below."""
-    from marking.report import gradescope
+    from exactmark.marking.report import gradescope
     results = gradescope(every_case_failing(name), {})
     maxima = [test["max_score"] for test in results["tests"]]
     marks = load(name).marks
@@ -903,7 +903,7 @@ def test_the_tests_maxima_add_up_exactly_to_the_assignment_s_marks(name):
 def test_an_instructor_s_marks_that_are_no_multiple_of_the_quantum_add_up_too(tmp_path, marks):
     """Three cases share 7.3 marks: a maximum of 2.4333 each, the largest less by what the
     quantum cannot make (7.300048828125 before), so that they add up to 7.3 in any order."""
-    from marking.report import CaseResult, Results, gradescope
+    from exactmark.marking.report import CaseResult, Results, gradescope
     from tests.test_mark_languages import tiny_assignment
     path = tiny_assignment(tmp_path, "c")
     path.write_text(path.read_text(encoding="utf-8").replace("marks = 3", f"marks = {marks}"),
@@ -969,7 +969,7 @@ def test_the_second_of_two_submissions_within_the_limit_says_so_and_the_third_is
         "created_at": "2027-03-02T09:59:00+11:00", "previous_submissions": [
             submitted(FIRST, first), submitted(SECOND, second),
             submitted("2027-03-01T12:00:00+11:00", None)]}))  # the autograder failed: not counted
-    assert "marking.mark" not in done.stdout
+    assert "exactmark.marking.mark" not in done.stdout
     assert third["output"].startswith(
         "**This submission was not marked and does not count:** 2 submissions count already "
         "in any 24 hours, the most that may. Your next submission counts from 2027-03-02 10:00 "
@@ -1029,4 +1029,4 @@ def test_a_history_that_cannot_be_read_marks_nothing_and_the_autograder_fails(
         history if isinstance(history, str) else json.dumps(history))
     results, done = run(root)
     assert results is None and "[submissions] cannot be applied" in done.stdout, done.stdout
-    assert "marking.mark" not in done.stdout
+    assert "exactmark.marking.mark" not in done.stdout

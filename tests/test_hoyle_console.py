@@ -11,8 +11,8 @@ import time
 import pexpect
 import pytest
 
-from golden.cases import ROOT, load_cases
-from golden.run import run_piped
+from exactmark.kit.cases import ROOT, load_cases
+from exactmark.running.run import run_piped
 from tests.bytes_check import expect_same
 
 PROGRAM = str(ROOT / "hoyle_cli.py")

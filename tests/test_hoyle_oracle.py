@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from golden.cases import ROOT, load_cases
+from exactmark.kit.cases import ROOT, load_cases
 from tests.bytes_check import expect_same
 from tests.oracles import hoyle_oracle as oracle
 

@@ -3,7 +3,7 @@ show, the stats file after a run, and that the in-process session is the program
 
 import pytest
 
-from golden.cases import load_cases
+from exactmark.kit.cases import load_cases
 from hoyle.cin import Cin
 from hoyle.session import Session, upper
 from tests.bytes_check import expect_same

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from golden.cases import ROOT
+from exactmark.kit.cases import ROOT
 from hoyle.stats import Stats, append_score, parse, read_stats, stats_path
 
 

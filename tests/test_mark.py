@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from golden.cases import ROOT, load_cases
-from marking.limits import WALL_FACTOR
+from exactmark.kit.cases import ROOT, load_cases
+from exactmark.running.limits import WALL_FACTOR
 
 TIMEOUT = 3
 
@@ -46,7 +46,7 @@ def mark(folder, *options, assignment="seeded"):
     scratch = open_scratch()
     started = time.monotonic()
     try:
-        done = subprocess.run([sys.executable, "-m", "marking.mark", str(folder), "--assignment",
+        done = subprocess.run([sys.executable, "-m", "exactmark.marking.mark", str(folder), "--assignment",
                                str(assignment), "--json", str(results), "--timeout", str(TIMEOUT),
                                "--jobs", "2", *options],
                               cwd=ROOT, capture_output=True, timeout=300,
@@ -237,13 +237,13 @@ def test_the_submission_s_files_never_run_as_the_marker(tmp_path):
                                     ["--assignment", "chess"], ["--submitted", "yesterday"],
                                     ["--jobs", "0"]])
 def test_bad_options_are_refused_before_any_marking(option):
-    done = subprocess.run([sys.executable, "-m", "marking.mark", str(ROOT), "--assignment", "seeded",
+    done = subprocess.run([sys.executable, "-m", "exactmark.marking.mark", str(ROOT), "--assignment", "seeded",
                            *option], cwd=ROOT, capture_output=True, timeout=60)
     assert done.returncode == 2 and done.stdout == b"" and b"Traceback" not in done.stderr
 
 
 def test_without_an_assignment_the_marker_says_which_there_are():
-    done = subprocess.run([sys.executable, "-m", "marking.mark", str(ROOT)], cwd=ROOT,
+    done = subprocess.run([sys.executable, "-m", "exactmark.marking.mark", str(ROOT)], cwd=ROOT,
                           capture_output=True, timeout=60)
     assert done.returncode == 2 and (b"the assignments are: calculation, calculation_cpp, golf_tests, "
                                      b"patience, seeded") in done.stderr
@@ -251,7 +251,7 @@ def test_without_an_assignment_the_marker_says_which_there_are():
 
 def test_golden_outputs_that_other_users_can_reach_are_pointed_out(tmp_path):
     """A 0711 folder hides nothing: names can be guessed."""
-    from marking.mark import reachable_by_others
+    from exactmark.marking.mark import reachable_by_others
 
     folder = Path(tempfile.mkdtemp(dir="/tmp"))
     try:
@@ -302,7 +302,7 @@ def test_results_json_replaces_what_was_planted_at_its_path(tmp_path):
     for planted, make in (("link.json", lambda path: path.symlink_to(victim)),
                           ("fifo.json", os.mkfifo)):
         make(tmp_path / planted)
-        done = subprocess.run([sys.executable, "-m", "marking.mark", str(folder), "--assignment",
+        done = subprocess.run([sys.executable, "-m", "exactmark.marking.mark", str(folder), "--assignment",
                                "seeded", "--only", "solitaire_1/seed_0", "--json",
                                str(tmp_path / planted)],
                               cwd=ROOT, capture_output=True, timeout=120)
@@ -311,7 +311,7 @@ def test_results_json_replaces_what_was_planted_at_its_path(tmp_path):
         assert json.loads((tmp_path / planted).read_text())["score"] == 0.5
     assert victim.read_text() == "do not touch\n"
     (tmp_path / "folder.json").mkdir()
-    done = subprocess.run([sys.executable, "-m", "marking.mark", str(folder), "--assignment",
+    done = subprocess.run([sys.executable, "-m", "exactmark.marking.mark", str(folder), "--assignment",
                            "seeded", "--json", str(tmp_path / "folder.json")], cwd=ROOT,
                           capture_output=True, timeout=60)
     assert done.returncode == 2 and b"is a folder" in done.stderr and done.stdout == b""
@@ -322,7 +322,7 @@ def test_ctrl_c_stops_at_once_cleans_up_and_reports_what_was_marked(tmp_path):
                         "def main() -> None:\n    import time\n    time.sleep(600)\n")
     scratch = open_scratch()
     results = tmp_path / "results.json"
-    marker = subprocess.Popen([sys.executable, "-m", "marking.mark", str(broken), "--assignment",
+    marker = subprocess.Popen([sys.executable, "-m", "exactmark.marking.mark", str(broken), "--assignment",
                                "seeded", "--only",
                                "solitaire_1/seed_*", "--timeout", "300", "--jobs", "2", "--json",
                                str(results)], cwd=ROOT, stdout=subprocess.PIPE,

@@ -12,9 +12,9 @@ import textwrap
 
 import pytest
 
-from golden.cases import ROOT
-from marking.assignment import load
-from marking.limits import time_caps
+from exactmark.kit.cases import ROOT
+from exactmark.kit.assignment import load
+from exactmark.running.limits import time_caps
 from tests.test_mark import TIMEOUT, open_scratch, submission
 
 
@@ -23,7 +23,7 @@ def run_marker(folder, *options, assignment="seeded"):
     results = folder.parent / "results.json"
     scratch = open_scratch()
     try:
-        done = subprocess.run([sys.executable, "-m", "marking.mark", str(folder), "--assignment",
+        done = subprocess.run([sys.executable, "-m", "exactmark.marking.mark", str(folder), "--assignment",
                                str(assignment), "--json", str(results), "--timeout", str(TIMEOUT),
                                "--jobs", "2", *options], cwd=ROOT, capture_output=True,
                               timeout=300, env={"TMPDIR": str(scratch), "PATH": "/usr/bin:/bin"})
@@ -140,8 +140,8 @@ def test_a_program_that_only_sleeps_ends_at_its_idle_allowance_not_the_wall_cap(
 
 def variant_submission(tmp_path, program: str, mistake: str):
     """The sample solutions, one program made wrong by a variant of tests/wrong/."""
-    from standalone.bundle import write_all
-    from verify.variants import read_variant
+    from exactmark.kit.bundle import write_all
+    from exactmark.kit.variants import read_variant
 
     folder = tmp_path / "variant"
     write_all(folder)

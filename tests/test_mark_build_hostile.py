@@ -3,14 +3,14 @@ as an option or a response file, and every way of turning the compiler's warning
 that a regex on the source misses. Each is marked from a tiny C++ assignment whose
 warnings cost a quarter of what its cases earn (greet, from test_mark_languages): an
 attack that works scores 3.00; one that is seen costs its warnings, 2.25, and says why.
-The judging itself (marking/build.py's `silenced`) is shown on preprocessor output too."""
+The judging itself (exactmark/marking/build.py's `silenced`) is shown on preprocessor output too."""
 
 import shutil
 import subprocess
 
 import pytest
 
-from marking.build import LINE_MARKERS, RENAMED, SILENCING, SYSTEM_HEADER, silenced
+from exactmark.marking.build import LINE_MARKERS, RENAMED, SILENCING, SYSTEM_HEADER, silenced
 from tests.test_mark_assignments import run_marker
 from tests.test_mark_languages import GREET, SAMPLE, put, tiny_assignment
 

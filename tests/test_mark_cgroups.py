@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from marking.cgroups import Groups, Unavailable, own_paths, cpu_seconds_of
+from exactmark.sandbox.cgroups import Groups, Unavailable, own_paths, cpu_seconds_of
 
 V1 = "12:pids:/ours\n4:memory:/ours/deeper\n1:name=systemd:/\n0::/\n"
 V1_CPU = V1 + "3:cpu,cpuacct:/ours/cpu\n"

@@ -9,8 +9,8 @@ import zipfile
 
 import pytest
 
-from golden.cases import ROOT, load_cases
-from standalone.bundle import write_all
+from exactmark.kit.cases import ROOT, load_cases
+from exactmark.kit.bundle import write_all
 
 VISIBLE, HIDDEN = ["seed_0", "seed_27"], ["seed_43", "seed_705"]
 ASSIGNMENT = """title = "A class's test"
@@ -85,7 +85,7 @@ def marked_class(tmp_path_factory):
 
 
 def mark_class(klass, assignment, out, *options):
-    return subprocess.run([sys.executable, "-m", "classroom.mark_class", str(klass),
+    return subprocess.run([sys.executable, "-m", "exactmark.classroom.mark_class", str(klass),
                            "--assignment", str(assignment), "--out", str(out), "--jobs", "2",
                            *options], cwd=ROOT, capture_output=True, text=True, timeout=600)
 

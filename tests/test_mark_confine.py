@@ -1,4 +1,4 @@
-"""The layers a fallback run enters before any of its code (marking/confine.py), seen from
+"""The layers a fallback run enters before any of its code (exactmark/sandbox/confine.py), seen from
 inside a child that entered them: each system call the seccomp filter refuses, what it
 lets through (threads, fork, a pair of UNIX sockets), and the file system and network as
 Landlock leaves them. Every victim is a file or a listener this test makes."""
@@ -13,7 +13,7 @@ import textwrap
 
 import pytest
 
-from marking.confine import ENTRY_FAILED, REFUSED, Access, Confinement, _SockFprog
+from exactmark.sandbox.confine import ENTRY_FAILED, REFUSED, Access, Confinement, _SockFprog
 
 CONFINEMENT = Confinement()
 needs_seccomp = pytest.mark.skipif(not CONFINEMENT.seccomp and not os.environ.get("KIT_CI"),

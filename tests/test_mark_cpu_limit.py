@@ -18,12 +18,12 @@ from pathlib import Path
 
 import pytest
 
-import marking.limits
-import marking.sandbox
-from golden.cases import ROOT
-from marking.cgroups import Unavailable
-from golden.run import Limit
-from marking.sandbox import Sandbox
+import exactmark.running.limits
+import exactmark.sandbox.sandbox
+from exactmark.kit.cases import ROOT
+from exactmark.sandbox.cgroups import Unavailable
+from exactmark.running.run import Limit
+from exactmark.sandbox.sandbox import Sandbox
 from tests.test_mark import open_scratch
 
 IS_ROOT = os.geteuid() == 0
@@ -128,7 +128,7 @@ def test_three_processes_burning_cpu_are_killed_at_the_limit_of_the_whole_run(sc
 @pytest.mark.parametrize("isolation", BOTH)
 def test_a_run_that_dozes_is_killed_at_the_wall_clock_cap(scratch, isolation, terminal):
     with sandbox(scratch, isolation, 1) as box:
-        assert box.wall_seconds == marking.limits.WALL_FACTOR * 1
+        assert box.wall_seconds == exactmark.running.limits.WALL_FACTOR * 1
         outcome, seconds = run(box, snapshot_of(scratch, DOZE), terminal)
     assert outcome.timed_out and outcome.limit is Limit.WALL and outcome.status is None, outcome
     assert seconds >= box.wall_seconds - 0.1, f"killed after {seconds:.1f} s"
@@ -188,7 +188,7 @@ def test_the_wall_clock_cap_is_never_below_the_cpu_limit(scratch):
     with sandbox(scratch, "fallback", 3, wall_seconds=1) as box:
         assert box.wall_seconds == 3
     with sandbox(scratch, "fallback", 3) as box:
-        assert box.wall_seconds == 3 * marking.limits.WALL_FACTOR
+        assert box.wall_seconds == 3 * exactmark.running.limits.WALL_FACTOR
         assert ("RLIMIT_CPU", (4, 5)) in box.limits()  # SIGXCPU a second past it, SIGKILL after
 
 
@@ -196,7 +196,7 @@ def no_groups(monkeypatch) -> None:
     def refused():
         raise Unavailable("none here (this test)")
 
-    monkeypatch.setattr(marking.sandbox, "Groups", refused)
+    monkeypatch.setattr(exactmark.sandbox.sandbox, "Groups", refused)
 
 
 @pytest.mark.parametrize("terminal", [PIPED, TERMINAL])

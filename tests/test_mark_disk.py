@@ -1,4 +1,4 @@
-"""What a run in the fallback may write on the disk (marking/disk.py), and a full disk:
+"""What a run in the fallback may write on the disk (exactmark/sandbox/disk.py), and a full disk:
 never the student's verdict, never kept by the next class run.
 
 A run over its share (its program's files and 128 MiB more, in as many files as its home
@@ -19,12 +19,12 @@ from pathlib import Path
 
 import pytest
 
-from golden.cases import ROOT, load_cases
-from marking.assignment import load
-from marking.disk import DiskFull
-from marking.limits import WRITTEN_BYTES, mebibytes
-from marking.verdicts import PIPE, Kind, judge
-from standalone.bundle import write_assignment
+from exactmark.kit.cases import ROOT, load_cases
+from exactmark.kit.assignment import load
+from exactmark.sandbox.disk import DiskFull
+from exactmark.running.limits import WRITTEN_BYTES, mebibytes
+from exactmark.marking.verdicts import PIPE, Kind, judge
+from exactmark.kit.bundle import write_assignment
 from tests.test_mark import open_scratch
 from tests.test_mark_cpu_limit import sandbox
 from tests.test_mark_hostile import REPLICA, markings, needs_root  # noqa: F401 (a fixture)
@@ -143,7 +143,7 @@ def a_class(folder: Path, honest: Path, filler: str = None) -> Path:
 
 def mark_class(klass: Path, assignment: Path, out: Path, tmpdir: Path, markings,
                isolation: str, replica: tuple = ()):
-    argv = [sys.executable, "-m", "classroom.mark_class", str(klass), "--assignment",
+    argv = [sys.executable, "-m", "exactmark.classroom.mark_class", str(klass), "--assignment",
             str(assignment), "--out", str(out), "--jobs", "2", "--isolation", isolation]
     if replica:
         argv = [*REPLICA, *replica, "--", *argv]

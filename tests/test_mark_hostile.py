@@ -27,11 +27,11 @@ from pathlib import Path
 
 import pytest
 
-from golden.cases import EXPECTED_OUTPUTS, ROOT
-from marking.assignment import load, names
-from marking.limits import WRITTEN_BYTES, mebibytes
-from marking.mark import GOLDEN_READABLE, golden_copies_readable
-from marking.tree import remove_tree
+from exactmark.kit.cases import EXPECTED_OUTPUTS, ROOT
+from exactmark.kit.assignment import load, names
+from exactmark.running.limits import WRITTEN_BYTES, mebibytes
+from exactmark.marking.mark import GOLDEN_READABLE, golden_copies_readable
+from exactmark.base.tree import remove_tree
 from tests.test_mark import TIMEOUT, assignment_of, processes_of, submission
 
 IS_ROOT = os.geteuid() == 0
@@ -153,7 +153,7 @@ class Markings:
         options, contained = list(options), False
         if "container" in options and options[options.index("container") - 1] == "--isolation":
             options[options.index("container")], contained = "auto", True
-        argv = [sys.executable, "-m", "marking.mark", str(folder), "--assignment", str(assignment),
+        argv = [sys.executable, "-m", "exactmark.marking.mark", str(folder), "--assignment", str(assignment),
                 "--json", str(results), "--timeout", str(TIMEOUT), "--jobs", "2", *options]
         if contained:
             argv = [*REPLICA, *replica, "--", *argv]
@@ -1134,7 +1134,7 @@ def test_a_student_reads_no_report_of_the_class(markings, isolation):
         """, world=str(markings.world))
     out = markings.world / "marked"
     scratch = markings.folder("class-tmpdir", 0o755)
-    argv = [sys.executable, "-m", "classroom.mark_class", str(klass), "--assignment", "seeded",
+    argv = [sys.executable, "-m", "exactmark.classroom.mark_class", str(klass), "--assignment", "seeded",
             "--out", str(out), "--jobs", "1",
             "--isolation", "auto" if isolation == "container" else isolation]
     if isolation == "container":

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from golden.cases import ROOT
-from marking.sandbox import SANDBOX_PYTHON, Sandbox
+from exactmark.kit.cases import ROOT
+from exactmark.sandbox.sandbox import SANDBOX_PYTHON, Sandbox
 from tests.test_mark import open_scratch
 from tests.test_mark_cpu_limit import BOTH
 

@@ -1,4 +1,4 @@
-"""Programs in any language the kit's profiles know (golden/languages.toml): a tiny C and a
+"""Programs in any language the kit's profiles know (exactmark/kit/languages.toml): a tiny C and a
 tiny C++ program marked from an assignment made here, whose cases are written by hand;
 a build that fails, warns, or reaches for what it may not; and the shipped C++
 assignment, calculation_cpp, with its sample solution and a program that loops at the
@@ -16,9 +16,9 @@ import time
 
 import pytest
 
-from golden.cases import ROOT
+from exactmark.kit.cases import ROOT
 from tests.test_mark_assignments import run_marker
-from verify.variants import read_variant
+from exactmark.kit.variants import read_variant
 
 SAMPLE = ROOT / "references" / "calculation_cpp"
 needs = {language: pytest.mark.skipif(shutil.which(compiler) is None,
@@ -204,7 +204,7 @@ def test_ctrl_c_during_a_build_ends_the_marking_cleanly(tmp_path):
                    for n in range(40000))
     folder = put(tmp_path / "slow", {name: slow + code})
     assignment = tiny_assignment(tmp_path, "cpp")
-    process = subprocess.Popen([sys.executable, "-m", "marking.mark", str(folder),
+    process = subprocess.Popen([sys.executable, "-m", "exactmark.marking.mark", str(folder),
                                 "--assignment", str(assignment)], cwd=ROOT,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     time.sleep(2)
@@ -217,8 +217,8 @@ def test_ctrl_c_during_a_build_ends_the_marking_cleanly(tmp_path):
 
 
 def test_a_file_counts_for_the_first_kind_it_matches():
-    from golden.languages import language
-    from golden.programs import Program, Submitted
+    from exactmark.kit.languages import language
+    from exactmark.kit.programs import Program, Submitted
 
     program = Program("game", language("cpp"), (Submitted("main.cpp"), Submitted("*.cpp", 0, 1)))
     folder = ROOT / "references" / "calculation_cpp"
@@ -232,7 +232,7 @@ def test_a_file_counts_for_the_first_kind_it_matches():
 ])
 def test_a_submit_list_that_cannot_be_met_is_refused_when_the_assignment_loads(tmp_path, submit,
                                                                                 said):
-    from marking.assignment import AssignmentError, load
+    from exactmark.kit.assignment import AssignmentError, load
 
     assignment = tiny_assignment(tmp_path, "c")
     text = assignment.read_text().replace('language = "c"', f'language = "python3"\nsubmit = {submit}')
@@ -294,7 +294,7 @@ def test_a_cpp_class_is_marked_and_a_student_whose_program_does_not_build_is_tol
     shutil.copytree(SAMPLE, submissions / "Zoë Sample")
     put(submissions / "broken", {"main.cpp": "int main() { return 0 }\n"})
     out = tmp_path / "marked"
-    done = subprocess.run([sys.executable, "-m", "classroom.mark_class", str(submissions),
+    done = subprocess.run([sys.executable, "-m", "exactmark.classroom.mark_class", str(submissions),
                            "--assignment", "calculation_cpp", "--out", str(out), "--jobs", "2"],
                           cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stdout + done.stderr
@@ -312,7 +312,7 @@ def test_a_cpp_class_is_marked_and_a_student_whose_program_does_not_build_is_tol
 
 
 def test_make_expected_refuses_simulate_for_a_program_that_is_not_imported(tmp_path, capsys):
-    from golden.expected import main
+    from exactmark.expected import main
 
     assignment = tiny_assignment(tmp_path, "c")
     with pytest.raises(SystemExit) as ended:

@@ -1,4 +1,4 @@
-"""The launcher (marking/launcher.py), seen from inside a run: what the submission's
+"""The launcher (exactmark/sandbox/launcher.py), seen from inside a run: what the submission's
 program finds when it starts. Its home holds the snapshot and the case's files,
 given to the run's user; it runs as that user, with no groups and no new
 privileges; and every limit the sandbox lists is set, soft and hard alike."""
@@ -10,9 +10,9 @@ import textwrap
 
 import pytest
 
-from marking import launcher
-from marking.limits import PROCESSES
-from marking.sandbox import SANDBOX_HOME
+from exactmark.sandbox import launcher
+from exactmark.running.limits import PROCESSES
+from exactmark.sandbox.sandbox import SANDBOX_HOME
 from tests.test_mark import open_scratch
 from tests.test_mark_cpu_limit import BOTH, IS_ROOT, sandbox
 

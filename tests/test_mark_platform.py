@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-import marking.sandbox
-from golden.cases import ROOT
-from marking.assignment import REQUIREMENTS, SCHEMA
-from marking.cgroups import enclosing_limits
-from marking.limits import MEMORY_BYTES, PROCESSES
-from marking.sandbox import MARKER_ROOM_BYTES, run_limits
+import exactmark.sandbox.sandbox
+from exactmark.kit.cases import ROOT
+from exactmark.kit.assignment import REQUIREMENTS, SCHEMA
+from exactmark.sandbox.cgroups import enclosing_limits
+from exactmark.running.limits import MEMORY_BYTES, PROCESSES
+from exactmark.sandbox.sandbox import MARKER_ROOM_BYTES, run_limits
 from tests.test_mark import open_scratch, submission
 from tests.test_mark_class import ASSIGNMENT, HIDDEN, VISIBLE, others
 
@@ -47,7 +47,7 @@ BWRAP_0_6_1 = """\
 
 def mark(folder: Path, *options, env=None, replica=None, assignment="seeded", timeout=300):
     scratch = open_scratch()
-    argv = [sys.executable, "-m", "marking.mark", str(folder), "--assignment", str(assignment),
+    argv = [sys.executable, "-m", "exactmark.marking.mark", str(folder), "--assignment", str(assignment),
             *options]
     if replica is not None:
         argv = [*REPLICA, *replica, "--", *argv]
@@ -79,14 +79,14 @@ def test_a_run_stays_under_a_container_s_memory_leaving_the_marker_room(monkeypa
     """Gradescope's default container has 768 MB: a run gets what is left once the marker
     has its own, shared among the runs at once."""
     container = 768 << 20
-    monkeypatch.setattr(marking.sandbox, "enclosing_limits", lambda: (container, 100))
+    monkeypatch.setattr(exactmark.sandbox.sandbox, "enclosing_limits", lambda: (container, 100))
     memory, processes = run_limits(1)
     assert memory == container - MARKER_ROOM_BYTES and memory < MEMORY_BYTES
     assert run_limits(2)[0] == (container - MARKER_ROOM_BYTES) // 2
-    assert processes == min(PROCESSES, 100 - marking.sandbox.MARKER_PROCESSES)
+    assert processes == min(PROCESSES, 100 - exactmark.sandbox.sandbox.MARKER_PROCESSES)
     two_markers = run_limits(1, markers=2)[0]  # a class marking two students at once
     assert two_markers == (container - 2 * MARKER_ROOM_BYTES) // 2
-    monkeypatch.setattr(marking.sandbox, "enclosing_limits", lambda: (None, None))
+    monkeypatch.setattr(exactmark.sandbox.sandbox, "enclosing_limits", lambda: (None, None))
     assert run_limits(4) == (MEMORY_BYTES, PROCESSES)
 
 
@@ -165,7 +165,7 @@ def test_the_class_says_each_marker_warning_once(tmp_path):
     scratch = open_scratch()
     try:
         done = subprocess.run([*REPLICA, "--no-landlock", "--", sys.executable, "-m",
-                               "classroom.mark_class", str(klass), "--assignment",
+                               "exactmark.classroom.mark_class", str(klass), "--assignment",
                                str(small), "--out",
                                str(tmp_path / "out"), "--jobs", "2"],
                               cwd=ROOT, capture_output=True, text=True, timeout=600,

@@ -1,4 +1,4 @@
-"""What the marker's processes tell each other is typed records (marking/records.py):
+"""What the marker's processes tell each other is typed records (exactmark/marking/records.py):
 results.json's extra_data reads back as the record it was written from, and a marker
 started with a messages pipe says its progress, warnings and refusal there."""
 
@@ -9,9 +9,9 @@ import sys
 
 import pytest
 
-from golden.cases import ROOT
-from marking import records
-from marking.verdicts import Kind
+from exactmark.kit.cases import ROOT
+from exactmark.marking import records
+from exactmark.marking.verdicts import Kind
 from tests.test_mark import TIMEOUT, submission
 
 
@@ -35,7 +35,7 @@ def marked_with_messages(folder, *options):
     """(exit status, results.json, the messages) of a marking whose messages come on a pipe."""
     results = folder.parent / "results.json"
     reading, writing = os.pipe()
-    process = subprocess.Popen([sys.executable, "-m", "marking.mark", str(folder),
+    process = subprocess.Popen([sys.executable, "-m", "exactmark.marking.mark", str(folder),
                                 "--assignment", "seeded", "--json", str(results),
                                 "--timeout", str(TIMEOUT), *options], cwd=ROOT,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,

@@ -1,4 +1,4 @@
-"""One sandbox per student and program (marking.sandbox.Session): the cases of a program
+"""One sandbox per student and program (exactmark.sandbox.sandbox.Session): the cases of a program
 run one after another in it, and no case can hand anything to the next one. Each way a
 case could carry state is tried by a program that plants it in one case and looks for
 it in the next: a daemon (in a session of its own, so that no process group holds it), a
@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from golden.cases import ROOT
-from golden.run import Limit
-from marking.limits import OPEN_FILES
-from marking.sandbox import CASE, STUDENT, Sandbox
+from exactmark.kit.cases import ROOT
+from exactmark.running.run import Limit
+from exactmark.running.limits import OPEN_FILES
+from exactmark.sandbox.sandbox import CASE, STUDENT, Sandbox
 from tests.test_mark import open_scratch
 from tests.test_mark_assignments import run_marker
 from tests.test_mark_cpu_limit import BOTH, NAMESPACES
@@ -204,7 +204,7 @@ def test_a_sleeper_ends_once_idle_and_an_honest_nap_passes(scratch):
     """With the handout's 30 s of CPU, a program that sleeps is ended after the idle
     allowance (5 s), not at the wall-clock cap; one that sleeps 2 s (HONEST_SLEEP_SECONDS)
     passes."""
-    from marking.limits import HONEST_SLEEP_SECONDS, IDLE_SECONDS
+    from exactmark.running.limits import HONEST_SLEEP_SECONDS, IDLE_SECONDS
 
     code = f"""\
         import sys, time
@@ -260,8 +260,8 @@ def test_the_budget_cuts_the_same_cases_every_time_most_marks_first(tmp_path):
 def test_a_sleeper_waits_out_its_budget_and_its_other_cases_are_not_run(tmp_path):
     """It uses no CPU, so the CPU budget never ends it; each case ends idle, and once they
     have waited WAITING_SECONDS in all, the cases left are not run, said so."""
-    from marking.limits import time_caps
-    from marking.mark import WAITING_SECONDS
+    from exactmark.running.limits import time_caps
+    from exactmark.marking.mark import WAITING_SECONDS
     from tests.test_mark import TIMEOUT, submission
 
     folder = submission(tmp_path, "solitaire_1.py", "def main() -> None:\n",
@@ -376,7 +376,7 @@ def test_the_next_case_s_first_process_waits_in_its_own_group_and_goes_with_the_
 
 
 def test_where_no_session_can_be_made_each_case_gets_a_sandbox_and_the_report_says_why():
-    from marking.mark import Sessions
+    from exactmark.marking.mark import Sessions
 
     class Refusing:
         def session(self, snapshot):

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from marking.tree import Limits, Refused, copy_tree, remove_tree
+from exactmark.base.tree import Limits, Refused, copy_tree, remove_tree
 
 
 def tree(root: Path, files: dict) -> Path:
@@ -94,7 +94,7 @@ def test_removal_opens_up_folders_their_owner_locked(tmp_path):
 
 
 def test_a_tree_s_bytes_are_its_plain_files(tmp_path):
-    from marking.tree import tree_bytes
+    from exactmark.base.tree import tree_bytes
 
     source = tree(tmp_path / "source", {"a.py": b"12345", "pkg/b.py": b"678", "pkg/deep/c": b""})
     assert tree_bytes(source) == 8

@@ -1,4 +1,4 @@
-"""The two passes of a part's runs (marking.mark.Marking.two_passes): with a budget, every
+"""The two passes of a part's runs (exactmark.marking.mark.Marking.two_passes): with a budget, every
 case first runs with the first pass's short CPU cap, most marks first; then those the cap
 stopped run again with the whole limit, in the same order, while the part's budget lasts.
 A program that spins in some cases is decided on all the others before its spinning runs
@@ -9,11 +9,11 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from golden.run import Limit, Ran
-from marking.assignment import load
-from marking.limits import Budget
-from marking.mark import Marking, Share, first_pass_cap
-from marking.verdicts import BUDGET_SPENT, PIPE, Kind, Rules
+from exactmark.running.run import Limit, Ran
+from exactmark.kit.assignment import load
+from exactmark.running.limits import Budget
+from exactmark.marking.mark import Marking, Share, first_pass_cap
+from exactmark.marking.verdicts import BUDGET_SPENT, PIPE, Kind, Rules
 
 LIMIT = 30  # calculation_cpp's cpu_seconds
 CAP = first_pass_cap(LIMIT)
@@ -109,7 +109,6 @@ def test_make_gradescope_counts_each_run_s_first_pass_in_what_it_says_is_cut():
     runs to need its 30 s, the first pass spends 44 x 3 s and leaves 84 s, three runs of
     30 s (the third starts within it): 41 cut. A limit of 3 s needs no second pass, and
     44 runs of it fit."""
-    from gradescope import build
-
+    from exactmark.gradescope import build
     cut, fits, cpu_fits = build.cut_at_limits(load("calculation_cpp"), 540)
     assert cut == {"calculation_cpp": (44, 41)} and fits is None and cpu_fits == CAP

@@ -3,7 +3,7 @@ a card game's transcript, and the normalisations an assignment may forgive."""
 
 import pytest
 
-from marking.near_miss import NORMALISATIONS, explain, kind_of, normalise, regions
+from exactmark.marking.near_miss import NORMALISATIONS, explain, kind_of, normalise, regions
 
 TRANSCRIPT = (
     "Please enter an integer to feed the seed() function: \n"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from golden.cases import ROOT
+from exactmark.kit.cases import ROOT
 
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None or shutil.which("make") is None,
                                 reason="the C program needs gcc, the steps make")

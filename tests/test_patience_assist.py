@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from golden.cases import ROOT
+from exactmark.kit.cases import ROOT
 from patience_games import freecell_solver, messages as text
 from patience_games.simulate import table
 from patience_games import solver

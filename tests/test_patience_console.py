@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from golden.cases import EXPECTED_OUTPUTS, ROOT, load_cases
+from exactmark.kit.cases import EXPECTED_OUTPUTS, ROOT, load_cases
 from patience_games import messages as text
 from patience_games.commands import LONGEST_NUMBER, shown, whole_number
 from tests.bytes_check import expect_same

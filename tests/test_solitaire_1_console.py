@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from common.console import EXIT_END_OF_INPUT, NOT_AN_INTEGER, SEED_PROMPT
-from golden.cases import EXPECTED_OUTPUTS, ROOT, load_cases
+from exactmark.kit.cases import EXPECTED_OUTPUTS, ROOT, load_cases
 from tests.bytes_check import expect_same
 
 PROGRAM = str(ROOT / "solitaire_1.py")

@@ -8,7 +8,7 @@ import pytest
 
 import solitaire_1 as game
 from common.console import SEED_PROMPT
-from golden.cases import load_cases
+from exactmark.kit.cases import load_cases
 from tests.bytes_check import expect_same
 from tests.oracles import solitaire_1_oracle as oracle
 

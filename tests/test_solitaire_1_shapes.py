@@ -3,7 +3,7 @@ seed shows which shape, and checks that it still does."""
 
 import pytest
 
-from golden.cases import EXPECTED_OUTPUTS, Case
+from exactmark.kit.cases import EXPECTED_OUTPUTS, Case
 from solitaire_1 import is_ace, new_deck, play
 
 

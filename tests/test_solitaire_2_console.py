@@ -11,7 +11,7 @@ import pexpect
 import pytest
 
 from common.console import EXIT_END_OF_INPUT, EXIT_INTERRUPTED, NOT_AN_INTEGER, SEED_PROMPT
-from golden.cases import EXPECTED_OUTPUTS, ROOT
+from exactmark.kit.cases import EXPECTED_OUTPUTS, ROOT
 from common.viewer import MENU, PROMPT
 from tests.bytes_check import expect_same
 

@@ -7,7 +7,7 @@ import random
 import pytest
 
 import solitaire_2 as game
-from golden.cases import load_cases
+from exactmark.kit.cases import load_cases
 from tests.bytes_check import expect_same
 from tests.oracles import solitaire_2_oracle as oracle
 

@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
-from golden.cases import ROOT, load_cases
-from golden.run import run_on_terminal, run_piped
-from standalone.bundle import KIT_PACKAGES, kit_programs, write_all
+from exactmark.kit.cases import ROOT, load_cases
+from exactmark.running.run import run_on_terminal, run_piped
+from exactmark.kit.bundle import KIT_PACKAGES, kit_programs, write_all
 from tests.bytes_check import expect_case_passes, expect_same
 
 PROGRAMS = [program.name for program in kit_programs()]

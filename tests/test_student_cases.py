@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from marking.assignment import StudentCases
-from marking.verdicts import Kind
-from marking.student_cases import left_out_below, read_cases
-from marking.submission import skip_reason
-from marking.tree import Limits, copy_tree
+from exactmark.kit.assignment import StudentCases
+from exactmark.marking.verdicts import Kind
+from exactmark.marking.student_cases import left_out_below, read_cases
+from exactmark.kit.submission import skip_reason
+from exactmark.base.tree import Limits, copy_tree
 
 GOLF = StudentCases("patience", "your Golf cases", "cases/golf",
                     {"valid": 2, "thorough": 5, "own_code": 3}, "after_due_date",
@@ -144,8 +144,8 @@ def test_what_the_copy_left_out_is_named_from_the_folder_marked(top):
 
 
 def marked(name: str, valid: bool, own: Kind = Kind.PASS):
-    from marking.student_cases import Marked, Written
-    from marking.verdicts import Verdict
+    from exactmark.marking.student_cases import Marked, Written
+    from exactmark.marking.verdicts import Verdict
 
     case = Written("patience", name, Path("."), f"cases/golf/{name}")
     reference = Verdict(case.id, "stdout, stdin piped", Kind.PASS if valid else Kind.WRONG,
@@ -157,7 +157,7 @@ def marked(name: str, valid: bool, own: Kind = Kind.PASS):
 def test_the_three_counts_share_their_marks():
     """Validity is shared by the cases marked; thoroughness is the weighed share of the
     mistakes caught; own code the share of the valid cases the team's program passes."""
-    from marking.student_cases import GroupResult, Hunted, Read
+    from exactmark.marking.student_cases import GroupResult, Hunted, Read
 
     group = StudentCases("patience", "your Golf cases", "cases/golf",
                          {"valid": 2, "thorough": 5, "own_code": 3}, "after_due_date",
@@ -179,8 +179,8 @@ def test_the_three_counts_share_their_marks():
 
 
 def test_results_json_names_the_mistakes_in_a_test_of_the_group_s_visibility():
-    from marking.assignment import load
-    from marking.student_cases import GroupResult, Hunted, Read
+    from exactmark.kit.assignment import load
+    from exactmark.marking.student_cases import GroupResult, Hunted, Read
 
     golf_tests = load("golf_tests")
     group = golf_tests.student_groups("patience")[0]
@@ -203,9 +203,9 @@ def test_a_misread_rule_of_the_game_weighs_twice_a_misworded_message():
     """The handout: a mistake that breaks a rule of the sections Terms, Golf or Little
     Spider weighs 2, one of the console 1; which is which is each wrong program's `rule`,
     the section of the rule map it quotes, not a list in the assignment."""
-    from marking.assignment import load
-    from verify.rules import rule_map
-    from verify.variants import read_variant
+    from exactmark.kit.assignment import load
+    from exactmark.kit.rules import rule_map
+    from exactmark.kit.variants import read_variant
 
     golf_tests = load("golf_tests")
     sections = {rule: entry.section
@@ -226,9 +226,9 @@ def test_valid_and_own_code_are_shared_over_the_cases_the_handout_asks_for():
     8 cases, 7 valid, 7 passed."""
     import re
 
-    from golden.cases import ROOT
-    from marking.assignment import load
-    from marking.student_cases import GroupResult, Read
+    from exactmark.kit.cases import ROOT
+    from exactmark.kit.assignment import load
+    from exactmark.marking.student_cases import GroupResult, Read
 
     handout = " ".join((ROOT / "docs" / "golf_tests.md").read_text(encoding="utf-8").split())
     said = re.search(r"For instance, (\d+) cases of Golf of which (\d+) are valid, your program "
@@ -262,9 +262,9 @@ def test_a_case_that_repeats_a_worked_example_or_a_longer_case_is_not_counted(tm
     Of the student's own, a case cut from a longer one is not counted, and of two equal
     ones the first in name order counts; an empty .out counts once per status and stderr.
     A case on an example's deal with moves of its own counts."""
-    from golden.cases import EXPECTED_OUTPUTS, Case
-    from marking.student_cases import counted
-    from marking.written_cases import Read, Written
+    from exactmark.kit.cases import EXPECTED_OUTPUTS, Case
+    from exactmark.marking.student_cases import counted
+    from exactmark.kit.written_cases import Read, Written
 
     example = Case("patience", "golf_won_seed_1", EXPECTED_OUTPUTS / "patience")
     out = example.stdout

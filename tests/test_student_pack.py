@@ -24,13 +24,13 @@ from pathlib import Path
 
 import pytest
 
-from golden.cases import ROOT, SUFFIXES
-from marking import records
-from marking.assignment import load
-from pack import build as pack_build
-from standalone.bundle import write_assignment
-from verify.__main__ import WRONG, sample_solution, submission_of
-from verify.variants import read_variants
+from exactmark.kit.cases import ROOT, SUFFIXES
+from exactmark.marking import records
+from exactmark.kit.assignment import load
+from exactmark.pack import build as pack_build
+from exactmark.kit.bundle import write_assignment
+from exactmark.verify.__main__ import WRONG, sample_solution, submission_of
+from exactmark.kit.variants import read_variants
 
 ASSIGNMENTS = ["seeded", "calculation", "calculation_cpp", "patience"]
 PACKED = [*ASSIGNMENTS, "golf_tests"]  # golf_tests: no visible case, the cases a team writes
@@ -62,7 +62,7 @@ def only_python(folder: Path, *more: str) -> dict:
 
 
 def check(pack: Path, folder, env: dict, *options, cwd: Path = None):
-    """`python3 pack/check.py [OPTIONS] FOLDER`; without FOLDER (None), run from `cwd`."""
+    """`python3 exactmark/pack/check.py [OPTIONS] FOLDER`; without FOLDER (None), run from `cwd`."""
     return subprocess.run([SYSTEM_PYTHON, str(pack / "check.py"), *options,
                            *([] if folder is None else [str(folder)])], cwd=cwd or folder,
                           env=env, capture_output=True, text=True, timeout=600)
@@ -182,7 +182,7 @@ def test_the_checker_is_one_file_of_the_standard_library(packs):
     imported = {match.split(".")[0] for match in re.findall(
         r"^(?:import|from) ([\w.]+)", source, re.MULTILINE)}
     assert imported <= set(sys.stdlib_module_names), imported - set(sys.stdlib_module_names)
-    assert not {"golden", "marking", "pack", "jsonschema", "tomllib"} & imported
+    assert not {"exactmark", "jsonschema", "tomllib"} & imported
 
 
 @pytest.mark.parametrize("name", ASSIGNMENTS)
@@ -206,7 +206,7 @@ def test_beside_the_sample_solutions_every_visible_case_passes(packs, name, tmp_
 def marker_verdicts(folder: Path, assignment, cases: list, tmp_path: Path) -> dict:
     """case id -> (kind, sentence), as the marker says them of the piped run."""
     results = tmp_path / "results.json"
-    command = [sys.executable, "-m", "marking.mark", str(folder), "--assignment",
+    command = [sys.executable, "-m", "exactmark.marking.mark", str(folder), "--assignment",
                str(assignment.path), "--json", str(results), "--jobs", "2"]
     for case in cases:
         command += ["--only", case]
@@ -643,7 +643,7 @@ def test_nothing_a_run_left_outlives_the_check_or_prints_after_it(echo, tmp_path
     """The checker's stdout, read to its end (which comes once every process holding it is
     gone), ends with the checker's own summary, never the lie of a process its run left;
     and no such process is left running."""
-    from pack.check import NOT_KEPT
+    from exactmark.pack.check import NOT_KEPT
 
     _, pack, student = echo
     token = f"left-by-{uuid.uuid4().hex}"  # this run's alone, on a shared machine
@@ -696,7 +696,7 @@ def test_where_no_process_can_be_kept_it_says_so_and_ends_what_it_finds(echo, tm
     """Without prctl (macOS's C library has none; simulated here) the checker cannot keep
     a run's orphans: it says so in one line, checks as before, and still ends a daemon that
     keeps the run's environment, where Linux's /proc shows it."""
-    from pack.check import NOT_KEPT
+    from exactmark.pack.check import NOT_KEPT
 
     _, pack, student = echo
     token = f"daemon-of-{uuid.uuid4().hex}"
@@ -777,7 +777,7 @@ def own_lines(stdout: str) -> list:
 def test_the_kit_s_own_cases_pass_beside_the_sample_solution(packs, tmp_path):
     """Each game's kit cases, handed in as a team's with the sample solution: every one
     passes, and the check says it cannot judge validity or thoroughness."""
-    from pack.check import CANNOT_JUDGE
+    from exactmark.pack.check import CANNOT_JUDGE
 
     team = a_team(tmp_path / "team", [(GOLF, GOLF.kit_cases),
                                       (LITTLE_SPIDER, LITTLE_SPIDER.kit_cases)])
@@ -892,13 +892,13 @@ def test_without_a_folder_of_cases_it_says_so_as_the_marker_does(packs, tmp_path
 
 def test_each_refusal_is_the_marker_s_own(packs, tmp_path):
     """Every way a case or a file can be refused, in one folder: the checker's refusals
-    are marking.student_cases.read_cases' on the marker's copy, reason for reason, word
+    are exactmark.marking.student_cases.read_cases' on the marker's copy, reason for reason, word
     for word; the cases it keeps are the ones the checker runs."""
     from dataclasses import replace
 
-    from marking.student_cases import left_out_below, read_cases
-    from marking.submission import skip_reason
-    from marking.tree import Limits, copy_tree
+    from exactmark.marking.student_cases import left_out_below, read_cases
+    from exactmark.kit.submission import skip_reason
+    from exactmark.base.tree import Limits, copy_tree
 
     pack = shutil.copytree(packs / "golf_tests", tmp_path / "pack")
     data = json.loads((pack / "pack.json").read_text(encoding="utf-8"))
@@ -928,7 +928,7 @@ def test_each_refusal_is_the_marker_s_own(packs, tmp_path):
     (golf / "aa_linked.out").symlink_to(golf / "golf_won_seed_1.out")
     (golf / "aa_linked_folder").symlink_to(tmp_path, target_is_directory=True)
 
-    snapshot = tmp_path / "snapshot"  # the marker's copy, as marking/mark.py makes it
+    snapshot = tmp_path / "snapshot"  # the marker's copy, as exactmark/marking/mark.py makes it
     snapshot.mkdir()
     copied = copy_tree(team, snapshot, skip=skip_reason, limits=Limits())
     marker = read_cases(snapshot, group, left_out_below(copied.named, Path()))

@@ -5,9 +5,9 @@ import shutil
 
 import pytest
 
-from verify.rules import rule_map
-from verify.variants import VariantError, read_variant, read_variants
-from verify.__main__ import HONEST, WRONG, assignment_of_each_program
+from exactmark.kit.rules import rule_map
+from exactmark.kit.variants import VariantError, read_variant, read_variants
+from exactmark.verify.__main__ import HONEST, WRONG, assignment_of_each_program
 
 SOLUTION = {"solitaire_1.py": 'print("Eighth (and last) card")\nprint("done")\nprint("done")\n'}
 SOURCES = {"main.cpp": '#include "game.h"\nint main() { return play(); }\n',
@@ -117,7 +117,7 @@ def test_the_kit_s_variants_cover_every_program_and_read():
 
 def verify_one_wrong_variant(tmp_path, monkeypatch, capsys, text, program, name) -> str:
     """What verify says of the one wrong variant `text` alone; it must find a problem."""
-    import verify.__main__ as verify
+    import exactmark.verify.__main__ as verify
 
     found = rule_map(assignment_of_each_program()[program].declared[program])
     if found is not None:  # it names a rule it breaks, as every wrong program must
@@ -157,7 +157,7 @@ replace = "int main() {;;}"
 
 
 def test_a_reference_that_is_not_there_fails_verify(tmp_path, capsys):
-    import verify.__main__ as verify
+    import exactmark.verify.__main__ as verify
 
     (tmp_path / "cases").mkdir()
     (tmp_path / "cases" / "one.in").write_text("1\n")
@@ -185,7 +185,7 @@ cases = "cases"
 
 def test_verify_fails_where_the_student_pack_says_otherwise_than_the_marker(monkeypatch, capsys):
     """A pack whose checker passes every visible case of a wrong program: verify says where."""
-    import verify.__main__ as verify
+    import exactmark.verify.__main__ as verify
 
     contents = verify.pack_build.contents
 

@@ -1,13 +1,13 @@
-"""The rule map of a handout (verify/rules.py): a rule is a sentence the handout says, a
+"""The rule map of a handout (exactmark/kit/rules.py): a rule is a sentence the handout says, a
 case claims the rules it exercises, and `make verify` counts a claim only where a wrong
 program breaking that rule alone fails the case. Tried on a tiny assignment of its own
 (an echo program, its handout, its rules, its wrong programs), then on the kit's."""
 
 import pytest
 
-import verify.__main__ as verify
-from marking.assignment import load, names
-from verify.rules import RuleError, rule_map, rules_file
+import exactmark.verify.__main__ as verify
+from exactmark.kit.assignment import load, names
+from exactmark.kit.rules import RuleError, rule_map, rules_file
 
 HANDOUT = """# echo.py
 

@@ -1,12 +1,12 @@
-"""verify/shown.py: a case a team could write from what it receives, the student pack and
+"""exactmark/verify/shown.py: a case a team could write from what it receives, the student pack and
 the handouts, every line of its screens shown there but for the cards, numbers and words
 the deal and the move change."""
 
-from golden.cases import Case
-from marking.assignment import load
-from marking.student_cases import copied, examples_of
-from pack.build import contents
-from verify.shown import documents, shape, shapes, unshown
+from exactmark.kit.cases import Case
+from exactmark.kit.assignment import load
+from exactmark.marking.student_cases import copied, examples_of
+from exactmark.pack.build import contents
+from exactmark.verify.shown import documents, shape, shapes, unshown
 
 GOLF_TESTS = load("golf_tests")
 REFUSED = "> 🂾 cannot go on homecell h: only the stock's top card goes on the empty homecell."

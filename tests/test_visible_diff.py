@@ -1,6 +1,6 @@
 """A failing comparison must show what differs, however small: these are the diffs a marker reads."""
 
-from golden.visible import visible_diff
+from exactmark.base.visible import visible_diff
 
 
 def test_equal_outputs_give_no_report():
@@ -67,7 +67,7 @@ def test_a_difference_deep_in_a_long_output_is_shown_with_its_context():
 
 
 def test_escape_sequences_a_run_wrote_are_drawn_not_played():
-    from golden.visible import escaped
+    from exactmark.base.visible import escaped
 
     shown = escaped(b"\x1b[2J\x1b[Hpass \xe2\x80\xae\x9b\xff ok")
     assert shown == "⟨U+001B⟩[2J⟨U+001B⟩[Hpass ⟨U+202E⟩⟨\\x9b⟩⟨\\xff⟩ ok"
@@ -106,7 +106,7 @@ TABLE = ("Cards left   Frequency\n"
 
 
 def test_the_diff_as_data_leaves_spaces_to_the_page_and_flags_column_widths():
-    from golden.visible import ADDED, REMOVED, SAME, DiffLine, diff_lines
+    from exactmark.base.visible import ADDED, REMOVED, SAME, DiffLine, diff_lines
 
     got = b"Cards left Frequency\n     4       19.20%\n" + "    5 6.95% 😊\n".encode()
     diff = diff_lines(got, TABLE)
@@ -126,7 +126,7 @@ def test_the_diff_as_data_leaves_spaces_to_the_page_and_flags_column_widths():
 def test_the_diff_as_data_draws_as_visible_diff_and_survives_json():
     import json
 
-    from golden.visible import VisibleDiff, diff_lines
+    from exactmark.base.visible import VisibleDiff, diff_lines
 
     got = LONG.replace(b"line 90000\nline 90001\n", b"line\t90000\nline 90001\xff\n")[:-1]
     diff = diff_lines(got, LONG)
@@ -145,7 +145,7 @@ def test_the_diff_as_data_draws_as_visible_diff_and_survives_json():
 
 
 def test_a_long_line_is_cut_in_the_data_as_on_the_terminal():
-    from golden.visible import MOST_LINE_CHARS, diff_lines
+    from exactmark.base.visible import MOST_LINE_CHARS, diff_lines
 
     diff = diff_lines(b"x" * 1000, b"x\n")
     added = diff.hunks[0].lines[-1]

@@ -1,0 +1,1 @@
+"""The tool that marks exact-output programs: see the module map in its docstring (to come)."""

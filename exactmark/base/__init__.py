@@ -1,0 +1,1 @@
+"""What every floor of the tool uses: escaped text and visible diffs, safe file trees."""

@@ -1,0 +1,566 @@
+"""Mark a whole class: `make mark-class SUBMISSIONS=DIR ASSIGNMENT=NAME [OUT=DIR]`.
+
+    python3 -m exactmark.classroom.mark_class DIR --assignment NAME [--out DIR] [--times CSV]
+                                    [--jobs N] [--force] [--isolation ...]
+                                    [--sandbox-per student|case] [--student-budget S]
+                                    [--as-of TIME] [--published] [--similarity-min S]
+
+Each entry of DIR is one student (a folder, or a .zip/.tar.gz archive, unpacked
+safely). Students are marked in parallel, each by the marker of one submission
+(`exactmark.marking.mark`, in its sandbox), and each student's results are kept as soon as
+they are known: an interrupted run keeps what it finished, and the next run skips
+a student whose submission, submission time, assignment and golden cases are
+unchanged (--force marks everyone again). Then OUT gets grades.csv, similarity.csv,
+summary.html, and per student what they may see (OUT/students/NAME/: their
+feedback, and the files of the cases it shows, each case as its visibility says at
+--as-of) apart from what only the instructor may see (OUT/instructor/NAME/: the
+full report and results.json). Every run writes every student's pages again:
+marks are kept, pages follow the clock.
+"""
+
+import argparse
+import functools
+import hashlib
+import importlib
+import json
+import os
+import shlex
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import threading
+from concurrent.futures import ThreadPoolExecutor, as_completed, wait
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from tqdm import tqdm
+
+from exactmark.classroom import pages, sheet
+from exactmark.classroom.roster import class_of, unknown_in_times
+from exactmark.classroom.times import read_times
+from exactmark.classroom.unpack import name_key, unpack
+from exactmark.kit.cases import ROOT
+from exactmark.base.visible import escaped
+from exactmark.sandbox import disk
+from exactmark.base import from_make
+from exactmark.marking import records
+from exactmark.kit.assignment import REQUIREMENTS, AssignmentError, load, names
+from exactmark.kit.submission import marked_folder, skip_reason
+from exactmark.base.tree import Limits, Refused, copy_tree, remove_tree
+from exactmark.marking.verdicts import Kind
+from exactmark.pack.published import pack_url
+from exactmark.kit.bundle import write_assignment, write_program
+
+STATE = "state.json"
+RESULTS = "results.json"
+REPORT = "report.txt"
+PROGRAMS = "programs"
+STUDENTS = "students"  # what each student may see
+INSTRUCTOR = "instructor"  # what only the instructor may see
+RESULTS_FORMAT = 2  # of results.json as kept: a kit that reads it otherwise marks again
+SIMILARITY = "exactmark.classroom.similarity"  # a second to import (copydetect brings matplotlib)
+MARKED_NORMALLY = (0, 1, 3)  # the marker's ends with results: all pass, not, a case failed it
+MARKER_ERROR_STATUS = 3
+REFUSED_STATUS = 2  # argparse's: the marker refused the submission or an option
+STOP_SECONDS = 30  # for the markers in flight to stop their runs after Ctrl-C
+SHOWN_PAGES = 20  # pairs with a side-by-side page
+
+NO_DEADLINE = "--times: {name} has no deadline, so no late rule to apply"
+UNKNOWN_STUDENTS = "warning: the times file names students not in the class: {names}"
+UNTIMED = ("warning: the times file does not name {count} student(s), marked without the late "
+           "rule: {names}")
+SKIPPED = "{count} student(s) unchanged since the last run: kept (--force marks them again)"
+WROTE = ("Wrote {grades}, {similarity}, {summary}, and per student their feedback in {students} "
+         "(theirs to see) and the marker's report in {instructor} (yours only)")
+NO_SUBMISSIONS = ("give the folder of the class's submissions: make mark-class SUBMISSIONS=DIR "
+                  "ASSIGNMENT=NAME")
+NO_ASSIGNMENT = ("say which assignment to mark against: --assignment NAME (make mark-class "
+                 "ASSIGNMENT=NAME); the assignments are: {names}")
+NOT_A_CLASS = "{path}: not a folder of submissions"
+OUT_IN_CLASS = ("--out {out} lies inside the class folder {submissions}: it would be marked as a "
+                "student's, or inside one; give a folder outside it")
+BAD_AS_OF = "--as-of: {text!r} is not a date and time such as 2027-03-20T09:00"
+BAD_JOBS = "a number of students from 1 to 64"
+BAD_SHARE = "a score from 0 to 1"
+BAD_BUDGET = "a number of CPU seconds from 1 to 3600"
+INTERRUPTED = ("interrupted: {done} of {total} students marked or kept, their results in {out}; "
+               "nothing else was written. Run the same command again to go on")
+MARKER_FAILED = "the marker ended with status {status}: {said}"
+MARKER_ERROR = "the marker failed on a case (its report says which): mark this student again"
+OWN_FILES_FAILED = "the class marker's own work failed ({problem}): mark this student again"
+DISK_FILLED = ("the disk filled during the run: {count} student(s)' cases are marker errors, "
+               "marked again next run")
+
+
+@dataclass
+class Outcome:
+    """One student's marking: the marker's results (None when it gave none), why the
+    submission was refused or the marker failed, and whether the results were kept from
+    an earlier run."""
+    student: object  # exactmark.classroom.roster.Student
+    results: dict = None
+    refused: str = ""
+    failed: str = ""
+    kept: bool = False
+    interrupted: bool = False
+    disk_full: bool = False  # the disk was full for one of its runs, or for the class's copy
+
+    @functools.cached_property
+    def marking(self) -> records.Marking:
+        """The marking as data (results.json's extra_data); empty where there is none."""
+        return records.Marking.from_dict((self.results or {}).get("extra_data", {}))
+
+
+def holds_marker_error(results: dict) -> bool:
+    """Whether a marking's results hold a marker error, in any case or any group's case:
+    such results are never kept, and the next run marks the student again."""
+    data = records.Marking.from_dict(results.get("extra_data", {}))
+    verdicts = [verdict for case in data.cases for verdict in case.verdicts] + [
+        verdict for group in data.student_groups for case in group.cases
+        for verdict in (case.reference, case.own) if verdict is not None]
+    return any(verdict.kind == Kind.MARKER_ERROR for verdict in verdicts)
+
+
+def fingerprint(folder: Path) -> str:
+    """A hash of every file below `folder` (a copy the marker owns): names and bytes."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and not p.is_symlink()):
+        digest.update(str(path.relative_to(folder)).encode("utf-8", "surrogateescape") + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def assignment_fingerprint(assignment) -> str:
+    """The assignment file and every golden case it marks, and where it marks cases the
+    students write, the reference and the wrong programs they run on: a regrade changes it."""
+    digest = hashlib.sha256(assignment.path.read_bytes())
+    digest.update(str(RESULTS_FORMAT).encode())
+    for cases in assignment.programs.values():
+        for marked in cases:
+            for path in sorted(marked.case.folder.glob(f"{marked.case.name}.*")):
+                digest.update(path.name.encode() + path.read_bytes())
+    for program, declared in assignment.declared.items():
+        groups = assignment.student_groups(program)
+        if groups:
+            with tempfile.TemporaryDirectory(prefix="fingerprint-") as folder:
+                for path, _ in write_program(declared, Path(folder)):
+                    digest.update(path.name.encode() + path.read_bytes())
+        for folder, name in sorted({(group.wrong_folder, name) for group in groups
+                                    for name in group.mistakes}):
+            digest.update(name.encode() + (folder / f"{name}.toml").read_bytes())
+    return digest.hexdigest()
+
+
+class ClassMarking:
+    """One run over a class: its students, the bar, the markers in flight, and where
+    each result goes."""
+
+    def __init__(self, options, assignment, out: Path, scratch: Path):
+        self.options, self.assignment, self.out, self.scratch = options, assignment, out, scratch
+        written = [group for program in assignment.programs
+                   for group in assignment.student_groups(program)]
+        # The bar counts each golden case, and each group of the student's own cases once.
+        self.cases_each = sum(len(cases) for cases in assignment.programs.values()) + len(written)
+        self.own_folders = [group.folder.split("/")[0] for group in written]
+        self.regrade_key = assignment_fingerprint(assignment)
+        self.budget = options.student_budget or assignment.student_budget  # a new one marks again
+        self.lock = threading.Lock()
+        self.stopping = threading.Event()
+        self.markers = set()  # the markers running now
+        self.bar = None
+        self.done = 0  # students marked or kept, when the run was interrupted
+        self.warned = set()
+
+    def instructor_folder(self, student) -> Path:
+        return self.out / INSTRUCTOR / student.folder
+
+    def copy_in(self, student) -> Path:
+        """The submission in a folder of ours, unpacked or copied without following a link,
+        leaving out what the marker leaves out."""
+        into = self.scratch / student.folder
+        if student.kind == "archive":
+            unpack(student.entry, into, Limits())
+        else:
+            into.mkdir(mode=0o700)
+            copy_tree(student.entry, into, skip=skip_reason, limits=Limits())
+        return into
+
+    def mark(self, student) -> Outcome:
+        """Mark one student, unless nothing changed since the last run."""
+        if self.stopping.is_set():
+            return Outcome(student, interrupted=True)
+        folder = self.instructor_folder(student)
+        try:
+            if student.kind == "refused":
+                raise Refused(student.reason)
+            copy = self.copy_in(student)
+        except Refused as problem:
+            self.advance(self.cases_each)
+            remove_tree(folder)  # nothing of an earlier run stands for it
+            return Outcome(student, refused=str(problem))
+        except OSError as problem:
+            remove_tree(self.scratch / student.folder)  # what of the copy was made
+            return self.own_failure(student, folder, problem)
+        try:
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            self.keep_programs(marked_folder(copy, self.assignment.declared.values(),
+                                             self.own_folders), folder)
+            key = {"submission": fingerprint(copy), "assignment": self.regrade_key,
+                   "submitted": student.submitted.isoformat() if student.submitted else None,
+                   "budget": self.budget}
+            kept = self.kept(folder, key)
+            if kept is not None:
+                self.advance(self.cases_each)
+                return Outcome(student, kept, kept=True)
+            return self.run_marker(copy, folder, student, key)
+        except OSError as problem:
+            return self.own_failure(student, folder, problem)
+        finally:
+            remove_tree(copy)
+
+    def own_failure(self, student, folder: Path, problem: OSError) -> Outcome:
+        """The class marker's own files failed it (a full disk, say): the student is not
+        marked, and the next run marks them."""
+        self.advance(self.cases_each)
+        (folder / STATE).unlink(missing_ok=True)
+        return Outcome(student, failed=OWN_FILES_FAILED.format(
+            problem=escaped(problem.strerror or str(problem))), disk_full=disk.full_error(problem))
+
+    def kept(self, folder: Path, key: dict):
+        """The results of an earlier run, when it marked the same thing."""
+        if self.options.force:
+            return None
+        try:
+            state = json.loads((folder / STATE).read_text(encoding="utf-8"))
+            if state.get("key") != key:
+                return None
+            results = json.loads((folder / RESULTS).read_text(encoding="utf-8"))
+            return None if holds_marker_error(results) else results
+        except (OSError, ValueError, TypeError, KeyError):
+            return None
+
+    def keep_programs(self, marked: Path, folder: Path) -> None:
+        """The programs the marker marks, kept beside their results for the similarity scan:
+        each program's files, in name order, as one text named after the program."""
+        kept = folder / PROGRAMS
+        kept.mkdir(mode=0o700, exist_ok=True)
+        for name, program in self.assignment.declared.items():
+            target = kept / name
+            target.unlink(missing_ok=True)
+            files, _ = program.files(marked)
+            if files:
+                target.write_bytes(b"".join((marked / file).read_bytes() for file in files))
+
+    def run_marker(self, copy: Path, folder: Path, student, key: dict) -> Outcome:
+        """The marker of one submission, its progress lines moving the class's bar. Its
+        report and results are written beside the kept ones and take their place only
+        when it ended as a marker ends: an interrupted run leaves the last good ones."""
+        report, results = folder / f".{REPORT}.new", folder / f".{RESULTS}.new"
+        options = ["--json", str(results), "--jobs", "1", "--markers", str(self.options.jobs),
+                   "--isolation", self.options.isolation, "--sandbox-per", self.options.sandbox_per,
+                   *(f"--require={layer}" for layer in self.options.require)]
+        if self.budget:
+            options += ["--student-budget", f"{self.budget:g}"]
+        if student.submitted is not None:
+            options += ["--submitted", student.submitted.isoformat()]
+        # Paths go by the environment, which a run cannot read, never the command line.
+        # It tells us how it goes (exactmark.marking.records' messages) on a pipe of its own.
+        reading, writing = os.pipe()
+        environment = {**os.environ, "MARK_SUBMISSION": str(copy),
+                       "MARK_ASSIGNMENT": str(self.assignment.path),
+                       "MARK_ARGS": shlex.join(options), records.MESSAGES_FD: str(writing)}
+        moved, refusal, disk_full = 0, None, False
+        try:
+            with open(report, "wb") as stdout, tempfile.TemporaryFile() as stderr, \
+                    os.fdopen(reading, "rb") as messages:
+                try:
+                    process = subprocess.Popen([sys.executable, "-m", "exactmark.marking.mark"], cwd=ROOT,
+                                               stdin=subprocess.DEVNULL, stdout=stdout,
+                                               stderr=stderr, env=environment,
+                                               pass_fds=(writing,), start_new_session=True)
+                finally:
+                    os.close(writing)
+                with self.lock:
+                    self.markers.add(process)
+                if self.stopping.is_set():
+                    process.send_signal(signal.SIGINT)
+                for line in messages:
+                    record = records.read_message(line)
+                    if isinstance(record, records.Progress):
+                        moved += 1
+                        self.advance(1)
+                    elif isinstance(record, records.Notice) and record.text == disk.FULL_NOTICE:
+                        disk_full = True  # said once for the class, with the students it hit
+                    elif isinstance(record, records.Notice):
+                        self.warn(record.text)
+                    elif isinstance(record, records.Refusal):
+                        refusal = record.reason
+                status = process.wait()
+                stderr.seek(0)
+                said = stderr.read().decode("utf-8", "replace")
+            with self.lock:
+                self.markers.discard(process)
+            self.advance(self.cases_each - moved)
+            if self.stopping.is_set():
+                return Outcome(student, interrupted=True)
+            if refusal is not None and status == REFUSED_STATUS:
+                (folder / STATE).unlink(missing_ok=True)
+                return Outcome(student, refused=escaped(refusal, most=300))
+            try:
+                marked = json.loads(results.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                marked = None  # none, or cut short: the disk filled, say
+            if status not in MARKED_NORMALLY or not isinstance(marked, dict):
+                (folder / STATE).unlink(missing_ok=True)
+                return Outcome(student, failed=MARKER_FAILED.format(
+                    status=status, said=escaped(" ".join(said.split())[-300:])),
+                    disk_full=disk_full)
+            (folder / STATE).unlink(missing_ok=True)  # no state stands for the results replaced
+            os.replace(report, folder / REPORT)
+            os.replace(results, folder / RESULTS)
+            if status == MARKER_ERROR_STATUS or holds_marker_error(marked):
+                return Outcome(student, marked, failed=MARKER_ERROR, disk_full=disk_full)
+            (folder / STATE).write_text(json.dumps({"key": key}), encoding="utf-8")
+            return Outcome(student, marked)
+        finally:
+            report.unlink(missing_ok=True)
+            results.unlink(missing_ok=True)
+
+    def warn(self, text: str) -> None:
+        """A marker's warning, said once for the class (each student's marker says it)."""
+        with self.lock:
+            if text in self.warned:
+                return
+            self.warned.add(text)
+        (self.bar.write if self.bar is not None else print)(text, file=sys.stderr)
+
+    def advance(self, cases: int) -> None:
+        if self.bar is not None and cases > 0:
+            with self.lock:
+                self.bar.update(cases)
+
+    def stop(self) -> None:
+        """Ctrl-C: no student starts, and each marker in flight stops its runs at once."""
+        self.stopping.set()
+        with self.lock:
+            running = list(self.markers)
+        for process in running:
+            try:
+                process.send_signal(signal.SIGINT)
+            except ProcessLookupError:
+                pass
+
+    def run(self, students: list) -> list:
+        """Every student's Outcome, in the class's order; KeyboardInterrupt once the
+        markers in flight have stopped, when the run is interrupted."""
+        outcomes = {}
+        with tqdm(total=len(students) * self.cases_each, unit="case", file=sys.stderr,
+                  dynamic_ncols=True, disable=None,
+                  desc=f"0/{len(students)} students") as self.bar:
+            pool = ThreadPoolExecutor(self.options.jobs)
+            futures = {pool.submit(self.mark, student): student for student in students}
+            try:
+                for done, future in enumerate(as_completed(futures), 1):
+                    outcomes[futures[future].folder] = future.result()
+                    with self.lock:
+                        self.bar.set_description(f"{done}/{len(students)} students")
+            except KeyboardInterrupt:
+                self.stop()
+                pool.shutdown(wait=False, cancel_futures=True)
+                wait([future for future in futures if not future.cancelled()],  # a cancelled
+                     timeout=STOP_SECONDS)  # one never counts as done
+                self.kill_stragglers()
+                self.done = sum(not outcome.interrupted for outcome in outcomes.values())
+                raise
+            finally:
+                pool.shutdown(wait=True)
+        return [outcomes[student.folder] for student in students]
+
+    def kill_stragglers(self) -> None:
+        with self.lock:
+            running = list(self.markers)
+        for process in running:
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+def similar_pairs(out: Path, assignment, outcomes: list, options, scratch: Path):
+    """The pairs of the class's programs that share code, as copydetect finds them; the
+    sample solutions are the code everyone may share."""
+    from exactmark.classroom.similarity import scan  # imported by then, while the students were marked
+
+    shared = scratch / "shared"
+    write_assignment(assignment, shared)
+    submissions = {outcome.student.name: out / INSTRUCTOR / outcome.student.folder / PROGRAMS
+                   for outcome in outcomes if not outcome.refused}
+    declared = assignment.declared
+    return scan(submissions, list(declared),
+                {name: [shared / file for file in program.files(shared)[0]]
+                 for name, program in declared.items()}, out, most=SHOWN_PAGES,
+                least=options.similarity_min,
+                languages={name: program.language.similar for name, program in declared.items()})
+
+
+def own_only(out: Path) -> None:
+    """OUT and all in it for its owner only (a folder from an earlier kit may be open to
+    all), through descriptors that follow no link."""
+    for folder, folders, files in os.walk(out, followlinks=False):
+        for path in [folder, *(os.path.join(folder, name) for name in folders + files)]:
+            try:
+                mode = os.lstat(path).st_mode
+                if not stat.S_ISLNK(mode) and mode & 0o077:
+                    os.chmod(path, stat.S_IMODE(mode) & 0o700)
+            except OSError:
+                pass
+
+
+def moment(text: str, zone) -> datetime:
+    """An ISO 8601 time, in the assignment's time zone unless it says its own."""
+    when = datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith(("Z", "z")) else text)
+    return when.replace(tzinfo=zone) if when.tzinfo is None else when
+
+
+def inside(path: Path, folder: Path) -> bool:
+    path, folder = path.resolve(), folder.resolve()
+    return path == folder or folder in path.parents
+
+
+def within(kind, low, high, said: str):
+    """An argparse type: a number of `kind` from `low` to `high`, else `said`."""
+    def read(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(said) from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(said)
+        return value
+    return read
+
+
+def parser() -> argparse.ArgumentParser:
+    parse = argparse.ArgumentParser(prog="python3 -m exactmark.classroom.mark_class", description=__doc__,
+                                    formatter_class=argparse.RawDescriptionHelpFormatter)
+    parse.add_argument("submissions", type=Path, help="one entry per student")
+    parse.add_argument("--assignment", metavar="NAME",
+                       help="an assignment of assignments/, or the path of a FILE.toml")
+    parse.add_argument("--out", type=Path, default=Path("marked"), help="where the results go")
+    parse.add_argument("--times", type=Path, metavar="CSV",
+                       help="submission times (columns student, submitted): applies the late rule")
+    parse.add_argument("--jobs", type=within(int, 1, 64, BAD_JOBS), default=min(os.cpu_count() or 1, 64),
+                       help="students marked at once (default: the machine's cores)")
+    parse.add_argument("--force", action="store_true", help="mark unchanged students again")
+    parse.add_argument("--isolation", choices=["auto", "namespaces", "fallback"], default="auto")
+    parse.add_argument("--sandbox-per", choices=["student", "case"], default="student",
+                       help="one sandbox for each student's program, its cases one after "
+                            "another (student), or a fresh one per case (case)")
+    parse.add_argument("--student-budget", type=within(float, 1, 3600, BAD_BUDGET), metavar="S",
+                       help="CPU seconds all of one student's cases may use (default: the "
+                            "assignment's student_budget, else none): past them, the cases "
+                            "left are not run, most marks run first")
+    parse.add_argument("--require", action="append", default=[], metavar="LAYER",
+                       choices=sorted(REQUIREMENTS),
+                       help="refuse to mark unless each run has it (as the assignment's "
+                            f"`require`): {', '.join(sorted(REQUIREMENTS))}")
+    parse.add_argument("--as-of", metavar="TIME",
+                       help="write the pages as they are to be seen at TIME (ISO 8601; default: "
+                            "now): cases shown after the deadline appear once it has passed")
+    parse.add_argument("--published", action="store_true",
+                       help="show the cases whose visibility is after_published")
+    parse.add_argument("--pack-url", type=pack_url, metavar="URL",
+                       help="where the student pack (make student-pack) is published: each "
+                            "student's page says how to check their work with it")
+    parse.add_argument("--similarity-min", type=within(float, 0, 1, BAD_SHARE), default=0.0,
+                       metavar="S",
+                       help="similarity.csv lists the pairs scoring at least S (default 0: all "
+                            "that share code beyond the shared code)")
+    return parse
+
+
+def main(argv=None) -> int:
+    parse = parser()
+    options = parse.parse_args(argv)
+    if not options.assignment:
+        parse.error(NO_ASSIGNMENT.format(names=", ".join(names())))
+    if not options.submissions.is_dir() or options.submissions.is_symlink():
+        parse.error(NOT_A_CLASS.format(path=escaped(str(options.submissions))))
+    if inside(options.out, options.submissions):
+        parse.error(OUT_IN_CLASS.format(out=escaped(str(options.out)),
+                                        submissions=escaped(str(options.submissions))))
+    try:
+        assignment = load(options.assignment)
+        zone = assignment.deadline.tzinfo if assignment.deadline else None
+        if options.times and assignment.deadline is None:
+            raise ValueError(NO_DEADLINE.format(name=assignment.name))
+        times = read_times(options.times, zone, name_key) if options.times else None
+    except (AssignmentError, ValueError) as problem:
+        parse.error(str(problem))
+    try:
+        as_of = moment(options.as_of, zone) if options.as_of else datetime.now().astimezone()
+    except ValueError:
+        parse.error(BAD_AS_OF.format(text=options.as_of))
+    students = class_of(options.submissions, times)
+    warn(students, times)
+    out = options.out.absolute()
+    os.umask(0o077)  # the class's files are the instructor's alone: a run never reads them
+    (out / INSTRUCTOR).mkdir(mode=0o700, parents=True, exist_ok=True)
+    own_only(out)
+    scratch = Path(tempfile.mkdtemp(prefix="mark-class-"))
+    threading.Thread(target=importlib.import_module, args=(SIMILARITY,), daemon=True).start()
+    before = {number: signal.signal(number, signal.default_int_handler)  # even if inherited
+              for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}  # as ignored
+    marking = ClassMarking(options, assignment, out, scratch)
+    try:
+        outcomes = marking.run(students)
+        full = sum(outcome.disk_full for outcome in outcomes)
+        if full:
+            print(DISK_FILLED.format(count=full), file=sys.stderr)
+        kept = sum(outcome.kept for outcome in outcomes)
+        if kept:
+            print(SKIPPED.format(count=kept), file=sys.stderr)
+        scanned = similar_pairs(out, assignment, outcomes, options, scratch)
+        rows = [pages.grade_row(outcome, assignment) for outcome in outcomes]
+        view = pages.View(assignment, as_of, options.published, options.pack_url or "")
+        for outcome, row in zip(outcomes, rows):
+            pages.write_feedback(out / STUDENTS / outcome.student.folder, outcome, row, view)
+        sheet.write_grades(out / "grades.csv", list(assignment.programs), rows)
+        sheet.write_similarity(out / "similarity.csv", scanned.pairs)
+        pages.write_summary(out, outcomes, rows, scanned, view,
+                            {o.student.name: f"{STUDENTS}/{o.student.folder}" for o in outcomes})
+    except KeyboardInterrupt:
+        print(INTERRUPTED.format(done=marking.done, total=len(students), out=escaped(str(out))),
+              file=sys.stderr)
+        return 130
+    finally:
+        for number, handler in before.items():
+            signal.signal(number, handler)
+        remove_tree(scratch)
+    print(WROTE.format(grades=out / "grades.csv", similarity=out / "similarity.csv",
+                       summary=out / "summary.html", students=out / STUDENTS,
+                       instructor=out / INSTRUCTOR))
+    return 0
+
+
+def warn(students: list, times) -> None:
+    """What the times file and the class do not agree on, said before marking."""
+    if times is None:
+        return
+    unknown = unknown_in_times(students, times)
+    if unknown:
+        print(UNKNOWN_STUDENTS.format(names=", ".join(escaped(name) for name in unknown)),
+              file=sys.stderr)
+    untimed = [student.name for student in students if student.untimed]
+    if untimed:
+        print(UNTIMED.format(count=len(untimed), names=", ".join(untimed)), file=sys.stderr)
+
+
+if __name__ == "__main__":
+    sys.exit(main(from_make.arguments(parser(), [("MARK_ASSIGNMENT", "--assignment"),
+                                                 ("MARK_OUT", "--out"), ("MARK_TIMES", "--times")],
+                                      "MARK_SUBMISSIONS", NO_SUBMISSIONS)
+                  if "MARK_SUBMISSIONS" in os.environ else None))

@@ -1,0 +1,343 @@
+"""What a class's marking writes for people to read: each student's feedback (HTML and
+plain text, with the files of the cases it shows) and the class summary. Pages come from
+jinja2 templates with auto-escaping on, so no byte a student wrote reaches a page as
+markup; a feedback page shows each case as its visibility says at the time it is
+written, and nothing of a case it does not show."""
+
+import os
+import re
+import tempfile
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup, escape
+
+from exactmark.classroom import sheet, visibility
+from exactmark.classroom.sheet import Row
+from exactmark.base.visible import CUT, END_OF_LINE
+from exactmark.kit.assignment import COUNTS
+from exactmark.marking.student_cases import CASE_FILES, COUNT_NAMES
+from exactmark.base.tree import remove_tree
+from exactmark.pack.published import CHECK_YOUR_WORK
+
+CASE_SUFFIXES = (".in", ".args", ".out", ".err", ".status", ".stats", ".head")
+CASES_FOLDER = "expected_outputs"  # as the handouts cite the cases
+BINS = 10
+SHOWN_SPACE, SHOWN_TAB = "\u00b7", "→"
+SPACE_RUN = re.compile(r" {2,}| +$|\t")  # the white space a reader cannot count by eye
+PAGES = ("feedback.html", "feedback.txt")
+
+NOT_SHOWN = "{count} case{s} {when}"
+NOT_BUILT_CASES = "none of its {count} cases ran"
+NOT_BUILT_SHOWN = "{count} case{s} of {program}, not listed: it did not build (its build is above)"
+NO_NEWLINE = "no newline at end"
+LATE_RULE = ("Due {deadline}. The maximum mark obtainable reduces by {share:.0%} per late day, "
+             "for up to {days} days; a day late is any part of 24 hours after the deadline "
+             "(more than 24 and at most 48 hours late is two days late).")
+LATE_NONE = "Due {deadline}; no late submission is accepted."
+MISTAKES_COUNTED = "{caught} of {total} caught; which, {when}"
+# What the reference prints is shown as the mistakes are: before, the page says only that a
+# case is invalid and the kind of difference (its sentence quotes the reference's lines).
+REFERENCE_WITHHELD = "how it differs from what the reference prints: {when}"
+NO_TEAM = "no student has a valid case in this group"
+
+
+@dataclass(frozen=True)
+class View:
+    """The moment pages are written for, and what the instructor has published."""
+    assignment: object
+    as_of: datetime
+    published: bool
+    pack_url: str = ""  # where the student pack is published, when it is
+
+    def shown(self, visibility_of: str) -> bool:
+        return visibility.is_shown(visibility_of, self.assignment, self.as_of, self.published)
+
+    def when(self, visibility_of: str) -> str:
+        return visibility.when_shown(visibility_of, self.assignment, self.as_of, self.published)
+
+
+def drawn_line(line: dict) -> Markup:
+    """A diff line for a page, escaped. On a line that differs, tabs, trailing spaces and
+    runs of spaces are drawn (every space, and its line end, when it differs from its
+    partner only in spacing); a line the same on both sides is shown as it is."""
+    text, differs = line["text"], line["tag"] != " "
+    every = differs and line.get("spacing_only")
+    parts, at = [], 0
+    spaces = re.finditer(r"[ \t]+", text) if every else SPACE_RUN.finditer(text) if differs else ()
+    for match in spaces:
+        parts.append(escape(text[at:match.start()]))
+        drawn = match[0].replace(" ", SHOWN_SPACE).replace("\t", SHOWN_TAB)
+        parts.append(Markup('<span class="ws" title="white space">{}</span>').format(drawn))
+        at = match.end()
+    parts.append(escape(text[at:]))
+    if line.get("cut"):
+        parts.append(escape(CUT.format(count=line["cut"])))
+    if every and line["newline"]:
+        parts.append(Markup('<span class="ws">{}</span>').format(END_OF_LINE))
+    if not line["newline"]:
+        parts.append(Markup('<span class="eol">{}</span>').format(NO_NEWLINE))
+    return Markup("").join(parts)
+
+
+TEMPLATES = Environment(loader=PackageLoader("exactmark.classroom", "templates"),
+                        autoescape=select_autoescape(["html"]), trim_blocks=True,
+                        lstrip_blocks=True, keep_trailing_newline=True)
+TEMPLATES.filters.update(marks=sheet.shown_marks, drawn_line=drawn_line)
+
+
+def grade_row(outcome, assignment) -> Row:
+    """One student's line of the grade sheet: every reason that applies, not the first."""
+    student, data = outcome.student, outcome.marking
+    row = Row(student.name, {program: data.programs[program].earned if program in data.programs
+                             else 0 for program in assignment.programs},
+              raw=data.raw_score, mark=(outcome.results or {}).get("score", 0),
+              passed=sum(case.passed for case in data.cases),
+              cases=sum(len(marked) for marked in assignment.programs.values()))
+    if outcome.refused:
+        row.statuses.append(sheet.REFUSED)
+        row.notes.append(outcome.refused)
+    if outcome.failed:
+        row.statuses.append(sheet.FAILED)
+        row.notes.append(outcome.failed)
+    late = assignment.mark_after_deadline(row.raw, student.submitted)
+    if late is not None:
+        row.days_late = late.days
+        if not late.accepted:
+            row.statuses.append(sheet.TOO_LATE)
+            row.notes.append(late.explain(row.raw))
+    for name, program in data.programs.items():
+        if not program.submitted:
+            row.statuses.append(sheet.MISSING)
+            row.notes.append(program.missing)
+        elif program.build and not program.build.ok:
+            row.statuses.append(sheet.NOT_BUILT)
+            row.notes.append(sheet.NOT_BUILT_NOTE.format(program=name, said=program.build.said))
+    if student.untimed:
+        row.statuses.append(sheet.UNTIMED)
+        row.notes.append(sheet.NO_TIME)
+    if outcome.refused:
+        row.mark = 0
+    row.statuses = list(dict.fromkeys(row.statuses))  # two programs missing: said once
+    return row
+
+
+def feedback_of(outcome, row: Row, view: View) -> dict:
+    """What the student may see, as data for the templates: their marks, per program and
+    per group; the cases shown now, in full; the others only counted, with when they
+    will be shown."""
+    assignment, data = view.assignment, outcome.marking
+    cases, late = data.cases, data.late
+    programs = []
+    for program, marked_cases in assignment.programs.items():
+        summary = data.programs.get(program)
+        groups = {name: {"name": name, "when": "", "count": 0, "passed": 0, "earned": 0.0,
+                         "marks": 0.0} for name in assignment.groups[program]}
+        for marked in marked_cases:  # a missing program's groups too, at 0
+            group = groups[marked.group]
+            group["when"] = view.when(marked.visibility)
+            group["count"] += 1
+            group["marks"] += marked.marks
+        for case in (case for case in cases if case.program == program):
+            groups[case.group]["passed"] += case.passed
+            groups[case.group]["earned"] += case.earned
+        build = summary.build if summary else None
+        programs.append({"name": program, "earned": row.programs.get(program, 0),
+                         "marks": assignment.program_marks(program),
+                         "missing": summary.missing if summary and not summary.submitted else "",
+                         "groups": list(groups.values()), "build": build,
+                         "deduction": summary.deduction if summary else "",
+                         "not_built": NOT_BUILT_CASES.format(count=len(marked_cases))
+                         if build and not build.ok else ""})
+    not_built = {program["name"] for program in programs if program["not_built"]}
+    unbuilt = Counter(case.program for case in cases if view.shown(case.visibility)
+                      and case.program in not_built)  # the build says it once
+    shown = [case for case in cases if view.shown(case.visibility)
+             and case.program not in not_built]
+    hidden = Counter(view.when(case.visibility) for case in cases
+                     if not view.shown(case.visibility))
+    return {"student": outcome.student.name, "assignment": assignment, "row": row,
+            "late": late.explanation if late else "", "programs": programs,
+            "failing": [case for case in shown if not case.passed],
+            "passing": [case for case in shown if case.passed],
+            "not_shown": [NOT_SHOWN.format(count=count, s="s" * (count != 1), when=when)
+                          for when, count in hidden.items()],
+            "unbuilt": [NOT_BUILT_SHOWN.format(count=count, s="s" * (count != 1), program=program)
+                        for program, count in unbuilt.items()],
+            "cases_folder": CASES_FOLDER, "written": written_groups(outcome, view),
+            "pack_said": CHECK_YOUR_WORK.format(url=view.pack_url) if view.pack_url else ""}
+
+
+def written_groups(outcome, view: View) -> list:
+    """The groups of cases the student wrote, as their page shows them: the marks of each
+    count, each case, the worked example of a case; the mistakes their cases caught and
+    missed, and what the reference prints on an invalid case, once the group's visibility
+    shows them (before that, how many were caught, and which cases are invalid)."""
+    assignment, shown = view.assignment, []
+    for record in outcome.marking.student_groups:
+        group = next((group for group in assignment.student_groups(record.program)
+                      if group.name == record.group), None)
+        caught = sum(1 for mistake in record.mistakes if mistake.caught_by)
+        named = view.shown(record.visibility)
+        shown.append({"record": record, "named": named,
+                      "earned": sum(record.earned.values()), "marks": sum(record.marks.values()),
+                      "counts": [(COUNT_NAMES[count], record.earned[count], record.marks[count],
+                                  record.said[count]) for count in COUNTS],
+                      "counted": "" if named or not record.mistakes else MISTAKES_COUNTED.format(
+                          caught=caught, total=len(record.mistakes),
+                          when=view.when(record.visibility)),
+                      "withheld": "" if named else REFERENCE_WITHHELD.format(
+                          when=view.when(record.visibility)),
+                      "example": group.example if group else None,
+                      "suffixes": CASE_FILES})
+    return shown
+
+
+def write_feedback(folder: Path, outcome, row: Row, view: View) -> None:
+    """The student's folder, written whole and then put in place of the last one: their
+    pages, and the input and expected output of each case the pages show, laid out as the
+    handouts cite them. Nothing else: it can be handed to them as it is."""
+    page = feedback_of(outcome, row, view)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    fresh = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
+    try:
+        os.chmod(fresh, 0o700)
+        for name in PAGES:
+            (fresh / name).write_text(TEMPLATES.get_template(name).render(**page),
+                                      encoding="utf-8")
+        cases = {marked.case.id: marked.case for program in view.assignment.programs.values()
+                 for marked in program}
+        examples = [group["example"] for group in page["written"] if group["example"]]
+        for case in examples + [cases[shown.case] for shown in page["failing"] + page["passing"]]:
+            into = fresh / CASES_FOLDER / case.folder.name  # as the handouts cite them
+            into.mkdir(parents=True, exist_ok=True)
+            for suffix in CASE_SUFFIXES:
+                if case.file(suffix).exists():
+                    (into / case.file(suffix).name).write_bytes(case.file(suffix).read_bytes())
+        old = folder.with_name(f"{fresh.name}.old")
+        if folder.exists():
+            os.replace(folder, old)
+        os.replace(fresh, folder)
+        remove_tree(old)
+    finally:
+        remove_tree(fresh)
+
+
+def histogram(marks: list, total: float) -> list:
+    """BINS bars over 0..total: (low, high, count), the last bar holding full marks."""
+    width = total / BINS
+    counts = Counter(min(int(mark / width), BINS - 1) if width else 0 for mark in marks)
+    return [(round(i * width, 2), round((i + 1) * width, 2), counts[i]) for i in range(BINS)]
+
+
+def failures_by_group(outcomes: list, assignment) -> list:
+    """Per program and group of the assignment: its cases, how often the students who
+    handed the program in failed them, and each case someone fails, worst first."""
+    failed, seen = Counter(), Counter()
+    for outcome in outcomes:
+        for case in outcome.marking.cases:
+            seen[case.case] += 1
+            failed[case.case] += not case.passed
+    groups = defaultdict(list)
+    for program, marked_cases in assignment.programs.items():
+        for marked in marked_cases:
+            groups[program, marked.group].append(marked)
+    found = []
+    for (program, group), members in groups.items():
+        runs = sum(seen[marked.case.id] for marked in members)
+        fails = sum(failed[marked.case.id] for marked in members)
+        failing = sorted(((marked.case.id, failed[marked.case.id], seen[marked.case.id])
+                          for marked in members if failed[marked.case.id]),
+                         key=lambda item: (-item[1] / item[2], item[0]))
+        found.append({"program": program, "group": group, "cases": len(members),
+                      "marks": sum(marked.marks for marked in members),
+                      "visibility": members[0].visibility, "runs": runs, "failed": fails,
+                      "rate": fails / runs if runs else 0.0, "failing": failing})
+    return sorted(found, key=lambda group: (-group["rate"], group["program"], group["group"]))
+
+
+def mistakes_caught(outcomes: list, assignment) -> list:
+    """Per group of cases the students write, each of its wrong programs: how many of the
+    students with a valid case in the group caught it, fewest first (a mistake no student
+    catches usually means a rule the handout does not make clear)."""
+    found = []
+    for program in assignment.programs:
+        for group in assignment.student_groups(program):
+            caught, words, students = Counter(), {}, 0
+            for outcome in outcomes:
+                record = next((record for record in outcome.marking.student_groups
+                               if (record.program, record.group) == (program, group.name)), None)
+                if record is None or not any(case.valid for case in record.cases):
+                    continue
+                students += 1
+                for mistake in record.mistakes:
+                    caught[mistake.name] += bool(mistake.caught_by)
+                    words.setdefault(mistake.name, mistake.mistake)
+            found.append({"program": program, "group": group.name, "students": students,
+                          "none": NO_TEAM if not students else "",
+                          "mistakes": sorted(((name, words.get(name, ""), caught[name])
+                                              for name in group.mistakes),
+                                             key=lambda item: (item[2], item[0]))})
+    return found
+
+
+def near_miss_kinds(outcomes: list) -> list:
+    """The most common ways a failed case came close, by kind of near miss."""
+    kinds = Counter(case.near_miss_kind for outcome in outcomes for case in outcome.marking.cases
+                    if not case.passed and case.near_miss_kind)
+    return kinds.most_common(10)
+
+
+def coverage(outcomes: list, scanned, assignment) -> list:
+    """Per program, whose versions the similarity scan compared, and whose not and why."""
+    programs = []
+    for program in assignment.programs:
+        compared, left_out = [], []
+        for outcome in outcomes:
+            name = outcome.student.name
+            why = outcome.refused and f"entry refused: {outcome.refused}"
+            why = why or scanned.left_out.get((name, program))
+            if why:
+                left_out.append((name, why))
+            else:
+                compared.append((name, scanned.cut.get((name, program), "")))
+        programs.append({"program": program, "compared": compared, "left_out": left_out})
+    return programs
+
+
+def write_summary(out: Path, outcomes: list, rows: list, scanned, view: View,
+                  links: dict) -> None:
+    assignment = view.assignment
+    marks = [row.mark for row in rows]
+    bars = histogram(marks, assignment.marks)
+    page = {"assignment": assignment, "rows": rows, "bars": bars,
+            "tallest": max([count for _, _, count in bars] + [1]),
+            "groups": failures_by_group(outcomes, assignment),
+            "mistakes": mistakes_caught(outcomes, assignment),
+            "kinds": near_miss_kinds(outcomes), "pairs": [pair for pair in scanned.pairs
+                                                         if pair.view],
+            "all_pairs": len(scanned.pairs), "coverage": coverage(outcomes, scanned, assignment),
+            "links": links, "mean": sum(marks) / len(marks) if marks else 0,
+            "late_rule": late_rule(assignment), "as_of": view.as_of,
+            "shown_from": visibility.shown_from(assignment)}
+    (out / "summary.html").write_text(TEMPLATES.get_template("summary.html").render(**page),
+                                      encoding="utf-8")
+
+
+def late_rule(assignment) -> str:
+    """The late rule in the handout's words, for the summary."""
+    if assignment.deadline is None:
+        return ""
+    rule = assignment.late
+    if rule is None or rule.days == 0:
+        return LATE_NONE.format(deadline=visibility_time(assignment.deadline))
+    return LATE_RULE.format(deadline=visibility_time(assignment.deadline), days=rule.days,
+                            share=rule.cap_per_day)
+
+
+def visibility_time(when: datetime) -> str:
+    return f"{when.strftime(visibility.WHEN)} ({when.tzinfo})"
+

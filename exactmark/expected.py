@@ -1,0 +1,215 @@
+"""Write golden cases from the reference program: `make expected` calls this.
+
+    python3 -m exactmark.expected PROGRAM [--assignment NAME|FILE.toml] [--seed N]...
+                               [--simulate N I]... [--input NAME FILE]... [--inputs DIR]
+                               [--stats FILE] [--args "ARGS"] [--status N] [--end-of-input]
+                               [--head K] [--force]
+
+The program is one an assignment declares (by default the kit's assignment that
+declares PROGRAM): its reference runs each case (built first where its language
+builds), and the cases are written where the declaration says. A seed case NAME is
+seed_N with stdin "N\\n"; --input makes a case of any stdin; --inputs DIR one case
+per DIR/NAME.in, with NAME.args and NAME.stats where present.
+Existing cases are kept unless --force (a case that has no terminal screen
+yet gets one): a new expected output is a change of behaviour, to be reviewed
+in `git diff` like code. Nothing is written for what the kit cannot vouch for:
+a crash, an exit status other than 0 (unless --status says it), a program
+that asks for more input after the last line (unless --end-of-input), a
+simulate(n, i) with n < 1.
+"""
+
+import argparse
+import shlex
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from common import console
+from exactmark.kit.cases import SUFFIXES, Case
+from exactmark.kit.programs import built_reference
+from exactmark.running.run import run_on_terminal, run_piped
+from exactmark.kit.assignment import AssignmentError, declarations, names
+
+
+UNFINISHED_SCREEN = "the terminal run did not end in time; nothing written"
+NONZERO_STATUS = ("exit status {status}, stderr ends: {said}; nothing written (give --status "
+                  "{status} if that is the point of the case)")
+RAN_OUT_OF_INPUT = ("the program asked for more input after the last line, so the case ends at "
+                    "end of input; nothing written (give --end-of-input if that is its point)")
+PIPE_CAPACITY = 1 << 16  # what a Linux pipe holds by default: written, never read
+TOO_SHORT_FOR_HEAD = ("the program writes {size} bytes piped: with --head {head} it could end "
+                      "before it meets the closed pipe (it must write more than {most}); "
+                      "nothing written")
+NO_SIMULATE = "simulate({n}, {i}): n must be 1 or more (the specification excludes n < 1)"
+NO_SIMULATE_IN = "--simulate calls simulate(n, i) by import, which {language} does not have"
+NO_SUCH_PROGRAM = "no assignment declares a program {program!r}: give --assignment FILE.toml"
+NOT_DECLARED = "{assignment} declares no program {program!r} (it declares: {declared})"
+NO_INPUTS = "{folder}: no NAME.in file to make a case of"
+
+
+def finished_screen(case: Case, program, folder: Path):
+    """The case's terminal screen, or None when the run did not end."""
+    screen = run_on_terminal(case, folder, program=program)
+    return None if screen.limit else screen.stdout
+
+
+def typed_cr(case: Case) -> bool:
+    """A CR typed at a terminal is a line end of its own, and the screen a race: no .tty."""
+    return b"\r" in case.stdin
+
+
+def write_case(program, reference: Path, name: str, stdin, stats, args, force: bool,
+               status=None, end_of_input: bool = False, head: int = None) -> str:
+    """Run the case of `program` (a exactmark.kit.programs.Program) from `reference` (the folder its
+    reference runs from) in a scratch folder; only a run that ends as the case says (without
+    a traceback or a time-out, with exit status 0 or `status`, at end of input only when
+    `end_of_input`) replaces the case's files, all of them, its exit status and stderr
+    included. With `head`, stdout's reader goes away after that many bytes."""
+    folder = program.cases_folder
+    folder.mkdir(parents=True, exist_ok=True)
+    case = Case(program.name, name, folder)
+    if case.file(".out").exists() and not force:
+        if case.simulate is None and case.screen is None and not typed_cr(case):
+            screen = finished_screen(case, program, reference)
+            if screen is None:
+                return f"FAILED   {case.id}: {UNFINISHED_SCREEN}"
+            case.file(".tty").write_bytes(screen)
+            return f"wrote    {case.id} .tty (its other files kept)"
+        return f"kept     {case.id} (exists; --force to write it again)"
+    with tempfile.TemporaryDirectory() as scratch:
+        trial = Case(program.name, name, Path(scratch))
+        for suffix, content in ((".in", stdin), (".stats", stats), (".args", args)):
+            if content is not None:
+                trial.file(suffix).write_bytes(content)
+        piped = run_piped(trial, reference, program=program)
+        if head is not None and len(piped.stdout) <= head + PIPE_CAPACITY:
+            return f"FAILED   {case.id}: " + TOO_SHORT_FOR_HEAD.format(
+                size=len(piped.stdout), head=head, most=head + PIPE_CAPACITY)
+        if head is not None:
+            trial.file(".head").write_bytes(f"{head}\n".encode())
+            piped = run_piped(trial, reference, program=program)
+        if piped.timed_out or b"Traceback" in piped.stderr:
+            reason = "no answer in time" if piped.timed_out else \
+                piped.stderr.decode("utf-8", "replace").strip().splitlines()[-1]
+            return f"FAILED   {case.id}: {reason}; nothing written"
+        if piped.status != (status or 0):
+            said = piped.stderr.decode("utf-8", "replace").strip().splitlines() or ["(nothing)"]
+            return f"FAILED   {case.id}: {NONZERO_STATUS.format(status=piped.status, said=said[-1])}"
+        trial.file(".out").write_bytes(piped.stdout)
+        if case.simulate is None:
+            trial.file(".status").write_bytes(f"{piped.status}\n".encode())
+            trial.file(".err").write_bytes(piped.stderr)
+        if case.simulate is None and head is None and not typed_cr(trial):
+            screen = run_on_terminal(trial, reference, program=program)
+            if screen.limit:
+                return f"FAILED   {case.id}: {UNFINISHED_SCREEN}"
+            if screen.read_past_input and not end_of_input:
+                return f"FAILED   {case.id}: {RAN_OUT_OF_INPUT}"
+            trial.file(".tty").write_bytes(screen.stdout)
+        for suffix in SUFFIXES:
+            case.file(suffix).unlink(missing_ok=True)
+            if trial.file(suffix).exists():
+                shutil.copyfile(trial.file(suffix), case.file(suffix))
+    written = " ".join(suffix for suffix in SUFFIXES if case.file(suffix).exists())
+    return f"wrote    {case.id} {written} (exit status {piped.status})"
+
+
+def kit_programs() -> dict:
+    """Each program the kit's assignments declare, and the assignment that does."""
+    return {program: name for name in names() for program in declarations(name)}
+
+
+def declared(program: str, assignment=None):
+    """The program as its assignment declares it (its cases need not exist yet)."""
+    if assignment is None:
+        owner = kit_programs().get(program)
+        if owner is None:
+            raise ValueError(NO_SUCH_PROGRAM.format(program=program))
+        assignment = owner
+    found = declarations(assignment)
+    if program not in found:
+        raise ValueError(NOT_DECLARED.format(assignment=assignment, program=program,
+                                             declared=", ".join(found)))
+    return found[program]
+
+
+def optional(input_file: Path, suffix: str):
+    """NAME.args or NAME.stats beside NAME.in, as bytes, or None."""
+    path = input_file.with_suffix(suffix)
+    return path.read_bytes() if path.is_file() else None
+
+
+def first_given(*values):
+    """The first that is not None: an empty NAME.stats is a stats file, and empty."""
+    return next((value for value in values if value is not None), None)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python3 -m exactmark.expected", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("program", help="a program an assignment declares (the kit's: "
+                        f"{', '.join(sorted(kit_programs()))})")
+    parser.add_argument("--assignment", metavar="NAME|FILE.toml",
+                        help="the assignment that declares it (default: the kit's that does)")
+    parser.add_argument("--inputs", type=Path, metavar="DIR",
+                        help="a case NAME per DIR/NAME.in (with NAME.args and NAME.stats where "
+                             "they are)")
+    parser.add_argument("--seed", type=int, action="append", default=[],
+                        help="a case seed_N whose stdin is the seed N (may be given again)")
+    parser.add_argument("--simulate", type=int, nargs=2, action="append", default=[],
+                        metavar=("N", "I"), help="a case simulate_N_I: the call simulate(N, I)")
+    parser.add_argument("--input", nargs=2, action="append", default=[], metavar=("NAME", "FILE"),
+                        help="a case NAME whose stdin is the content of FILE")
+    parser.add_argument("--stats", type=Path, help="stats file content before the --input runs")
+    parser.add_argument("--args", type=shlex.split, help='command-line arguments of the --seed and --input runs, '
+                        'as a shell writes them: --args="GAME --seed 5"')
+    parser.add_argument("--force", action="store_true", help="write existing cases again")
+    parser.add_argument("--status", type=int, help="the exit status the cases end with, when "
+                        "not 0 (recorded in NAME.status and compared)")
+    parser.add_argument("--head", type=int, metavar="K",
+                        help="stdout's reader takes K bytes and closes its end, as `| head -c K` "
+                        "does (the program must write more than K + 64 KiB)")
+    parser.add_argument("--end-of-input", action="store_true",
+                        help="the cases are meant to end at end of input, asking for more")
+    options = parser.parse_args(argv)
+    console.end_silently_on_closed_pipe()
+    try:
+        program = declared(options.program, options.assignment)
+    except (AssignmentError, ValueError) as problem:
+        parser.error(str(problem))
+    stats = options.stats.read_bytes() if options.stats else None
+    args = "".join(f"{arg}\n" for arg in options.args).encode() if options.args else None
+    jobs = [(f"seed_{seed}", f"{seed}\n".encode(), None, args) for seed in options.seed]
+    jobs += [(f"simulate_{n}_{i}", None, None, None) for n, i in options.simulate]
+    jobs += [(name, Path(file).read_bytes(), stats, args) for name, file in options.input]
+    if options.inputs:
+        found = sorted(options.inputs.glob("*.in"))
+        if not found:
+            parser.error(NO_INPUTS.format(folder=options.inputs))
+        jobs += [(path.stem, path.read_bytes(), first_given(optional(path, ".stats"), stats),
+                  first_given(optional(path, ".args"), args)) for path in found]
+    if not jobs:
+        parser.error("nothing to write: give --seed, --simulate, --input or --inputs")
+    if options.simulate and not program.language.simulate:
+        parser.error(NO_SIMULATE_IN.format(language=program.language.title))
+    for n, i in options.simulate:
+        if n < 1:
+            parser.error(NO_SIMULATE.format(n=n, i=i))
+    if options.head is not None and (options.head < 1 or options.seed or options.simulate):
+        parser.error("--head K takes K >= 1 and --input cases only")
+    with tempfile.TemporaryDirectory(prefix="reference-") as scratch:
+        try:
+            reference = built_reference(program, Path(scratch) / "built")
+        except ValueError as problem:
+            parser.error(str(problem))
+        reports = [write_case(program, reference, name, stdin, case_stats, case_args,
+                              options.force, options.status, options.end_of_input, options.head)
+                   for name, stdin, case_stats, case_args in jobs]
+    print("\n".join(reports))
+    print("Review the new files (git status, git diff) before committing them.")
+    return 1 if any(report.startswith("FAILED") for report in reports) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

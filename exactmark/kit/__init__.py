@@ -1,0 +1,1 @@
+"""What the kit reads as data: cases, programs, languages, assignments, rule maps, variants."""

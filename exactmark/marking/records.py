@@ -1,0 +1,234 @@
+"""What the marker's processes tell each other, as typed records with to_dict and
+from_dict, so that no module parses another's sentences:
+
+- the marking as data, results.json's extra_data (`Marking`): what the class marker's
+  grade sheet and pages and Gradescope's run read back;
+- the messages a marker sends, as it marks, to the process that started it (`Progress`,
+  `Notice`, `Refusal`): one JSON object a line, on the file descriptor that process names
+  in MARK_MESSAGES_FD. The marker's stderr says the same for people.
+"""
+
+import functools
+import json
+import os
+from dataclasses import asdict, dataclass, fields
+
+from exactmark.marking.verdicts import Kind
+
+MESSAGES_FD = "MARK_MESSAGES_FD"
+
+
+@dataclass(frozen=True)
+class Build:
+    ok: bool
+    warnings: bool
+    seconds: float
+    messages: str  # the compiler's first lines, escaped
+    said: str  # the build's line of the report
+
+
+@dataclass(frozen=True)
+class Program:
+    marks: float
+    earned: float
+    submitted: bool
+    missing: str = ""  # why it counts 0, when it is not submitted
+    build: Build = None  # for a program of a compiled language, once built or not
+    deduction: str = ""  # what its build's warnings cost, said, when they cost marks
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Program":
+        build = data.get("build")
+        return cls(**{**data, "build": Build(**build) if build else None})
+
+
+@dataclass(frozen=True)
+class Verdict:
+    mode: str
+    kind: Kind
+    how: str
+    regions: tuple  # a sentence per region that differs
+    input: str
+    reproduce: str  # the command that shows it from the student's folder, when failed
+    diff: str  # drawn for a terminal
+    diff_lines: dict = None  # exactmark.base.visible.VisibleDiff.to_json(), for a page
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Verdict":
+        return cls(**{**data, "kind": Kind(data["kind"]), "regions": tuple(data["regions"])})
+
+
+@dataclass(frozen=True)
+class Case:
+    case: str  # PROGRAM/NAME
+    program: str
+    name: str
+    group: str
+    visibility: str
+    marks: float
+    earned: float
+    passed: bool
+    kind: Kind  # its worst verdict's
+    near_miss: str
+    near_miss_kind: str
+    verdicts: tuple  # of Verdict
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Case":
+        return cls(**{**data, "kind": Kind(data["kind"]),
+                      "verdicts": tuple(Verdict.from_dict(verdict) for verdict in data["verdicts"])})
+
+
+@dataclass(frozen=True)
+class StudentCase:
+    """One case a student wrote: valid or not (the reference's run judged against it), or
+    refused and why; what the student's program did on it."""
+    name: str  # below its group's folder, as the submission names it (escaped)
+    valid: bool
+    refused: str = ""  # why it is not marked, when it is not
+    reference: Verdict = None  # the reference's run, judged against the case's files
+    own: Verdict = None  # the student's program's, on a valid case
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "StudentCase":
+        return cls(**{**data, **{name: Verdict.from_dict(data[name]) if data.get(name) else None
+                                 for name in ("reference", "own")}})
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """One hidden wrong program a group's cases were run on."""
+    name: str
+    mistake: str  # what the student did, in its file's words
+    weight: float
+    caught_by: str  # the case that caught it; "" when none did
+    undecided: str = ""  # why it is not known
+
+
+@dataclass(frozen=True)
+class StudentGroup:
+    """A group of cases the student wrote, marked on its three counts."""
+    program: str
+    group: str
+    folder: str
+    visibility: str  # when the mistakes caught and missed are named
+    marks: dict  # count -> marks
+    earned: dict  # count -> marks earned
+    said: dict  # count -> what it came to, in a sentence
+    cases: tuple  # of StudentCase, the marked ones in name order, then the refused
+    mistakes: tuple  # of Mistake
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "StudentGroup":
+        return cls(**{**data, "cases": tuple(StudentCase.from_dict(case) for case in data["cases"]),
+                      "mistakes": tuple(Mistake(**mistake) for mistake in data["mistakes"])})
+
+
+@dataclass(frozen=True)
+class Late:
+    days: int
+    accepted: bool
+    cap: float
+    mark: float
+    hours: float
+    explanation: str
+    summary: str
+
+
+@dataclass(frozen=True)
+class Marking:
+    """results.json's extra_data."""
+    assignment: str
+    isolation: tuple  # the report's lines on what confined each run
+    python: str  # the interpreter the runs had
+    users: tuple  # the throwaway users the runs had
+    cgroups: tuple  # the control groups the marking made
+    raw_score: float
+    programs: dict  # program -> Program
+    late: Late  # the late rule applied, or None
+    cases: tuple  # of Case
+    sandbox_per: str = ""  # "student" or "case": what each sandbox was made for
+    student_groups: tuple = ()  # of StudentGroup: the cases the student wrote, marked
+    refused: str = ""  # why the marker refused the submission whole, when it did
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Marking":
+        """The record of a results.json (an empty one where the marker wrote none)."""
+        known = {field.name for field in fields(cls)}
+        data = {name: value for name, value in data.items() if name in known}
+        late = data.get("late")
+        return cls(data.get("assignment", ""), tuple(data.get("isolation", ())),
+                   data.get("python", ""), tuple(data.get("users", ())),
+                   tuple(data.get("cgroups", ())), data.get("raw_score", 0.0),
+                   {name: Program.from_dict(program)
+                    for name, program in data.get("programs", {}).items()},
+                   Late(**late) if late else None,
+                   tuple(Case.from_dict(case) for case in data.get("cases", ())),
+                   data.get("sandbox_per", ""),
+                   tuple(StudentGroup.from_dict(group) for group in data.get("student_groups", ())),
+                   data.get("refused", ""))
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A case marked (or a program built: `total` 0)."""
+    done: int
+    total: int
+    case: str
+    kind: str
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A warning for whoever runs the marking (the class marker says each once)."""
+    text: str
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why the marker marks nothing: a bad option or a submission it refuses."""
+    reason: str
+
+
+MESSAGES = {record.__name__: record for record in (Progress, Notice, Refusal)}
+
+
+def message_line(record) -> bytes:
+    return (json.dumps({"message": type(record).__name__, **asdict(record)},
+                       ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def read_message(line: bytes):
+    """The record a line holds; None for a line that is not one."""
+    try:
+        data = json.loads(line)
+        return MESSAGES[data.pop("message")](**data)
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+@functools.cache
+def listener():
+    """The descriptor MARK_MESSAGES_FD names, kept from every process this one starts."""
+    fd = os.environ.get(MESSAGES_FD, "")
+    try:
+        os.set_inheritable(int(fd), False)
+    except (ValueError, OSError):
+        return None
+    return int(fd)
+
+
+def send(record) -> None:
+    """Tell the process that started this marker, where it listens."""
+    fd = listener()
+    if fd is None:
+        return
+    line = memoryview(message_line(record))
+    try:
+        while line:
+            line = line[os.write(fd, line):]
+    except OSError:
+        pass  # nobody listens any more: the marking goes on

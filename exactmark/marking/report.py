@@ -1,0 +1,439 @@
+"""The marker's report, for a person at a terminal and as Gradescope's
+results.json: by program, the cases that carry the most marks first; failures
+that differ the same way drawn once; for each, a sentence on how close it came,
+its input, and a command that reproduces it. Every text that came from a run is
+escaped already (see `exactmark.marking.verdicts`)."""
+
+import json
+import math
+import os
+import re
+import shlex
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from exactmark.running.run import STATS_VARIABLE
+from exactmark.marking import records
+from exactmark.marking.near_miss import kind_of
+from exactmark.marking.verdicts import PIPE, Kind, how
+
+MISSING = "missing"
+MISSING_LINE = "{program}\n  {missing:<16} {why}"
+NOT_SUBMITTED = "{why}: 0 of {marks:.2f} marks"
+BUILD_LINE = "  build: {said}"
+NOT_BUILT_LINE = "  not built        (all {count} cases: 0)"
+WARNINGS_COST = "its warnings cost {share:.0%} of what the program's cases earn: -{marks:.2f}"
+BUILD_TEST = "{program}: build"  # never a case's PROGRAM/CASE
+PROGRAM_HEAD = "{program}: {passed}/{total} cases pass, {earned:.2f} of {marks:g} marks"
+PROGRAM_MARKS = "{program}: {earned:.2f} of {marks:g} marks"  # it marks no golden case
+CASE_LINE = "  {kind:<16} {marks:5.2f}  {case}{mode}{detail}"
+WHAT_DIFFERS = "What differs"
+SAME_WAY = "{case} and {more} more case{s} differ the same way: {how}"
+ALONE = "{case}: {how}"
+INPUT = "  input: {text}"
+REGION = "  - {sentence}"
+REPRODUCE = "  reproduce: {command}"
+REPRODUCE_THERE = "  reproduce, in the submission's folder: {command}"
+SCORE = "Score: {score:.2f}/{total:.2f} in {seconds:.1f} s"
+LATE = "Late rule: {explanation}"
+MARK = "Mark: {mark:.2f}/{total:.2f}"
+PARTIAL = "Partial run: {run} of {total} cases marked (--only); the others count 0: not a mark"
+INTERRUPTED = "Interrupted: {not_run} of {total} cases not run; a partial report, not a mark"
+JSON_IS_A_FOLDER = "{path} is a folder"
+JSON_NO_FOLDER = "cannot write in {folder}"
+SHOWN_INPUT_BYTES = 200
+CASES_FOLDER = "expected_outputs"
+SHELL_SAFE = re.compile(r"[A-Za-z0-9_./+-]+")
+# results.json's marks are multiples of 2**-13 (about 0.0001): sums of such floats are exact
+# in any order, so the tests' maxima add up to the assignment's marks however Gradescope
+# adds them (13 marks over 92 cases, each rounded to 4 decimals, added up to 13.0005).
+# Marks that are no multiple of it (7.3) leave one maximum the difference (`spread`): every
+# maximum then a multiple of the total's last bit, which keeps each sum exact still.
+MARKS_QUANTUM = 2 ** -13
+MARKS_DECIMALS = 6  # the total of the marks, as an instructor writes it (0.1 * 3 is 0.3)
+
+
+@dataclass
+class CaseResult:
+    marked: object  # exactmark.kit.assignment.MarkedCase
+    verdicts: list
+
+    @property
+    def passed(self) -> bool:
+        """Every mode passed, and with all its marks: a forgiven case earns less."""
+        return bool(self.verdicts) and all(verdict.kind == Kind.PASS for verdict in self.verdicts)
+
+    @property
+    def earned(self) -> float:
+        return self.marked.marks * min((verdict.credit for verdict in self.verdicts), default=0)
+
+    @property
+    def failed(self) -> list:
+        return [verdict for verdict in self.verdicts if verdict.kind != Kind.PASS]
+
+
+@dataclass
+class Results:
+    assignment: object  # exactmark.kit.assignment.Assignment
+    header: list
+    programs: dict  # program -> [CaseResult], or None when the program is missing
+    seconds: float = 0.0
+    selected: int = None  # cases chosen by --only: None when every case was
+    late: object = None  # exactmark.kit.assignment.Late
+    missing: dict = field(default_factory=dict)  # program -> (why missing, look-alike sentences)
+    builds: dict = field(default_factory=dict)  # program -> exactmark.marking.build.Build
+    student: dict = field(default_factory=dict)  # program -> [exactmark.marking.student_cases.GroupResult]
+
+    def golden_marks(self, program: str) -> float:
+        """What the program's golden cases are worth (its groups of student cases aside)."""
+        return sum(marked.marks for marked in self.assignment.programs[program])
+
+    def not_submitted(self, program: str) -> str:
+        """Why a program scores 0 on its cases (those the student wrote included), and which
+        of the submission's files look like it."""
+        why, alike = self.missing.get(program, ([], []))
+        marks = self.golden_marks(program) + sum(
+            group.marks["own_code"] for group in self.assignment.student_groups(program))
+        return "; ".join([NOT_SUBMITTED.format(why="; ".join(why), marks=marks), *alike])
+
+    def deducted(self, program: str) -> float:
+        """What the program's build's warnings cost: the assignment's share of what its
+        cases earn."""
+        built = self.builds.get(program)
+        if not (built and built.ok and built.warnings):
+            return 0.0
+        cases = sum(result.earned for result in self.programs.get(program) or [])
+        return cases * self.assignment.declared[program].warnings_cost
+
+    def warnings_cost(self, program: str) -> str:
+        """The sentence that states the deduction, or "" when there is none."""
+        deducted = self.deducted(program)
+        return WARNINGS_COST.format(share=self.assignment.declared[program].warnings_cost,
+                                    marks=deducted) if deducted else ""
+
+    def earned(self, program: str) -> float:
+        """The program's marks: its cases', less what its build's warnings cost, and its
+        groups of student cases'."""
+        cases = sum(result.earned for result in self.programs.get(program) or [])
+        return (cases - self.deducted(program)
+                + sum(group.total for group in self.student.get(program, ())))
+
+    @property
+    def score(self) -> float:
+        return sum(self.earned(program) for program in self.programs)
+
+    @property
+    def mark(self) -> float:
+        return self.late.mark if self.late else self.score
+
+    @property
+    def not_run(self) -> int:
+        return sum(1 for results in self.programs.values() if results for result in results
+                   if any(verdict.kind == Kind.NOT_RUN for verdict in result.verdicts))
+
+    @property
+    def cases(self) -> int:
+        return sum(len(results) for results in self.programs.values() if results)
+
+    def summary(self) -> list:
+        lines = []
+        total = sum(len(cases) for cases in self.assignment.programs.values())
+        if self.selected is not None and self.selected < total:
+            lines.append(PARTIAL.format(run=self.selected, total=total))
+        if self.not_run:
+            lines.append(INTERRUPTED.format(not_run=self.not_run, total=self.cases))
+        lines.append(SCORE.format(score=self.score, total=self.assignment.marks,
+                                  seconds=self.seconds))
+        if self.late:
+            lines.append(LATE.format(explanation=self.late.explain(self.score)))
+            lines.append(MARK.format(mark=self.mark, total=self.assignment.marks))
+        return lines
+
+
+def shell_bytes(data: bytes) -> str:
+    """A printf argument that gives back `data` exactly, for a command to paste at a shell."""
+    text = "".join(chr(byte) if 0x20 <= byte < 0x7F and byte not in b"\\%'" else
+                   "\\n" if byte == 0x0A else f"\\{byte:03o}" for byte in data)
+    return f"'{text}'"
+
+
+def case_folder(case) -> str:
+    """Where a student's feedback puts a case's files, as the handouts cite them: under the
+    name of the folder the cases come from (two programs may share one)."""
+    return f"{CASES_FOLDER}/{case.folder.name}"
+
+
+def reproduce(case, program, kind: Kind = Kind.WRONG, folder: str = None) -> str:
+    """The command that reruns the case at a shell, in the submission's folder, and shows
+    what cost the marks: the stdout's diff, the exit status (stderr left on the terminal,
+    where its traceback explains it), or the stderr's diff; a compiled `program` is built
+    first. Its input and expected output are the case's files in `folder` (by default
+    `expected_outputs/CASES`, as a student's feedback lays them out), never a long printf."""
+    at = (folder or case_folder(case)).rstrip("/")
+
+    def file(suffix: str) -> str:
+        path = f"{at}/{case.name}{suffix}"
+        return path if SHELL_SAFE.fullmatch(path) else shlex.quote(path)
+    run = shlex.join(program.shell_run(case))
+    if case.simulate is None:
+        run = f"{run} < {file('.in')}"
+    if case.stats is not None:
+        run = (f'stats="$(mktemp)" && cp {file(".stats")} "$stats" && '
+               f'{STATS_VARIABLE}="$stats" {run}')
+    head = f" | head -c {case.head}" if case.head is not None else ""
+    if program.built:
+        run = f"{program.shell_build()} && {run}"
+    if kind == Kind.WRONG_STATUS:
+        if head:
+            return f'{{ {run}; echo "exit status $?, want {case.status}" >&2; }}{head} > /dev/null'
+        return f'{run} > /dev/null; echo "exit status $?, want {case.status}"'
+    if kind == Kind.WRONG_STDERR:
+        if head:
+            return f"{{ {run}{head} > /dev/null; }} 2>&1 | diff - {file('.err')}"
+        return f"{run} 2>&1 >/dev/null | diff - {file('.err')}"
+    return f"{run}{head} | diff - {file('.out')}"
+
+
+def indented(text: str) -> str:
+    return "\n".join(f"    {line}" for line in text.splitlines())
+
+
+def shown_input(case) -> str:
+    if case.simulate is not None:
+        return f"simulate{case.simulate}"
+    data = case.stdin[:SHOWN_INPUT_BYTES]
+    more = len(case.stdin) - len(data)
+    return shell_bytes(data) + (f" and {more} more bytes" if more else "")
+
+
+def write_report(results: Results, out) -> None:
+    for line in results.header:
+        print(line, file=out)
+    groups = {}  # (kind, how) -> [(result, verdict)]
+    for program, program_results in results.programs.items():
+        marks = results.assignment.program_marks(program)
+        student = results.student.get(program, ())
+        print("", file=out)
+        if program_results is None:
+            print(MISSING_LINE.format(program=program, missing=MISSING,
+                                      why=results.not_submitted(program)), file=out)
+            for group in student:
+                print("\n".join(group.lines()), file=out)
+            continue
+        passed = sum(result.passed for result in program_results)
+        print(PROGRAM_HEAD.format(program=program, passed=passed, total=len(program_results),
+                                  earned=results.earned(program), marks=marks)
+              if program_results or not student else
+              PROGRAM_MARKS.format(program=program, earned=results.earned(program), marks=marks),
+              file=out)
+        for group in student:
+            print("\n".join(group.lines()), file=out)
+        built = results.builds.get(program)
+        if built is not None:
+            print(BUILD_LINE.format(said=built.said()), file=out)
+            if results.warnings_cost(program):
+                print(BUILD_LINE.format(said=results.warnings_cost(program)), file=out)
+            if built.messages:
+                print(indented(built.messages), file=out)
+        if built is not None and built.cases == Kind.NOT_BUILT and not built.ok:
+            print(NOT_BUILT_LINE.format(count=len(program_results)), file=out)
+            continue
+        for result in program_results:
+            for verdict in result.verdicts:
+                mode = "" if verdict.mode == PIPE else f" [{verdict.mode}]"
+                said = how(verdict)
+                print(CASE_LINE.format(kind=verdict.kind, marks=result.marked.marks,
+                                       case=verdict.case_id, mode=mode,
+                                       detail=f": {said}" if said else ""), file=out)
+                if verdict.kind not in (Kind.PASS, Kind.NOT_RUN):
+                    groups.setdefault((verdict.kind, verdict.mode, said), []).append(
+                        (result, verdict))
+    differences = [difference for program, student in results.student.items()
+                   for group in student for valid in (False, True)
+                   for difference in group.differences(results.assignment.declared[program], valid)]
+    if groups or differences:
+        print(f"\n{WHAT_DIFFERS}", file=out)
+    for (kind, _, said), members in groups.items():
+        result, verdict = members[0]
+        print("", file=out)
+        print(SAME_WAY.format(case=verdict.case_id, more=len(members) - 1,
+                              s="s" * (len(members) > 2), how=said or kind) if len(members) > 1
+              else ALONE.format(case=verdict.case_id, how=said or kind), file=out)
+        case = result.marked.case
+        if len(verdict.regions) > 1:
+            for region in verdict.regions:
+                print(REGION.format(sentence=region), file=out)
+        print(INPUT.format(text=shown_input(case)), file=out)
+        print(REPRODUCE_THERE.format(command=reproduce(
+            case, results.assignment.declared[case.program], kind, str(case.folder))), file=out)
+        if verdict.diff:
+            print(verdict.diff, file=out)
+    for title, lines in differences:
+        print(f"\n{title}", *lines, sep="\n", file=out)
+    print("", file=out)
+    for line in results.summary():
+        print(line, file=out)
+
+
+def gradescope(results: Results, confined: dict) -> dict:
+    """Gradescope's results.json: a test per case, with the assignment's visibility; its
+    extra_data the marking as data (`exactmark.marking.records.Marking`), with `confined`: what
+    confined the runs (isolation, python, users, cgroups). The tests' maxima add up to the
+    assignment's marks exactly; a test worth nothing shows no marks at all (not "0/0")."""
+    tests, exact = [], []  # exact: each test's (max_score, score) before rounding
+
+    def add(test: dict, most: float, earned: float) -> None:
+        tests.append(test)
+        exact.append((most, earned))
+    for program, program_results in results.programs.items():
+        declared = results.assignment.declared[program]
+        student = [test for group in results.student.get(program, ())
+                   for test in group.tests(declared)]
+        if program_results is None:
+            add({"name": (declared.exact_names() or [program])[0], "status": "failed",
+                 "visibility": "visible", "output": results.not_submitted(program)},
+                results.golden_marks(program), 0)
+            for test in student:
+                add(test, test["max_score"], test["score"])
+            continue
+        built = results.builds.get(program)
+        if built is not None:
+            add({"name": BUILD_TEST.format(program=program),
+                 "status": "passed" if built.ok else "failed", "visibility": "visible",
+                 "output": "\n".join(filter(None, [built.said(), results.warnings_cost(program),
+                                                   built.messages]))},
+                0, -results.deducted(program))
+        for result in program_results:
+            case = result.marked.case
+            text = "\n\n".join(
+                f"{verdict.kind}: {how(verdict)}" if verdict.kind == Kind.NOT_BUILT else
+                "\n".join(filter(None, [f"{verdict.kind}: {how(verdict)}",
+                                        INPUT.format(text=shown_input(case)).strip(),
+                                        REPRODUCE.format(command=reproduce(
+                                            case, declared, verdict.kind)).strip(),
+                                        verdict.diff]))
+                for verdict in result.failed) or Kind.PASS
+            add({"name": case.id, "status": "passed" if result.passed else "failed",
+                 "visibility": result.marked.visibility, "output": text},
+                result.marked.marks, result.earned)
+        for test in student:
+            add(test, test["max_score"], test["score"])
+    maxima = spread([most for most, _ in exact])
+    for number, (test, (most, earned), quantised) in enumerate(zip(tests, exact, maxima), 1):
+        test["number"] = str(number)
+        if most == 0 and earned == 0:  # worth nothing: it says, it does not score
+            test.pop("score", None)
+            test.pop("max_score", None)
+        else:
+            test["score"] = (quantised if earned == most else  # full marks: all of its maximum
+                             round(earned / most * quantised if most else earned, 4))
+            test["max_score"] = quantised
+    return {"score": round(results.mark, 4), "execution_time": round(results.seconds, 3),
+            "output": "\n".join(results.header + results.summary()),
+            "visibility": "visible", "stdout_visibility": "hidden", "tests": tests,
+            "extra_data": marking_data(results, **confined).to_dict()}
+
+
+def spread(marks: list) -> list:
+    """`marks`, each to a multiple of MARKS_QUANTUM, adding up exactly to their total (to
+    MARKS_DECIMALS: the assignment's marks, when every case is marked), in any order:
+    each rounded down, then the quanta left given one each to those that lost the most
+    (the earlier first among equals), then what the quanta cannot make of the total (less
+    than one) given to the largest of those that are no multiple of it already (a case
+    worth 0.5 stays 0.5), else to the largest: any maximum can take it, since every
+    maximum and every partial sum is then a multiple of the total's last bit."""
+    total = round(math.fsum(marks), MARKS_DECIMALS)
+    units = [math.floor(most / MARKS_QUANTUM + 1e-6) for most in marks]
+    left = round(total / MARKS_QUANTUM) - sum(units)
+    losses = sorted((index for index, most in enumerate(marks) if most > 0),
+                    key=lambda index: units[index] - marks[index] / MARKS_QUANTUM)
+    for index in losses[:max(0, left)]:
+        units[index] += 1
+    maxima = [unit * MARKS_QUANTUM for unit in units]
+    if maxima:
+        inexact = [index for index, most in enumerate(marks) if most != maxima[index]] or \
+            list(range(len(marks)))
+        largest = max(inexact, key=lambda index: maxima[index])
+        maxima[largest] += total - math.fsum(maxima)
+    return maxima
+
+
+def refused(assignment, reason: str) -> dict:
+    """results.json for a submission the marker refuses whole: 0, and why."""
+    return {"score": 0, "execution_time": 0, "output": reason, "visibility": "visible",
+            "stdout_visibility": "hidden", "tests": [],
+            "extra_data": records.Marking(assignment.name, (), "", (), (), 0.0, {}, None, (),
+                                          refused=reason).to_dict()}
+
+
+def marking_data(results: Results, isolation=(), python="", users=(),
+                 cgroups=(), sandbox_per="") -> records.Marking:
+    """What a class's grade sheet and pages need, as data: each program's marks (and why a
+    missing one is missing, or how its build went), the raw score, the late rule applied,
+    and each case's marks, group, visibility and verdicts, each with its sentences, the
+    command that reproduces it from a student's folder and its diff (drawn, and as lines
+    for a page); and what confined the runs."""
+    late, declared = results.late, results.assignment.declared
+    cases = []
+    for program_results in results.programs.values():
+        for result in program_results or []:
+            marked, worst = result.marked, next(iter(result.failed), None)
+            cases.append(records.Case(
+                marked.case.id, marked.case.program, marked.case.name, marked.group,
+                marked.visibility, round(marked.marks, 4), round(result.earned, 4),
+                result.passed, worst.kind if worst else Kind.PASS,
+                worst.near_miss if worst else "",
+                kind_of(worst.near_miss) if worst and worst.near_miss else "",
+                tuple(verdict_data(marked.case, declared[marked.case.program], verdict)
+                      for verdict in result.verdicts)))
+    programs = {program: records.Program(
+        results.assignment.program_marks(program), round(results.earned(program), 4),
+        program_results is not None,
+        "" if program_results is not None else results.not_submitted(program),
+        results.builds[program].record() if program in results.builds else None,
+        results.warnings_cost(program))
+        for program, program_results in results.programs.items()}
+    return records.Marking(
+        results.assignment.name, tuple(isolation), python, tuple(users), tuple(cgroups),
+        round(results.score, 4), programs,
+        None if late is None else records.Late(
+            late.days, late.accepted, late.cap, late.mark,
+            round(late.late.total_seconds() / 3600, 4), late.explain(results.score),
+            late.summary()),
+        tuple(cases), sandbox_per,
+        tuple(group.record(declared[program]) for program, student in results.student.items()
+              for group in student))
+
+
+def verdict_data(case, program, verdict) -> records.Verdict:
+    failed = verdict.kind not in (Kind.PASS, Kind.NOT_RUN)
+    return records.Verdict(verdict.mode, verdict.kind, how(verdict), tuple(verdict.regions),
+                           shown_input(case),
+                           reproduce(case, program, verdict.kind) if failed else "",
+                           verdict.diff,
+                           verdict.diff_lines.to_json() if verdict.diff_lines else None)
+
+
+def check_json_target(path: Path) -> None:
+    """Refuse, before any marking, a results.json that cannot be written."""
+    folder = path.parent
+    if path.is_dir() and not path.is_symlink():
+        raise ValueError(JSON_IS_A_FOLDER.format(path=path))
+    if not (folder.is_dir() and os.access(folder, os.W_OK | os.X_OK)):
+        raise ValueError(JSON_NO_FOLDER.format(folder=folder))
+
+
+def write_json(path: Path, results: dict) -> None:
+    """Write a new file beside `path`, then rename it over `path`: a link or FIFO planted
+    there is replaced, never followed, and a reader never sees half a file."""
+    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as file:
+            json.dump(results, file, indent=2, ensure_ascii=False)
+            file.write("\n")
+        os.chmod(temporary, 0o600)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

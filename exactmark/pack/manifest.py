@@ -1,0 +1,122 @@
+"""A student pack's pack.json: what its checker needs to run an assignment's visible cases
+as the marker runs them. Each program's language (its build and run templates), the files
+a student hands in, its visible cases and what each compares besides stdout; the time
+limits and what is forgiven; and the groups of cases the student writes (where they go,
+how many, how large, what is compared), so that the checker reads them as the marker
+does. Written by `make student-pack`, read by the checker, which holds this module
+(standard library only). Nothing of a case that is not visible is written: no name, no
+input, no output, not how many there are; nor what a group's cases are marked against
+(its mistakes, their weights).
+"""
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from exactmark.kit.cases import Case
+from exactmark.kit.programs import Language, Program, Submitted
+
+MANIFEST = "pack.json"
+CASES = "expected_outputs"  # the cases, as the handouts cite them: CASES/FOLDER/NAME.*
+FORMAT = 2
+UNREADABLE = "{path} is not a pack this checker reads: {problem}"
+NO_CASE = "its case {case} has no {path}"
+
+
+@dataclass(frozen=True)
+class Checked:
+    """A visible case, as the marking compares it."""
+    case: object  # exactmark.kit.cases.Case
+    compare: frozenset  # besides stdout: "status", "stderr"
+
+
+@dataclass(frozen=True)
+class Group:
+    """A group of cases the student writes, as far as the checker reads it: what
+    exactmark.marking.student_cases.read_cases uses of a exactmark.kit.assignment.StudentCases, and what
+    the marking compares besides stdout."""
+    program: str
+    name: str
+    folder: str  # where the cases sit in the student's folder, as cases/golf
+    most: int  # cases marked; those beyond, in name order, are refused
+    most_bytes: int  # a case any of whose files is larger is refused
+    compare: frozenset  # besides stdout: "status", "stderr"
+
+
+@dataclass(frozen=True)
+class Pack:
+    assignment: str
+    title: str
+    cpu_seconds: float
+    wall_seconds: float
+    idle_seconds: float
+    normalise: dict  # normalisation name -> share of a case's marks deducted
+    python: str  # the Python version (X.Y) the marking runs, or ""
+    programs: tuple  # of (exactmark.kit.programs.Program, [Checked])
+    groups: dict = field(default_factory=dict)  # program name -> (Group, ...)
+
+
+def written(assignment, wall_seconds: float, idle_seconds: float, folders: dict) -> dict:
+    """pack.json's data: the assignment's visible cases of each program, which
+    `folders` (program -> CASES/FOLDER) says where the pack holds, and its groups of cases
+    the student writes."""
+    programs = []
+    for name, marked in assignment.programs.items():
+        program = assignment.declared[name]
+        programs.append({
+            "name": name, "language": asdict(program.language),
+            "submit": [asdict(kind) for kind in program.submit], "entry": program.entry,
+            "flags": None if program.flags is None else list(program.flags),
+            "warnings": program.warnings_cost, "cases": folders[name],
+            "visible": [{"name": m.case.name, "compare": sorted(m.compare)}
+                        for m in marked if m.visible],
+            "groups": [{"name": group.name, "folder": group.folder, "most": group.most,
+                        "most_bytes": group.most_bytes, "compare": sorted(group.compare)}
+                       for group in assignment.student_groups(name)]})
+    return {"format": FORMAT, "assignment": assignment.name, "title": assignment.title,
+            "cpu_seconds": assignment.cpu_seconds, "wall_seconds": wall_seconds,
+            "idle_seconds": idle_seconds, "normalise": dict(assignment.normalise or {}),
+            "python": assignment.python or "", "programs": programs}
+
+
+def read(folder: Path) -> Pack:
+    """The pack in `folder`; ValueError, saying why, for one this checker cannot read."""
+    path = folder / MANIFEST
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data["format"] != FORMAT:
+            raise ValueError(f"format {data['format']}, not {FORMAT}")
+        programs = tuple(_program(folder, entry) for entry in data["programs"])
+        groups = {entry["name"]: tuple(
+            Group(entry["name"], group["name"], group["folder"], int(group["most"]),
+                  int(group["most_bytes"]), frozenset(group["compare"]))
+            for group in entry["groups"]) for entry in data["programs"]}
+        return Pack(data["assignment"], data["title"], data["cpu_seconds"],
+                    data["wall_seconds"], data["idle_seconds"], data["normalise"],
+                    data["python"], programs, groups)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as problem:
+        raise ValueError(UNREADABLE.format(path=path, problem=problem)) from None
+
+
+def _program(folder: Path, entry: dict) -> tuple:
+    """(the program, its visible cases): the files of the cases pack.json names, and only
+    those (a folder a file manager wrote a .DS_Store in still reads)."""
+    language = Language(**{key: tuple(value) if isinstance(value, list) else value
+                           for key, value in entry["language"].items()})
+    cases_folder = folder / entry["cases"]
+    program = Program(entry["name"], language,
+                      tuple(Submitted(**kind) for kind in entry["submit"]), entry=entry["entry"],
+                      reference=None, cases_folder=cases_folder,
+                      flags=None if entry["flags"] is None else tuple(entry["flags"]),
+                      warnings_cost=entry["warnings"])
+    cases = []
+    for case in entry["visible"]:
+        found = Case(program.name, case["name"], cases_folder)
+        if not found.file(".out").is_file():
+            raise ValueError(NO_CASE.format(case=found.id, path=found.file(".out")))
+        cases.append(Checked(found, frozenset(case["compare"])))
+    return program, cases
+
+
+def dumps(data: dict) -> str:
+    return json.dumps(data, indent=1, ensure_ascii=False) + "\n"

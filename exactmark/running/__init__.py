@@ -1,0 +1,1 @@
+"""Running one program: the run's record, its limits, its supervision, the terminal."""

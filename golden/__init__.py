@@ -1,1 +1,0 @@
-"""Golden cases: what they hold, how they are written, run and compared."""

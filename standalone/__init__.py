@@ -1,1 +1,0 @@
-"""Single-file sample solutions of the reference programs (`make standalone`)."""
