@@ -71,7 +71,7 @@ verify: $(STAMP)  ## the references, honest and wrong variants marked: [ASSIGNME
 standalone: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
 standalone: export MARK_OUT = $(value OUT)
 standalone: $(STAMP)  ## sample solutions: one file per Python program (OUT=solutions), or what a student of ASSIGNMENT=NAME hands in
-	$(VENV_PYTHON) -m exactmark.kit.bundle \
+	$(VENV_PYTHON) -m exactmark.standalone \
 		$${MARK_ASSIGNMENT:+--assignment "$$MARK_ASSIGNMENT"} "$${MARK_OUT:-solutions}"
 
 student-pack: export MARK_ASSIGNMENT = $(value ASSIGNMENT)

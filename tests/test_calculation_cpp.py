@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from exactmark.kit.cases import ROOT, load_cases
-from exactmark.running.run import read_head, workspace, STATS_FILE
+from exactmark.kit.cases import STATS_FILE
+from exactmark.running.run import read_head, workspace
 from tests.bytes_check import expect_same
 from tests.oracles import hoyle_oracle as oracle
 from exactmark.kit.variants import read_variant

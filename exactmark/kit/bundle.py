@@ -1,8 +1,5 @@
 """Sample solutions: each reference program as one file, standard library only; or, for
-an assignment, exactly what its student hands in.
-
-    python3 -m exactmark.kit.bundle [OUT]                    (make standalone [OUT=solutions])
-    python3 -m exactmark.kit.bundle --assignment NAME OUT    (make standalone ASSIGNMENT=NAME)
+an assignment, exactly what its student hands in (exactmark standalone, exactmark/standalone.py).
 
 A Python program whose reference is the kit is bundled; any other program's files are
 those of its reference that a student hands in, copied as they are.
@@ -18,7 +15,6 @@ differs from the one it read.
 """
 
 import ast
-import sys
 import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +23,6 @@ from exactmark.kit.programs import PYTHON
 
 ROOT = Path(__file__).resolve().parents[2]
 KIT_PACKAGES = ("common", "hoyle", "patience_games")
-DEFAULT_OUT = "solutions"
 
 # Where the kit has a faster form that needs more than the standard library,
 # the sample solution calls the plain form it falls back on: the same output.
@@ -41,8 +36,6 @@ WIDTH = 88
 
 NOT_CARRIED = "{path}:{line}: the bundler cannot carry this top-level statement: {text}"
 NAME_CLASH = "{program}: {name!r} is defined by both {first} and {second}"
-WROTE = "wrote {path} ({lines} lines)"
-NO_ASSIGNMENT = "give the assignment: --assignment NAME (or FILE.toml) OUT"
 
 
 class BundleError(Exception):
@@ -381,32 +374,3 @@ def write_assignment(assignment, out: Path) -> list:
     """Exactly what a student of `assignment` hands in, at the top of `out`."""
     return [found for program in assignment.declared.values()
             for found in write_program(program, out)]
-
-
-def main(argv=None) -> int:
-    arguments = sys.argv[1:] if argv is None else argv
-    assignment = None
-    if arguments[:1] == ["--assignment"]:
-        from exactmark.kit.assignment import AssignmentError, load
-        if len(arguments) < 2:
-            print(f"standalone: {NO_ASSIGNMENT}", file=sys.stderr)
-            return 2
-        try:
-            assignment = load(arguments[1])
-        except AssignmentError as error:
-            print(f"standalone: {error}", file=sys.stderr)
-            return 2
-        arguments = arguments[2:]
-    out = Path(arguments[0] if arguments else DEFAULT_OUT)
-    try:
-        written = write_assignment(assignment, out) if assignment else write_all(out)
-    except BundleError as error:
-        print(f"standalone: {error}", file=sys.stderr)
-        return 1
-    for path, lines in written:
-        print(WROTE.format(path=path, lines=lines))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

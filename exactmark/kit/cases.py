@@ -31,6 +31,10 @@ EXPECTED_OUTPUTS = ROOT / "expected_outputs"
 SIMULATE_NAME = re.compile(r"simulate_(-?\d+)_(-?\d+)")
 SUFFIXES = (".in", ".args", ".out", ".tty", ".stats", ".status", ".err", ".head")
 NOTES = "README.md"  # why each case is there, for the reviewer
+# A case's .stats is the stats file's content before the run: the file a run finds in its
+# folder, under this name, which the variable names (hoyle_cli's, docs/hoyle_cli.md).
+STATS_FILE = "hoyle_stats.txt"
+STATS_VARIABLE = "HOYLE_STATS_FILE"
 
 
 class CaseError(ValueError):

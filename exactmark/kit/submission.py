@@ -9,7 +9,7 @@ import re
 import stat
 from pathlib import Path
 
-from exactmark.running.run import STATS_FILE
+from exactmark.kit.cases import STATS_FILE
 from exactmark.base.visible import escaped
 
 NOT_COPIED = {"expected_outputs", "tests", "__pycache__", "__MACOSX", STATS_FILE}

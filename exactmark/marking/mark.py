@@ -32,11 +32,10 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
-from common import console
-from exactmark.kit.cases import EXPECTED_OUTPUTS, ROOT
-from exactmark.running.run import STATS_FILE, STATS_VARIABLE, Limit
+from exactmark.kit.cases import EXPECTED_OUTPUTS, ROOT, STATS_FILE, STATS_VARIABLE
+from exactmark.running.run import Limit
 from exactmark.base.visible import escaped
-from exactmark.base import from_make
+from exactmark.base import from_make, streams
 from exactmark.marking import records, student_cases
 from exactmark.kit.assignment import COUNTS, REQUIREMENTS, AssignmentError, load, names
 from exactmark.running.limits import Budget
@@ -432,7 +431,7 @@ def submitted_at(text: str, assignment):
 
 
 def main(argv=None) -> int:
-    console.use_utf8_streams()
+    streams.speak_utf8()
     records.listener()  # before any run starts: no run inherits it
     parse = parser()
     options = parse.parse_args(argv)

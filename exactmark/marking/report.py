@@ -13,7 +13,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from exactmark.running.run import STATS_VARIABLE
+from exactmark.kit.cases import STATS_VARIABLE
 from exactmark.marking import records
 from exactmark.marking.near_miss import kind_of
 from exactmark.marking.verdicts import PIPE, Kind, how

@@ -16,10 +16,8 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
-from exactmark.kit.cases import Case
+from exactmark.kit.cases import STATS_FILE, STATS_VARIABLE, Case
 
-STATS_FILE = "hoyle_stats.txt"
-STATS_VARIABLE = "HOYLE_STATS_FILE"
 DEFAULT_TIMEOUT = 30.0
 REAP_POLL_SECONDS = 0.01
 ENDED_POLL_SECONDS = 0.05  # how often `collect` looks whether the program has ended

@@ -42,10 +42,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from common import console
 from exactmark.kit.cases import ROOT
 from exactmark.base.visible import escaped
-from exactmark.base import from_make
+from exactmark.base import from_make, streams
 from exactmark.marking import records
 from exactmark.kit.assignment import ASSIGNMENTS, WRONG, AssignmentError, load, names
 from exactmark.marking.student_cases import CASE_FILES, copied, examples_of
@@ -528,7 +527,7 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    console.use_utf8_streams()
+    streams.speak_utf8()
     try:
         sys.exit(main(from_make.arguments(parser(), [("MARK_ASSIGNMENT", "--assignment")])
                       if len(sys.argv) == 1 and "MARK_ASSIGNMENT" in os.environ else None))
