@@ -25,7 +25,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from common import console
+from exactmark.base import streams
 from exactmark.kit.cases import SUFFIXES, Case
 from exactmark.kit.programs import built_reference
 from exactmark.running.run import run_on_terminal, run_piped
@@ -173,7 +173,7 @@ def main(argv=None) -> int:
     parser.add_argument("--end-of-input", action="store_true",
                         help="the cases are meant to end at end of input, asking for more")
     options = parser.parse_args(argv)
-    console.end_silently_on_closed_pipe()
+    streams.end_silently_on_closed_pipe()
     try:
         program = declared(options.program, options.assignment)
     except (AssignmentError, ValueError) as problem:

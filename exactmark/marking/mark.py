@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
-from common import console
+from exactmark.base import streams
 from exactmark.kit.cases import EXPECTED_OUTPUTS, ROOT
 from exactmark.running.run import STATS_FILE, STATS_VARIABLE, Limit
 from exactmark.base.visible import escaped
@@ -432,7 +432,7 @@ def submitted_at(text: str, assignment):
 
 
 def main(argv=None) -> int:
-    console.use_utf8_streams()
+    streams.use_utf8_streams()
     records.listener()  # before any run starts: no run inherits it
     parse = parser()
     options = parse.parse_args(argv)

@@ -42,7 +42,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from common import console
+from exactmark.base import streams
 from exactmark.kit.cases import ROOT
 from exactmark.base.visible import escaped
 from exactmark.base import from_make
@@ -528,7 +528,7 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    console.use_utf8_streams()
+    streams.use_utf8_streams()
     try:
         sys.exit(main(from_make.arguments(parser(), [("MARK_ASSIGNMENT", "--assignment")])
                       if len(sys.argv) == 1 and "MARK_ASSIGNMENT" in os.environ else None))
