@@ -92,6 +92,7 @@ SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
 BAD_NAME = ("{name!r}: name the assignment file with letters, digits, _ and - only "
             "(its name goes into the autograder's scripts)")
 WROTE_GROUPS = " and {groups} group{s} of cases students write ({mistakes} wrong programs)"
+EXAMPLE = "example: exactmark gradescope seeded --out autograder.zip --budget 1200"
 
 SETUP = r"""#!/usr/bin/env bash
 # Gradescope runs this once, as root and with the network, while it builds the
@@ -446,7 +447,8 @@ def budget_seconds(text: str) -> float:
 
 
 def parser() -> argparse.ArgumentParser:
-    parse = argparse.ArgumentParser(prog="python3 -m exactmark.gradescope.build", description=__doc__,
+    parse = argparse.ArgumentParser(prog="exactmark gradescope", description=__doc__,
+                                    epilog=EXAMPLE,
                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parse.add_argument("assignment", nargs="?", metavar="NAME|FILE.toml",
                        help=f"one of: {', '.join(names())}; or an assignment file of your own")

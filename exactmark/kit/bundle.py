@@ -1,8 +1,8 @@
 """Sample solutions: each reference program as one file, standard library only; or, for
 an assignment, exactly what its student hands in.
 
-    python3 -m exactmark.kit.bundle [OUT]                    (make standalone [OUT=solutions])
-    python3 -m exactmark.kit.bundle --assignment NAME OUT    (make standalone ASSIGNMENT=NAME)
+    exactmark standalone [OUT]                    (make standalone [OUT=solutions])
+    exactmark standalone --assignment NAME OUT    (make standalone ASSIGNMENT=NAME)
 
 A Python program whose reference is the kit is bundled; any other program's files are
 those of its reference that a student hands in, copied as they are.
@@ -17,6 +17,7 @@ bundler does not know how to carry is refused: it never writes a program that
 differs from the one it read.
 """
 
+import argparse
 import ast
 import sys
 import textwrap
@@ -43,7 +44,7 @@ WIDTH = 88
 NOT_CARRIED = "{path}:{line}: the bundler cannot carry this top-level statement: {text}"
 NAME_CLASH = "{program}: {name!r} is defined by both {first} and {second}"
 WROTE = "wrote {path} ({lines} lines)"
-NO_ASSIGNMENT = "give the assignment: --assignment NAME (or FILE.toml) OUT"
+EXAMPLE = "example: exactmark standalone --assignment calculation_cpp cpp"
 
 
 class BundleError(Exception):
@@ -390,23 +391,31 @@ def write_assignment(assignment, out: Path) -> list:
             for found in write_program(program, out)]
 
 
+def parser() -> argparse.ArgumentParser:
+    parse = argparse.ArgumentParser(prog="exactmark standalone", description=__doc__,
+                                    epilog=EXAMPLE,
+                                    formatter_class=argparse.RawDescriptionHelpFormatter)
+    parse.add_argument("--assignment", metavar="NAME|FILE.toml",
+                       help="write exactly what a student of it hands in (default: a sample "
+                            "solution per Python program of the kit)")
+    parse.add_argument("out", nargs="?", type=Path, default=Path(DEFAULT_OUT),
+                       help=f"the folder to write in (default {DEFAULT_OUT})")
+    return parse
+
+
 def main(argv=None) -> int:
-    arguments = sys.argv[1:] if argv is None else argv
+    options = parser().parse_args(argv)
     assignment = None
-    if arguments[:1] == ["--assignment"]:
+    if options.assignment is not None:
         from exactmark.kit.assignment import AssignmentError, load
-        if len(arguments) < 2:
-            print(f"standalone: {NO_ASSIGNMENT}", file=sys.stderr)
-            return 2
         try:
-            assignment = load(arguments[1])
+            assignment = load(options.assignment)
         except AssignmentError as error:
             print(f"standalone: {error}", file=sys.stderr)
             return 2
-        arguments = arguments[2:]
-    out = Path(arguments[0] if arguments else DEFAULT_OUT)
     try:
-        written = write_assignment(assignment, out) if assignment else write_all(out)
+        written = (write_assignment(assignment, options.out) if assignment
+                   else write_all(options.out))
     except BundleError as error:
         print(f"standalone: {error}", file=sys.stderr)
         return 1
