@@ -72,8 +72,8 @@ def test_each_command_s_help_is_its_own_with_an_example(command, tmp_path):
     assert f"\nexample: exactmark {command} " in done.stdout
 
 
-def test_an_unknown_command_is_refused_with_the_list():
-    done = exactmark("marks", cwd=CHECKOUT)
+def test_an_unknown_command_is_refused_with_the_list(tmp_path):
+    done = exactmark("marks", cwd=tmp_path)
     assert done.returncode == 2 and "invalid choice: 'marks'" in done.stderr
     assert all(name in done.stderr for name in COMMANDS)
 
@@ -92,7 +92,8 @@ def test_check_isolation_is_the_marker_s_with_its_assignment(tmp_path):
     done = exactmark("check-isolation", "--assignment", "seeded", cwd=tmp_path)
     marker = exactmark("mark", "--check-isolation", "--assignment", "seeded", cwd=tmp_path)
     assert done.returncode == marker.returncode == 0, done.stderr
-    assert done.stdout.startswith("Isolation: ") and done.stdout == marker.stdout
+    isolation = done.stdout.splitlines()[0]
+    assert isolation.startswith("Isolation: ") and isolation == marker.stdout.splitlines()[0]
 
 
 def test_a_requirement_not_installed_is_named_with_the_extra_that_installs_it(tmp_path):
