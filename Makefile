@@ -1,6 +1,8 @@
-# The commands people type: `make` alone lists them. `make test` builds its own virtual
-# environment. SUBMISSION, ASSIGNMENT, INPUTS, OUT and ARGS reach Python through the
-# environment, unexpanded: no shell and no make function ever reads a byte of them.
+# The commands people type: `make` alone lists them. Each tool's target runs the one
+# command, `exactmark COMMAND` (exactmark/cli.py), as $(VENV_PYTHON) -m exactmark COMMAND.
+# `make test` builds its own virtual environment. SUBMISSION, ASSIGNMENT, INPUTS, OUT and
+# ARGS reach Python through the environment, unexpanded: no shell and no make function
+# ever reads a byte of them.
 PYTHON ?= python3
 VENV   ?= .venv
 PROGRAM ?=
@@ -15,17 +17,21 @@ INPUTS ?=
 TIMES ?=
 ARGS ?=
 comma := ,
+# make mark's status is the marker's (exactmark mark), but for 1, a mark below full: said,
+# and no failure of make, which exits 2 whenever a recipe fails, whatever its status.
+BELOW_FULL := make mark: the marker's exit status is 1, a mark below full (the report says why): not a failure of make
 
 VENV_PYTHON := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
-MARK_STAMP := $(VENV)/.installed-mark
-CLASS_STAMP := $(VENV)/.installed-class
+# STAMP= (as the tests give it): no stamp, so nothing installed, for make mark and mark-class too.
+MARK_STAMP := $(if $(STAMP),$(VENV)/.installed-mark)
+CLASS_STAMP := $(if $(STAMP),$(VENV)/.installed-class)
 PIP := $(VENV_PYTHON) -m pip install --quiet --disable-pip-version-check
 
 unexport PROGRAM SUBMISSION SUBMISSIONS ASSIGNMENT INPUTS OUT TIMES ARGS
 
-.PHONY: help play test expected verify standalone student-pack mark mark-class gradescope \
-	simulate-patience bench bench-mark bench-class exact clean
+.PHONY: help play test expected verify standalone student-pack mark check-isolation mark-class \
+	gradescope simulate-patience bench bench-mark bench-class exact clean
 
 help:  ## this list: each target and what it does
 	@awk -F ':.*## ' '/^[a-z-]+:.*## /{ printf "make %-18s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
@@ -33,21 +39,25 @@ help:  ## this list: each target and what it does
 play:  ## play a program: make play PROGRAM=patience ARGS="golf --seed 3" (default solitaire_1)
 	$(PYTHON) $(or $(PROGRAM),solitaire_1).py $(ARGS)
 
-# What each job installs: the tests everything; make mark the marker's requirements alone;
+# What each job installs: the package itself, editable (the checkout's code is what runs,
+# from any folder, and an edit needs no new install), with pyproject.toml's extras, whose
+# pins are the requirements files: the tests everything; make mark the marker's alone;
 # make mark-class the marker's and the class's (copydetect, jinja2, tqdm).
-$(STAMP): requirements-dev.txt requirements-fast.txt requirements-mark.txt requirements-class.txt
+PACKAGE := pyproject.toml setup.py requirements-mark.txt
+
+$(STAMP): $(PACKAGE) requirements-class.txt requirements-fast.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
-	$(PIP) -r requirements-dev.txt -r requirements-fast.txt
+	$(PIP) --editable '.[test]'
 	touch $@
 
-$(MARK_STAMP): requirements-mark.txt
+$(MARK_STAMP): $(PACKAGE)
 	$(PYTHON) -m venv $(VENV)
-	$(PIP) -r requirements-mark.txt
+	$(PIP) --editable '.[mark]'
 	touch $@
 
-$(CLASS_STAMP): requirements-mark.txt requirements-class.txt
+$(CLASS_STAMP): $(PACKAGE) requirements-class.txt
 	$(PYTHON) -m venv $(VENV)
-	$(PIP) -r requirements-mark.txt -r requirements-class.txt
+	$(PIP) --editable '.[class]'
 	touch $@
 
 test: $(STAMP)  ## the whole test suite (PYTEST_ARGS="-k hoyle" for some of it)
@@ -57,7 +67,7 @@ expected: export MARK_PROGRAM = $(value PROGRAM)
 expected: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
 expected: export MARK_INPUTS = $(value INPUTS)
 expected: $(STAMP)  ## golden cases from the reference: PROGRAM=solitaire_1 SEEDS="3 14" SIMULATE="1000,0", or ASSIGNMENT=FILE.toml PROGRAM=NAME INPUTS=DIR
-	$(VENV_PYTHON) -m exactmark.expected $${MARK_PROGRAM:+"$$MARK_PROGRAM"} \
+	$(VENV_PYTHON) -m exactmark expected $${MARK_PROGRAM:+"$$MARK_PROGRAM"} \
 		$(foreach seed,$(SEEDS),--seed=$(seed)) \
 		$(foreach pair,$(SIMULATE),--simulate $(subst $(comma), ,$(pair))) \
 		$${MARK_ASSIGNMENT:+--assignment "$$MARK_ASSIGNMENT"} \
@@ -66,24 +76,29 @@ expected: $(STAMP)  ## golden cases from the reference: PROGRAM=solitaire_1 SEED
 verify: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
 verify: export MARK_ARGS = $(value ARGS)
 verify: $(STAMP)  ## the references, honest and wrong variants marked: [ASSIGNMENT=NAME|FILE.toml] [ARGS="--only 'solitaire_1/*'"]
-	$(VENV_PYTHON) -m exactmark.verify
+	$(VENV_PYTHON) -m exactmark verify
 
 standalone: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
 standalone: export MARK_OUT = $(value OUT)
 standalone: $(STAMP)  ## sample solutions: one file per Python program (OUT=solutions), or what a student of ASSIGNMENT=NAME hands in
-	$(VENV_PYTHON) -m exactmark.standalone \
-		$${MARK_ASSIGNMENT:+--assignment "$$MARK_ASSIGNMENT"} "$${MARK_OUT:-solutions}"
+	$(VENV_PYTHON) -m exactmark standalone \
+		$${MARK_ASSIGNMENT:+--assignment="$$MARK_ASSIGNMENT"} -- "$${MARK_OUT:-solutions}"
 
 student-pack: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
 student-pack: export MARK_OUT = $(value OUT)
 student-pack: $(STAMP)  ## what students check their work with: ASSIGNMENT=NAME OUT=DIR (writes DIR/ and DIR.zip)
-	$(VENV_PYTHON) -m exactmark.pack.build
+	$(VENV_PYTHON) -m exactmark pack
 
 mark: export MARK_SUBMISSION = $(value SUBMISSION)
 mark: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
 mark: export MARK_ARGS = $(value ARGS)
 mark: $(MARK_STAMP)  ## one submission: SUBMISSION=DIR ASSIGNMENT=NAME [ARGS="--jobs 2 --tty --json results.json"]
-	$(VENV_PYTHON) -m exactmark.marking.mark
+	@$(VENV_PYTHON) -m exactmark mark || { status=$$?; [ $$status -eq 1 ] || exit $$status; \
+		echo "$(BELOW_FULL)" >&2; }
+
+check-isolation: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
+check-isolation: $(MARK_STAMP)  ## what would confine each run here, marking nothing: ASSIGNMENT=NAME
+	$(VENV_PYTHON) -m exactmark check-isolation $${MARK_ASSIGNMENT:+--assignment="$$MARK_ASSIGNMENT"}
 
 mark-class: export MARK_SUBMISSIONS = $(value SUBMISSIONS)
 mark-class: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
@@ -91,13 +106,13 @@ mark-class: export MARK_OUT = $(value OUT)
 mark-class: export MARK_TIMES = $(value TIMES)
 mark-class: export MARK_ARGS = $(value ARGS)
 mark-class: $(CLASS_STAMP)  ## a class: SUBMISSIONS=DIR ASSIGNMENT=NAME [OUT=marked] [TIMES=times.csv] [ARGS="--force"]
-	$(VENV_PYTHON) -m exactmark.classroom.mark_class
+	$(VENV_PYTHON) -m exactmark class
 
 gradescope: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
 gradescope: export MARK_OUT = $(value OUT)
 gradescope: export MARK_ARGS = $(value ARGS)
 gradescope: $(STAMP)  ## Gradescope's autograder.zip: ASSIGNMENT=NAME|FILE.toml [OUT=autograder.zip] [ARGS="--budget 1200"]
-	$(VENV_PYTHON) -m exactmark.gradescope.build
+	$(VENV_PYTHON) -m exactmark gradescope
 
 GAME ?= golf
 N ?= 100
@@ -117,5 +132,5 @@ bench-class: $(STAMP)  ## a class with bad students marked end to end: students 
 exact:  ## the exact winning probabilities of solitaire_1
 	$(PYTHON) -c "from solitaire_1 import exact_distribution; exact_distribution()"
 
-clean:  ## remove the virtual environment and pytest's cache
-	rm -rf $(VENV) .pytest_cache
+clean:  ## remove the virtual environment, pytest's cache and what pip's builds leave
+	rm -rf $(VENV) .pytest_cache build exactmark.egg-info

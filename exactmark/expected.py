@@ -41,6 +41,7 @@ PIPE_CAPACITY = 1 << 16  # what a Linux pipe holds by default: written, never re
 TOO_SHORT_FOR_HEAD = ("the program writes {size} bytes piped: with --head {head} it could end "
                       "before it meets the closed pipe (it must write more than {most}); "
                       "nothing written")
+EXAMPLE = "example: exactmark expected solitaire_1 --seed 3 --seed 14 --simulate 1000 0"
 NO_SIMULATE = "simulate({n}, {i}): n must be 1 or more (the specification excludes n < 1)"
 NO_SIMULATE_IN = "--simulate calls simulate(n, i) by import, which {language} does not have"
 NO_SUCH_PROGRAM = "no assignment declares a program {program!r}: give --assignment FILE.toml"
@@ -146,7 +147,8 @@ def first_given(*values):
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python3 -m exactmark.expected", description=__doc__,
+    parser = argparse.ArgumentParser(prog="exactmark expected", description=__doc__,
+                                     epilog=EXAMPLE,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("program", help="a program an assignment declares (the kit's: "
                         f"{', '.join(sorted(kit_programs()))})")

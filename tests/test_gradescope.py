@@ -200,11 +200,10 @@ def test_the_zip_holds_the_marker_its_assignment_and_only_that_programs_cases(ki
         assert {"setup.sh", "run_autograder", f"assignments/{NAME}.toml",
                 "assignments/assignment.schema.json", "requirements-mark.txt",
                 "exactmark/gradescope/run.py", "exactmark/gradescope/results.schema.json", "exactmark/gradescope/autograder.json",
-                "exactmark/marking/mark.py", "exactmark/sandbox/sandbox.py", "exactmark/sandbox/launcher.py", "exactmark/kit/cases.py",
-                "common/console.py"} <= code
+                "exactmark/marking/mark.py", "exactmark/sandbox/sandbox.py", "exactmark/sandbox/launcher.py",
+                "exactmark/kit/cases.py"} <= code
         assert {name.split("/")[0] for name in code} == {
-            "setup.sh", "run_autograder", "assignments", "requirements-mark.txt", "exactmark",
-            "common"}
+            "setup.sh", "run_autograder", "assignments", "requirements-mark.txt", "exactmark"}
         assert not any(name.startswith("tests/") or "__pycache__" in name or "/README" in name
                        for name in names_in)
         assert "exactmark/running/terminal.py" not in code and "exactmark/expected.py" not in code  # not imported

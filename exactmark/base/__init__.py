@@ -1,1 +1,2 @@
-"""What every floor of the tool uses: escaped text and visible diffs, safe file trees."""
+"""What every floor of the tool uses: escaped text and visible diffs, safe file trees,
+UTF-8 console streams."""

@@ -88,6 +88,7 @@ BAD_SHARE = "a score from 0 to 1"
 BAD_BUDGET = "a number of CPU seconds from 1 to 3600"
 INTERRUPTED = ("interrupted: {done} of {total} students marked or kept, their results in {out}; "
                "nothing else was written. Run the same command again to go on")
+EXAMPLE = "example: exactmark class submissions --assignment seeded --out marked --times times.csv"
 MARKER_FAILED = "the marker ended with status {status}: {said}"
 MARKER_ERROR = "the marker failed on a case (its report says which): mark this student again"
 OWN_FILES_FAILED = "the class marker's own work failed ({problem}): mark this student again"
@@ -444,7 +445,7 @@ def within(kind, low, high, said: str):
 
 
 def parser() -> argparse.ArgumentParser:
-    parse = argparse.ArgumentParser(prog="python3 -m exactmark.classroom.mark_class", description=__doc__,
+    parse = argparse.ArgumentParser(prog="exactmark class", description=__doc__, epilog=EXAMPLE,
                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parse.add_argument("submissions", type=Path, help="one entry per student")
     parse.add_argument("--assignment", metavar="NAME",

@@ -29,7 +29,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from exactmark.kit.cases import EXPECTED_OUTPUTS, ROOT, SUFFIXES
+from exactmark.kit.cases import EXPECTED_OUTPUTS, PACKAGE_HOME, ROOT, SUFFIXES
 from exactmark.base import from_make
 from exactmark.marking import student_cases
 from exactmark.kit.assignment import AssignmentError, load, names
@@ -41,6 +41,7 @@ from exactmark.kit.bundle import BundleError, read_by
 
 from exactmark.gradescope import run
 MARKER = "exactmark.marking.mark"
+TOOL = MARKER.split(".")[0]
 LANGUAGES = "exactmark/kit/languages.toml"
 ELSEWHERE = ("{program}: its {what} ({path}) lies neither below the assignment's folder nor "
              "where the kit keeps it: move it below the assignment file")
@@ -49,7 +50,7 @@ ELSEWHERE = ("{program}: its {what} ({path}) lies neither below the assignment's
 STUDENT_CASE_MODULES = ("exactmark.kit.bundle", "exactmark.kit.variants")
 GAME_MISTAKE_MODULES = ("exactmark.kit.rules",)
 WRONG_IN_ZIP = "tests/wrong/{program}/{name}.toml"  # where the loader looks, from assignments/
-PACKAGE = Path(__file__).resolve().parent.relative_to(ROOT).as_posix()
+PACKAGE = Path(__file__).resolve().parent.relative_to(PACKAGE_HOME).as_posix()
 RUNTIME = [f"{PACKAGE}/__init__.py", f"{PACKAGE}/run.py", f"{PACKAGE}/results.schema.json"]
 DATA = ["assignments/assignment.schema.json", "requirements-mark.txt"]
 SETTINGS = f"{PACKAGE}/{run.SETTINGS_NAME}"
@@ -91,6 +92,7 @@ SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
 BAD_NAME = ("{name!r}: name the assignment file with letters, digits, _ and - only "
             "(its name goes into the autograder's scripts)")
 WROTE_GROUPS = " and {groups} group{s} of cases students write ({mistakes} wrong programs)"
+EXAMPLE = "example: exactmark gradescope seeded --out autograder.zip --budget 1200"
 
 SETUP = r"""#!/usr/bin/env bash
 # Gradescope runs this once, as root and with the network, while it builds the
@@ -194,24 +196,25 @@ def filled(template: str, **values) -> str:
 
 
 def marker_modules(more: tuple = ()) -> list:
-    """The kit's files that `python -m exactmark.marking.mark` imports, and the modules `more`,
-    relative to the kit: asked of a fresh interpreter that imports them (lazy imports for
-    --tty, which the autograder does not use, stay out)."""
+    """The tool's files that `python -m exactmark.marking.mark` imports, and the modules `more`,
+    relative to the folder that holds the package: asked of a fresh interpreter that imports
+    them (lazy imports for --tty, which the autograder does not use, stay out)."""
     ask = ("import json, sys; import " + ", ".join((MARKER, *more)) + "; "
            "print(json.dumps(sorted({name: getattr(module, '__file__', None) "
            "for name, module in sys.modules.items()}.items(), key=str)))")
-    done = subprocess.run([sys.executable, "-c", ask], cwd=ROOT, capture_output=True, text=True,
-                          check=True, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    done = subprocess.run([sys.executable, "-c", ask], cwd=PACKAGE_HOME, capture_output=True,
+                          text=True, check=True,
+                          env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
     found = set()
     for name, file in json.loads(done.stdout):
         if not file:
             continue
         path = Path(file).resolve()
         try:
-            relative = path.relative_to(ROOT)
+            relative = path.relative_to(PACKAGE_HOME)
         except ValueError:
             continue
-        if relative.parts[0] == name.split(".")[0] and relative.suffix == ".py":
+        if relative.parts[0] == name.split(".")[0] == TOOL and relative.suffix == ".py":
             found.add(relative.as_posix())
     return sorted(found)
 
@@ -314,7 +317,9 @@ def entries(assignment, budget: float, pack_url: str = None) -> dict:
     more = (STUDENT_CASE_MODULES if groups else ()) + (
         GAME_MISTAKE_MODULES if any(group.game_mistakes for group in groups) else ())
     files = {}
-    for name in [*marker_modules(more), *RUNTIME, *DATA, LANGUAGES]:
+    for name in [*marker_modules(more), *RUNTIME, LANGUAGES]:
+        files[name] = ((PACKAGE_HOME / name).read_bytes(), PLAIN)
+    for name in DATA:
         files[name] = ((ROOT / name).read_bytes(), PLAIN)
     own = assignment_files(assignment)
     for name, path in [*own.items(), *student_case_files(assignment).items()]:
@@ -442,7 +447,8 @@ def budget_seconds(text: str) -> float:
 
 
 def parser() -> argparse.ArgumentParser:
-    parse = argparse.ArgumentParser(prog="python3 -m exactmark.gradescope.build", description=__doc__,
+    parse = argparse.ArgumentParser(prog="exactmark gradescope", description=__doc__,
+                                    epilog=EXAMPLE,
                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parse.add_argument("assignment", nargs="?", metavar="NAME|FILE.toml",
                        help=f"one of: {', '.join(names())}; or an assignment file of your own")

@@ -19,9 +19,10 @@ import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from exactmark.kit.cases import PACKAGE_HOME, ROOT
 from exactmark.kit.programs import PYTHON
 
-ROOT = Path(__file__).resolve().parents[2]
+TOOL = __name__.split(".")[0]  # the tool's own modules lie below PACKAGE_HOME, not the kit
 KIT_PACKAGES = ("common", "hoyle", "patience_games")
 
 # Where the kit has a faster form that needs more than the standard library,
@@ -65,7 +66,13 @@ def is_kit(module: str, packages=KIT_PACKAGES) -> bool:
 
 
 def module_path(module: str) -> Path:
-    return ROOT / (module.replace(".", "/") + ".py")
+    home = PACKAGE_HOME if module.split(".")[0] == TOOL else ROOT
+    return home / (module.replace(".", "/") + ".py")
+
+
+def shown(path: Path) -> Path:
+    """A source's path as the kit names it: below the kit, or below the package's folder."""
+    return path.relative_to(ROOT if ROOT in path.parents else PACKAGE_HOME)
 
 
 def read_module(name: str, path: Path, packages=KIT_PACKAGES, program: bool = False) -> Module:
@@ -113,7 +120,7 @@ def is_main_block(statement) -> bool:
 
 
 def not_carried(module: Module, statement) -> str:
-    return NOT_CARRIED.format(path=module.path.relative_to(ROOT), line=statement.lineno,
+    return NOT_CARRIED.format(path=shown(module.path), line=statement.lineno,
                               text=ast.unparse(statement).splitlines()[0])
 
 
@@ -300,18 +307,18 @@ def bundle(program: str, packages=KIT_PACKAGES, header: str = HEADER) -> str:
         module = found.modules[name]
         statements = [s for (m, _), s in found.needed.items() if m == name]
         unique = sorted({id(s): s for s in statements}.values(), key=lambda s: s.lineno)
-        path = module.path.relative_to(ROOT)
+        path = shown(module.path)
         sections.append(comment(SECTION.format(path=path, summary=summary(module))) + "\n\n"
                         + joined(found, module, unique))
     own = [s for s in main.tree.body if not isinstance(s, (ast.Import, ast.ImportFrom))
            and not any(s is guard for guard in main.guards)]
-    itself = main.path.relative_to(ROOT)
+    itself = shown(main.path)
     sections.append(comment(SECTION.format(path=itself, summary=PROGRAM_ITSELF)) + "\n\n"
                     + joined(found, main, own[1:]))
     code = "\n\n".join(sections)
     guards = "".join(found.text(main, guard) + "\n\n" for guard in main.guards)
     imports = [s for m in found.modules.values() for s in m.standard_imports]
-    sources = ", ".join(str(found.modules[n].path.relative_to(ROOT)) for n in used)
+    sources = ", ".join(str(shown(found.modules[n].path)) for n in used)
     return "".join([
         found.text(main, own[0]).rstrip("\n"), "\n\n",
         comment(header.format(path=itself, sources=sources)), "\n\n",

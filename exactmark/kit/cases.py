@@ -26,7 +26,12 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+# The folder that holds the exactmark package: a checkout, or site-packages once installed.
+PACKAGE_HOME = Path(__file__).resolve().parents[2]
+# What a wheel carries of the kit, inside the package (setup.py copies it there).
+INSTALLED_KIT = PACKAGE_HOME / "exactmark" / "kit_copy"
+# The kit's data and programs: the checkout the package lies in, else the installed copy.
+ROOT = PACKAGE_HOME if (PACKAGE_HOME / "assignments").is_dir() else INSTALLED_KIT
 EXPECTED_OUTPUTS = ROOT / "expected_outputs"
 SIMULATE_NAME = re.compile(r"simulate_(-?\d+)_(-?\d+)")
 SUFFIXES = (".in", ".args", ".out", ".tty", ".stats", ".status", ".err", ".head")

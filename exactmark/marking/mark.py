@@ -100,6 +100,7 @@ EXIT_MARKER_ERROR = 3  # the marker failed on a case: not the student's fault
 PROGRESS = "[{done}/{total}] {kind:<16} {case}"
 BUILD_PROGRESS = "[build] {program}: {said}"
 GROUP_MARKED = "marked"  # a group of the student's cases, as a progress record says it
+EXAMPLE = "example: exactmark mark path/to/student --assignment seeded --jobs 2"
 
 
 def reachable_by_others(path: Path) -> bool:
@@ -149,7 +150,7 @@ class Parser(argparse.ArgumentParser):
 
 
 def parser() -> argparse.ArgumentParser:
-    parse = Parser(prog="python3 -m exactmark.marking.mark", description=__doc__,
+    parse = Parser(prog="exactmark mark", description=__doc__, epilog=EXAMPLE,
                    formatter_class=argparse.RawDescriptionHelpFormatter)
     parse.add_argument("submission", type=Path, nargs="?")
     parse.add_argument("--assignment", metavar="NAME", help=f"one of: {', '.join(names())}; "

@@ -43,6 +43,7 @@ HEADER = ("The student pack's checker, written by `make student-pack` from {path
           "`python3 check.py [FOLDER]`.")
 
 NO_ASSIGNMENT = "give the assignment and the folder: --assignment NAME OUT (make student-pack ASSIGNMENT=NAME OUT=DIR)"
+EXAMPLE = "example: exactmark pack --assignment seeded seeded-pack"
 PROGRAM_LINE = "- {program}: {count} visible case{s}, in `{folder}/`"
 BUILT_WITH = "; built as the marking builds it: `{command}`"
 LINK_REFUSED = "{out} is a link: give the folder itself"
@@ -200,7 +201,7 @@ def write(out: Path, files: dict) -> Path:
 
 
 def parser() -> argparse.ArgumentParser:
-    parse = argparse.ArgumentParser(prog="python3 -m exactmark.pack.build", description=__doc__,
+    parse = argparse.ArgumentParser(prog="exactmark pack", description=__doc__, epilog=EXAMPLE,
                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parse.add_argument("--assignment", metavar="NAME",
                        help=f"one of: {', '.join(names())}; or an assignment file of your own")

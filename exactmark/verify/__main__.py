@@ -86,6 +86,7 @@ MODES = {False: "stdin piped", True: "at a terminal"}
 SHOWN_CASES = 6
 WRITTEN_LINE = ("{verdict:<7} cases       {name:<40} {valid}/{total} kit cases valid, "
                 "{caught}/{mistakes} mistakes caught")
+EXAMPLE = "example: exactmark verify --only 'solitaire_1/*'"
 NOT_CAUGHT = "          caught by none of its kit cases: {name}: {mistake}"
 LEFT_OUT = "          not handed in: {why}"
 AN_EXAMPLE = ("{case}: a worked example, or mostly one, which counts for nothing as a student's "
@@ -463,7 +464,8 @@ def selected(variants, patterns):
 
 
 def parser() -> argparse.ArgumentParser:
-    parse = argparse.ArgumentParser(prog="python3 -m exactmark.verify", description=__doc__.split("\n\n")[1])
+    parse = argparse.ArgumentParser(prog="exactmark verify", description=__doc__.split("\n\n")[1],
+                                    epilog=EXAMPLE)
     parse.add_argument("--assignment", metavar="NAME",
                        help="one assignment (a name, or FILE.toml) instead of the kit's")
     parse.add_argument("--only", metavar="GLOB", action="append",

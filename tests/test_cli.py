@@ -1,0 +1,137 @@
+"""The one command, `exactmark COMMAND` (exactmark/cli.py): its commands are the make
+targets' tools, each with its own help and an example, its exit status is its tool's, and
+`make mark` ends as the README's table of statuses says, a mark below full included."""
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from exactmark.cli import COMMANDS, NOT_INSTALLED_STATUS
+from exactmark.kit.assignment import load
+from exactmark.kit.bundle import write_assignment
+
+CHECKOUT = Path(__file__).resolve().parents[1]
+ENVIRONMENT = {**os.environ, "PYTHONPATH": str(CHECKOUT)}  # the checkout's package, anywhere
+ONE_CASE = "solitaire_1/seed_27"
+RECIPE = re.compile(r"^\t.*-m exactmark (\S+)", re.MULTILINE)
+TARGET = re.compile(r"^([a-z-]+):.*## ", re.MULTILINE)
+WRONG = 'print("hello")\n'  # solitaire_1 that loses every mark
+TIMEOUT = 300
+
+
+def exactmark(*arguments, cwd: Path) -> subprocess.CompletedProcess:
+    """`python3 -m exactmark ARGUMENTS` run in `cwd`, this checkout's package."""
+    return subprocess.run([sys.executable, "-m", "exactmark", *map(str, arguments)], cwd=cwd,
+                          env=ENVIRONMENT, capture_output=True, text=True, timeout=TIMEOUT)
+
+
+def makefile_targets() -> dict:
+    """target -> the command its recipe runs, for each listed target whose recipe runs one."""
+    text = (CHECKOUT / "Makefile").read_text(encoding="utf-8")
+    found = {}
+    for target in TARGET.finditer(text):
+        recipe = text[target.end():].split("\n\n")[0]
+        command = RECIPE.search(recipe)
+        if command:
+            found[target.group(1)] = command.group(1)
+    return found
+
+
+def readme_make_status(status: int) -> int:
+    """What the README's table says `make mark` exits with when the marker exits `status`."""
+    text = (CHECKOUT / "README.md").read_text(encoding="utf-8")
+    row = re.search(rf"^\| {status} \|.*\| (\d+)[^|]*\|$", text, re.MULTILINE)
+    assert row, f"README.md: no row for the exit status {status} in the table of statuses"
+    return int(row.group(1))
+
+
+def test_the_commands_are_what_the_make_targets_run():
+    targets = makefile_targets()
+    assert sorted(targets.values()) == sorted(COMMANDS)  # each command, from one target
+    assert {"mark", "mark-class", "student-pack", "check-isolation"} <= set(targets)
+    assert "-m exactmark." not in (CHECKOUT / "Makefile").read_text(encoding="utf-8")
+
+
+def test_exactmark_alone_lists_every_command_with_a_line(tmp_path):
+    alone, helped = exactmark(cwd=tmp_path), exactmark("--help", cwd=tmp_path)
+    assert alone.returncode == helped.returncode == 0 and alone.stdout == helped.stdout
+    for name, (_, said) in COMMANDS.items():
+        assert re.search(rf"^  {re.escape(name)} +{re.escape(said)}$", alone.stdout,
+                         re.MULTILINE), name
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_each_command_s_help_is_its_own_with_an_example(command, tmp_path):
+    done = exactmark(command, "--help", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"usage: exactmark {command} ")
+    assert f"\nexample: exactmark {command} " in done.stdout
+
+
+def test_an_unknown_command_is_refused_with_the_list(tmp_path):
+    done = exactmark("marks", cwd=tmp_path)
+    assert done.returncode == 2 and "invalid choice: 'marks'" in done.stderr
+    assert all(name in done.stderr for name in COMMANDS)
+
+
+def test_the_marker_s_refusal_and_status_pass_through_unchanged(tmp_path):
+    missing = tmp_path / "no such folder"
+    command = exactmark("mark", missing, "--assignment", "seeded", cwd=tmp_path)
+    module = subprocess.run([sys.executable, "-m", "exactmark.marking.mark", str(missing),
+                             "--assignment", "seeded"], cwd=tmp_path, env=ENVIRONMENT,
+                            capture_output=True, text=True, timeout=TIMEOUT)
+    assert command.returncode == module.returncode == 2
+    assert command.stderr == module.stderr and "is not a folder" in command.stderr
+
+
+def test_check_isolation_is_the_marker_s_with_its_assignment(tmp_path):
+    done = exactmark("check-isolation", "--assignment", "seeded", cwd=tmp_path)
+    marker = exactmark("mark", "--check-isolation", "--assignment", "seeded", cwd=tmp_path)
+    assert done.returncode == marker.returncode == 0, done.stderr
+    isolation = done.stdout.splitlines()[0]
+    assert isolation.startswith("Isolation: ") and isolation == marker.stdout.splitlines()[0]
+
+
+def test_a_requirement_not_installed_is_named_with_the_extra_that_installs_it(tmp_path):
+    """As a fresh `pip install .` without the extra would have it: tqdm cannot be imported."""
+    done = subprocess.run([sys.executable, "-c", "import sys; sys.modules['tqdm'] = None; "
+                           "from exactmark.cli import main; sys.exit(main(['class', '--help']))"],
+                          cwd=tmp_path, env=ENVIRONMENT, capture_output=True, text=True,
+                          timeout=TIMEOUT)
+    assert done.returncode == NOT_INSTALLED_STATUS != 1  # never a mark below full
+    assert "exactmark class: it needs tqdm" in done.stderr and "'.[class]'" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+@pytest.fixture(scope="module")
+def submissions(tmp_path_factory) -> dict:
+    """The marker's status -> a submission it ends with on ONE_CASE."""
+    folder = tmp_path_factory.mktemp("submissions")
+    write_assignment(load("seeded"), folder / "right")
+    (folder / "wrong").mkdir()
+    (folder / "wrong" / "solitaire_1.py").write_text(WRONG, encoding="utf-8")
+    return {0: folder / "right", 1: folder / "wrong", 2: folder / "not there"}
+
+
+@pytest.mark.parametrize("status", [0, 1, 2])
+def test_make_mark_ends_as_the_readme_s_table_says(status, submissions, tmp_path):
+    submission = submissions[status]
+    marked = exactmark("mark", submission, "--assignment", "seeded", "--only", ONE_CASE,
+                       cwd=tmp_path)
+    assert marked.returncode == status, marked.stdout + marked.stderr
+    made = subprocess.run(["make", "-s", "-C", str(CHECKOUT), "mark", "STAMP=",
+                           f"VENV_PYTHON={sys.executable}", f"SUBMISSION={submission}",
+                           "ASSIGNMENT=seeded", f"ARGS=--only '{ONE_CASE}'"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=TIMEOUT)
+    assert made.returncode == readme_make_status(status), made.stdout + made.stderr
+    said = "the marker's exit status is 1, a mark below full"
+    assert (said in made.stderr) == (status == 1)
+    if status == 2:
+        assert "mark] Error 2" in made.stderr and "is not a folder" in made.stderr
+    else:
+        score = re.search(r"^Score: .*/13\.00", marked.stdout, re.MULTILINE).group()
+        assert score in made.stdout
