@@ -46,6 +46,7 @@ from exactmark.kit.cases import ROOT
 from exactmark.base.visible import escaped
 from exactmark.sandbox import disk
 from exactmark.base import from_make
+from exactmark.base.exits import Exit
 from exactmark.marking import records
 from exactmark.kit.assignment import REQUIREMENTS, AssignmentError, load, names
 from exactmark.kit.submission import marked_folder, skip_reason
@@ -62,9 +63,7 @@ STUDENTS = "students"  # what each student may see
 INSTRUCTOR = "instructor"  # what only the instructor may see
 RESULTS_FORMAT = 2  # of results.json as kept: a kit that reads it otherwise marks again
 SIMILARITY = "exactmark.classroom.similarity"  # a second to import (copydetect brings matplotlib)
-MARKED_NORMALLY = (0, 1, 3)  # the marker's ends with results: all pass, not, a case failed it
-MARKER_ERROR_STATUS = 3
-REFUSED_STATUS = 2  # argparse's: the marker refused the submission or an option
+MARKED_NORMALLY = (Exit.PASSED, Exit.FAILED, Exit.MARKER_ERROR)  # the marker's ends with results
 STOP_SECONDS = 30  # for the markers in flight to stop their runs after Ctrl-C
 SHOWN_PAGES = 20  # pairs with a side-by-side page
 
@@ -306,7 +305,7 @@ class ClassMarking:
             self.advance(self.cases_each - moved)
             if self.stopping.is_set():
                 return Outcome(student, interrupted=True)
-            if refusal is not None and status == REFUSED_STATUS:
+            if refusal is not None and status == Exit.REFUSED:
                 (folder / STATE).unlink(missing_ok=True)
                 return Outcome(student, refused=escaped(refusal, most=300))
             try:
@@ -321,7 +320,7 @@ class ClassMarking:
             (folder / STATE).unlink(missing_ok=True)  # no state stands for the results replaced
             os.replace(report, folder / REPORT)
             os.replace(results, folder / RESULTS)
-            if status == MARKER_ERROR_STATUS or holds_marker_error(marked):
+            if status == Exit.MARKER_ERROR or holds_marker_error(marked):
                 return Outcome(student, marked, failed=MARKER_ERROR, disk_full=disk_full)
             (folder / STATE).write_text(json.dumps({"key": key}), encoding="utf-8")
             return Outcome(student, marked)
@@ -535,7 +534,7 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print(INTERRUPTED.format(done=marking.done, total=len(students), out=escaped(str(out))),
               file=sys.stderr)
-        return 130
+        return Exit.INTERRUPTED
     finally:
         for number, handler in before.items():
             signal.signal(number, handler)
@@ -543,7 +542,7 @@ def main(argv=None) -> int:
     print(WROTE.format(grades=out / "grades.csv", similarity=out / "similarity.csv",
                        summary=out / "summary.html", students=out / STUDENTS,
                        instructor=out / INSTRUCTOR))
-    return 0
+    return Exit.PASSED
 
 
 def warn(students: list, times) -> None:

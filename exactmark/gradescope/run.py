@@ -20,7 +20,8 @@ the log says why. The marker is stopped (and what it marked kept, the rest count
 at the autograder's time budget, before Gradescope's own timeout would leave no
 results at all. It exits 0, unless it could not write results.json.
 
-This file needs the standard library only: it must work when nothing else does.
+This file needs the standard library, and of the kit only modules that need no more
+(the exit statuses, exactmark.base.exits): it must work when nothing else does.
 Environment: AUTOGRADER_ROOT (default /autograder), AUTOGRADER_ISOLATION (auto,
 namespaces or fallback; default auto), AUTOGRADER_BUDGET_SECONDS (default: the budget
 the zip was built with).
@@ -40,13 +41,14 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from exactmark.base.exits import Exit
+
 HERE = Path(__file__).resolve().parent
 SOURCE = HERE.parents[1]  # the unzipped autograder: the marker runs from here
 SETTINGS_NAME = "autograder.json"
 SCHEMA = HERE / "results.schema.json"
 ISOLATIONS = ("auto", "namespaces", "fallback")
-MARKED = (0, 1)  # the marker's normal ends: all passed, or not
-REFUSED, MARKER_ERROR, INTERRUPTED = 2, 3, 130
+MARKED = (Exit.PASSED, Exit.FAILED)  # the marker's normal ends: all passed, or not
 GRACE_SECONDS = 60  # after the budget, for the marker to stop its runs and write what it marked
 RUNS_SHARE = 0.8  # of the time budget, what the marker's runs may take: the rest copies, builds
 # and reports
@@ -573,7 +575,7 @@ def mark(paths: Paths, config: dict, started: float) -> dict:
     print(err, end="", flush=True)
     log(f"the marker exited with status {status}")
     seconds = time.monotonic() - started
-    if status in MARKED or (stopped and status == INTERRUPTED):
+    if status in MARKED or (stopped and status == Exit.INTERRUPTED):
         results = read_results(paths.results)
         if results is not None:
             results = summarised(results, config, status, budget if stopped else None, unread)
@@ -584,10 +586,10 @@ def mark(paths: Paths, config: dict, started: float) -> dict:
         return None
     if stopped:
         return fallback(config, OUT_OF_TIME.format(budget=budget), "budget", status, seconds)
-    if status == REFUSED:
+    if status == Exit.REFUSED:
         return fallback(config, REFUSED_MESSAGE.format(reason=shown(refusal(messages))), "refused",
                         status, seconds)
-    what = ("it failed on a case" if status == MARKER_ERROR else
+    what = ("it failed on a case" if status == Exit.MARKER_ERROR else
             f"killed by signal {-status}" if status < 0 else f"exit status {status}")
     log(AUTOGRADER_FAILED.format(what=f"the marker: {what}"))
     return None
@@ -748,26 +750,26 @@ def check() -> int:
     its cases), on the interpreter the assignment names."""
     config = load_settings()
     if config is None:
-        return 1
+        return Exit.FAILED
     try:
         from exactmark.kit.assignment import load  # the marker's own, as each submission will use it
         assignment = load(assignment_file(config))
     except Exception as problem:
         print(f"check: the marker cannot load its assignment: {type(problem).__name__}: {problem}")
-        return 1
+        return Exit.FAILED
     chosen = assignment.chosen_mistakes()
     if chosen != config.get("student_groups", {}):
         print(OTHER_MISTAKES.format(here=chosen, built=config.get("student_groups", {})))
-        return 1
+        return Exit.FAILED
     version = config.get("python")
     running = f"{sys.version_info[0]}.{sys.version_info[1]}"
     if version and running != version:
         print(f"check: Python {running} runs the marker, not {version} as the assignment names")
-        return 1
+        return Exit.FAILED
     check_results = validator()
     if check_results is None or check_results(fallback(config, "check", "check", None, 0.0)):
         print("check: the fallback results do not pass results.schema.json")
-        return 1
+        return Exit.FAILED
     isolation = subprocess.run([sys.executable, "-m", "exactmark.marking.mark", "--assignment",
                                 assignment_file(config), "--check-isolation",
                                 "--jobs", str(cores())], cwd=SOURCE, capture_output=True,
@@ -776,13 +778,13 @@ def check() -> int:
         print(f"check: {line}")
     if isolation.returncode:
         print("check: the marker would refuse every submission here")
-        return 1
+        return Exit.FAILED
     cases = sum(len(marked) for marked in assignment.programs.values())
     groups = sum(len(named) for named in chosen.values())
     print(READY.format(name=assignment.name, cases=cases, marks=assignment.marks,
                        groups=GROUPS.format(groups=groups, s="s" * (groups != 1)) if groups else "",
                        python=running, cores=cores()))
-    return 0
+    return Exit.PASSED
 
 
 def main(argv=None) -> int:
@@ -806,13 +808,13 @@ def main(argv=None) -> int:
     try:
         if results is None:
             paths.results.unlink(missing_ok=True)
-            return 0
+            return Exit.PASSED
         paths.results_folder.mkdir(parents=True, exist_ok=True)
         write_results(paths.results, bounded(results))
     except OSError as problem:
         log(f"cannot write {paths.results}: {problem}")  # run_autograder removes it
-        return 1
-    return 0
+        return Exit.FAILED
+    return Exit.PASSED
 
 
 if __name__ == "__main__":

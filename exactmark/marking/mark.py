@@ -11,9 +11,10 @@ into a folder only the marker can read (a folder holding just one folder, as a
 download from a learning platform does, is entered); every marked case of each
 program runs against a fresh copy in the sandbox (exactmark/sandbox/sandbox.py), stdin
 piped, stdout compared byte for byte, and the exit status and stderr where the
-case gives them (--tty: the terminal screen too). Exit status 0 only when every
-program is there and every case marked passes; 2 for a refused submission or
-option; 130 when interrupted (Ctrl-C kills every run and prints what was marked).
+case gives them (--tty: the terminal screen too). Exit status (exactmark.base.exits)
+0 only when every program is there and every case marked passes, else 1; 2 for a
+refused submission or option; 3 when the marker failed on a case; 130 when
+interrupted (Ctrl-C kills every run and prints what was marked).
 """
 
 import argparse
@@ -37,6 +38,7 @@ from exactmark.kit.cases import EXPECTED_OUTPUTS, ROOT
 from exactmark.running.run import STATS_FILE, STATS_VARIABLE, Limit
 from exactmark.base.visible import escaped
 from exactmark.base import from_make
+from exactmark.base.exits import Exit
 from exactmark.marking import records, student_cases
 from exactmark.kit.assignment import COUNTS, REQUIREMENTS, AssignmentError, load, names
 from exactmark.running.limits import Budget
@@ -53,7 +55,6 @@ UNBUILT_DETAILS = {Kind.NOT_BUILT: NOT_BUILT_DETAIL, Kind.NOT_RUN: INTERRUPTED,
                    Kind.MARKER_ERROR: NOT_BUILT_DETAIL}
 
 MOST_SECONDS = 3600
-EXIT_INTERRUPTED = 130
 
 MARKING = "Marking {submission} against {assignment}: {title} ({marks:g} marks)"
 RUNS = "{cases} cases, {jobs} at once"
@@ -97,7 +98,6 @@ NO_DEADLINE = "--submitted: {name} has no deadline, so no late rule to apply"
 NEEDS_PEXPECT = "--tty needs pexpect (make mark installs it)"
 JSON_PROBLEM = "--json: {problem}"
 WAITING_ALONE = "--waiting-budget shares a budget: give --student-budget too"
-EXIT_MARKER_ERROR = 3  # the marker failed on a case: not the student's fault
 PROGRESS = "[{done}/{total}] {kind:<16} {case}"
 BUILD_PROGRESS = "[build] {program}: {said}"
 GROUP_MARKED = "marked"  # a group of the student's cases, as a progress record says it
@@ -513,7 +513,7 @@ def check_isolation(options, parse, scratch: Path, assignment) -> int:
             print(line)
     finally:
         sandbox.close()
-    return 0
+    return Exit.PASSED
 
 
 def mark(options, parse, scratch: Path, assignment, selected: dict, groups: dict,
@@ -561,17 +561,17 @@ def mark(options, parse, scratch: Path, assignment, selected: dict, groups: dict
             write_json(options.json.absolute(), gradescope(results, confined))
         except OSError as problem:
             print(JSON_PROBLEM.format(problem=problem), file=sys.stderr)
-            return 1
+            return Exit.FAILED
     if sandbox.stopping.is_set():
-        return EXIT_INTERRUPTED
+        return Exit.INTERRUPTED
     every = [result for cases in results.programs.values() if cases is not None for result in cases]
     written = [group for student in results.student.values() for group in student]
     if (any(verdict.kind == Kind.MARKER_ERROR for result in every for verdict in result.verdicts)
             or any(group.marker_failed for group in written)):
-        return EXIT_MARKER_ERROR
+        return Exit.MARKER_ERROR
     complete = all(cases is not None for cases in results.programs.values())
-    return 0 if (complete and (every or written) and all(result.passed for result in every)
-                 and all(group.complete for group in written)) else 1
+    passed = complete and (every or written) and all(result.passed for result in every)
+    return Exit.PASSED if passed and all(group.complete for group in written) else Exit.FAILED
 
 
 def entered(snapshot: Path, programs: list, own_folders: list = ()):

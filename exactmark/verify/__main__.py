@@ -46,6 +46,7 @@ from common import console
 from exactmark.kit.cases import ROOT
 from exactmark.base.visible import escaped
 from exactmark.base import from_make
+from exactmark.base.exits import Exit
 from exactmark.marking import records
 from exactmark.kit.assignment import ASSIGNMENTS, WRONG, AssignmentError, load, names
 from exactmark.marking.student_cases import CASE_FILES, copied, examples_of
@@ -60,6 +61,7 @@ AT_LEAST = 2  # marked cases a wrong program must fail
 WRONG_AT_ONCE = 2  # wrong programs marked at once: most mark a few cases, and a marker's
 # start-up is a core's work alone
 PASSED = "passed"
+MARKED = (Exit.PASSED, Exit.FAILED)  # the marker's, and a pack checker's, ends with results
 
 REFERENCE = "{verdict:<7} reference   {name:<40} {passed}/{total} marked cases pass"
 NO_REFERENCE = "verify: {problem}"
@@ -157,7 +159,7 @@ def marked_by_the_marker(folder: Path, assignment, patterns: list, options, scra
                "--json", str(results), "--jobs", str(options.jobs),
                "--isolation", options.isolation, *(["--tty"] if tty else [])]
     done = subprocess.run(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    if done.returncode not in (0, 1) or not results.exists():
+    if done.returncode not in MARKED or not results.exists():
         raise MarkerFailed(MARKER_FAILED.format(
             status=done.returncode, name=folder.name,
             stderr=escaped(done.stderr[-2000:].decode("utf-8", "replace"))))
@@ -192,7 +194,7 @@ def checked_by(pack: Path, folder: Path, scratch: Path) -> dict:
     done = subprocess.run([sys.executable, str(pack / pack_build.CHECKER), str(folder),
                            "--json", str(said)], cwd=scratch, stdout=subprocess.DEVNULL,
                           stderr=subprocess.PIPE)
-    if done.returncode not in (0, 1) or not said.exists():
+    if done.returncode not in MARKED or not said.exists():
         raise MarkerFailed(CHECKER_FAILED.format(
             status=done.returncode, name=folder.name,
             stderr=escaped(done.stderr[-2000:].decode("utf-8", "replace"))))
@@ -483,17 +485,17 @@ def main(argv=None) -> int:
                          for found in variants(chosen))
     except (AssignmentError, VariantError) as problem:
         say(f"verify: {problem}")
-        return 2
+        return Exit.REFUSED
     try:
         maps = rule_maps(assignments)
     except RuleError as problem:
         say(f"verify: {problem}")
-        return 2
+        return Exit.REFUSED
     every = wrong
     wrong, honest = selected(wrong, options.only), selected(honest, options.only)
     if options.only and not wrong + honest:
         say(NO_VARIANT.format(patterns=" or ".join(options.only)))
-        return 2
+        return Exit.REFUSED
     with tempfile.TemporaryDirectory(prefix="verify-") as folder:
         scratch = Path(folder)
         try:
@@ -502,7 +504,7 @@ def main(argv=None) -> int:
                          if any(v.program == program for v in wrong + honest)}
         except (BundleError, OSError) as problem:
             say(NO_REFERENCE.format(problem=problem))
-            return 2
+            return Exit.REFUSED
         try:
             packs = student_packs(chosen, assignments, scratch / "packs")
             problems = [] if options.only else check_references(assignments, options, packs)
@@ -512,7 +514,7 @@ def main(argv=None) -> int:
                                                            options, packs, maps)
         except (MarkerFailed, VariantError, BundleError, ValueError) as problem:
             say(f"verify: {problem}")
-            return 2
+            return Exit.REFUSED
     problems += missed + map_problems(maps, assignments)
     problems += show_maps(maps, assignments, by_rule, wrong, every, options)
     if counts:
@@ -524,7 +526,7 @@ def main(argv=None) -> int:
         useless = sorted(marked - failing)
         say(USELESS.format(count=len(useless), cases=", ".join(useless) or "none"))
     say(VERDICT.format(problems=len(problems), summary="; ".join(problems)) if problems else ALL_GOOD)
-    return 1 if problems else 0
+    return Exit.FAILED if problems else Exit.PASSED
 
 
 if __name__ == "__main__":
@@ -533,4 +535,4 @@ if __name__ == "__main__":
         sys.exit(main(from_make.arguments(parser(), [("MARK_ASSIGNMENT", "--assignment")])
                       if len(sys.argv) == 1 and "MARK_ASSIGNMENT" in os.environ else None))
     except KeyboardInterrupt:
-        sys.exit(130)
+        sys.exit(Exit.INTERRUPTED)
