@@ -24,7 +24,6 @@ import hashlib
 import importlib
 import json
 import os
-import shlex
 import signal
 import stat
 import subprocess
@@ -48,6 +47,7 @@ from exactmark.sandbox import disk
 from exactmark.base import from_make
 from exactmark.base.exits import Exit
 from exactmark.marking import records
+from exactmark.marking.request import MarkRequest
 from exactmark.kit.assignment import REQUIREMENTS, AssignmentError, load, names
 from exactmark.kit.submission import marked_folder, skip_reason
 from exactmark.base.tree import Limits, Refused, copy_tree, remove_tree
@@ -258,25 +258,23 @@ class ClassMarking:
         report and results are written beside the kept ones and take their place only
         when it ended as a marker ends: an interrupted run leaves the last good ones."""
         report, results = folder / f".{REPORT}.new", folder / f".{RESULTS}.new"
-        options = ["--json", str(results), "--jobs", "1", "--markers", str(self.options.jobs),
-                   "--isolation", self.options.isolation, "--sandbox-per", self.options.sandbox_per,
-                   *(f"--require={layer}" for layer in self.options.require)]
-        if self.budget:
-            options += ["--student-budget", f"{self.budget:g}"]
-        if student.submitted is not None:
-            options += ["--submitted", student.submitted.isoformat()]
-        # Paths go by the environment, which a run cannot read, never the command line.
-        # It tells us how it goes (exactmark.marking.records' messages) on a pipe of its own.
+        asked = MarkRequest(str(self.assignment.path), str(copy), json=str(results), jobs=1,
+                            markers=self.options.jobs, isolation=self.options.isolation,
+                            sandbox_per=self.options.sandbox_per,
+                            require=tuple(self.options.require), student_budget=self.budget,
+                            submitted=student.submitted.isoformat() if student.submitted else None)
+        # The request goes by the environment, which a run cannot read, never the command
+        # line. It tells us how it goes (exactmark.marking.records' messages) on a pipe of
+        # its own.
         reading, writing = os.pipe()
-        environment = {**os.environ, "MARK_SUBMISSION": str(copy),
-                       "MARK_ASSIGNMENT": str(self.assignment.path),
-                       "MARK_ARGS": shlex.join(options), records.MESSAGES_FD: str(writing)}
+        command, environment = asked.hidden(os.environ)
+        environment[records.MESSAGES_FD] = str(writing)
         moved, refusal, disk_full = 0, None, False
         try:
             with open(report, "wb") as stdout, tempfile.TemporaryFile() as stderr, \
                     os.fdopen(reading, "rb") as messages:
                 try:
-                    process = subprocess.Popen([sys.executable, "-m", "exactmark.marking.mark"], cwd=ROOT,
+                    process = subprocess.Popen(command, cwd=ROOT,
                                                stdin=subprocess.DEVNULL, stdout=stdout,
                                                stderr=stderr, env=environment,
                                                pass_fds=(writing,), start_new_session=True)

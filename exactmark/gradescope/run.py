@@ -3,10 +3,11 @@ assignment and leave a valid results.json, whatever the submission does.
 
     cd /autograder/source && /autograder/venv/bin/python -m exactmark.gradescope.run [--check]
 
-It runs `python -m exactmark.marking.mark /autograder/submission --assignment assignments/NAME.toml
---json /autograder/results/results.json --jobs N --student-budget S --waiting-budget S`
+It asks the marker (`python -m exactmark.marking.mark`, by exactmark.marking.request) to
+mark /autograder/submission against assignments/NAME.toml into
+/autograder/results/results.json, with --jobs N --student-budget S --waiting-budget S
 (N: the cores this container may use; S: what of the time budget the runs may use, see
-`marker_budgets`) and touches nothing of the submission itself: the marker copies it,
+`marker_budgets`), and touches nothing of the submission itself: the marker copies it,
 following no link.
 The marker's results.json, once checked against results.schema.json, gets a short
 Markdown summary at the top (the score, or only the visible tests' score while some
@@ -21,7 +22,7 @@ at the autograder's time budget, before Gradescope's own timeout would leave no
 results at all. It exits 0, unless it could not write results.json.
 
 This file needs the standard library, and of the kit only modules that need no more
-(the exit statuses, exactmark.base.exits): it must work when nothing else does.
+(the exit statuses, the marker's request): it must work when nothing else does.
 Environment: AUTOGRADER_ROOT (default /autograder), AUTOGRADER_ISOLATION (auto,
 namespaces or fallback; default auto), AUTOGRADER_BUDGET_SECONDS (default: the budget
 the zip was built with).
@@ -42,6 +43,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from exactmark.base.exits import Exit
+from exactmark.marking.request import MarkRequest, marker_environment
 
 HERE = Path(__file__).resolve().parent
 SOURCE = HERE.parents[1]  # the unzipped autograder: the marker runs from here
@@ -467,12 +469,6 @@ def assignment_file(config: dict) -> str:
     return config.get("assignment_file") or f"assignments/{config['assignment']}.toml"
 
 
-def marker_environment() -> dict:
-    """The marker's environment: ours, without what would make it read its options from
-    `make mark`'s variables instead of its command line."""
-    return {name: value for name, value in os.environ.items() if not name.startswith("MARK_")}
-
-
 def run_marker(command: list, budget: float):
     """(exit status, stdout, stderr, stopped at the budget, its messages). The marker's
     output is held until it ends, then logged: nothing of it reaches a file while
@@ -482,7 +478,7 @@ def run_marker(command: list, budget: float):
     try:
         process = subprocess.Popen(command, cwd=SOURCE, stdin=subprocess.DEVNULL,
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                   env={**marker_environment(), MESSAGES_FD: str(writing)},
+                                   env={**marker_environment(os.environ), MESSAGES_FD: str(writing)},
                                    pass_fds=(writing,), start_new_session=True)
     finally:
         os.close(writing)
@@ -560,15 +556,12 @@ def mark(paths: Paths, config: dict, started: float) -> dict:
         return limit.carried()
     isolation = os.environ.get("AUTOGRADER_ISOLATION", "auto")
     isolation = isolation if isolation in ISOLATIONS else "auto"
-    command = [sys.executable, "-m", "exactmark.marking.mark", str(paths.submission),
-               "--assignment", assignment_file(config),
-               "--json", str(paths.results), "--jobs", str(cores()), "--isolation", isolation]
     submitted, unread = submitted_at(paths, config)
-    if submitted:
-        command += ["--submitted", submitted]
     budget = budget_of(config)
     cpu, waiting = marker_budgets(budget, cpus(), cores())
-    command += ["--student-budget", f"{cpu:g}", "--waiting-budget", f"{waiting:g}"]
+    command = MarkRequest(assignment_file(config), str(paths.submission), json=str(paths.results),
+                          jobs=cores(), isolation=isolation, submitted=submitted,
+                          student_budget=cpu, waiting_budget=waiting).argv()
     log("$ " + " ".join(command))
     status, out, err, stopped, messages = run_marker(command, budget)
     print(out, end="", flush=True)
@@ -770,10 +763,9 @@ def check() -> int:
     if check_results is None or check_results(fallback(config, "check", "check", None, 0.0)):
         print("check: the fallback results do not pass results.schema.json")
         return Exit.FAILED
-    isolation = subprocess.run([sys.executable, "-m", "exactmark.marking.mark", "--assignment",
-                                assignment_file(config), "--check-isolation",
-                                "--jobs", str(cores())], cwd=SOURCE, capture_output=True,
-                               text=True, env=marker_environment())
+    isolation = subprocess.run(MarkRequest(assignment_file(config), jobs=cores(),
+                                           check_isolation=True).argv(), cwd=SOURCE,
+                               capture_output=True, text=True, env=marker_environment(os.environ))
     for line in (isolation.stdout + isolation.stderr).splitlines():
         print(f"check: {line}")
     if isolation.returncode:

@@ -39,7 +39,7 @@ from exactmark.running.run import STATS_FILE, STATS_VARIABLE, Limit
 from exactmark.base.visible import escaped
 from exactmark.base import from_make
 from exactmark.base.exits import Exit
-from exactmark.marking import records, student_cases
+from exactmark.marking import records, request, student_cases
 from exactmark.kit.assignment import COUNTS, REQUIREMENTS, AssignmentError, load, names
 from exactmark.running.limits import Budget
 from exactmark.marking.report import CaseResult, Results, check_json_target, gradescope, refused, \
@@ -98,6 +98,7 @@ NO_DEADLINE = "--submitted: {name} has no deadline, so no late rule to apply"
 NEEDS_PEXPECT = "--tty needs pexpect (make mark installs it)"
 JSON_PROBLEM = "--json: {problem}"
 WAITING_ALONE = "--waiting-budget shares a budget: give --student-budget too"
+BAD_REQUEST = f"{request.REQUEST} cannot be read as a request: {{problem}}"
 PROGRESS = "[{done}/{total}] {kind:<16} {case}"
 BUILD_PROGRESS = "[build] {program}: {said}"
 GROUP_MARKED = "marked"  # a group of the student's cases, as a progress record says it
@@ -709,7 +710,21 @@ class stopped_by_signals:
         return False
 
 
+def arguments():
+    """What the marker is asked: by the process that started it, in its environment
+    (exactmark.marking.request), by `make mark`'s variables, or else on its command line
+    (None)."""
+    try:
+        asked = request.taken()
+    except ValueError as problem:
+        parser().error(BAD_REQUEST.format(problem=problem))
+    if asked is not None:
+        return asked.options()
+    if "MARK_SUBMISSION" in os.environ:
+        return from_make.arguments(parser(), [("MARK_ASSIGNMENT", "--assignment")],
+                                   "MARK_SUBMISSION", NO_SUBMISSION)
+    return None
+
+
 if __name__ == "__main__":
-    sys.exit(main(from_make.arguments(parser(), [("MARK_ASSIGNMENT", "--assignment")],
-                                      "MARK_SUBMISSION", NO_SUBMISSION)
-                  if "MARK_SUBMISSION" in os.environ else None))
+    sys.exit(main(arguments()))

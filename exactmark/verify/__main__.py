@@ -48,6 +48,7 @@ from exactmark.base.visible import escaped
 from exactmark.base import from_make
 from exactmark.base.exits import Exit
 from exactmark.marking import records
+from exactmark.marking.request import MarkRequest, marker_environment
 from exactmark.kit.assignment import ASSIGNMENTS, WRONG, AssignmentError, load, names
 from exactmark.marking.student_cases import CASE_FILES, copied, examples_of
 from exactmark.pack import build as pack_build
@@ -153,12 +154,10 @@ def marked_by_the_marker(folder: Path, assignment, patterns: list, options, scra
                          tty: bool = False) -> dict:
     """The results.json of the marker on `folder`, the cases of `patterns` only."""
     results = scratch / "results.json"
-    command = [sys.executable, "-m", "exactmark.marking.mark", str(folder),
-               "--assignment", str(assignment.path),
-               *[part for pattern in patterns for part in ("--only", pattern)],
-               "--json", str(results), "--jobs", str(options.jobs),
-               "--isolation", options.isolation, *(["--tty"] if tty else [])]
-    done = subprocess.run(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    asked = MarkRequest(str(assignment.path), str(folder), json=str(results), jobs=options.jobs,
+                        isolation=options.isolation, only=tuple(patterns), tty=tty)
+    done = subprocess.run(asked.argv(), cwd=ROOT, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, env=marker_environment(os.environ))
     if done.returncode not in MARKED or not results.exists():
         raise MarkerFailed(MARKER_FAILED.format(
             status=done.returncode, name=folder.name,
