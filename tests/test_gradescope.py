@@ -871,7 +871,7 @@ def test_the_summary_says_what_the_marker_found_in_the_submission_and_nothing_of
               "Sandbox: one per student and program (bubblewrap, its control group and its user, "
               "entered once)", "Score: 6.00/6.00 in 0.5 s"]
     results = {"score": 6, "output": "\n".join(header), "tests": [],
-               "extra_data": {"isolation": header[1:4], "programs": {}}}
+               "extra_data": {"isolation": header[1:4], "programs": {}, "notes": header[4:6]}}
     summary = autograder_run.summarised(results, {"marks": 6}, 0, None)["output"]
     assert summary == ("**Score: 6.00 of 6**\n\n- The submission folder holds one folder, "
                        "z1234567: marking what it holds\n- Left out of the copy: 1 link\n")

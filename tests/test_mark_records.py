@@ -17,6 +17,7 @@ from tests.test_mark import TIMEOUT, submission
 
 @pytest.mark.parametrize("record", [records.Progress(3, 33, "hoyle_cli/short_game", "pass"),
                                     records.Notice("warning: ⟨U+001B⟩ shown"),
+                                    records.Notice("the disk is full", records.DISK_FULL),
                                     records.Refusal("no such folder: /tmp/a\nb")])
 def test_a_message_reads_back_as_the_record_it_was(record):
     line = records.message_line(record)
@@ -70,3 +71,22 @@ def test_a_refusal_is_a_record_and_results_json_says_it(tmp_path):
     assert status == 2 and len(refusals) == 1 and "no such folder" in refusals[0].reason
     assert (written["score"], written["output"], written["tests"]) == (0, refusals[0].reason, [])
     assert records.Marking.from_dict(written["extra_data"]).refused == refusals[0].reason
+
+
+def test_the_header_s_notes_and_a_near_miss_s_kind_travel_as_fields(tmp_path):
+    """The header's lines on the submission (the folder entered, what the copy left out) and
+    each near miss's kind are fields of the record, not sentences to match back."""
+    inner = submission(tmp_path, "solitaire_1.py", "ready to start", "READY to start")
+    folder = tmp_path / "download"
+    folder.mkdir()
+    inner.rename(folder / "z1234567")
+    (folder / "z1234567" / "elsewhere").symlink_to("/etc/passwd")
+    status, written, _ = marked_with_messages(folder, "--only", "solitaire_1/seed_0")
+    marking = records.Marking.from_dict(written["extra_data"])
+    assert status == 1 and marking.notes == (
+        "The submission folder holds one folder, z1234567: marking what it holds",
+        "Left out of the copy: 1 link")
+    assert set(marking.notes) <= set(written["output"].splitlines())
+    [case] = marking.cases
+    assert (case.near_miss_kind, case.near_miss.split(":")[0]) == ("letter case",
+                                                                   "only letter case differs")

@@ -289,7 +289,7 @@ class ClassMarking:
                     if isinstance(record, records.Progress):
                         moved += 1
                         self.advance(1)
-                    elif isinstance(record, records.Notice) and record.text == disk.FULL_NOTICE:
+                    elif isinstance(record, records.Notice) and record.kind == records.DISK_FULL:
                         disk_full = True  # said once for the class, with the students it hit
                     elif isinstance(record, records.Notice):
                         self.warn(record.text)

@@ -56,10 +56,6 @@ RUNS_SHARE = 0.8  # of the time budget, what the marker's runs may take: the res
 # and reports
 MOST_MARKER_BUDGET = 3600  # exactmark.marking.mark's most seconds for --student-budget and --waiting-budget
 MOST_SHOWN = 600  # characters of a refusal shown to the student
-# The marker's header lines a student reads (exactmark.marking.mark's): the folder it entered, what
-# it left out of the copy. The others (the sandbox, its limits, the runs at once, and any
-# line a later marker adds) go to the log only: for the instructor, not a map for the student.
-NOTE_PREFIXES = ("The submission folder holds one folder, ", "Left out of the copy: ")
 MARKDOWN_SPECIAL = set("\\`*[]<>")  # what could make a link, an image, HTML, code or emphasis
 
 # What the student reads when the marker did not mark (no byte of theirs unescaped).
@@ -625,7 +621,9 @@ def summarised(results: dict, config: dict, status: int, budget, unread_time: bo
         lines.append(f"- {config['pack_said']}")  # our words and a URL checked when built
     for line in extra.get("isolation", []):
         log(line)  # the sandbox's limits: for the instructor, not a map for the student
-    lines += [f"- {shown(line, 1000)}" for line in notes(results.get("output", ""))]
+    # Of the marker's header, its notes on the submission (the folder entered, what the copy
+    # left out); the rest (the sandbox, the runs) is the log's, not a map for the student.
+    lines += [f"- {shown(line, 1000)}" for line in extra.get("notes", [])]
     results["output"] = "\n".join(lines).strip() + "\n"
     results["output_format"] = "md"
     results["stdout_visibility"] = "hidden"
@@ -730,12 +728,6 @@ def late_line(late: dict, exact: bool) -> str:
     when every test is shown, else what it does to the mark."""
     said = late.get("explanation") if exact else late.get("summary")
     return LATE_LINE.format(said=shown(said or late.get("explanation", "")))
-
-
-def notes(output: str) -> list:
-    """What the marker's header says about the submission itself: the folder entered, what
-    was left out of the copy."""
-    return [line for line in output.splitlines() if line.startswith(NOTE_PREFIXES)]
 
 
 def check() -> int:

@@ -80,6 +80,7 @@ WAITING_SECONDS = 30  # with a budget, unless --waiting-budget says: what a subm
 FIRST_PASS_SECONDS = 3
 FIRST_PASS_FRACTION = 0.1
 ENTERED = "The submission folder holds one folder, {name}: marking what it holds"
+LEFT_OUT = "Left out of the copy: {what}"
 GOLDEN_READABLE = ("warning: other users can read {path}, and in the fallback a submission runs "
                    "as another user: for real marking, mark from a copy only you can read")
 RUNS_AS_YOU = ("warning: without namespaces and without root, the submission runs as you and can "
@@ -536,11 +537,11 @@ def mark(options, parse, scratch: Path, assignment, selected: dict, groups: dict
     left_out = student_cases.left_out_below(copied.named, root.relative_to(snapshot))
     sandbox = open_sandbox(options, parse, scratch, assignment,
                            [*kept_apart(assignment), scratch, submission])
+    if copied.left_out:
+        notes.append(LEFT_OUT.format(what=copied.described()))
     header = [MARKING.format(submission=escaped(str(submission), most=1000),
                              assignment=assignment.name, title=assignment.title,
                              marks=assignment.marks), *sandbox.describe(), *notes]
-    if copied.left_out:
-        header.append(f"Left out of the copy: {copied.described()}")
     warn(sandbox)
     try:
         with stopped_by_signals(sandbox):
@@ -549,6 +550,7 @@ def mark(options, parse, scratch: Path, assignment, selected: dict, groups: dict
     finally:
         sandbox.close()
     results.seconds = time.monotonic() - started
+    results.notes = notes
     results.selected = sum(len(chosen) for chosen in selected.values())  # golden cases
     results.late = assignment.mark_after_deadline(results.score, submitted)
     write_report(results, Terminal(sys.stdout))

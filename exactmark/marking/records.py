@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, fields
 from exactmark.marking.verdicts import Kind
 
 MESSAGES_FD = "MARK_MESSAGES_FD"
+WARNING, DISK_FULL = "warning", "disk full"  # a Notice's kinds
 
 
 @dataclass(frozen=True)
@@ -150,6 +151,8 @@ class Marking:
     sandbox_per: str = ""  # "student" or "case": what each sandbox was made for
     student_groups: tuple = ()  # of StudentGroup: the cases the student wrote, marked
     refused: str = ""  # why the marker refused the submission whole, when it did
+    notes: tuple = ()  # the report's header on the submission itself: the folder entered,
+    # what the copy left out (what Gradescope's summary shows the student of the header)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -169,7 +172,7 @@ class Marking:
                    tuple(Case.from_dict(case) for case in data.get("cases", ())),
                    data.get("sandbox_per", ""),
                    tuple(StudentGroup.from_dict(group) for group in data.get("student_groups", ())),
-                   data.get("refused", ""))
+                   data.get("refused", ""), tuple(data.get("notes", ())))
 
 
 @dataclass(frozen=True)
@@ -183,8 +186,10 @@ class Progress:
 
 @dataclass(frozen=True)
 class Notice:
-    """A warning for whoever runs the marking (the class marker says each once)."""
+    """A warning for whoever runs the marking (the class marker says each once), of its kind:
+    a class run counts the students a full disk hit instead of saying it each time."""
     text: str
+    kind: str = WARNING
 
 
 @dataclass(frozen=True)

@@ -61,7 +61,6 @@ HONEST = ROOT / "tests" / "honest"
 AT_LEAST = 2  # marked cases a wrong program must fail
 WRONG_AT_ONCE = 2  # wrong programs marked at once: most mark a few cases, and a marker's
 # start-up is a core's work alone
-PASSED = "passed"
 MARKED = (Exit.PASSED, Exit.FAILED)  # the marker's, and a pack checker's, ends with results
 
 REFERENCE = "{verdict:<7} reference   {name:<40} {passed}/{total} marked cases pass"
@@ -178,12 +177,12 @@ def mark(folder: Path, assignment, program: str, options, tty: bool = False,
         pack = pack if any(case.program == program and case.visibility == "visible"
                            for case in marking.cases) else None  # nothing to compare
         checked = checked_by(pack, folder, Path(scratch)) if pack else None
-    tests = [test for test in written["tests"] if test["name"].startswith(f"{program}/")]
+    cases = [case for case in marking.cases if case.program == program]
     data = marking.programs.get(program)
     unmarked = (NOT_SUBMITTED if data is None or not data.submitted
                 else NOT_BUILT if data.build is not None and not data.build.ok else "")
-    return Marked(total=len(tests), unmarked=unmarked,
-                  failed=tuple(test["name"] for test in tests if test["status"] != PASSED),
+    return Marked(total=len(cases), unmarked=unmarked,
+                  failed=tuple(case.case for case in cases if not case.passed),
                   disagreements=disagreements(marking, program, checked) if pack else ())
 
 
