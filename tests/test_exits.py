@@ -33,12 +33,13 @@ def test_a_bad_option_is_refused_with_the_table_s_status():
 
 
 def test_gradescope_s_run_imports_of_the_kit_only_what_needs_the_standard_library_alone():
-    """run.py must work when the marker does not: of the kit it imports the exit statuses
-    and the marker's request (and the packages that hold them) alone."""
+    """run.py must work when the marker does not: of the kit it imports the exit statuses,
+    the marker's request and its messages (and the packages that hold them) alone."""
     ask = ("import json, sys, exactmark.gradescope.run; "
            "print(json.dumps(sorted(name for name in sys.modules if name.startswith('exactmark'))))")
     done = subprocess.run([sys.executable, "-c", ask], cwd=ROOT, capture_output=True, text=True,
                           check=True)
     assert json.loads(done.stdout) == ["exactmark", "exactmark.base", "exactmark.base.exits",
-                                       "exactmark.gradescope", "exactmark.gradescope.run",
-                                       "exactmark.marking", "exactmark.marking.request"]
+                                       "exactmark.base.messages", "exactmark.gradescope",
+                                       "exactmark.gradescope.run", "exactmark.marking",
+                                       "exactmark.marking.request"]

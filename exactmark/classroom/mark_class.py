@@ -45,6 +45,7 @@ from exactmark.kit.cases import ROOT
 from exactmark.base.visible import escaped
 from exactmark.sandbox import disk
 from exactmark.base import from_make
+from exactmark.base import messages
 from exactmark.base.exits import Exit
 from exactmark.marking import records
 from exactmark.marking.request import MarkRequest
@@ -264,15 +265,14 @@ class ClassMarking:
                             require=tuple(self.options.require), student_budget=self.budget,
                             submitted=student.submitted.isoformat() if student.submitted else None)
         # The request goes by the environment, which a run cannot read, never the command
-        # line. It tells us how it goes (exactmark.marking.records' messages) on a pipe of
-        # its own.
+        # line. It tells us how it goes (exactmark.base.messages) on a pipe of its own.
         reading, writing = os.pipe()
         command, environment = asked.hidden(os.environ)
-        environment[records.MESSAGES_FD] = str(writing)
+        environment[messages.MESSAGES_FD] = str(writing)
         moved, refusal, disk_full = 0, None, False
         try:
             with open(report, "wb") as stdout, tempfile.TemporaryFile() as stderr, \
-                    os.fdopen(reading, "rb") as messages:
+                    os.fdopen(reading, "rb") as pipe:
                 try:
                     process = subprocess.Popen(command, cwd=ROOT,
                                                stdin=subprocess.DEVNULL, stdout=stdout,
@@ -284,16 +284,16 @@ class ClassMarking:
                     self.markers.add(process)
                 if self.stopping.is_set():
                     process.send_signal(signal.SIGINT)
-                for line in messages:
-                    record = records.read_message(line)
-                    if isinstance(record, records.Progress):
+                for line in pipe:
+                    record = messages.read_message(line)
+                    if isinstance(record, messages.Progress):
                         moved += 1
                         self.advance(1)
-                    elif isinstance(record, records.Notice) and record.kind == records.DISK_FULL:
+                    elif isinstance(record, messages.Notice) and record.kind == messages.DISK_FULL:
                         disk_full = True  # said once for the class, with the students it hit
-                    elif isinstance(record, records.Notice):
+                    elif isinstance(record, messages.Notice):
                         self.warn(record.text)
-                    elif isinstance(record, records.Refusal):
+                    elif isinstance(record, messages.Refusal):
                         refusal = record.reason
                 status = process.wait()
                 stderr.seek(0)

@@ -22,7 +22,8 @@ at the autograder's time budget, before Gradescope's own timeout would leave no
 results at all. It exits 0, unless it could not write results.json.
 
 This file needs the standard library, and of the kit only modules that need no more
-(the exit statuses, the marker's request): it must work when nothing else does.
+(the exit statuses, the marker's request and messages): it must work when nothing else
+does.
 Environment: AUTOGRADER_ROOT (default /autograder), AUTOGRADER_ISOLATION (auto,
 namespaces or fallback; default auto), AUTOGRADER_BUDGET_SECONDS (default: the budget
 the zip was built with).
@@ -43,6 +44,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from exactmark.base.exits import Exit
+from exactmark.base.messages import MESSAGES_FD, Refusal, read_message
 from exactmark.marking.request import MarkRequest, marker_environment
 
 HERE = Path(__file__).resolve().parent
@@ -61,9 +63,6 @@ MARKDOWN_SPECIAL = set("\\`*[]<>")  # what could make a link, an image, HTML, co
 # What the student reads when the marker did not mark (no byte of theirs unescaped).
 REFUSED_MESSAGE = "The marker refused this submission: {reason}"
 NO_REASON = "no reason given"
-# exactmark.marking.records' messages, as the marker sends them (this file imports none of it).
-MESSAGES_FD = "MARK_MESSAGES_FD"
-REFUSAL = "Refusal"
 NOT_RUN = "not run"  # exactmark.marking.verdicts.Kind.NOT_RUN, as results.json says it
 NO_RESULTS = "exit status {status}, and no valid results"
 OUT_OF_TIME = ("The marking did not finish within the autograder's time budget ({budget:g} s) and "
@@ -468,7 +467,7 @@ def assignment_file(config: dict) -> str:
 def run_marker(command: list, budget: float):
     """(exit status, stdout, stderr, stopped at the budget, its messages). The marker's
     output is held until it ends, then logged: nothing of it reaches a file while
-    submissions run. Its messages (exactmark.marking.records', one JSON object a line) come on a
+    submissions run. Its messages (exactmark.base.messages', one JSON object a line) come on a
     pipe of their own, read as they come."""
     reading, writing = os.pipe()
     try:
@@ -502,19 +501,13 @@ def run_marker(command: list, budget: float):
 
 def read_messages(fd: int, messages: list) -> None:
     with os.fdopen(fd, "rb") as pipe:
-        for line in pipe:
-            try:
-                message = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(message, dict):
-                messages.append(message)
+        messages += filter(None, map(read_message, pipe))
 
 
 def refusal(messages: list) -> str:
-    """The marker's reason for refusing (its last exactmark.marking.records.Refusal)."""
-    said = [message.get("reason") for message in messages if message.get("message") == REFUSAL]
-    return str(said[-1]) if said and said[-1] else NO_REASON
+    """The marker's reason for refusing (its last Refusal)."""
+    said = [message.reason for message in messages if isinstance(message, Refusal)]
+    return said[-1] if said and said[-1] else NO_REASON
 
 
 def budget_of(config: dict) -> float:

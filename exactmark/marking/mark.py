@@ -38,8 +38,9 @@ from exactmark.kit.cases import EXPECTED_OUTPUTS, ROOT
 from exactmark.running.run import STATS_FILE, STATS_VARIABLE, Limit
 from exactmark.base.visible import escaped
 from exactmark.base import from_make
+from exactmark.base import messages
 from exactmark.base.exits import Exit
-from exactmark.marking import records, request, student_cases
+from exactmark.marking import request, student_cases
 from exactmark.kit.assignment import COUNTS, REQUIREMENTS, AssignmentError, load, names
 from exactmark.running.limits import Budget
 from exactmark.marking.report import CaseResult, Results, check_json_target, gradescope, refused, \
@@ -147,7 +148,7 @@ class Parser(argparse.ArgumentParser):
     """argparse's, whose refusals also reach the process that started the marker."""
 
     def error(self, message: str):
-        records.send(records.Refusal(message))
+        messages.send(messages.Refusal(message))
         super().error(message)
 
 
@@ -435,7 +436,7 @@ def submitted_at(text: str, assignment):
 
 def main(argv=None) -> int:
     console.use_utf8_streams()
-    records.listener()  # before any run starts: no run inherits it
+    messages.listener()  # before any run starts: no run inherits it
     parse = parser()
     options = parse.parse_args(argv)
     if not options.assignment:
@@ -593,7 +594,7 @@ def warn(sandbox: Sandbox) -> None:
         warnings += [GOLDEN_READABLE.format(path=path) for path in golden_copies_readable()]
     for text in warnings:
         print(text, file=sys.stderr)
-        records.send(records.Notice(text))
+        messages.send(messages.Notice(text))
 
 
 def mark_cases(sandbox, options, root: Path, assignment, selected: dict, header: list,
@@ -647,7 +648,7 @@ def mark_cases(sandbox, options, root: Path, assignment, selected: dict, header:
                          result.verdicts[0] if result.verdicts else None)
             kind, case_id = worst.kind if worst else "", cases[index].case.id
             progress(PROGRESS.format(done=count, total=len(cases), kind=kind, case=case_id))
-            records.send(records.Progress(count, len(cases), case_id, str(kind)))
+            messages.send(messages.Progress(count, len(cases), case_id, str(kind)))
         missing = {program: why_missing(root, declared[program], declared.values())
                    for program in selected if not present[program]}
         student = {program: student_cases.mark_groups(
@@ -656,8 +657,8 @@ def mark_cases(sandbox, options, root: Path, assignment, selected: dict, header:
             for program in selected if groups[program]}
         written = [(program, group) for program, marked in student.items() for group in marked]
         for count, (program, group) in enumerate(written, 1):
-            records.send(records.Progress(count, len(written), f"{program}/{group.group.folder}",
-                                          GROUP_MARKED))
+            messages.send(messages.Progress(count, len(written),
+                                            f"{program}/{group.group.folder}", GROUP_MARKED))
     if sessions and sessions.refused:
         header.append(SESSIONS_REFUSED.format(why=escaped(sessions.refused)))
     programs = {program: [done[marked.case.id] for marked in chosen] if present[program] else None
