@@ -23,6 +23,7 @@ import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from exactmark.kit.assignment import AssignmentError, load, names
 from exactmark.kit.programs import PYTHON
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -334,8 +335,6 @@ def of_the_kit(program) -> bool:
 
 def kit_programs() -> list:
     """The Python programs the kit's own assignments declare with the kit as reference."""
-    from exactmark.kit.assignment import load, names
-
     found = {}
     for name in names():
         for program in load(name).declared.values():
@@ -387,7 +386,6 @@ def main(argv=None) -> int:
     arguments = sys.argv[1:] if argv is None else argv
     assignment = None
     if arguments[:1] == ["--assignment"]:
-        from exactmark.kit.assignment import AssignmentError, load
         if len(arguments) < 2:
             print(f"standalone: {NO_ASSIGNMENT}", file=sys.stderr)
             return 2
