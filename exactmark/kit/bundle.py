@@ -23,6 +23,7 @@ import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from exactmark.base.exits import Exit
 from exactmark.kit.assignment import AssignmentError, load, names
 from exactmark.kit.programs import PYTHON
 
@@ -388,22 +389,22 @@ def main(argv=None) -> int:
     if arguments[:1] == ["--assignment"]:
         if len(arguments) < 2:
             print(f"standalone: {NO_ASSIGNMENT}", file=sys.stderr)
-            return 2
+            return Exit.REFUSED
         try:
             assignment = load(arguments[1])
         except AssignmentError as error:
             print(f"standalone: {error}", file=sys.stderr)
-            return 2
+            return Exit.REFUSED
         arguments = arguments[2:]
     out = Path(arguments[0] if arguments else DEFAULT_OUT)
     try:
         written = write_assignment(assignment, out) if assignment else write_all(out)
     except BundleError as error:
         print(f"standalone: {error}", file=sys.stderr)
-        return 1
+        return Exit.FAILED
     for path, lines in written:
         print(WROTE.format(path=path, lines=lines))
-    return 0
+    return Exit.PASSED
 
 
 if __name__ == "__main__":
