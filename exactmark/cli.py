@@ -9,6 +9,8 @@ import argparse
 import runpy
 import sys
 
+from exactmark.base.exits import Exit
+
 # command -> (the module that is the tool, what it does): the one place that names them.
 COMMANDS = {
     "mark": ("exactmark.marking.mark", "mark one submission: a line per case, the report, the score"),
@@ -32,7 +34,6 @@ EXTRA = {"class": "class"}
 EXTRA_OTHERWISE = "mark"
 NOT_INSTALLED = ("exactmark {command}: it needs {module}, which is not installed here: "
                  "pip install 'exactmark[{extra}]' (in the kit's folder: pip install '.[{extra}]')")
-NOT_INSTALLED_STATUS = 2  # nothing done, as for a refused option; never 1, a mark below full
 
 DESCRIPTION = "The kit's tools: golden cases, sample solutions, marking, packs, autograders."
 LISTING = "commands:\n{commands}\n\n{after}"
@@ -80,7 +81,7 @@ def main(argv=None) -> int:
     arguments = sys.argv[1:] if argv is None else list(argv)
     if not arguments:
         parser().print_help()
-        return 0
+        return Exit.PASSED
     if arguments[0] in COMMANDS:  # passed on as given: a `--` is the tool's to read
         command, rest = arguments[0], arguments[1:]
     else:
@@ -95,5 +96,5 @@ def main(argv=None) -> int:
             raise  # the tool's own module: a fault of the tool, with its traceback
         print(NOT_INSTALLED.format(command=command, module=missing.name,
                                    extra=EXTRA.get(command, EXTRA_OTHERWISE)), file=sys.stderr)
-        return NOT_INSTALLED_STATUS
-    return 0
+        return Exit.REFUSED
+    return Exit.PASSED

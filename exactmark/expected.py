@@ -26,6 +26,7 @@ import tempfile
 from pathlib import Path
 
 from exactmark.base import streams
+from exactmark.base.exits import Exit
 from exactmark.kit.cases import SUFFIXES, Case
 from exactmark.kit.programs import built_reference
 from exactmark.running.run import run_on_terminal, run_piped
@@ -210,7 +211,7 @@ def main(argv=None) -> int:
                    for name, stdin, case_stats, case_args in jobs]
     print("\n".join(reports))
     print("Review the new files (git status, git diff) before committing them.")
-    return 1 if any(report.startswith("FAILED") for report in reports) else 0
+    return Exit.FAILED if any(report.startswith("FAILED") for report in reports) else Exit.PASSED
 
 
 if __name__ == "__main__":

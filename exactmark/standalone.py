@@ -43,7 +43,7 @@ def main(argv=None) -> int:
         return Exit.FAILED
     for path, lines in written:
         print(WROTE.format(path=path, lines=lines))
-    return Exit.OK
+    return Exit.PASSED
 
 
 if __name__ == "__main__":

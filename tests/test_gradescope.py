@@ -9,6 +9,7 @@ the tests never use: the root's venv/bin/python is instead a two-line launcher o
 the interpreter running the tests, which holds requirements-mark.txt already (the
 project's .venv is built from requirements-dev.txt, which includes it)."""
 
+import ast
 import json
 import os
 import shutil
@@ -206,8 +207,11 @@ def test_the_zip_holds_the_marker_its_assignment_and_only_that_programs_cases(ki
             "setup.sh", "run_autograder", "assignments", "requirements-mark.txt", "exactmark"}
         assert not any(name.startswith("tests/") or "__pycache__" in name or "/README" in name
                        for name in names_in)
-        assert "exactmark/running/terminal.py" not in code and "exactmark/expected.py" not in code  # not imported
-        assert "exactmark/gradescope/build.py" not in code and "assignments/seeded.toml" not in code
+        tools = [path.relative_to(ROOT).as_posix() for path in (ROOT / "exactmark").rglob("*.py")
+                 if path.parent.name not in build.FLOORS]
+        assert code & set(tools) == {"exactmark/__init__.py", "exactmark/gradescope/__init__.py",
+                                     "exactmark/gradescope/run.py"}  # the tools stay out
+        assert "assignments/seeded.toml" not in code
         for script in ("setup.sh", "run_autograder"):
             data = unpacked.read(script)
             assert data.startswith(b"#!/usr/bin/env bash\n") and b"\r" not in data
@@ -221,6 +225,27 @@ def test_the_zip_holds_the_marker_its_assignment_and_only_that_programs_cases(ki
         with zipfile.ZipFile(archive) as unpacked:
             text = unpacked.read(script).decode()
         assert subprocess.run(["bash", "-n"], input=text, text=True).returncode == 0, script
+
+
+def test_the_zip_holds_every_module_of_the_kit_its_code_imports():
+    """Every import in the zip's code, at the top of a module or inside a function (the
+    marker's floors import some only when needed), of a module of the kit (the package, or
+    the kit's own packages outside it) finds that module in the zip."""
+    files = build.entries(load("seeded"), build.DEFAULT_BUDGET)
+    missing = set()
+    for path in [path for path in files if path.endswith(".py")]:
+        for node in ast.walk(ast.parse(files[path][0])):
+            named = ([alias.name for alias in node.names] if isinstance(node, ast.Import) else
+                     [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+                     if isinstance(node, ast.ImportFrom) and node.module else [])
+            for module in named:
+                parts = module.split(".")
+                for depth in range(1, len(parts) + 1):
+                    for file in ("/".join(parts[:depth]) + ".py",
+                                 "/".join(parts[:depth]) + "/__init__.py"):
+                        if (ROOT / file).is_file() and file not in files:
+                            missing.add(f"{path} imports {module}: {file}")
+    assert not missing
 
 
 def test_the_same_assignment_gives_the_same_bytes(kit, tmp_path):
@@ -242,7 +267,7 @@ def test_cases_students_write_ship_the_sample_solutions_sources_and_the_named_wr
     assert (ROOT / "tests" / "wrong" / "patience" / "freecell_cascades_any_colour.toml").is_file()
     assert {"patience.py", "patience_games/engine.py", "common/deal.py", "exactmark/kit/bundle.py",
             "exactmark/kit/variants.py"} <= set(files)
-    assert not any(path.startswith("docs/") or path in ("exactmark/kit/rules.py", "exactmark/verify/__main__.py",
+    assert not any(path.startswith("docs/") or path in ("exactmark/verify/__main__.py",
                                                          "solitaire_1.py") for path in files)
     assert all(files[path][0] == (ROOT / path).read_bytes() for path in files
                if path.startswith(("tests/", "patience", "standalone/")))
@@ -870,7 +895,7 @@ def test_the_summary_says_what_the_marker_found_in_the_submission_and_nothing_of
               "Sandbox: one per student and program (bubblewrap, its control group and its user, "
               "entered once)", "Score: 6.00/6.00 in 0.5 s"]
     results = {"score": 6, "output": "\n".join(header), "tests": [],
-               "extra_data": {"isolation": header[1:4], "programs": {}}}
+               "extra_data": {"isolation": header[1:4], "programs": {}, "notes": header[4:6]}}
     summary = autograder_run.summarised(results, {"marks": 6}, 0, None)["output"]
     assert summary == ("**Score: 6.00 of 6**\n\n- The submission folder holds one folder, "
                        "z1234567: marking what it holds\n- Left out of the copy: 1 link\n")

@@ -24,7 +24,6 @@ import hashlib
 import importlib
 import json
 import os
-import shlex
 import signal
 import stat
 import subprocess
@@ -46,7 +45,10 @@ from exactmark.kit.cases import ROOT
 from exactmark.base.visible import escaped
 from exactmark.sandbox import disk
 from exactmark.base import from_make
+from exactmark.base import messages
+from exactmark.base.exits import Exit
 from exactmark.marking import records
+from exactmark.marking.request import MarkRequest
 from exactmark.kit.assignment import REQUIREMENTS, AssignmentError, load, names
 from exactmark.kit.submission import marked_folder, skip_reason
 from exactmark.base.tree import Limits, Refused, copy_tree, remove_tree
@@ -62,9 +64,7 @@ STUDENTS = "students"  # what each student may see
 INSTRUCTOR = "instructor"  # what only the instructor may see
 RESULTS_FORMAT = 2  # of results.json as kept: a kit that reads it otherwise marks again
 SIMILARITY = "exactmark.classroom.similarity"  # a second to import (copydetect brings matplotlib)
-MARKED_NORMALLY = (0, 1, 3)  # the marker's ends with results: all pass, not, a case failed it
-MARKER_ERROR_STATUS = 3
-REFUSED_STATUS = 2  # argparse's: the marker refused the submission or an option
+MARKED_NORMALLY = (Exit.PASSED, Exit.FAILED, Exit.MARKER_ERROR)  # the marker's ends with results
 STOP_SECONDS = 30  # for the markers in flight to stop their runs after Ctrl-C
 SHOWN_PAGES = 20  # pairs with a side-by-side page
 
@@ -260,25 +260,22 @@ class ClassMarking:
         report and results are written beside the kept ones and take their place only
         when it ended as a marker ends: an interrupted run leaves the last good ones."""
         report, results = folder / f".{REPORT}.new", folder / f".{RESULTS}.new"
-        options = ["--json", str(results), "--jobs", "1", "--markers", str(self.options.jobs),
-                   "--isolation", self.options.isolation, "--sandbox-per", self.options.sandbox_per,
-                   *(f"--require={layer}" for layer in self.options.require)]
-        if self.budget:
-            options += ["--student-budget", f"{self.budget:g}"]
-        if student.submitted is not None:
-            options += ["--submitted", student.submitted.isoformat()]
-        # Paths go by the environment, which a run cannot read, never the command line.
-        # It tells us how it goes (exactmark.marking.records' messages) on a pipe of its own.
+        asked = MarkRequest(str(self.assignment.path), str(copy), json=str(results), jobs=1,
+                            markers=self.options.jobs, isolation=self.options.isolation,
+                            sandbox_per=self.options.sandbox_per,
+                            require=tuple(self.options.require), student_budget=self.budget,
+                            submitted=student.submitted.isoformat() if student.submitted else None)
+        # The request goes by the environment, which a run cannot read, never the command
+        # line. It tells us how it goes (exactmark.base.messages) on a pipe of its own.
         reading, writing = os.pipe()
-        environment = {**os.environ, "MARK_SUBMISSION": str(copy),
-                       "MARK_ASSIGNMENT": str(self.assignment.path),
-                       "MARK_ARGS": shlex.join(options), records.MESSAGES_FD: str(writing)}
+        command, environment = asked.hidden(os.environ)
+        environment[messages.MESSAGES_FD] = str(writing)
         moved, refusal, disk_full = 0, None, False
         try:
             with open(report, "wb") as stdout, tempfile.TemporaryFile() as stderr, \
-                    os.fdopen(reading, "rb") as messages:
+                    os.fdopen(reading, "rb") as pipe:
                 try:
-                    process = subprocess.Popen([sys.executable, "-m", "exactmark.marking.mark"], cwd=ROOT,
+                    process = subprocess.Popen(command, cwd=ROOT,
                                                stdin=subprocess.DEVNULL, stdout=stdout,
                                                stderr=stderr, env=environment,
                                                pass_fds=(writing,), start_new_session=True)
@@ -288,16 +285,16 @@ class ClassMarking:
                     self.markers.add(process)
                 if self.stopping.is_set():
                     process.send_signal(signal.SIGINT)
-                for line in messages:
-                    record = records.read_message(line)
-                    if isinstance(record, records.Progress):
+                for line in pipe:
+                    record = messages.read_message(line)
+                    if isinstance(record, messages.Progress):
                         moved += 1
                         self.advance(1)
-                    elif isinstance(record, records.Notice) and record.text == disk.FULL_NOTICE:
+                    elif isinstance(record, messages.Notice) and record.kind == messages.DISK_FULL:
                         disk_full = True  # said once for the class, with the students it hit
-                    elif isinstance(record, records.Notice):
+                    elif isinstance(record, messages.Notice):
                         self.warn(record.text)
-                    elif isinstance(record, records.Refusal):
+                    elif isinstance(record, messages.Refusal):
                         refusal = record.reason
                 status = process.wait()
                 stderr.seek(0)
@@ -307,7 +304,7 @@ class ClassMarking:
             self.advance(self.cases_each - moved)
             if self.stopping.is_set():
                 return Outcome(student, interrupted=True)
-            if refusal is not None and status == REFUSED_STATUS:
+            if refusal is not None and status == Exit.REFUSED:
                 (folder / STATE).unlink(missing_ok=True)
                 return Outcome(student, refused=escaped(refusal, most=300))
             try:
@@ -322,7 +319,7 @@ class ClassMarking:
             (folder / STATE).unlink(missing_ok=True)  # no state stands for the results replaced
             os.replace(report, folder / REPORT)
             os.replace(results, folder / RESULTS)
-            if status == MARKER_ERROR_STATUS or holds_marker_error(marked):
+            if status == Exit.MARKER_ERROR or holds_marker_error(marked):
                 return Outcome(student, marked, failed=MARKER_ERROR, disk_full=disk_full)
             (folder / STATE).write_text(json.dumps({"key": key}), encoding="utf-8")
             return Outcome(student, marked)
@@ -536,7 +533,7 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print(INTERRUPTED.format(done=marking.done, total=len(students), out=escaped(str(out))),
               file=sys.stderr)
-        return 130
+        return Exit.INTERRUPTED
     finally:
         for number, handler in before.items():
             signal.signal(number, handler)
@@ -544,7 +541,7 @@ def main(argv=None) -> int:
     print(WROTE.format(grades=out / "grades.csv", similarity=out / "similarity.csv",
                        summary=out / "summary.html", students=out / STUDENTS,
                        instructor=out / INSTRUCTOR))
-    return 0
+    return Exit.PASSED
 
 
 def warn(students: list, times) -> None:

@@ -3,17 +3,18 @@
     python3 -m exactmark.gradescope.build NAME|FILE.toml [--out autograder.zip] [--budget SECONDS]
 
 The zip holds, and holds only: setup.sh and run_autograder (Gradescope's two
-entry points), the marker's own modules (those `python -m exactmark.marking.mark`
-imports, found by importing it), this package's runtime (run.py, the results
-schema, the autograder's settings), the assignment file and its schema,
-requirements-mark.txt, and the golden case files of the assignment's programs
-(no other program's, no kit tests). No reference program either, unless the
-assignment marks cases students write: then it holds what the marker makes the
-reference and the wrong programs from (the sample solution's sources and the
-bundler, the wrong programs its groups name and the module that applies them, and
-where a group's mistakes are its game's, the rule lists and handouts that say
-which). setup.sh leaves all of it to root alone. Entries are sorted, with fixed
-times and modes: the same kit and assignment give the same bytes.
+entry points), the marker (the floors of exactmark/ from the marking down, whole,
+and what it imports from outside the package: `MARKER_FLOORS`, `SHIPPED`), this package's
+runtime (run.py, the results schema, the autograder's settings), the assignment
+file and its schema, requirements-mark.txt, and the golden case files of the
+assignment's programs (no other program's, no kit tests). No tool the autograder
+never runs (the class marker, verify, the student pack, this builder), and no
+reference program either, unless the assignment marks cases students write: then
+it holds what the marker makes the reference and the wrong programs from (the
+sample solution's sources, the wrong programs its groups name, and where a group's
+mistakes are its game's, the rule lists and handouts that say which). setup.sh
+leaves all of it to root alone. Entries are sorted, with fixed times and modes: the
+same kit and assignment give the same bytes.
 """
 
 import argparse
@@ -23,7 +24,6 @@ import math
 import os
 import re
 import shlex
-import subprocess
 import sys
 import tempfile
 import zipfile
@@ -38,20 +38,20 @@ from exactmark.marking.mark import FIRST_PASS_FRACTION, FIRST_PASS_SECONDS, budg
     shares
 from exactmark.pack.published import CHECK_YOUR_WORK, pack_url
 from exactmark.kit.bundle import BundleError, read_by
+from exactmark.kit.rules import RuleError, rule_map
 
+from exactmark import FLOORS
 from exactmark.gradescope import run
-MARKER = "exactmark.marking.mark"
-TOOL = MARKER.split(".")[0]
-LANGUAGES = "exactmark/kit/languages.toml"
 ELSEWHERE = ("{program}: its {what} ({path}) lies neither below the assignment's folder nor "
              "where the kit keeps it: move it below the assignment file")
-# What marking the cases students write imports besides the marker (exactmark/marking/student_cases.py
-# imports them only then); a group whose mistakes are its game's reads the rule lists too.
-STUDENT_CASE_MODULES = ("exactmark.kit.bundle", "exactmark.kit.variants")
-GAME_MISTAKE_MODULES = ("exactmark.kit.rules",)
 WRONG_IN_ZIP = "tests/wrong/{program}/{name}.toml"  # where the loader looks, from assignments/
 PACKAGE = Path(__file__).resolve().parent.relative_to(PACKAGE_HOME).as_posix()
 RUNTIME = [f"{PACKAGE}/__init__.py", f"{PACKAGE}/run.py", f"{PACKAGE}/results.schema.json"]
+# The marker: every module of the floors below the tools (so whatever any of them imports,
+# at once or when needed), the package's own __init__.py, the languages it reads, and
+# what it imports from outside the package (a test holds these to its imports).
+MARKER_FLOORS = [top for floor in FLOORS[:FLOORS.index(("exactmark.marking",)) + 1] for top in floor]
+SHIPPED = ["exactmark/__init__.py", "exactmark/kit/languages.toml"]
 DATA = ["assignments/assignment.schema.json", "requirements-mark.txt"]
 SETTINGS = f"{PACKAGE}/{run.SETTINGS_NAME}"
 FIXED_TIME = (1980, 1, 1, 0, 0, 0)  # the earliest a zip can say: no build time in the bytes
@@ -195,28 +195,11 @@ def filled(template: str, **values) -> str:
     return template
 
 
-def marker_modules(more: tuple = ()) -> list:
-    """The tool's files that `python -m exactmark.marking.mark` imports, and the modules `more`,
-    relative to the folder that holds the package: asked of a fresh interpreter that imports
-    them (lazy imports for --tty, which the autograder does not use, stay out)."""
-    ask = ("import json, sys; import " + ", ".join((MARKER, *more)) + "; "
-           "print(json.dumps(sorted({name: getattr(module, '__file__', None) "
-           "for name, module in sys.modules.items()}.items(), key=str)))")
-    done = subprocess.run([sys.executable, "-c", ask], cwd=PACKAGE_HOME, capture_output=True,
-                          text=True, check=True,
-                          env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
-    found = set()
-    for name, file in json.loads(done.stdout):
-        if not file:
-            continue
-        path = Path(file).resolve()
-        try:
-            relative = path.relative_to(PACKAGE_HOME)
-        except ValueError:
-            continue
-        if relative.parts[0] == name.split(".")[0] == TOOL and relative.suffix == ".py":
-            found.add(relative.as_posix())
-    return sorted(found)
+def marker_files() -> list:
+    """The marker's files, relative to the folder that holds the package: every module of
+    the floors up to the marker's own, and SHIPPED."""
+    return sorted({*(path.relative_to(PACKAGE_HOME).as_posix() for top in MARKER_FLOORS
+                     for path in (PACKAGE_HOME / top.replace(".", "/")).glob("*.py")), *SHIPPED})
 
 
 def case_files(folder: Path) -> list:
@@ -256,8 +239,6 @@ def student_case_files(assignment) -> dict:
     programs its groups name, where the loader looks for them, and, for a group whose
     mistakes are its game's, the rule lists and handouts that say which those are (the
     loader reads them to choose the same ones here)."""
-    from exactmark.kit.rules import RuleError, rule_map
-
     placed = {}
     for name in assignment.programs:
         groups = assignment.student_groups(name)
@@ -313,11 +294,8 @@ def entries(assignment, budget: float, pack_url: str = None) -> dict:
     """{name in the zip: (bytes, mode)}."""
     if not SAFE_NAME.fullmatch(assignment.name):
         raise ValueError(BAD_NAME.format(name=assignment.name))
-    groups = assignment.every_student_group
-    more = (STUDENT_CASE_MODULES if groups else ()) + (
-        GAME_MISTAKE_MODULES if any(group.game_mistakes for group in groups) else ())
     files = {}
-    for name in [*marker_modules(more), *RUNTIME, LANGUAGES]:
+    for name in [*marker_files(), *RUNTIME]:
         files[name] = ((PACKAGE_HOME / name).read_bytes(), PLAIN)
     for name in DATA:
         files[name] = ((ROOT / name).read_bytes(), PLAIN)

@@ -3,10 +3,11 @@ assignment and leave a valid results.json, whatever the submission does.
 
     cd /autograder/source && /autograder/venv/bin/python -m exactmark.gradescope.run [--check]
 
-It runs `python -m exactmark.marking.mark /autograder/submission --assignment assignments/NAME.toml
---json /autograder/results/results.json --jobs N --student-budget S --waiting-budget S`
+It asks the marker (`python -m exactmark.marking.mark`, by exactmark.marking.request) to
+mark /autograder/submission against assignments/NAME.toml into
+/autograder/results/results.json, with --jobs N --student-budget S --waiting-budget S
 (N: the cores this container may use; S: what of the time budget the runs may use, see
-`marker_budgets`) and touches nothing of the submission itself: the marker copies it,
+`marker_budgets`), and touches nothing of the submission itself: the marker copies it,
 following no link.
 The marker's results.json, once checked against results.schema.json, gets a short
 Markdown summary at the top (the score, or only the visible tests' score while some
@@ -20,7 +21,9 @@ the log says why. The marker is stopped (and what it marked kept, the rest count
 at the autograder's time budget, before Gradescope's own timeout would leave no
 results at all. It exits 0, unless it could not write results.json.
 
-This file needs the standard library only: it must work when nothing else does.
+This file needs the standard library, and of the kit only modules that need no more
+(the exit statuses, the marker's request and messages): it must work when nothing else
+does.
 Environment: AUTOGRADER_ROOT (default /autograder), AUTOGRADER_ISOLATION (auto,
 namespaces or fallback; default auto), AUTOGRADER_BUDGET_SECONDS (default: the budget
 the zip was built with).
@@ -40,30 +43,26 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from exactmark.base.exits import Exit
+from exactmark.base.messages import MESSAGES_FD, Refusal, read_message
+from exactmark.marking.request import MarkRequest, marker_environment
+
 HERE = Path(__file__).resolve().parent
 SOURCE = HERE.parents[1]  # the unzipped autograder: the marker runs from here
 SETTINGS_NAME = "autograder.json"
 SCHEMA = HERE / "results.schema.json"
 ISOLATIONS = ("auto", "namespaces", "fallback")
-MARKED = (0, 1)  # the marker's normal ends: all passed, or not
-REFUSED, MARKER_ERROR, INTERRUPTED = 2, 3, 130
+MARKED = (Exit.PASSED, Exit.FAILED)  # the marker's normal ends: all passed, or not
 GRACE_SECONDS = 60  # after the budget, for the marker to stop its runs and write what it marked
 RUNS_SHARE = 0.8  # of the time budget, what the marker's runs may take: the rest copies, builds
 # and reports
 MOST_MARKER_BUDGET = 3600  # exactmark.marking.mark's most seconds for --student-budget and --waiting-budget
 MOST_SHOWN = 600  # characters of a refusal shown to the student
-# The marker's header lines a student reads (exactmark.marking.mark's): the folder it entered, what
-# it left out of the copy. The others (the sandbox, its limits, the runs at once, and any
-# line a later marker adds) go to the log only: for the instructor, not a map for the student.
-NOTE_PREFIXES = ("The submission folder holds one folder, ", "Left out of the copy: ")
 MARKDOWN_SPECIAL = set("\\`*[]<>")  # what could make a link, an image, HTML, code or emphasis
 
 # What the student reads when the marker did not mark (no byte of theirs unescaped).
 REFUSED_MESSAGE = "The marker refused this submission: {reason}"
 NO_REASON = "no reason given"
-# exactmark.marking.records' messages, as the marker sends them (this file imports none of it).
-MESSAGES_FD = "MARK_MESSAGES_FD"
-REFUSAL = "Refusal"
 NOT_RUN = "not run"  # exactmark.marking.verdicts.Kind.NOT_RUN, as results.json says it
 NO_RESULTS = "exit status {status}, and no valid results"
 OUT_OF_TIME = ("The marking did not finish within the autograder's time budget ({budget:g} s) and "
@@ -465,22 +464,16 @@ def assignment_file(config: dict) -> str:
     return config.get("assignment_file") or f"assignments/{config['assignment']}.toml"
 
 
-def marker_environment() -> dict:
-    """The marker's environment: ours, without what would make it read its options from
-    `make mark`'s variables instead of its command line."""
-    return {name: value for name, value in os.environ.items() if not name.startswith("MARK_")}
-
-
 def run_marker(command: list, budget: float):
     """(exit status, stdout, stderr, stopped at the budget, its messages). The marker's
     output is held until it ends, then logged: nothing of it reaches a file while
-    submissions run. Its messages (exactmark.marking.records', one JSON object a line) come on a
+    submissions run. Its messages (exactmark.base.messages', one JSON object a line) come on a
     pipe of their own, read as they come."""
     reading, writing = os.pipe()
     try:
         process = subprocess.Popen(command, cwd=SOURCE, stdin=subprocess.DEVNULL,
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                   env={**marker_environment(), MESSAGES_FD: str(writing)},
+                                   env={**marker_environment(os.environ), MESSAGES_FD: str(writing)},
                                    pass_fds=(writing,), start_new_session=True)
     finally:
         os.close(writing)
@@ -508,19 +501,13 @@ def run_marker(command: list, budget: float):
 
 def read_messages(fd: int, messages: list) -> None:
     with os.fdopen(fd, "rb") as pipe:
-        for line in pipe:
-            try:
-                message = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(message, dict):
-                messages.append(message)
+        messages += filter(None, map(read_message, pipe))
 
 
 def refusal(messages: list) -> str:
-    """The marker's reason for refusing (its last exactmark.marking.records.Refusal)."""
-    said = [message.get("reason") for message in messages if message.get("message") == REFUSAL]
-    return str(said[-1]) if said and said[-1] else NO_REASON
+    """The marker's reason for refusing (its last Refusal)."""
+    said = [message.reason for message in messages if isinstance(message, Refusal)]
+    return said[-1] if said and said[-1] else NO_REASON
 
 
 def budget_of(config: dict) -> float:
@@ -558,22 +545,19 @@ def mark(paths: Paths, config: dict, started: float) -> dict:
         return limit.carried()
     isolation = os.environ.get("AUTOGRADER_ISOLATION", "auto")
     isolation = isolation if isolation in ISOLATIONS else "auto"
-    command = [sys.executable, "-m", "exactmark.marking.mark", str(paths.submission),
-               "--assignment", assignment_file(config),
-               "--json", str(paths.results), "--jobs", str(cores()), "--isolation", isolation]
     submitted, unread = submitted_at(paths, config)
-    if submitted:
-        command += ["--submitted", submitted]
     budget = budget_of(config)
     cpu, waiting = marker_budgets(budget, cpus(), cores())
-    command += ["--student-budget", f"{cpu:g}", "--waiting-budget", f"{waiting:g}"]
+    command = MarkRequest(assignment_file(config), str(paths.submission), json=str(paths.results),
+                          jobs=cores(), isolation=isolation, submitted=submitted,
+                          student_budget=cpu, waiting_budget=waiting).argv()
     log("$ " + " ".join(command))
     status, out, err, stopped, messages = run_marker(command, budget)
     print(out, end="", flush=True)
     print(err, end="", flush=True)
     log(f"the marker exited with status {status}")
     seconds = time.monotonic() - started
-    if status in MARKED or (stopped and status == INTERRUPTED):
+    if status in MARKED or (stopped and status == Exit.INTERRUPTED):
         results = read_results(paths.results)
         if results is not None:
             results = summarised(results, config, status, budget if stopped else None, unread)
@@ -584,10 +568,10 @@ def mark(paths: Paths, config: dict, started: float) -> dict:
         return None
     if stopped:
         return fallback(config, OUT_OF_TIME.format(budget=budget), "budget", status, seconds)
-    if status == REFUSED:
+    if status == Exit.REFUSED:
         return fallback(config, REFUSED_MESSAGE.format(reason=shown(refusal(messages))), "refused",
                         status, seconds)
-    what = ("it failed on a case" if status == MARKER_ERROR else
+    what = ("it failed on a case" if status == Exit.MARKER_ERROR else
             f"killed by signal {-status}" if status < 0 else f"exit status {status}")
     log(AUTOGRADER_FAILED.format(what=f"the marker: {what}"))
     return None
@@ -630,7 +614,9 @@ def summarised(results: dict, config: dict, status: int, budget, unread_time: bo
         lines.append(f"- {config['pack_said']}")  # our words and a URL checked when built
     for line in extra.get("isolation", []):
         log(line)  # the sandbox's limits: for the instructor, not a map for the student
-    lines += [f"- {shown(line, 1000)}" for line in notes(results.get("output", ""))]
+    # Of the marker's header, its notes on the submission (the folder entered, what the copy
+    # left out); the rest (the sandbox, the runs) is the log's, not a map for the student.
+    lines += [f"- {shown(line, 1000)}" for line in extra.get("notes", [])]
     results["output"] = "\n".join(lines).strip() + "\n"
     results["output_format"] = "md"
     results["stdout_visibility"] = "hidden"
@@ -737,52 +723,45 @@ def late_line(late: dict, exact: bool) -> str:
     return LATE_LINE.format(said=shown(said or late.get("explanation", "")))
 
 
-def notes(output: str) -> list:
-    """What the marker's header says about the submission itself: the folder entered, what
-    was left out of the copy."""
-    return [line for line in output.splitlines() if line.startswith(NOTE_PREFIXES)]
-
-
 def check() -> int:
     """setup.sh's check: the marker loads this autograder's assignment here (its time zone,
     its cases), on the interpreter the assignment names."""
     config = load_settings()
     if config is None:
-        return 1
+        return Exit.FAILED
     try:
         from exactmark.kit.assignment import load  # the marker's own, as each submission will use it
         assignment = load(assignment_file(config))
     except Exception as problem:
         print(f"check: the marker cannot load its assignment: {type(problem).__name__}: {problem}")
-        return 1
+        return Exit.FAILED
     chosen = assignment.chosen_mistakes()
     if chosen != config.get("student_groups", {}):
         print(OTHER_MISTAKES.format(here=chosen, built=config.get("student_groups", {})))
-        return 1
+        return Exit.FAILED
     version = config.get("python")
     running = f"{sys.version_info[0]}.{sys.version_info[1]}"
     if version and running != version:
         print(f"check: Python {running} runs the marker, not {version} as the assignment names")
-        return 1
+        return Exit.FAILED
     check_results = validator()
     if check_results is None or check_results(fallback(config, "check", "check", None, 0.0)):
         print("check: the fallback results do not pass results.schema.json")
-        return 1
-    isolation = subprocess.run([sys.executable, "-m", "exactmark.marking.mark", "--assignment",
-                                assignment_file(config), "--check-isolation",
-                                "--jobs", str(cores())], cwd=SOURCE, capture_output=True,
-                               text=True, env=marker_environment())
+        return Exit.FAILED
+    isolation = subprocess.run(MarkRequest(assignment_file(config), jobs=cores(),
+                                           check_isolation=True).argv(), cwd=SOURCE,
+                               capture_output=True, text=True, env=marker_environment(os.environ))
     for line in (isolation.stdout + isolation.stderr).splitlines():
         print(f"check: {line}")
     if isolation.returncode:
         print("check: the marker would refuse every submission here")
-        return 1
+        return Exit.FAILED
     cases = sum(len(marked) for marked in assignment.programs.values())
     groups = sum(len(named) for named in chosen.values())
     print(READY.format(name=assignment.name, cases=cases, marks=assignment.marks,
                        groups=GROUPS.format(groups=groups, s="s" * (groups != 1)) if groups else "",
                        python=running, cores=cores()))
-    return 0
+    return Exit.PASSED
 
 
 def main(argv=None) -> int:
@@ -806,13 +785,13 @@ def main(argv=None) -> int:
     try:
         if results is None:
             paths.results.unlink(missing_ok=True)
-            return 0
+            return Exit.PASSED
         paths.results_folder.mkdir(parents=True, exist_ok=True)
         write_results(paths.results, bounded(results))
     except OSError as problem:
         log(f"cannot write {paths.results}: {problem}")  # run_autograder removes it
-        return 1
-    return 0
+        return Exit.FAILED
+    return Exit.PASSED
 
 
 if __name__ == "__main__":

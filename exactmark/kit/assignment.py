@@ -20,6 +20,8 @@ import jsonschema
 from exactmark.kit.cases import EXPECTED_OUTPUTS, ROOT, Case
 from exactmark.kit.programs import MOST_SOURCES, PYTHON, Program, Submitted, is_glob
 from exactmark.kit.languages import language as golden_language
+from exactmark.kit.rules import RuleError, rule_map
+from exactmark.kit.variants import VariantError, read_variant
 from exactmark.base.visible import escaped
 from exactmark.kit.submission import skip_reason
 
@@ -512,11 +514,7 @@ def _student_groups(path: Path, program: dict, cases: list, declared: Program) -
 def _of_the_game(game: str, declared: Program, folder: Path, wrong: list, where: dict) -> list:
     """The wrong programs of the game `game` (golf, little_spider): named after it, or
     breaking a rule (their `rule`) of the handout's section of that name (Golf, Little
-    Spider), where the handout has a rule list (exactmark/kit/rules.py). (Imported here: the
-    autograder, which marks no cases a student wrote, ships without verify/.)"""
-    from exactmark.kit.rules import RuleError, rule_map
-    from exactmark.kit.variants import VariantError, read_variant
-
+    Spider), where the handout has a rule list (exactmark/kit/rules.py)."""
     try:
         found = rule_map(declared)
         rules = {rule for rule, entry in (found.rules.items() if found else ())

@@ -19,6 +19,7 @@ import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from exactmark.kit.assignment import load, names
 from exactmark.kit.cases import PACKAGE_HOME, ROOT
 from exactmark.kit.programs import PYTHON
 
@@ -334,8 +335,6 @@ def of_the_kit(program) -> bool:
 
 def kit_programs() -> list:
     """The Python programs the kit's own assignments declare with the kit as reference."""
-    from exactmark.kit.assignment import load, names
-
     found = {}
     for name in names():
         for program in load(name).declared.values():

@@ -11,9 +11,10 @@ into a folder only the marker can read (a folder holding just one folder, as a
 download from a learning platform does, is entered); every marked case of each
 program runs against a fresh copy in the sandbox (exactmark/sandbox/sandbox.py), stdin
 piped, stdout compared byte for byte, and the exit status and stderr where the
-case gives them (--tty: the terminal screen too). Exit status 0 only when every
-program is there and every case marked passes; 2 for a refused submission or
-option; 130 when interrupted (Ctrl-C kills every run and prints what was marked).
+case gives them (--tty: the terminal screen too). Exit status (exactmark.base.exits)
+0 only when every program is there and every case marked passes, else 1; 2 for a
+refused submission or option; 3 when the marker failed on a case; 130 when
+interrupted (Ctrl-C kills every run and prints what was marked).
 """
 
 import argparse
@@ -35,8 +36,9 @@ from pathlib import Path
 from exactmark.kit.cases import EXPECTED_OUTPUTS, ROOT, STATS_FILE, STATS_VARIABLE
 from exactmark.running.run import Limit
 from exactmark.base.visible import escaped
-from exactmark.base import from_make, streams
-from exactmark.marking import records, student_cases
+from exactmark.base import from_make, messages, streams
+from exactmark.base.exits import Exit
+from exactmark.marking import request, student_cases
 from exactmark.kit.assignment import COUNTS, REQUIREMENTS, AssignmentError, load, names
 from exactmark.running.limits import Budget
 from exactmark.marking.report import CaseResult, Results, check_json_target, gradescope, refused, \
@@ -52,7 +54,6 @@ UNBUILT_DETAILS = {Kind.NOT_BUILT: NOT_BUILT_DETAIL, Kind.NOT_RUN: INTERRUPTED,
                    Kind.MARKER_ERROR: NOT_BUILT_DETAIL}
 
 MOST_SECONDS = 3600
-EXIT_INTERRUPTED = 130
 
 MARKING = "Marking {submission} against {assignment}: {title} ({marks:g} marks)"
 RUNS = "{cases} cases, {jobs} at once"
@@ -78,6 +79,7 @@ WAITING_SECONDS = 30  # with a budget, unless --waiting-budget says: what a subm
 FIRST_PASS_SECONDS = 3
 FIRST_PASS_FRACTION = 0.1
 ENTERED = "The submission folder holds one folder, {name}: marking what it holds"
+LEFT_OUT = "Left out of the copy: {what}"
 GOLDEN_READABLE = ("warning: other users can read {path}, and in the fallback a submission runs "
                    "as another user: for real marking, mark from a copy only you can read")
 RUNS_AS_YOU = ("warning: without namespaces and without root, the submission runs as you and can "
@@ -96,7 +98,7 @@ NO_DEADLINE = "--submitted: {name} has no deadline, so no late rule to apply"
 NEEDS_PEXPECT = "--tty needs pexpect (make mark installs it)"
 JSON_PROBLEM = "--json: {problem}"
 WAITING_ALONE = "--waiting-budget shares a budget: give --student-budget too"
-EXIT_MARKER_ERROR = 3  # the marker failed on a case: not the student's fault
+BAD_REQUEST = f"{request.REQUEST} cannot be read as a request: {{problem}}"
 PROGRESS = "[{done}/{total}] {kind:<16} {case}"
 BUILD_PROGRESS = "[build] {program}: {said}"
 GROUP_MARKED = "marked"  # a group of the student's cases, as a progress record says it
@@ -145,7 +147,7 @@ class Parser(argparse.ArgumentParser):
     """argparse's, whose refusals also reach the process that started the marker."""
 
     def error(self, message: str):
-        records.send(records.Refusal(message))
+        messages.send(messages.Refusal(message))
         super().error(message)
 
 
@@ -433,7 +435,7 @@ def submitted_at(text: str, assignment):
 
 def main(argv=None) -> int:
     streams.speak_utf8()
-    records.listener()  # before any run starts: no run inherits it
+    messages.listener()  # before any run starts: no run inherits it
     parse = parser()
     options = parse.parse_args(argv)
     if not options.assignment:
@@ -513,7 +515,7 @@ def check_isolation(options, parse, scratch: Path, assignment) -> int:
             print(line)
     finally:
         sandbox.close()
-    return 0
+    return Exit.PASSED
 
 
 def mark(options, parse, scratch: Path, assignment, selected: dict, groups: dict,
@@ -535,11 +537,11 @@ def mark(options, parse, scratch: Path, assignment, selected: dict, groups: dict
     left_out = student_cases.left_out_below(copied.named, root.relative_to(snapshot))
     sandbox = open_sandbox(options, parse, scratch, assignment,
                            [*kept_apart(assignment), scratch, submission])
+    if copied.left_out:
+        notes.append(LEFT_OUT.format(what=copied.described()))
     header = [MARKING.format(submission=escaped(str(submission), most=1000),
                              assignment=assignment.name, title=assignment.title,
                              marks=assignment.marks), *sandbox.describe(), *notes]
-    if copied.left_out:
-        header.append(f"Left out of the copy: {copied.described()}")
     warn(sandbox)
     try:
         with stopped_by_signals(sandbox):
@@ -548,6 +550,7 @@ def mark(options, parse, scratch: Path, assignment, selected: dict, groups: dict
     finally:
         sandbox.close()
     results.seconds = time.monotonic() - started
+    results.notes = notes
     results.selected = sum(len(chosen) for chosen in selected.values())  # golden cases
     results.late = assignment.mark_after_deadline(results.score, submitted)
     write_report(results, Terminal(sys.stdout))
@@ -561,17 +564,17 @@ def mark(options, parse, scratch: Path, assignment, selected: dict, groups: dict
             write_json(options.json.absolute(), gradescope(results, confined))
         except OSError as problem:
             print(JSON_PROBLEM.format(problem=problem), file=sys.stderr)
-            return 1
+            return Exit.FAILED
     if sandbox.stopping.is_set():
-        return EXIT_INTERRUPTED
+        return Exit.INTERRUPTED
     every = [result for cases in results.programs.values() if cases is not None for result in cases]
     written = [group for student in results.student.values() for group in student]
     if (any(verdict.kind == Kind.MARKER_ERROR for result in every for verdict in result.verdicts)
             or any(group.marker_failed for group in written)):
-        return EXIT_MARKER_ERROR
+        return Exit.MARKER_ERROR
     complete = all(cases is not None for cases in results.programs.values())
-    return 0 if (complete and (every or written) and all(result.passed for result in every)
-                 and all(group.complete for group in written)) else 1
+    passed = complete and (every or written) and all(result.passed for result in every)
+    return Exit.PASSED if passed and all(group.complete for group in written) else Exit.FAILED
 
 
 def entered(snapshot: Path, programs: list, own_folders: list = ()):
@@ -590,7 +593,7 @@ def warn(sandbox: Sandbox) -> None:
         warnings += [GOLDEN_READABLE.format(path=path) for path in golden_copies_readable()]
     for text in warnings:
         print(text, file=sys.stderr)
-        records.send(records.Notice(text))
+        messages.send(messages.Notice(text))
 
 
 def mark_cases(sandbox, options, root: Path, assignment, selected: dict, header: list,
@@ -644,7 +647,7 @@ def mark_cases(sandbox, options, root: Path, assignment, selected: dict, header:
                          result.verdicts[0] if result.verdicts else None)
             kind, case_id = worst.kind if worst else "", cases[index].case.id
             progress(PROGRESS.format(done=count, total=len(cases), kind=kind, case=case_id))
-            records.send(records.Progress(count, len(cases), case_id, str(kind)))
+            messages.send(messages.Progress(count, len(cases), case_id, str(kind)))
         missing = {program: why_missing(root, declared[program], declared.values())
                    for program in selected if not present[program]}
         student = {program: student_cases.mark_groups(
@@ -653,8 +656,8 @@ def mark_cases(sandbox, options, root: Path, assignment, selected: dict, header:
             for program in selected if groups[program]}
         written = [(program, group) for program, marked in student.items() for group in marked]
         for count, (program, group) in enumerate(written, 1):
-            records.send(records.Progress(count, len(written), f"{program}/{group.group.folder}",
-                                          GROUP_MARKED))
+            messages.send(messages.Progress(count, len(written),
+                                            f"{program}/{group.group.folder}", GROUP_MARKED))
     if sessions and sessions.refused:
         header.append(SESSIONS_REFUSED.format(why=escaped(sessions.refused)))
     programs = {program: [done[marked.case.id] for marked in chosen] if present[program] else None
@@ -709,7 +712,21 @@ class stopped_by_signals:
         return False
 
 
+def arguments():
+    """What the marker is asked: by the process that started it, in its environment
+    (exactmark.marking.request), by `make mark`'s variables, or else on its command line
+    (None)."""
+    try:
+        asked = request.taken()
+    except ValueError as problem:
+        parser().error(BAD_REQUEST.format(problem=problem))
+    if asked is not None:
+        return asked.options()
+    if "MARK_SUBMISSION" in os.environ:
+        return from_make.arguments(parser(), [("MARK_ASSIGNMENT", "--assignment")],
+                                   "MARK_SUBMISSION", NO_SUBMISSION)
+    return None
+
+
 if __name__ == "__main__":
-    sys.exit(main(from_make.arguments(parser(), [("MARK_ASSIGNMENT", "--assignment")],
-                                      "MARK_SUBMISSION", NO_SUBMISSION)
-                  if "MARK_SUBMISSION" in os.environ else None))
+    sys.exit(main(arguments()))

@@ -62,7 +62,7 @@ QUOTED = "`{}`"
 CUT_BEFORE = "…"
 UNKNOWN = "unknown normalisation: {names} (known: {known})"
 
-# Each sentence's kind, for counting near misses across a class.
+# Each near miss's kind, for counting near misses across a class.
 KINDS = {TRAILING_SPACES: "spaces or tabs at line ends", LINE_ENDS: "line ends",
          FINAL_NEWLINE: "the final newline", LETTER_CASE: "letter case",
          BLANK_TOO_MANY: "blank lines", BLANK_MISSING: "blank lines",
@@ -71,10 +71,7 @@ KINDS = {TRAILING_SPACES: "spaces or tabs at line ends", LINE_ENDS: "line ends",
          STOPS_AFTER: "output cut short", STOPS_WITHIN: "output cut short",
          EXTRA_LINES: "output goes on too long", GOES_ON: "output goes on too long",
          TOO_MANY: "extra lines", MISSING: "missing lines",
-         PARTS_AND_STOPS: "output ends early with lines of its own", ONE_LINE: "one line differs",
-         TOO_MANY_AT: "extra lines", MISSING_AT: "missing lines",
-         SPACING_AT: "spacing within lines", LINES_DIFFER: "lines differ"}
-OTHER_KIND = "other"
+         PARTS_AND_STOPS: "output ends early with lines of its own", ONE_LINE: "one line differs"}
 
 MOST_SHOWN = 80  # characters of a line quoted in a sentence
 MOST_COMPARED = 2_000  # lines of each output `regions` diffs: with difflib's autojunk
@@ -150,6 +147,13 @@ def normalise(data: bytes, names) -> bytes:
     return data
 
 
+class NearMiss(NamedTuple):
+    """A near miss said: its sentence, and its kind (KINDS'), which travels with it so that
+    no reader matches it back out of the sentence."""
+    sentence: str
+    kind: str
+
+
 class _Outputs(NamedTuple):
     """The two outputs, and the part of each that differs: whole lines, from the first
     line that differs to the last; before and after it, the two are the same."""
@@ -174,25 +178,31 @@ def _outputs(got: bytes, want: bytes, stopped: str) -> _Outputs:
                     spacing_only, not tail)
 
 
-def explain(got: bytes, want: bytes, stopped: str = "") -> str:
-    """One sentence on how `got` nearly matches `want`, or "" when none fits (the diff
-    then speaks alone). The kinds are tried from the narrowest ("only X differs") to the
-    broadest, so the first that holds is the most precise true statement. `stopped`
-    ("a crash", "the time limit", "end of input") says why a run ended early; an output
-    cut short is then said first, as the end of the run is what to fix (not, say, the
-    final newline it never printed)."""
+def missed(got: bytes, want: bytes, stopped: str = "") -> NearMiss:
+    """How `got` nearly matches `want`, in one sentence and its kind, or None when none fits
+    (the diff then speaks alone). The kinds are tried from the narrowest ("only X
+    differs") to the broadest, so the first that holds is the most precise true statement.
+    `stopped` ("a crash", "the time limit", "end of input") says why a run ended early; an
+    output cut short is then said first, as the end of the run is what to fix (not, say,
+    the final newline it never printed)."""
     if got == want:
-        return ""
+        return None
     outputs = _outputs(got, want, stopped)
     checks = ((_stops_early,) if stopped else ()) + CHECKS
-    return next(filter(None, (check(outputs) for check in checks)), "")
+    return next(filter(None, (check(outputs) for check in checks)), None)
 
 
-def _only_trailing_spaces(outputs: _Outputs) -> str:
+def explain(got: bytes, want: bytes, stopped: str = "") -> str:
+    """`missed`'s sentence, or "" when none fits."""
+    found = missed(got, want, stopped)
+    return found.sentence if found else ""
+
+
+def _only_trailing_spaces(outputs: _Outputs) -> NearMiss:
     if not (outputs.spacing_only and _equal_after("trailing_spaces", outputs)):
-        return ""
+        return None
     got, want = (_trailing(line) for line in _first_lines(outputs))
-    return TRAILING_SPACES.format(line=outputs.index + 1, got=got, want=want)
+    return _said(TRAILING_SPACES, line=outputs.index + 1, got=got, want=want)
 
 
 def _trailing(line: str) -> str:
@@ -202,49 +212,49 @@ def _trailing(line: str) -> str:
     return QUOTED.format(show_line(tail)) if tail else NO_SPACE
 
 
-def _only_line_ends(outputs: _Outputs) -> str:
+def _only_line_ends(outputs: _Outputs) -> NearMiss:
     if not (outputs.spacing_only and _equal_after("line_ends", outputs)):
-        return ""
+        return None
     got, want = (CRLF if line.endswith("\r\n") else LF for line in _first_lines(outputs))
-    return LINE_ENDS.format(line=outputs.index + 1, got=got, want=want)
+    return _said(LINE_ENDS, line=outputs.index + 1, got=got, want=want)
 
 
-def _only_final_newline(outputs: _Outputs) -> str:
+def _only_final_newline(outputs: _Outputs) -> NearMiss:
     if not (outputs.spacing_only and _equal_after("final_newline", outputs)):
-        return ""
+        return None
     got, want = (_count(len(data) - len(data.rstrip(b"\n")), "newline")
                  for data in (outputs.got, outputs.want))
-    return FINAL_NEWLINE.format(got=got, want=want)
+    return _said(FINAL_NEWLINE, got=got, want=want)
 
 
-def _only_letter_case(outputs: _Outputs) -> str:
-    return _line_sentence(LETTER_CASE, outputs) if _equal_after("letter_case", outputs) else ""
+def _only_letter_case(outputs: _Outputs) -> NearMiss:
+    return _line_sentence(LETTER_CASE, outputs) if _equal_after("letter_case", outputs) else None
 
 
-def _only_blank_lines(outputs: _Outputs) -> str:
+def _only_blank_lines(outputs: _Outputs) -> NearMiss:
     """Said at the first line that differs, blank in one output and not in the other: were
     neither blank, the lines before being the same, more than blank lines would differ."""
     if not (outputs.spacing_only and _equal_after("blank_lines", outputs)):
-        return ""
+        return None
     got, want = (bool(part) and not _first_line(part).strip()  # as in _blank_lines
                  for part in (outputs.got_part, outputs.want_part))
     if got == want:
-        return ""  # both blank, in other white space
-    return (BLANK_TOO_MANY if got else BLANK_MISSING).format(line=outputs.index + 1)
+        return None  # both blank, in other white space
+    return _said(BLANK_TOO_MANY if got else BLANK_MISSING, line=outputs.index + 1)
 
 
-def _only_variation_selectors(outputs: _Outputs) -> str:
+def _only_variation_selectors(outputs: _Outputs) -> NearMiss:
     if not _equal_after("variation_selectors", outputs):
-        return ""
+        return None
     return _line_sentence(VARIATION_SELECTOR, outputs)
 
 
-def _only_spacing(outputs: _Outputs) -> str:
+def _only_spacing(outputs: _Outputs) -> NearMiss:
     """Column widths: the lines are equal once their spaces and tabs are deleted (more
     than at their ends, or TRAILING_SPACES would have been said)."""
     got, want = outputs.got_part, outputs.want_part
     if not (outputs.spacing_only and _without_spacing(got) == _without_spacing(want)):
-        return ""
+        return None
     count = sum(got_line != want_line
                 for got_line, want_line in zip(got.split(b"\n"), want.split(b"\n")))
     return _line_sentence(SPACING, outputs, count=_count(count, "line"))
@@ -254,93 +264,93 @@ def _without_spacing(data: bytes) -> bytes:
     return data.translate(None, SPACES_AND_TABS)
 
 
-def _in_another_order(outputs: _Outputs) -> str:
+def _in_another_order(outputs: _Outputs) -> NearMiss:
     """Before numbers: rows of a table swapped differ only in their numbers too."""
     got, want = outputs.got_part, outputs.want_part
     same = len(got) == len(want) and Counter(got.split(b"\n")) == Counter(want.split(b"\n"))
-    return _line_sentence(ORDER, outputs) if same else ""
+    return _line_sentence(ORDER, outputs) if same else None
 
 
-def _only_numbers(outputs: _Outputs) -> str:
+def _only_numbers(outputs: _Outputs) -> NearMiss:
     """The texts between the numbers are equal: said at the first number that differs.
     Deleting every digit, sign and point first is a quick test most outputs fail."""
     got, want = outputs.got_part, outputs.want_part
     if got.translate(None, NUMBER_BYTES) != want.translate(None, NUMBER_BYTES):
-        return ""
+        return None
     got, want = NUMBER.split(got), NUMBER.split(want)
     if got[::2] != want[::2]:
-        return ""
+        return None
     index = next(index for index in range(1, len(got), 2) if got[index] != want[index])
     line = outputs.index + 1 + sum(text.count(b"\n") for text in got[:index:2])
-    return NUMBERS.format(line=line, got=got[index].decode(), want=want[index].decode())
+    return _said(NUMBERS, line=line, got=got[index].decode(), want=want[index].decode())
 
 
-def _stops_early(outputs: _Outputs) -> str:
+def _stops_early(outputs: _Outputs) -> NearMiss:
     got, want = outputs.got, outputs.want
     if not want.startswith(got):
-        return ""
+        return None
     why = _why(outputs)
     total = _line_count(want)
     if not got:
-        return NO_OUTPUT.format(total=_count(total, "line"), why=why)
+        return _said(NO_OUTPUT, total=_count(total, "line"), why=why)
     if got.endswith(b"\n"):
-        return STOPS_AFTER.format(line=got.count(b"\n"), total=total, why=why)
-    return STOPS_WITHIN.format(line=got.count(b"\n") + 1, total=total, why=why)
+        return _said(STOPS_AFTER, line=got.count(b"\n"), total=total, why=why)
+    return _said(STOPS_WITHIN, line=got.count(b"\n") + 1, total=total, why=why)
 
 
-def _extra_lines(outputs: _Outputs) -> str:
+def _extra_lines(outputs: _Outputs) -> NearMiss:
     got, want = outputs.got, outputs.want
     if not got.startswith(want):
-        return ""
+        return None
     first, newline, _ = got[len(want):].partition(b"\n")
     if want and not want.endswith(b"\n"):
-        return GOES_ON.format(line=_line_count(want),
+        return _said(GOES_ON, line=_line_count(want),
                               rest=_quoted(_text(first), newline=bool(newline)))
-    return EXTRA_LINES.format(count=_count(_line_count(got) - _line_count(want), "extra line"),
+    return _said(EXTRA_LINES, count=_count(_line_count(got) - _line_count(want), "extra line"),
                               line=_line_count(want) + 1, first=_quoted(_text(first)))
 
 
-def _too_many(outputs: _Outputs) -> str:
+def _too_many(outputs: _Outputs) -> NearMiss:
     """Whole lines printed before a part that is as expected: a debug line before a table.
     (At the end they are EXTRA_LINES, said before.)"""
     return _inserted(TOO_MANY, outputs.got_part, outputs.want_part, outputs.index)
 
 
-def _missing(outputs: _Outputs) -> str:
+def _missing(outputs: _Outputs) -> NearMiss:
     """Whole expected lines missing before a part that is as expected."""
     return _inserted(MISSING, outputs.want_part, outputs.got_part, outputs.index)
 
 
-def _inserted(template: str, longer: bytes, shorter: bytes, index: int) -> str:
+def _inserted(template: str, longer: bytes, shorter: bytes, index: int) -> NearMiss:
     """`template` said of the whole lines `longer` has before it goes on as `shorter`."""
     lines = longer[:len(longer) - len(shorter)]
     if not (longer.endswith(shorter) and lines.endswith(b"\n")):
-        return ""
-    return template.format(count=_count(lines.count(b"\n"), "line"), line=index + 1,
+        return None
+    return _said(template, count=_count(lines.count(b"\n"), "line"), line=index + 1,
                            first=_quoted(_text(_first_line(lines)).removesuffix("\n")))
 
 
-def _parts_and_stops(outputs: _Outputs) -> str:
+def _parts_and_stops(outputs: _Outputs) -> NearMiss:
     """After lines as expected, the run ends with lines of its own (none of them, blank
     ones aside, expected there), fewer than the expected output goes on for: a game over
     too soon ("You won!" after stage 1)."""
     got, want = outputs.got_part, outputs.want_part
     if not (outputs.index and outputs.to_the_end and _line_count(got) < _line_count(want)):
-        return ""
+        return None
     if set(filter(bytes.strip, got.split(b"\n"))) & set(want.split(b"\n")):
-        return ""  # expected lines among them: not a run's own end, and the diff shows more
+        return None  # expected lines among them: not a run's own end, and the diff shows more
     got_line, want_line = _quoted_pair(*_first_lines(outputs))
-    return PARTS_AND_STOPS.format(line=outputs.index, got=got_line,
+    return _said(PARTS_AND_STOPS, line=outputs.index, got=got_line,
                                   count=_count(_line_count(got), "line"),
                                   total=_count(_line_count(want), "line"), want=want_line,
                                   why=_why(outputs))
 
 
-def _one_line(outputs: _Outputs) -> str:
+def _one_line(outputs: _Outputs) -> NearMiss:
     """The parts that differ are one line each: the lines around them are the same."""
     parts = (outputs.got_part, outputs.want_part)
     one_line = all(part and b"\n" not in part[:-1] for part in parts)
-    return _line_sentence(ONE_LINE, outputs) if one_line else ""
+    return _line_sentence(ONE_LINE, outputs) if one_line else None
 
 
 CHECKS = (_only_trailing_spaces, _only_line_ends, _only_final_newline, _only_letter_case,
@@ -402,7 +412,7 @@ def _region(outputs: _Outputs, opcode: tuple, got_lines: list, want_lines: list,
     line = outputs.index + got_start + 1
     ending = at_end and (_stops_early(outputs) or _extra_lines(outputs))  # the only region
     if ending:
-        return ending
+        return ending.sentence
     if not got:
         if at_end:
             return STOPS_AFTER.format(line=line - 1, total=_line_count(outputs.want), why="")
@@ -443,10 +453,14 @@ def _first_line(part: bytes) -> bytes:
     return line + newline
 
 
-def _line_sentence(template: str, outputs: _Outputs, **more) -> str:
+def _line_sentence(template: str, outputs: _Outputs, **more) -> NearMiss:
     """`template` said of the first line that differs, both versions quoted."""
     got, want = _quoted_pair(*_first_lines(outputs))
-    return template.format(line=outputs.index + 1, got=got, want=want, **more)
+    return _said(template, line=outputs.index + 1, got=got, want=want, **more)
+
+
+def _said(template: str, **values) -> NearMiss:
+    return NearMiss(template.format(**values), KINDS[template])
 
 
 def _why(outputs: _Outputs) -> str:
@@ -495,11 +509,3 @@ def _line_count(data: bytes) -> int:
 def _count(number: int, noun: str) -> str:
     return f"{number or 'no'} {noun}{'s' if number > 1 else ''}"
 
-
-def kind_of(sentence: str) -> str:
-    """The kind of near miss a sentence of this module says (OTHER_KIND for any other)."""
-    for template, kind in KINDS.items():
-        literal_parts = re.split(r"\{[a-z]+\}", template)
-        if re.fullmatch(".*".join(map(re.escape, literal_parts)), sentence, re.S):
-            return kind
-    return OTHER_KIND

@@ -1,21 +1,12 @@
-"""What the marker's processes tell each other, as typed records with to_dict and
-from_dict, so that no module parses another's sentences:
-
-- the marking as data, results.json's extra_data (`Marking`): what the class marker's
-  grade sheet and pages and Gradescope's run read back;
-- the messages a marker sends, as it marks, to the process that started it (`Progress`,
-  `Notice`, `Refusal`): one JSON object a line, on the file descriptor that process names
-  in MARK_MESSAGES_FD. The marker's stderr says the same for people.
+"""The marking as data, results.json's extra_data (`Marking`), as typed records with
+to_dict and from_dict, so that no module parses another's sentences: what the class
+marker's grade sheet and pages, verify and Gradescope's run read back. (What a marker
+says as it marks, to the process that started it, is exactmark.base.messages'.)
 """
 
-import functools
-import json
-import os
 from dataclasses import asdict, dataclass, fields
 
 from exactmark.marking.verdicts import Kind
-
-MESSAGES_FD = "MARK_MESSAGES_FD"
 
 
 @dataclass(frozen=True)
@@ -150,6 +141,8 @@ class Marking:
     sandbox_per: str = ""  # "student" or "case": what each sandbox was made for
     student_groups: tuple = ()  # of StudentGroup: the cases the student wrote, marked
     refused: str = ""  # why the marker refused the submission whole, when it did
+    notes: tuple = ()  # the report's header on the submission itself: the folder entered,
+    # what the copy left out (what Gradescope's summary shows the student of the header)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -169,66 +162,4 @@ class Marking:
                    tuple(Case.from_dict(case) for case in data.get("cases", ())),
                    data.get("sandbox_per", ""),
                    tuple(StudentGroup.from_dict(group) for group in data.get("student_groups", ())),
-                   data.get("refused", ""))
-
-
-@dataclass(frozen=True)
-class Progress:
-    """A case marked (or a program built: `total` 0)."""
-    done: int
-    total: int
-    case: str
-    kind: str
-
-
-@dataclass(frozen=True)
-class Notice:
-    """A warning for whoever runs the marking (the class marker says each once)."""
-    text: str
-
-
-@dataclass(frozen=True)
-class Refusal:
-    """Why the marker marks nothing: a bad option or a submission it refuses."""
-    reason: str
-
-
-MESSAGES = {record.__name__: record for record in (Progress, Notice, Refusal)}
-
-
-def message_line(record) -> bytes:
-    return (json.dumps({"message": type(record).__name__, **asdict(record)},
-                       ensure_ascii=False) + "\n").encode("utf-8")
-
-
-def read_message(line: bytes):
-    """The record a line holds; None for a line that is not one."""
-    try:
-        data = json.loads(line)
-        return MESSAGES[data.pop("message")](**data)
-    except (ValueError, KeyError, TypeError, AttributeError):
-        return None
-
-
-@functools.cache
-def listener():
-    """The descriptor MARK_MESSAGES_FD names, kept from every process this one starts."""
-    fd = os.environ.get(MESSAGES_FD, "")
-    try:
-        os.set_inheritable(int(fd), False)
-    except (ValueError, OSError):
-        return None
-    return int(fd)
-
-
-def send(record) -> None:
-    """Tell the process that started this marker, where it listens."""
-    fd = listener()
-    if fd is None:
-        return
-    line = memoryview(message_line(record))
-    try:
-        while line:
-            line = line[os.write(fd, line):]
-    except OSError:
-        pass  # nobody listens any more: the marking goes on
+                   data.get("refused", ""), tuple(data.get("notes", ())))

@@ -15,7 +15,6 @@ from pathlib import Path
 
 from exactmark.kit.cases import STATS_VARIABLE
 from exactmark.marking import records
-from exactmark.marking.near_miss import kind_of
 from exactmark.marking.verdicts import PIPE, Kind, how
 
 MISSING = "missing"
@@ -84,6 +83,7 @@ class Results:
     missing: dict = field(default_factory=dict)  # program -> (why missing, look-alike sentences)
     builds: dict = field(default_factory=dict)  # program -> exactmark.marking.build.Build
     student: dict = field(default_factory=dict)  # program -> [exactmark.marking.student_cases.GroupResult]
+    notes: list = field(default_factory=list)  # the header's lines on the submission itself
 
     def golden_marks(self, program: str) -> float:
         """What the program's golden cases are worth (its groups of student cases aside)."""
@@ -379,12 +379,12 @@ def marking_data(results: Results, isolation=(), python="", users=(),
     for program_results in results.programs.values():
         for result in program_results or []:
             marked, worst = result.marked, next(iter(result.failed), None)
+            near_miss = worst.near_miss if worst else None
             cases.append(records.Case(
                 marked.case.id, marked.case.program, marked.case.name, marked.group,
                 marked.visibility, round(marked.marks, 4), round(result.earned, 4),
                 result.passed, worst.kind if worst else Kind.PASS,
-                worst.near_miss if worst else "",
-                kind_of(worst.near_miss) if worst and worst.near_miss else "",
+                near_miss.sentence if near_miss else "", near_miss.kind if near_miss else "",
                 tuple(verdict_data(marked.case, declared[marked.case.program], verdict)
                       for verdict in result.verdicts)))
     programs = {program: records.Program(
@@ -403,7 +403,7 @@ def marking_data(results: Results, isolation=(), python="", users=(),
             late.summary()),
         tuple(cases), sandbox_per,
         tuple(group.record(declared[program]) for program, student in results.student.items()
-              for group in student))
+              for group in student), notes=tuple(results.notes))
 
 
 def verdict_data(case, program, verdict) -> records.Verdict:

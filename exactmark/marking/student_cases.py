@@ -28,6 +28,8 @@ from exactmark.base.visible import escaped
 from exactmark.marking import records
 from exactmark.kit import written_cases
 from exactmark.kit.assignment import COUNTS, MarkedCase
+from exactmark.kit.bundle import BundleError, write_program
+from exactmark.kit.variants import VariantError, read_variant
 from exactmark.marking.build import build
 from exactmark.marking.report import reproduce, shown_input
 from exactmark.marking.verdicts import PIPE, Kind, Verdict, how
@@ -422,13 +424,9 @@ class Unmade(Exception):
 class Programs:
     """The reference and the wrong programs of one program, made once per marking from its
     sample solution (`make standalone`), each in a folder of its own, built in the sandbox
-    where the language builds, as a student's program is. (The bundler and the variants
-    are imported here, as they are needed: Gradescope's autograder, which marks no cases
-    a student wrote, ships the modules the marker imports, and not them.)"""
+    where the language builds, as a student's program is."""
 
     def __init__(self, sandbox, program, scratch: Path):
-        from exactmark.kit.bundle import BundleError, write_program
-
         self.sandbox, self.program, self.scratch = sandbox, program, scratch
         self.scratch.mkdir(mode=0o700)
         try:
@@ -440,8 +438,6 @@ class Programs:
 
     def wrong(self, name: str, folder: Path):
         """The snapshot of the wrong program NAME (folder/NAME.toml), or Unmade."""
-        from exactmark.kit.variants import VariantError, read_variant
-
         try:
             texts = read_variant(folder / f"{name}.toml").applied_to(self.solution)
         except VariantError as problem:
@@ -450,8 +446,6 @@ class Programs:
 
     def mistake(self, name: str, folder: Path) -> str:
         """What the wrong program NAME's student did, in its file's words."""
-        from exactmark.kit.variants import VariantError, read_variant
-
         try:
             return read_variant(folder / f"{name}.toml").mistake
         except VariantError as problem:

@@ -4,7 +4,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from exactmark.base.visible import diff_lines, escaped, first_difference
-from exactmark.marking.near_miss import explain, normalise, regions
+from exactmark.marking.near_miss import NearMiss, missed, normalise, regions
 from exactmark.running.run import Limit
 from exactmark.running.limits import MEMORY_BYTES, MOST_OUTPUT, WRITTEN_BYTES, mebibytes
 
@@ -74,7 +74,7 @@ class Verdict:
     kind: Kind
     detail: str = ""  # escaped: safe on a terminal, in JSON and in HTML once HTML-escaped
     diff: str = ""  # drawn for a terminal
-    near_miss: str = ""  # one sentence on how close the output came, when it can be said
+    near_miss: NearMiss = None  # how close the output came, in a sentence and its kind
     credit: float = 0.0  # the share of the case's marks it earns
     diff_lines: object = None  # exactmark.base.visible.VisibleDiff: the diff as data, for a page
     regions: tuple = ()  # a sentence per region that differs (exactmark.marking.near_miss.regions)
@@ -119,18 +119,18 @@ def judge(case, mode: str, outcome, rules: Rules = Rules()) -> Verdict:
         if got != want:
             name, share = _forgiven(got, want, rules)
             return Verdict(case.id, mode, Kind.FORGIVEN, FORGIVEN_DETAIL.format(name=name, share=share),
-                           near_miss=explain(got, want), credit=1 - share,
+                           near_miss=missed(got, want), credit=1 - share,
                            **_differences(got, want, f"{case.id} ({mode})"))
         detail = TRACEBACK_AFTER_PASS.format(line=traceback) if traceback else ""
         return Verdict(case.id, mode, Kind.PASS, detail, credit=1.0)
     differences = _differences(got, want, f"{case.id} ({mode})")
     if status is not None and status != 0 and (traceback or status < 0):
         reason = traceback or KILLED.format(signal=-status)
-        return Verdict(case.id, mode, Kind.CRASH, reason, near_miss=explain(got, want, A_CRASH),
+        return Verdict(case.id, mode, Kind.CRASH, reason, near_miss=missed(got, want, A_CRASH),
                        **differences)
-    near_miss = explain(got, want)
-    detail = near_miss or first_difference(got.decode("utf-8", "surrogateescape"),
-                                           want.decode("utf-8", "surrogateescape"))
+    near_miss = missed(got, want)
+    detail = near_miss.sentence if near_miss else first_difference(
+        got.decode("utf-8", "surrogateescape"), want.decode("utf-8", "surrogateescape"))
     line = last_line(stderr)
     if status and line and not terminal:
         detail += STDERR_ENDS.format(status=status, line=line)
@@ -162,11 +162,11 @@ def _limit_hit(case, mode, outcome, got, want, rules):
             detail = NO_END.format(seconds=rules.wall_seconds) + (
                 USED_CPU.format(seconds=used) if used is not None else "")
         return Verdict(case.id, mode, Kind.TIMEOUT, detail,
-                       near_miss=explain(got, want, THE_TIME_LIMIT),
+                       near_miss=missed(got, want, THE_TIME_LIMIT),
                        **_differences(got, want, case.id))
     if outcome.out_of_memory and got != want:
         return Verdict(case.id, mode, Kind.OUT_OF_MEMORY, MEMORY.format(memory=mebibytes(rules.memory_bytes)),
-                       near_miss=explain(got, want, THE_MEMORY_LIMIT),
+                       near_miss=missed(got, want, THE_MEMORY_LIMIT),
                        **_differences(got, want, case.id))
     return None
 
@@ -185,9 +185,9 @@ def _status_and_stderr(case, mode, status, stderr, rules):
                           if stderr_differs else {}))
     if "stderr" in rules.compare and stderr_differs:
         differences = _differences(stderr, case.stderr, f"{case.id} (stderr)")
-        near_miss = explain(stderr, case.stderr)
-        return Verdict(case.id, mode, Kind.WRONG_STDERR,
-                       near_miss or differences["diff"].splitlines()[0].partition(": ")[2],
+        near_miss = missed(stderr, case.stderr)
+        return Verdict(case.id, mode, Kind.WRONG_STDERR, near_miss.sentence if near_miss
+                       else differences["diff"].splitlines()[0].partition(": ")[2],
                        near_miss=near_miss, **differences)
     return None
 
@@ -210,4 +210,5 @@ def how(verdict) -> str:
     output's detail is that sentence already)."""
     if verdict.kind in (Kind.WRONG, Kind.WRONG_STDERR):
         return verdict.detail
-    return "; ".join(part for part in (verdict.detail, verdict.near_miss) if part)
+    near_miss = verdict.near_miss.sentence if verdict.near_miss else ""
+    return "; ".join(part for part in (verdict.detail, near_miss) if part)

@@ -26,6 +26,7 @@ from pathlib import Path
 from exactmark.base import visible
 from exactmark.kit.cases import SUFFIXES
 from exactmark.base import from_make
+from exactmark.base.exits import Exit
 from exactmark.marking.report import reproduce
 from exactmark.kit.assignment import AssignmentError, load, names
 from exactmark.running.limits import MEMORY_BYTES, OPEN_FILES, mebibytes, time_caps
@@ -227,7 +228,7 @@ def main(argv=None) -> int:
     cases = sum(m.visible for marked in assignment.programs.values() for m in marked)
     print(WROTE.format(out=options.out, zip=archive.name, cases=cases, s="s" * (cases != 1),
                        programs=", ".join(assignment.programs), files=len(files)))
-    return 0
+    return Exit.PASSED
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@ from pathlib import Path
 
 from exactmark.running.run import STATS_FILE, STATS_VARIABLE, CpuWatch, Limit, Ran, collect, kill_group, \
     limit_hit, reap
+from exactmark.base.exits import Exit
 from exactmark.base.visible import escaped
 from exactmark.marking.build import budget as build_budget
 from exactmark.sandbox.cgroups import kill_every
@@ -58,7 +59,7 @@ if sys.version_info < (3, 10):
     sys.exit(2)
 
 PACK = Path(__file__).resolve().parent
-EXIT_PROBLEM = 2
+EXIT_PROBLEM = Exit.REFUSED
 CPU_POLL_SECONDS = 0.1
 RUN_VARIABLE = "CHECK_PY_RUN"  # marks a run's processes where the checker cannot keep them
 PR_SET_CHILD_SUBREAPER = 36  # prctl(2): Linux makes the checker the parent of a run's orphans
@@ -617,7 +618,7 @@ def main(argv=None) -> int:
         print(f"\n{SUMMARY.format(passed=check.passed(), total=check.total())}", file=out)
         if groups:
             print(summary_of_written(check), file=out)
-        return 0 if check.complete() else 1
+        return Exit.PASSED if check.complete() else Exit.FAILED
     except (KeyboardInterrupt, Stopped) as stop:
         ending()
         if check is not None:

@@ -18,13 +18,15 @@ import signal
 import time
 from pathlib import Path
 
+from exactmark.base.exits import Exit
+
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 CONTROLLERS = ("memory", "pids")
 CPU_CONTROLLER = "cpuacct"  # v1 only: v2 accounts CPU time in every group (cpu.stat)
 CPU_FILE = {1: "cpuacct.usage", 2: "cpu.stat"}
 NO_CPU_CONTROLLER = "the cpuacct controller is not mounted"
 KILL_ROUNDS = 200
-ENTRY_FAILED = 125  # as the launcher's
+ENTRY_FAILED = Exit.ENTRY_FAILED  # the marker's fault, never the run's
 
 
 class Unavailable(RuntimeError):

@@ -35,13 +35,15 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 
+from exactmark.base.exits import Exit
+
 LANDLOCK_SYSCALLS = {"x86_64": (444, 445, 446), "aarch64": (444, 445, 446)}
 LANDLOCK_CREATE_RULESET_VERSION = 1
 LANDLOCK_RULE_PATH_BENEATH = 1
 PR_SET_NO_NEW_PRIVS = 38
 PR_SET_SECCOMP = 22
 SECCOMP_MODE_FILTER = 2
-ENTRY_FAILED = 125  # as the launcher's: the marker's fault, never the run's
+ENTRY_FAILED = Exit.ENTRY_FAILED  # the marker's fault, never the run's
 
 # Landlock's file system rights, by the ABI that brought them.
 EXECUTE, WRITE_FILE, READ_FILE, READ_DIR = 1 << 0, 1 << 1, 1 << 2, 1 << 3

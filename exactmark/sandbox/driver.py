@@ -40,7 +40,8 @@ MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT = 2, 4, 8, 32
 HIDEPID = (b"hidepid=invisible", b"hidepid=2")  # Linux 5.8 and later; before
 MNT_DETACH = 2
 PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
-ENTRY_FAILED = 125  # as the launcher's: the marker's fault, never the run's
+ENTRY_FAILED = 125  # exactmark.base.exits.Exit.ENTRY_FAILED, copied (this file runs from its
+# source alone) and pinned to it by a test: the marker's fault, never the run's
 READY = b"ready"
 
 

@@ -12,10 +12,13 @@ that itself: MARK_SNAPSHOT is "", and a home it could not fill is its own error,
 a status a program could give too); then util-linux's `prlimit` sets the limits and
 `setpriv` drops to the user for good (no groups, no new privileges) and becomes ARGV.
 Only programs of the system run here, each started once: a second interpreter would
-cost a run tens of milliseconds, which a class of students pays per case.
+cost a run tens of milliseconds, which a class of students pays per case. Where it
+cannot set the run up, it exits with Exit.ENTRY_FAILED: the marker's fault, not the run's.
 """
 
-LAUNCHER = """set -f
+from exactmark.base.exits import Exit
+
+LAUNCHER = f"""set -f
 home=$1 uid=$2 snapshot=$MARK_SNAPSHOT files=$MARK_FILES
 unset MARK_SNAPSHOT MARK_FILES
 shift 2
@@ -23,17 +26,16 @@ limits=
 while [ "$1" != -- ]; do limits="$limits $1"; shift; done
 shift
 if [ -n "$snapshot" ]; then
-    cp -R --preserve=mode,timestamps -- "$snapshot/." "$home/" || exit 125
-    if [ -n "$files" ]; then cp -R --preserve=mode,timestamps -- "$files/." "$home/" || exit 125; fi
-    if [ "$uid" -ge 0 ]; then chown -R -- "$uid:$uid" "$home" || exit 125; fi
+    cp -R --preserve=mode,timestamps -- "$snapshot/." "$home/" || exit {Exit.ENTRY_FAILED:d}
+    if [ -n "$files" ]; then cp -R --preserve=mode,timestamps -- "$files/." "$home/" || exit {Exit.ENTRY_FAILED:d}; fi
+    if [ "$uid" -ge 0 ]; then chown -R -- "$uid:$uid" "$home" || exit {Exit.ENTRY_FAILED:d}; fi
 fi
-cd -- "$home" || exit 125
+cd -- "$home" || exit {Exit.ENTRY_FAILED:d}
 if [ "$uid" -ge 0 ]; then
     exec prlimit $limits -- setpriv --reuid="$uid" --regid="$uid" --clear-groups --no-new-privs -- "$@"
 fi
 exec prlimit $limits -- "$@"
 """
-LAUNCHER_FAILED = 125  # the launcher could not set the run up: the marker's fault, not the run's
 TOOLS = ("cp", "chown", "prlimit", "setpriv")
 
 

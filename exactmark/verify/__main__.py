@@ -45,7 +45,9 @@ from pathlib import Path
 from exactmark.kit.cases import ROOT
 from exactmark.base.visible import escaped
 from exactmark.base import from_make, streams
+from exactmark.base.exits import Exit
 from exactmark.marking import records
+from exactmark.marking.request import MarkRequest, marker_environment
 from exactmark.kit.assignment import ASSIGNMENTS, WRONG, AssignmentError, load, names
 from exactmark.marking.student_cases import CASE_FILES, copied, examples_of
 from exactmark.pack import build as pack_build
@@ -58,7 +60,7 @@ HONEST = ROOT / "tests" / "honest"
 AT_LEAST = 2  # marked cases a wrong program must fail
 WRONG_AT_ONCE = 2  # wrong programs marked at once: most mark a few cases, and a marker's
 # start-up is a core's work alone
-PASSED = "passed"
+MARKED = (Exit.PASSED, Exit.FAILED)  # the marker's, and a pack checker's, ends with results
 
 REFERENCE = "{verdict:<7} reference   {name:<40} {passed}/{total} marked cases pass"
 NO_REFERENCE = "verify: {problem}"
@@ -151,13 +153,11 @@ def marked_by_the_marker(folder: Path, assignment, patterns: list, options, scra
                          tty: bool = False) -> dict:
     """The results.json of the marker on `folder`, the cases of `patterns` only."""
     results = scratch / "results.json"
-    command = [sys.executable, "-m", "exactmark.marking.mark", str(folder),
-               "--assignment", str(assignment.path),
-               *[part for pattern in patterns for part in ("--only", pattern)],
-               "--json", str(results), "--jobs", str(options.jobs),
-               "--isolation", options.isolation, *(["--tty"] if tty else [])]
-    done = subprocess.run(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    if done.returncode not in (0, 1) or not results.exists():
+    asked = MarkRequest(str(assignment.path), str(folder), json=str(results), jobs=options.jobs,
+                        isolation=options.isolation, only=tuple(patterns), tty=tty)
+    done = subprocess.run(asked.argv(), cwd=ROOT, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, env=marker_environment(os.environ))
+    if done.returncode not in MARKED or not results.exists():
         raise MarkerFailed(MARKER_FAILED.format(
             status=done.returncode, name=folder.name,
             stderr=escaped(done.stderr[-2000:].decode("utf-8", "replace"))))
@@ -177,12 +177,12 @@ def mark(folder: Path, assignment, program: str, options, tty: bool = False,
         pack = pack if any(case.program == program and case.visibility == "visible"
                            for case in marking.cases) else None  # nothing to compare
         checked = checked_by(pack, folder, Path(scratch)) if pack else None
-    tests = [test for test in written["tests"] if test["name"].startswith(f"{program}/")]
+    cases = [case for case in marking.cases if case.program == program]
     data = marking.programs.get(program)
     unmarked = (NOT_SUBMITTED if data is None or not data.submitted
                 else NOT_BUILT if data.build is not None and not data.build.ok else "")
-    return Marked(total=len(tests), unmarked=unmarked,
-                  failed=tuple(test["name"] for test in tests if test["status"] != PASSED),
+    return Marked(total=len(cases), unmarked=unmarked,
+                  failed=tuple(case.case for case in cases if not case.passed),
                   disagreements=disagreements(marking, program, checked) if pack else ())
 
 
@@ -192,7 +192,7 @@ def checked_by(pack: Path, folder: Path, scratch: Path) -> dict:
     done = subprocess.run([sys.executable, str(pack / pack_build.CHECKER), str(folder),
                            "--json", str(said)], cwd=scratch, stdout=subprocess.DEVNULL,
                           stderr=subprocess.PIPE)
-    if done.returncode not in (0, 1) or not said.exists():
+    if done.returncode not in MARKED or not said.exists():
         raise MarkerFailed(CHECKER_FAILED.format(
             status=done.returncode, name=folder.name,
             stderr=escaped(done.stderr[-2000:].decode("utf-8", "replace"))))
@@ -484,17 +484,17 @@ def main(argv=None) -> int:
                          for found in variants(chosen))
     except (AssignmentError, VariantError) as problem:
         say(f"verify: {problem}")
-        return 2
+        return Exit.REFUSED
     try:
         maps = rule_maps(assignments)
     except RuleError as problem:
         say(f"verify: {problem}")
-        return 2
+        return Exit.REFUSED
     every = wrong
     wrong, honest = selected(wrong, options.only), selected(honest, options.only)
     if options.only and not wrong + honest:
         say(NO_VARIANT.format(patterns=" or ".join(options.only)))
-        return 2
+        return Exit.REFUSED
     with tempfile.TemporaryDirectory(prefix="verify-") as folder:
         scratch = Path(folder)
         try:
@@ -503,7 +503,7 @@ def main(argv=None) -> int:
                          if any(v.program == program for v in wrong + honest)}
         except (BundleError, OSError) as problem:
             say(NO_REFERENCE.format(problem=problem))
-            return 2
+            return Exit.REFUSED
         try:
             packs = student_packs(chosen, assignments, scratch / "packs")
             problems = [] if options.only else check_references(assignments, options, packs)
@@ -513,7 +513,7 @@ def main(argv=None) -> int:
                                                            options, packs, maps)
         except (MarkerFailed, VariantError, BundleError, ValueError) as problem:
             say(f"verify: {problem}")
-            return 2
+            return Exit.REFUSED
     problems += missed + map_problems(maps, assignments)
     problems += show_maps(maps, assignments, by_rule, wrong, every, options)
     if counts:
@@ -525,7 +525,7 @@ def main(argv=None) -> int:
         useless = sorted(marked - failing)
         say(USELESS.format(count=len(useless), cases=", ".join(useless) or "none"))
     say(VERDICT.format(problems=len(problems), summary="; ".join(problems)) if problems else ALL_GOOD)
-    return 1 if problems else 0
+    return Exit.FAILED if problems else Exit.PASSED
 
 
 if __name__ == "__main__":
@@ -534,4 +534,4 @@ if __name__ == "__main__":
         sys.exit(main(from_make.arguments(parser(), [("MARK_ASSIGNMENT", "--assignment")])
                       if len(sys.argv) == 1 and "MARK_ASSIGNMENT" in os.environ else None))
     except KeyboardInterrupt:
-        sys.exit(130)
+        sys.exit(Exit.INTERRUPTED)
