@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from exactmark.cli import COMMANDS, NOT_INSTALLED_STATUS
+from exactmark.base.exits import Exit
+from exactmark.cli import COMMANDS
 from exactmark.kit.assignment import load
 from exactmark.kit.bundle import write_assignment
 
@@ -102,7 +103,7 @@ def test_a_requirement_not_installed_is_named_with_the_extra_that_installs_it(tm
                            "from exactmark.cli import main; sys.exit(main(['class', '--help']))"],
                           cwd=tmp_path, env=ENVIRONMENT, capture_output=True, text=True,
                           timeout=TIMEOUT)
-    assert done.returncode == NOT_INSTALLED_STATUS != 1  # never a mark below full
+    assert done.returncode == Exit.REFUSED != 1  # never a mark below full
     assert "exactmark class: it needs tqdm" in done.stderr and "'.[class]'" in done.stderr
     assert "Traceback" not in done.stderr
 

@@ -207,8 +207,9 @@ def test_the_zip_holds_the_marker_its_assignment_and_only_that_programs_cases(ki
             "setup.sh", "run_autograder", "assignments", "requirements-mark.txt", "exactmark"}
         assert not any(name.startswith("tests/") or "__pycache__" in name or "/README" in name
                        for name in names_in)
+        marker = [top.replace(".", "/") for top in build.MARKER_FLOORS]
         tools = [path.relative_to(ROOT).as_posix() for path in (ROOT / "exactmark").rglob("*.py")
-                 if path.parent.name not in build.FLOORS]
+                 if path.parent.relative_to(ROOT).as_posix() not in marker]
         assert code & set(tools) == {"exactmark/__init__.py", "exactmark/gradescope/__init__.py",
                                      "exactmark/gradescope/run.py"}  # the tools stay out
         assert "assignments/seeded.toml" not in code

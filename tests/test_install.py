@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from exactmark.cli import COMMANDS, NOT_INSTALLED_STATUS
+from exactmark.base.exits import Exit
+from exactmark.cli import COMMANDS
 
 CHECKOUT = Path(__file__).resolve().parents[1]
 IN_CI = bool(os.environ.get("KIT_CI"))  # .ci/run: this interpreter's install never skips
@@ -117,7 +118,7 @@ def test_a_sample_solution_the_installed_command_writes_passes_its_cases(install
 def test_exactmark_class_asks_for_its_extra_then_works_with_it(installed, tmp_path):
     asked = installed.run("class", "--help", cwd=tmp_path)
     if asked.returncode:  # the class's extra not installed yet in this environment
-        assert asked.returncode == NOT_INSTALLED_STATUS and "'.[class]'" in asked.stderr
+        assert asked.returncode == Exit.REFUSED and "'.[class]'" in asked.stderr
         installed.pip_install("class")
     done = installed.run("class", "--help", cwd=tmp_path)
     assert done.returncode == 0 and "\nexample: exactmark class " in done.stdout, done.stderr
