@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from exactmark.kit.cases import ROOT
-from exactmark.running.run import Limit
+from exactmark.running.record import Limit
 from exactmark.running.limits import OPEN_FILES
 from exactmark.sandbox.sandbox import CASE, STUDENT, Sandbox
 from tests.test_mark import open_scratch

@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from exactmark.kit.programs import BINARY, OUTPUT
-from exactmark.running.run import Limit
+from exactmark.running.record import Limit
 from exactmark.base.visible import escaped, split_lines
 from exactmark.marking import records
 from exactmark.sandbox.confine import ENTRY_FAILED

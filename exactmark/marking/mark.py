@@ -34,7 +34,8 @@ from pathlib import Path
 
 from common import console
 from exactmark.kit.cases import EXPECTED_OUTPUTS, ROOT
-from exactmark.running.run import STATS_FILE, STATS_VARIABLE, Limit
+from exactmark.running.record import Limit
+from exactmark.running.run import STATS_FILE, STATS_VARIABLE
 from exactmark.base.visible import escaped
 from exactmark.base import from_make
 from exactmark.marking import records, student_cases
@@ -491,7 +492,8 @@ def open_sandbox(options, parse, scratch: Path, assignment, hidden: list) -> San
                  else (assignment.cpu_seconds, assignment.wall_seconds))
     try:
         sandbox = Sandbox(cpu, scratch, hidden, options.python, options.isolation,
-                          wall_seconds=wall, runs_at_once=options.jobs, markers=options.markers)
+                          wall_seconds=wall, runs_at_once=options.jobs, markers=options.markers,
+                          notify=lambda text: records.send(records.Notice(text)))
     except RuntimeError as problem:
         parse.error(str(problem))
     missing = [layer for layer in dict.fromkeys([*assignment.require, *options.require])

@@ -12,11 +12,10 @@ import tempfile
 import threading
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass
-from enum import Enum
 from pathlib import Path
 
 from exactmark.kit.cases import Case
+from exactmark.running.record import STDERR, STDOUT, Limit, Ran
 
 STATS_FILE = "hoyle_stats.txt"
 STATS_VARIABLE = "HOYLE_STATS_FILE"
@@ -29,36 +28,6 @@ BUSY_CPU_SECONDS = 0.02  # less CPU than this over a whole idle allowance is wai
 # milliseconds every 0.2 s is not
 RESCAN_POLLS = 10  # ProcessesCpu: a full look for a run's processes every this many reads
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-
-
-class Limit(Enum):
-    """What ended a run that did not end by itself."""
-    CPU = "cpu"  # the CPU seconds of all its processes together
-    IDLE = "idle"  # next to no CPU time used for too long: waiting, not working
-    WALL = "wall"  # the wall-clock cap (a timeout, where nothing counts CPU time)
-    OUTPUT = "output"  # an output over its cap: `Ran.overflowed` says which
-
-
-@dataclass(frozen=True)
-class Ran:
-    """One run of a program, piped or at a terminal, sandboxed or not: what it wrote and
-    how it ended. At a terminal `stdout` is the screen, stdout and stderr together."""
-    stdout: bytes
-    stderr: bytes = b""
-    status: int = None  # the exit status, -N when killed by signal N; None when stopped
-    limit: Limit = None  # the limit that ended it, if one did
-    overflowed: str = ""  # with Limit.OUTPUT: "stdout", "stderr" or "screen"
-    out_of_memory: bool = False  # its control group killed a process for want of memory
-    cpu_seconds: float = None  # its CPU time, where that is known
-    read_past_input: bool = False  # at a terminal: it asked for more after the last line
-
-    @property
-    def timed_out(self) -> bool:
-        return self.limit in (Limit.CPU, Limit.IDLE, Limit.WALL)
-
-    @property
-    def too_large(self) -> bool:
-        return self.limit is Limit.OUTPUT
 
 
 def command(case: Case, implementation: Path, python: str = sys.executable,
@@ -130,7 +99,7 @@ def collect(process, stdin: bytes, deadline: float, most_stdout: int, most_stder
     one overflowed, or "")."""
     threading.Thread(target=feed, args=(process.stdin, stdin), daemon=True).start()
     outputs = {process.stdout: bytearray(), process.stderr: bytearray()}
-    caps = {process.stdout: ("stdout", most_stdout), process.stderr: ("stderr", most_stderr)}
+    caps = {process.stdout: (STDOUT, most_stdout), process.stderr: (STDERR, most_stderr)}
     timed_out, too_large = False, ""
     with selectors.DefaultSelector() as selector:
         for stream in outputs:

@@ -21,7 +21,6 @@ import os
 import stat
 import threading
 
-from exactmark.marking import records
 from exactmark.running.limits import mebibytes, processes_of
 
 WATCH_SECONDS = 0.05  # how often the file systems' growth is read: a run may go over by this
@@ -31,7 +30,7 @@ LEAST_FREE_BYTES = 1 << 20  # below this, the disk filled during a run
 DISK_FULL = ("the disk is full: {free} free where the marker keeps its runs, {need} needed "
              "for {runs} run(s) at once (fewer at once need less); marked again next run")
 DISK_FILLED = "the disk filled during the run: marked again next run"
-FULL_NOTICE = "the disk is full"  # records.Notice: a class run counts the students it hit
+FULL_NOTICE = "the disk is full"  # a Sandbox's notice: a class run counts the students it hit
 
 
 class DiskFull(OSError):
@@ -39,7 +38,6 @@ class DiskFull(OSError):
 
     def __init__(self, message: str):
         super().__init__(errno.ENOSPC, message)
-        records.send(records.Notice(FULL_NOTICE))
 
     def __str__(self) -> str:
         return self.strerror

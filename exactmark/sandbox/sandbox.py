@@ -50,15 +50,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import NamedTuple
 
-from exactmark.running.run import (CpuWatch, Limit, ProcessesCpu, Ran, collect, kill_group, limit_hit,
-                        reap)
+from exactmark.running.record import FILES, Limit, Ran
+from exactmark.running.run import CpuWatch, ProcessesCpu, collect, kill_group, limit_hit, reap
 from exactmark.sandbox import disk, driver, launcher
 from exactmark.sandbox.cgroups import Groups, Unavailable, enclosing_limits, kill_every
 from exactmark.sandbox.confine import DEVICES, Access, Confinement
 from exactmark.running.limits import (FILE_BYTES, MEMORY_BYTES, PROCESSES, SAFE_PATH, WRITTEN_BYTES, Budget,
                             mebibytes, processes_of, rlimits, scrubbed_environment, time_caps)
 from exactmark.base.tree import remove_tree, tree_bytes
-from exactmark.marking.verdicts import FILES  # Ran.overflowed of a run stopped over its share of the disk
 
 CPU_POLL_SECONDS = 0.05  # how often the run's CPU time is read: it may go over by this per core
 MARKER_ROOM_BYTES = 256 << 20  # left to the marker under a container's memory limit
@@ -170,11 +169,12 @@ class Sandbox:
     """Runs commands from a snapshot of a submission, one isolated run at a time per call.
     `timeout` is the seconds of CPU a whole run may use, all its processes together;
     `wall_seconds` its wall-clock cap (WALL_FACTOR times `timeout` unless given, and
-    never below `timeout`)."""
+    never below `timeout`). `notify(text)` is told what whoever runs the marking must hear
+    (disk.FULL_NOTICE, as a run meets a full disk): the marker passes it on."""
 
     def __init__(self, timeout: float, scratch: Path, hidden: list, python: str = None,
                  isolation: str = AUTO, wall_seconds: float = None, runs_at_once: int = 1,
-                 markers: int = 1):
+                 markers: int = 1, notify=lambda text: None):
         self.timeout = timeout  # seconds of CPU for a whole run
         self.wall_seconds, self.idle_seconds = time_caps(timeout, wall_seconds)  # idle: where
         # the CPU time is measured
@@ -185,6 +185,7 @@ class Sandbox:
         self._lock = threading.Lock()
         self._running = {}  # run id -> (pid, uid, group)
         self.stopping = threading.Event()
+        self.notify = notify
         self.users = []
         missing = [tool for tool in launcher.TOOLS if not shutil.which(tool, path=SAFE_PATH)]
         if missing:
@@ -312,9 +313,19 @@ class Sandbox:
             terminal: bool = False, head: int = None, budget: Budget = None, held=None):
         """Run `command(home)` (an argv) with `stdin` and `environment(home)` added to a
         scrubbed environment, its home filled from `snapshot` plus `files` ({name: bytes});
-        a `exactmark.running.run.Ran` (at a terminal: its screen). With `head`, stdout's reader goes away after that many bytes.
+        a `exactmark.running.record.Ran` (at a terminal: its screen). With `head`, stdout's reader goes away after that many bytes.
         `budget`: what the run may use (the marking's by default). `held`: a fallback
-        Session's user and control group, kept after the run, instead of fresh ones."""
+        Session's user and control group, kept after the run, instead of fresh ones.
+        A run that meets a full disk is the marker's error (disk.DiskFull), and noticed."""
+        try:
+            return self._run(snapshot, command, stdin, files, environment, terminal, head,
+                             budget, held)
+        except disk.DiskFull:
+            self.notify(disk.FULL_NOTICE)
+            raise
+
+    def _run(self, snapshot: Path, command, stdin: bytes, files: dict, environment, terminal: bool,
+             head, budget: Budget, held) -> Ran:
         if self.stopping.is_set():
             raise Stopped
         budget = budget or self.budget
