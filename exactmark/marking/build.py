@@ -33,7 +33,7 @@ from exactmark.base.visible import escaped, split_lines
 from exactmark.marking import records
 from exactmark.sandbox.confine import ENTRY_FAILED
 from exactmark.running.limits import Budget
-from exactmark.sandbox.sandbox import Stopped
+from exactmark.sandbox.errors import Stopped
 from exactmark.marking.verdicts import Kind
 
 BUILD_CPU_SECONDS = 60

@@ -43,7 +43,8 @@ from exactmark.kit.assignment import COUNTS, REQUIREMENTS, AssignmentError, load
 from exactmark.running.limits import Budget
 from exactmark.marking.report import CaseResult, Results, check_json_target, gradescope, refused, \
     write_json, write_report
-from exactmark.sandbox.sandbox import AUTO, CASE, FALLBACK, NAMESPACES, STUDENT, Sandbox, Stopped
+from exactmark.sandbox.errors import Stopped
+from exactmark.sandbox.sandbox import AUTO, CASE, FALLBACK, NAMESPACES, STUDENT, Sandbox
 from exactmark.kit.submission import marked_folder, skip_reason, why_missing
 from exactmark.base.tree import Limits, Refused, copy_tree, remove_tree
 from exactmark.marking.build import build

@@ -31,8 +31,8 @@ import time
 from pathlib import Path
 
 from exactmark.running.record import Limit, Ran
-from exactmark.running.run import STATS_FILE, STATS_VARIABLE, CpuWatch, collect, kill_group, limit_hit, \
-    reap
+from exactmark.running.run import (STATS_FILE, STATS_VARIABLE, CpuWatch, collect, kill_group,
+                                   limit_hit, reap)
 from exactmark.base.visible import escaped
 from exactmark.marking.build import budget as build_budget
 from exactmark.sandbox.cgroups import kill_every

@@ -1,5 +1,6 @@
 """What every run of a case is given, in the marker's sandbox and in a student's checker
-alike: its environment and the caps on what it may write and use. Kept apart from the
+alike: its environment and the caps on what it may write and use; and where its
+processes are found (Linux's /proc), to count and to kill them. Kept apart from the
 sandbox, so that the student pack's checker (standard library only) says the same."""
 
 import math
@@ -80,6 +81,33 @@ def processes_of(uid: int) -> list:
         except OSError:
             pass  # the process ended meanwhile
     return pids
+
+
+def children_of(pid: int) -> list:
+    """The processes whose parent is `pid`, each of its threads' (Linux's /proc)."""
+    found = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found  # it has ended
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/children") as listing:
+                found += [int(child) for child in listing.read().split()]
+        except OSError:
+            pass  # the thread has ended
+    return found
+
+
+def descendants(pid: int) -> list:
+    """Every process below `pid`, the dead ones not yet reaped among them (those a
+    sandboxed run left hang below bubblewrap's first process, which adopts them)."""
+    found, pending = [], [pid]
+    while pending:
+        children = children_of(pending.pop())
+        found += children
+        pending += children
+    return found
 
 
 def scrubbed_environment(home: str, path: str = SAFE_PATH, **extra) -> dict:
