@@ -23,11 +23,12 @@ SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
 # that needs half of it while it gets an eighth; and a run that only sleeps
 # holds up the marking for no more than 4 times the limit. Busier than that,
 # fewer --jobs at once is the cure, not a higher cap.
-# A run that uses next to no CPU (exactmark.running.run.BUSY_CPU_SECONDS) for IDLE_SECONDS, its stdin
-# all given at once, is sleeping or waiting, not working: it ends then, not at the
-# wall-clock cap, so that a sleeper costs a class seconds per case, not the whole cap. No
-# honest program of a course waits so long: one that sleeps up to HONEST_SLEEP_SECONDS in a
-# case passes (tests/test_mark_cpu_limit.py), which leaves 3 s for a loaded machine.
+# A run that uses next to no CPU (exactmark.running.supervise.BUSY_CPU_SECONDS) for
+# IDLE_SECONDS, its stdin all given at once, is sleeping or waiting, not working: it ends
+# then, not at the wall-clock cap, so that a sleeper costs a class seconds per case, not
+# the whole cap. No honest program of a course waits so long: one that sleeps up to
+# HONEST_SLEEP_SECONDS in a case passes (tests/test_mark_cpu_limit.py), which leaves 3 s
+# for a loaded machine.
 WALL_FACTOR = 4
 IDLE_FLOOR_SECONDS = 2
 IDLE_SECONDS = 5

@@ -33,7 +33,7 @@ whole run once it is over the limit, or once it has used next to none for its
 idle allowance (a sleeper); a wall-clock cap, well above it, stops a run that
 waits while using a little CPU now and then. Without a group that measures CPU
 (a container such as Gradescope's), the same thread sums the CPU times /proc
-gives of the run's own processes (exactmark.running.run.ProcessesCpu): those of its
+gives of the run's own processes (exactmark.running.supervise.ProcessesCpu): those of its
 throwaway user, and those below the process it started (bubblewrap's, under
 namespaces). RLIMIT_CPU, a second over the limit, stays as a backstop per process.
 """
@@ -46,7 +46,6 @@ import signal
 import subprocess
 import tempfile
 import threading
-import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -55,7 +54,8 @@ from exactmark.running.limits import (FILE_BYTES, MEMORY_BYTES, PROCESSES, SAFE_
                                       WRITTEN_BYTES, Budget, descendants, mebibytes, processes_of,
                                       rlimits, scrubbed_environment, time_caps)
 from exactmark.running.record import FILES, Limit, Ran
-from exactmark.running.run import CpuWatch, ProcessesCpu, collect, kill_group, limit_hit, reap
+from exactmark.running.supervise import (CpuWatch, Gathered, Piped, ProcessesCpu, gather,
+                                         kill_group, limit_hit, piped_ran)
 from exactmark.sandbox import disk, launcher
 from exactmark.sandbox.cgroups import Groups, Unavailable, Usage, enclosing_limits, kill_user
 from exactmark.sandbox.confine import DEVICES, Access, Confinement
@@ -499,8 +499,8 @@ class Sandbox:
             self._running.pop(run_id, None)
 
     def watch(self, usage: Usage, processes, kill, budget: Budget):
-        """The watch on a run's CPU time and idleness (exactmark.running.run.CpuWatch), which
-        `kill()`s it: its control group's CPU time, or the sum over its processes,
+        """The watch on a run's CPU time and idleness (exactmark.running.supervise.CpuWatch),
+        which `kill()`s it: its control group's CPU time, or the sum over its processes,
         `processes(whole)`, as /proc gives them; None where neither is measured (RLIMIT_CPU
         alone holds it). The sandbox's runs and a Session's cases are watched alike."""
         if not self.measures_cpu:
@@ -540,73 +540,43 @@ class Sandbox:
     def _terminal_outcome(self, screen: Ran, watch, usage: Usage, budget: Budget) -> Ran:
         """The terminal's run, with the limit that ended it as the run's limits say."""
         cpu_seconds = watch.stop() if watch else None
-        limit = screen.limit if screen.too_large else self._limit(
-            watch, cpu_seconds, screen.status, budget, screen.timed_out)
+        limit = screen.limit if screen.too_large else limit_hit(
+            watch, cpu_seconds, budget.cpu_seconds, self._killed_by_rlimit(screen.status),
+            screen.timed_out)
         return Ran(screen.stdout, status=None if limit else screen.status, limit=limit,
                    overflowed=screen.overflowed, out_of_memory=usage.out_of_memory(),
                    cpu_seconds=cpu_seconds, read_past_input=screen.read_past_input)
 
-    def _limit(self, watch, cpu_seconds, status, budget: Budget, timed_out: bool):
-        """Which limit ended a run whose output stayed under its cap, if one did."""
-        return limit_hit(watch, cpu_seconds, budget.cpu_seconds, self._killed_by_rlimit(status),
-                         timed_out)
-
-    def _piped(self, argv: list, stdin: bytes, env: dict, started, used: Usage, watch=None,
-               head: int = None, entering=None, passed=(), budget: Budget = None) -> Ran:
+    def _piped(self, argv: list, stdin: bytes, env: dict, started, used: Usage, watch,
+               head: int, entering, passed: tuple, budget: Budget) -> Ran:
         """Pipe stdin in, collect stdout and stderr up to the budget's cap each (stdout
         up to `head` bytes, then its read end closed, as `| head -c` does), kill the whole
         run at the wall-clock cap or when output overflows (`watch` kills it at the CPU
         limit)."""
-        process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, cwd="/", env=env, start_new_session=True,
-                                   preexec_fn=entering, pass_fds=passed)
-        started(process.pid)
-        budget = budget or self.budget
-        ended, reaped = threading.Event(), []  # once the program ends, what it left holding
-        # its pipes is not waited for (as bubblewrap's end ends all it holds)
-        waiter = threading.Thread(target=lambda: (reaped.extend(reap(process)), ended.set()),
-                                  daemon=True)
-        waiter.start()
+        piped = Piped(argv, "/", env, entering, passed, started)
+
         def kill():
-            kill_group(process.pid)
+            kill_group(piped.pid)
             if used.group:
                 used.group.kill()
-        outputs = self.gathered(process, stdin, head, ended, kill, budget)
-        waiter.join()
-        status, usage = reaped
+        gathered = gather(piped.process, stdin, budget, piped.ended, kill, head, self.stopping)
+        status, usage = piped.finish()
         cpu_seconds = watch.stop() if watch else None
         if usage and not self.namespaces and not self.cpu_by_group:
             # What the marker sees of the program it started once it reaps it: its CPU time and
             # its waited-for children's, which /proc's last read may have missed. (Not under
             # namespaces: bubblewrap's own, not its PID namespace's.)
             cpu_seconds = max(cpu_seconds or 0.0, usage.ru_utime + usage.ru_stime)
-        return self.outcome(outputs, status, watch, cpu_seconds, used, budget)
+        return self.piped_outcome(gathered, status, watch, cpu_seconds, used, budget)
 
-    def gathered(self, streams, stdin: bytes, head, ended: threading.Event, kill,
-                 budget: Budget) -> tuple:
-        """What a piped run wrote, once it has ended (`ended`), or `kill()`ed at the
-        wall-clock cap, at an output over its cap, or on a stop: (stdout, stderr, whether
-        the cap passed, which output overflowed). A Session's cases are gathered alike."""
-        deadline = time.monotonic() + budget.wall_seconds
-        stdout, stderr, timed_out, too_large = collect(
-            streams, stdin, deadline, budget.most_output, budget.most_stderr, head, ended)
-        if not (timed_out or too_large):  # its output closed, the program may still be running
-            timed_out = not ended.wait(max(0.0, deadline - time.monotonic()))
-        if timed_out or too_large or self.stopping.is_set():
-            kill()
-        return stdout, stderr, timed_out, too_large
-
-    def outcome(self, outputs: tuple, status, watch, cpu_seconds, used: Usage,
-                budget: Budget) -> Ran:
-        """A piped run's Ran, with the limit that ended it, if one did, as this sandbox
-        tells it (RLIMIT_CPU's signal as bubblewrap reports it; a run a stop killed has no
-        status). A Session's cases are judged alike."""
-        stdout, stderr, timed_out, too_large = outputs
-        limit = Limit.OUTPUT if too_large else self._limit(watch, cpu_seconds, status, budget,
-                                                           timed_out)
-        stopped = limit is not None or (status < 0 and self.stopping.is_set())
-        return Ran(stdout, stderr, None if stopped else status, limit, too_large,
-                   used.out_of_memory(), cpu_seconds)
+    def piped_outcome(self, gathered: Gathered, status: int, watch, cpu_seconds, used: Usage,
+                      budget: Budget) -> Ran:
+        """A piped run's Ran, as this sandbox tells it (RLIMIT_CPU's signal as bubblewrap
+        reports it; a run a stop killed has no status). A Session's cases are told alike."""
+        return piped_ran(gathered, status, budget, watch, cpu_seconds,
+                         self._killed_by_rlimit(status),
+                         stopped=status < 0 and self.stopping.is_set(),
+                         out_of_memory=used.out_of_memory())
 
     # Setting up
 

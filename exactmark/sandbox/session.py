@@ -14,7 +14,7 @@ from pathlib import Path
 from exactmark.base.tree import remove_tree
 from exactmark.running.limits import Budget, descendants, processes_of, scrubbed_environment
 from exactmark.running.record import Ran
-from exactmark.running.run import kill_group
+from exactmark.running.supervise import gather, kill_group
 from exactmark.sandbox import driver
 from exactmark.sandbox.cgroups import Usage, kill_every, kill_user
 from exactmark.sandbox.errors import SandboxError, SessionLost, Stopped
@@ -159,7 +159,7 @@ class Session:
     def _piped(self, command, stdin: bytes, files: dict, environment, head,
                budget: Budget) -> Ran:
         """A case through the driver: its pipes handed over, its status read back, the
-        marker's own collect() reading what it wrote."""
+        marker's own `gather` reading what it wrote."""
         sandbox = self.sandbox
         for old in self.files.iterdir():
             old.unlink()
@@ -222,7 +222,7 @@ class Session:
         try:
             watch = sandbox.watch(usage, lambda whole: self._case_pids(group, whole), kill_case,
                                   budget)
-            outputs = sandbox.gathered(streams, stdin, head, ended, kill_case, budget)
+            gathered = gather(streams, stdin, budget, ended, kill_case, head, sandbox.stopping)
             if not ended.wait(DRIVER_SECONDS):
                 self.broken = True
             cpu_seconds = watch.stop() if watch else None
@@ -235,7 +235,7 @@ class Session:
         if status is None:
             self.broken = True
             raise Stopped if sandbox.stopping.is_set() else SessionLost(DRIVER_GONE)
-        return sandbox.outcome(outputs, status, watch, cpu_seconds, usage, budget)
+        return sandbox.piped_outcome(gathered, status, watch, cpu_seconds, usage, budget)
 
     def _answer(self, answer: dict, ended: threading.Event) -> None:
         """The driver's word that the case's launcher has ended, with its status."""
