@@ -33,7 +33,6 @@ if [ "$uid" -ge 0 ]; then
 fi
 exec prlimit $limits -- "$@"
 """
-LAUNCHER_FAILED = 125  # the launcher could not set the run up: the marker's fault, not the run's
 TOOLS = ("cp", "chown", "prlimit", "setpriv")
 
 
