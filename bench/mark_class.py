@@ -26,7 +26,7 @@ that a noisy machine slows both alike:
 J is the machine's cores (--jobs; --class-jobs gives the class marker another number).
 The bare runs start the programs as the sandbox does: with the interpreter it picks
 (this one's base), from a virtual environment over it with no package of its own
-(exactmark.sandbox.sandbox.clean_environment: the installation's .pth files cost each start tens
+(exactmark.sandbox.interpreter.clean_environment: the installation's .pth files cost each start tens
 of ms here), in the environment it gives (exactmark.running.limits.scrubbed_environment: no
 compiled modules written, so each run compiles the programs, as a sandboxed run must).
 
@@ -82,7 +82,7 @@ from exactmark.kit.assignment import load  # noqa: E402
 from exactmark.sandbox.cgroups import (CGROUP_ROOT, CPU_CONTROLLER, CPU_FILE, Unavailable,  # noqa: E402
                              cpu_seconds_of, own_paths)
 from exactmark.running.limits import scrubbed_environment  # noqa: E402
-from exactmark.sandbox.sandbox import clean_environment  # noqa: E402
+from exactmark.sandbox.interpreter import clean_environment  # noqa: E402
 from exactmark.base.tree import remove_tree  # noqa: E402
 from exactmark.kit.bundle import write_program  # noqa: E402
 from exactmark.kit.variants import Variant, read_variant  # noqa: E402
@@ -319,7 +319,7 @@ def class_run(class_folder: Path, out: Path, jobs: int, assignment: str, sandbox
 def sandbox_python(scratch: Path) -> tuple:
     """The interpreter the sandbox picks unless told (its first candidate), as it finds it,
     and the same as the sandbox starts the runs: from a virtual environment over it with
-    no package of its own (exactmark.sandbox.sandbox.clean_environment: the installation's
+    no package of its own (exactmark.sandbox.interpreter.clean_environment: the installation's
     site-packages, whose .pth files may cost each start tens of milliseconds, left out)."""
     base = getattr(sys, "_base_executable", sys.executable)
     ask = "import os, sys; print(os.path.realpath(sys.executable)); print(*sys.version_info[:2])"

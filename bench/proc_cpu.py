@@ -1,7 +1,7 @@
 """What reading a run's CPU time from /proc costs per case, where no control group
 counts it (a container such as Gradescope's): the marker then sums the CPU times of
-the run's processes every 50 ms (exactmark.running.run.ProcessesCpu), with a full look for its
-user's processes every RESCAN_POLLS reads. Measured in the fallback, one case at a
+the run's processes every 50 ms (exactmark.running.supervise.ProcessesCpu), with a full
+look for its user's processes every RESCAN_POLLS reads. Measured in the fallback, one case at a
 time, each program's cases in one sandbox (--sandbox-per student), on the sample of
 bench/mark.py (the seeded assignment's first seed cases, calculation's first cases),
 three ways, alternately in one process, the order turning each repeat:

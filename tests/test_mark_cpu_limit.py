@@ -22,7 +22,7 @@ import exactmark.running.limits
 import exactmark.sandbox.sandbox
 from exactmark.kit.cases import ROOT
 from exactmark.sandbox.cgroups import Unavailable
-from exactmark.running.run import Limit
+from exactmark.running.record import Limit
 from exactmark.sandbox.sandbox import Sandbox
 from tests.test_mark import open_scratch
 

@@ -4,6 +4,7 @@ and behaving as `python3 file.py` does there: `exit()` exists (no -S), the progr
 folder comes first on sys.path so a sibling module imports (no -I, no -P)."""
 
 import json
+import re
 import shutil
 import textwrap
 from pathlib import Path
@@ -11,7 +12,9 @@ from pathlib import Path
 import pytest
 
 from exactmark.kit.cases import ROOT
-from exactmark.sandbox.sandbox import SANDBOX_PYTHON, Sandbox
+from exactmark.sandbox.errors import SandboxError
+from exactmark.sandbox.mounts import SANDBOX_PYTHON
+from exactmark.sandbox.sandbox import Sandbox
 from tests.test_mark import open_scratch
 from tests.test_mark_cpu_limit import BOTH
 
@@ -39,12 +42,17 @@ def reported(scratch: Path, isolation: str):
     snapshot.mkdir()
     (snapshot / "prog.py").write_text(textwrap.dedent(REPORT), encoding="utf-8")
     (snapshot / "helper.py").write_text("WORD = 'from the sibling'\n", encoding="utf-8")
-    box = Sandbox(30, scratch, [ROOT], isolation=isolation)
-    try:
-        outcome = box.run(snapshot, lambda home: [box.python, str(home / "prog.py")], b"", {})
-        return box, outcome
-    finally:
-        box.close()
+    with Sandbox(30, scratch, [ROOT], isolation=isolation) as box:
+        return box, box.run(snapshot, lambda home: [box.python, str(home / "prog.py")], b"", {})
+
+
+def test_an_interpreter_that_does_not_run_is_refused_by_name(scratch):
+    """--python naming no interpreter: no sandbox is made, and its SandboxError (which
+    the marker turns into a refusal) names the one given."""
+    missing = scratch / "no-python-here"
+    with pytest.raises(SandboxError, match=f"^{re.escape(str(missing))} does not run in the "
+                                           "sandbox$"):
+        Sandbox(30, scratch, [ROOT], python=str(missing))
 
 
 @pytest.mark.parametrize("isolation", BOTH)

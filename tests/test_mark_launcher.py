@@ -12,7 +12,7 @@ import pytest
 
 from exactmark.sandbox import launcher
 from exactmark.running.limits import PROCESSES
-from exactmark.sandbox.sandbox import SANDBOX_HOME
+from exactmark.sandbox.mounts import SANDBOX_HOME
 from tests.test_mark import open_scratch
 from tests.test_mark_cpu_limit import BOTH, IS_ROOT, sandbox
 

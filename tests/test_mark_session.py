@@ -1,4 +1,4 @@
-"""One sandbox per student and program (exactmark.sandbox.sandbox.Session): the cases of a program
+"""One sandbox per student and program (exactmark.sandbox.session.Session): the cases of a program
 run one after another in it, and no case can hand anything to the next one. Each way a
 case could carry state is tried by a program that plants it in one case and looks for
 it in the next: a daemon (in a session of its own, so that no process group holds it), a
@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from exactmark.kit.cases import ROOT
-from exactmark.running.run import Limit
+from exactmark.running.record import Limit
 from exactmark.running.limits import OPEN_FILES
 from exactmark.sandbox.sandbox import CASE, STUDENT, Sandbox
 from tests.test_mark import open_scratch
@@ -96,11 +96,8 @@ def snapshot_of(scratch: Path, code: str, name: str = "snapshot") -> Path:
 
 def in_one_session(scratch: Path, isolation: str, code: str, inputs: list) -> list:
     """The outcome of each of `inputs`, run in this order in one session of a program."""
-    box = Sandbox(30, scratch, [ROOT], isolation=isolation)
-    try:
+    with Sandbox(30, scratch, [ROOT], isolation=isolation) as box:
         return cases(box, snapshot_of(scratch, code), inputs)
-    finally:
-        box.close()
 
 
 def cases(box: Sandbox, snapshot: Path, inputs: list, per: str = STUDENT) -> list:
@@ -109,11 +106,22 @@ def cases(box: Sandbox, snapshot: Path, inputs: list, per: str = STUDENT) -> lis
     command = lambda home: [box.python, str(home / "prog.py")]  # noqa: E731
     if per == CASE:
         return [box.run(snapshot, command, stdin, {}) for stdin in inputs]
-    session = box.session(snapshot)
-    try:
+    with box.session(snapshot) as session:
         return [session.run(command, stdin, {}) for stdin in inputs]
-    finally:
-        session.close()
+
+
+@pytest.mark.parametrize("isolation", BOTH)
+def test_a_sandbox_and_its_session_close_what_they_made_as_their_blocks_end(scratch, isolation):
+    with Sandbox(30, scratch, [ROOT], isolation=isolation) as box:
+        with box.session(snapshot_of(scratch, "print('in a session')")) as session:
+            ran = session.run(lambda home: [box.python, str(home / "prog.py")], b"", {})
+            assert session.files.is_dir()
+        assert ran.stdout == b"in a session\n", ran
+        assert not session.files.exists(), "the session's folder outlived its block"
+        if session.process is not None:  # under namespaces: its bubblewrap and driver
+            assert session.process.poll() is not None, "the session's driver outlived its block"
+        assert box.environment.is_dir()
+    assert not box.environment.exists(), "the sandbox's Python environment outlived its block"
 
 
 @pytest.mark.parametrize("isolation", BOTH)

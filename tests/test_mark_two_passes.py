@@ -9,7 +9,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from exactmark.running.run import Limit, Ran
+from exactmark.running.record import Limit, Ran
 from exactmark.kit.assignment import load
 from exactmark.running.limits import Budget
 from exactmark.marking.mark import Marking, Share, first_pass_cap

@@ -28,12 +28,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from exactmark.kit.programs import BINARY, OUTPUT
-from exactmark.running.run import Limit
+from exactmark.running.record import Limit
 from exactmark.base.visible import escaped, split_lines
 from exactmark.marking import records
 from exactmark.sandbox.confine import ENTRY_FAILED
 from exactmark.running.limits import Budget
-from exactmark.sandbox.sandbox import Stopped
+from exactmark.sandbox.errors import Stopped
 from exactmark.marking.verdicts import Kind
 
 BUILD_CPU_SECONDS = 60

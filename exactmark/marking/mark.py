@@ -34,7 +34,7 @@ from datetime import datetime
 from pathlib import Path
 
 from exactmark.kit.cases import EXPECTED_OUTPUTS, ROOT, STATS_FILE, STATS_VARIABLE
-from exactmark.running.run import Limit
+from exactmark.running.record import Limit
 from exactmark.base.visible import escaped
 from exactmark.base import from_make, messages, streams
 from exactmark.base.exits import Exit
@@ -43,7 +43,8 @@ from exactmark.kit.assignment import COUNTS, REQUIREMENTS, AssignmentError, load
 from exactmark.running.limits import Budget
 from exactmark.marking.report import CaseResult, Results, check_json_target, gradescope, refused, \
     write_json, write_report
-from exactmark.sandbox.sandbox import AUTO, CASE, FALLBACK, NAMESPACES, STUDENT, Sandbox, Stopped
+from exactmark.sandbox.errors import Stopped
+from exactmark.sandbox.sandbox import AUTO, CASE, FALLBACK, NAMESPACES, STUDENT, Sandbox
 from exactmark.kit.submission import marked_folder, skip_reason, why_missing
 from exactmark.base.tree import Limits, Refused, copy_tree, remove_tree
 from exactmark.marking.build import build

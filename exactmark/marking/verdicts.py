@@ -5,7 +5,7 @@ from enum import Enum
 
 from exactmark.base.visible import diff_lines, escaped, first_difference
 from exactmark.marking.near_miss import NearMiss, missed, normalise, regions
-from exactmark.running.run import Limit
+from exactmark.running.record import FILES, Limit
 from exactmark.running.limits import MEMORY_BYTES, MOST_OUTPUT, WRITTEN_BYTES, mebibytes
 
 
@@ -55,7 +55,6 @@ THE_TIME_LIMIT = "the time limit"
 THE_SCREEN = "the screen"
 THE_MEMORY_LIMIT = "the memory limit"
 OVERFLOW = "{stream} over {most} "
-FILES = "files"  # Ran.overflowed of a run stopped over its share of the disk (exactmark.sandbox.disk)
 WROTE_FILES = ("it wrote more than {most} of files, or more files than it may make, beyond "
                "its own program's: stopped there")
 MEMORY = "the run went over {memory} of memory"
@@ -102,7 +101,7 @@ class Rules:
 
 
 def judge(case, mode: str, outcome, rules: Rules = Rules()) -> Verdict:
-    """The verdict on one run (a `exactmark.running.run.Ran`; at a TERMINAL, its stdout is the screen)."""
+    """The verdict on one run (a `exactmark.running.record.Ran`; at a TERMINAL, its stdout is the screen)."""
     terminal = mode == TERMINAL
     got = outcome.stdout  # at a terminal, the screen
     want = case.screen if terminal else case.stdout

@@ -17,28 +17,28 @@ not promise the mark: the marking also uses cases you cannot see.
 """
 
 import argparse
+import functools
 import json
 import os
 import secrets
 import shlex
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
-from exactmark.running.run import STATS_FILE, STATS_VARIABLE, CpuWatch, Limit, Ran, collect, kill_group, \
-    limit_hit, reap
 from exactmark.base.exits import Exit
+from exactmark.kit.cases import STATS_FILE, STATS_VARIABLE
+from exactmark.running.record import Ran
+from exactmark.running.supervise import CpuWatch, Piped, gather, kill_group, piped_ran
 from exactmark.base.visible import escaped
 from exactmark.marking.build import budget as build_budget
 from exactmark.sandbox.cgroups import kill_every
 from exactmark.marking.build import build_command, came_to, kept, sources_of
-from exactmark.running.limits import (MEMORY_BYTES, PROCESSES, SAFE_PATH, Budget, processes_of, rlimits,
-                            scrubbed_environment)
+from exactmark.running.limits import (MEMORY_BYTES, PROCESSES, SAFE_PATH, Budget, children_of,
+                                      descendants, processes_of, rlimits, scrubbed_environment)
 from exactmark.marking.report import (ALONE, INPUT, REGION, SAME_WAY, WHAT_DIFFERS, reproduce,
                             shown_input)
 from exactmark.kit.submission import marked_folder, skip_reason, why_missing
@@ -161,33 +161,22 @@ class Runner:
                     pass  # macOS refuses some: that limit of the marking's is not held here
 
         token = secrets.token_hex(8)
-        process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, cwd=folder,
-                                   env={**env, RUN_VARIABLE: token}, start_new_session=True,
-                                   preexec_fn=limited)
-        self.running = (process.pid, token)
-        ended, reaped = threading.Event(), []
-        waiter = threading.Thread(target=lambda: (reaped.extend(reap(process)), ended.set()),
-                                  daemon=True)
-        waiter.start()
-        watch = CpuWatch(lambda: cpu_seconds_of(process.pid), budget.cpu_seconds,
-                         budget.idle_seconds, lambda: kill_group(process.pid), CPU_POLL_SECONDS)
-        deadline = time.monotonic() + budget.wall_seconds
+
+        def started(pid: int) -> None:
+            self.running = (pid, token)
+        piped = Piped(argv, folder, {**env, RUN_VARIABLE: token}, limited, started=started)
+        kill = functools.partial(kill_group, piped.pid)
+        watch = CpuWatch(functools.partial(cpu_seconds_of, piped.pid), budget.cpu_seconds,
+                         budget.idle_seconds, kill, CPU_POLL_SECONDS)
         try:
-            stdout, stderr, timed_out, too_large = collect(
-                process, stdin, deadline, budget.most_output, budget.most_stderr, head, ended)
-            if not (timed_out or too_large):
-                timed_out = not ended.wait(max(0.0, deadline - time.monotonic()))
+            gathered = gather(piped.process, stdin, budget, piped.ended, kill, head)
         finally:
             self.stop()
-            waiter.join()
+            reaped = piped.finish()
             watch.stop()
         status, usage = reaped
         cpu_seconds = usage.ru_utime + usage.ru_stime if usage else None
-        limit = Limit.OUTPUT if too_large else limit_hit(
-            watch, cpu_seconds, budget.cpu_seconds, status == -signal.SIGXCPU, timed_out)
-        return Ran(stdout, stderr, None if limit else status, limit, too_large,
-                   cpu_seconds=cpu_seconds)
+        return piped_ran(gathered, status, budget, watch, cpu_seconds, status == -signal.SIGXCPU)
 
     def stop(self) -> None:
         """Kill the run under way and every process it started (where `kept`, every process
@@ -248,32 +237,6 @@ def end_below(run: int = None) -> list:
         if time.monotonic() > ending:
             return below
         time.sleep(ENDING_POLL_SECONDS)
-
-
-def children_of(pid: int) -> list:
-    """The processes whose parent is `pid`, each of its threads' (Linux's /proc)."""
-    found = []
-    try:
-        tasks = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return found  # it has ended
-    for task in tasks:
-        try:
-            with open(f"/proc/{pid}/task/{task}/children") as listing:
-                found += [int(child) for child in listing.read().split()]
-        except OSError:
-            pass  # the thread has ended
-    return found
-
-
-def descendants(pid: int) -> list:
-    """Every process below `pid`, the dead ones not yet reaped among them."""
-    found, pending = [], [pid]
-    while pending:
-        children = children_of(pending.pop())
-        found += children
-        pending += children
-    return found
 
 
 def marked_processes(mark: bytes) -> list:

@@ -1,5 +1,6 @@
 """What every run of a case is given, in the marker's sandbox and in a student's checker
-alike: its environment and the caps on what it may write and use. Kept apart from the
+alike: its environment and the caps on what it may write and use; and where its
+processes are found (Linux's /proc), to count and to kill them. Kept apart from the
 sandbox, so that the student pack's checker (standard library only) says the same."""
 
 import math
@@ -22,11 +23,12 @@ SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
 # that needs half of it while it gets an eighth; and a run that only sleeps
 # holds up the marking for no more than 4 times the limit. Busier than that,
 # fewer --jobs at once is the cure, not a higher cap.
-# A run that uses next to no CPU (exactmark.running.run.BUSY_CPU_SECONDS) for IDLE_SECONDS, its stdin
-# all given at once, is sleeping or waiting, not working: it ends then, not at the
-# wall-clock cap, so that a sleeper costs a class seconds per case, not the whole cap. No
-# honest program of a course waits so long: one that sleeps up to HONEST_SLEEP_SECONDS in a
-# case passes (tests/test_mark_cpu_limit.py), which leaves 3 s for a loaded machine.
+# A run that uses next to no CPU (exactmark.running.supervise.BUSY_CPU_SECONDS) for
+# IDLE_SECONDS, its stdin all given at once, is sleeping or waiting, not working: it ends
+# then, not at the wall-clock cap, so that a sleeper costs a class seconds per case, not
+# the whole cap. No honest program of a course waits so long: one that sleeps up to
+# HONEST_SLEEP_SECONDS in a case passes (tests/test_mark_cpu_limit.py), which leaves 3 s
+# for a loaded machine.
 WALL_FACTOR = 4
 IDLE_FLOOR_SECONDS = 2
 IDLE_SECONDS = 5
@@ -80,6 +82,33 @@ def processes_of(uid: int) -> list:
         except OSError:
             pass  # the process ended meanwhile
     return pids
+
+
+def children_of(pid: int) -> list:
+    """The processes whose parent is `pid`, each of its threads' (Linux's /proc)."""
+    found = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found  # it has ended
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/children") as listing:
+                found += [int(child) for child in listing.read().split()]
+        except OSError:
+            pass  # the thread has ended
+    return found
+
+
+def descendants(pid: int) -> list:
+    """Every process below `pid`, the dead ones not yet reaped among them (those a
+    sandboxed run left hang below bubblewrap's first process, which adopts them)."""
+    found, pending = [], [pid]
+    while pending:
+        children = children_of(pending.pop())
+        found += children
+        pending += children
+    return found
 
 
 def scrubbed_environment(home: str, path: str = SAFE_PATH, **extra) -> dict:

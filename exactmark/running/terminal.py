@@ -15,7 +15,7 @@ import time
 import pexpect
 import ptyprocess
 
-from exactmark.running.run import Limit, Ran
+from exactmark.running.record import SCREEN, Limit, Ran
 
 READ_CALLS = {  # read, pread64, readv / select, poll, pselect6, ppoll
     "x86_64": ({0, 17, 19}, {7, 23, 270, 271}),
@@ -170,7 +170,7 @@ class _Session:
             self.child.exitstatus if self.child.signalstatus is None else -self.child.signalstatus)
         limit = Limit.OUTPUT if too_large else Limit.WALL if stopped else None
         return Ran(bytes(self.output[:self.most_output]), status=status, limit=limit,
-                   overflowed="screen" if too_large else "", read_past_input=read_past_input)
+                   overflowed=SCREEN if too_large else "", read_past_input=read_past_input)
 
 
 def run_in_terminal(argv, stdin: bytes, cwd, env, timeout: float,

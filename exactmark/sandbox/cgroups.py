@@ -9,7 +9,8 @@ still hold. Where neither can be made, `Groups()` raises `Unavailable`, which
 says why. The CPU accounting is optional: v1's cpuacct controller (mounted on
 its own or with cpu) when there is one, v2's cpu.stat (in every v2 group); where
 it is missing the groups still limit memory and processes, `Groups.why_no_cpu`
-says why, and `Group.cpu_seconds()` raises `Unavailable` saying the same.
+says why, and `Group.cpu_seconds()` raises `Unavailable` saying the same. `Usage` is
+what one run has used of its group; `kill_user` kills a throwaway user's processes.
 """
 
 import os
@@ -19,6 +20,7 @@ import time
 from pathlib import Path
 
 from exactmark.base.exits import Exit
+from exactmark.running.limits import processes_of
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 CONTROLLERS = ("memory", "pids")
@@ -277,6 +279,32 @@ class _Inside:
         self.cpu_parent, self.why_no_cpu = group.cpu_folder, group.why_no_cpu
 
 
+class Usage:
+    """What one run of a case has used of its user's control group, counted from its
+    start: a Session's group lives through many cases, each measured on its own."""
+
+    def __init__(self, uid: int, group):
+        self.uid, self.group = uid, group
+        self.cpu_before = (self._group_cpu() or 0.0) if group else 0.0
+        self.oom_before = group.oom_kills() if group else 0
+
+    def _group_cpu(self):
+        if self.group is None:
+            return None
+        try:
+            return self.group.cpu_seconds()
+        except Unavailable:
+            return None
+
+    def cpu_seconds(self):
+        """The run's CPU time so far, or None once its group is gone."""
+        seconds = self._group_cpu()
+        return None if seconds is None else seconds - self.cpu_before
+
+    def out_of_memory(self) -> bool:
+        return bool(self.group) and self.group.oom_kills() > self.oom_before
+
+
 def cpu_seconds_of(version: int, text: str) -> float:
     """Seconds of CPU from v1's cpuacct.usage (nanoseconds) or v2's cpu.stat (usage_usec)."""
     if version == 1:
@@ -301,6 +329,12 @@ def kill_every(processes) -> None:
             except OSError:
                 pass
         time.sleep(0.005)
+
+
+def kill_user(uid: int) -> None:
+    """Kill every process of a throwaway user, forks that left the process group included."""
+    if uid >= 0:
+        kill_every(lambda: processes_of(uid))
 
 
 def _processes(folder: Path) -> set:

@@ -1,5 +1,5 @@
 """What runs one student's cases, one after another, inside that student's one bubblewrap
-sandbox (exactmark.sandbox.sandbox.Session), as the sandbox's root: it never runs a student's code
+sandbox (exactmark.sandbox.session.Session), as the sandbox's root: it never runs a student's code
 itself, and the student's throwaway user cannot reach it (another user's process: no
 signal; seccomp: no ptrace; the run's descriptors are 0, 1 and 2 alone).
 

@@ -1,5 +1,12 @@
 """Run untrusted code (a student's submission) the way a marker must.
 
+`with Sandbox(...) as box:` runs each case on its own (`box.run`); `with
+box.session(snapshot) as session:` runs one student's cases one after another in one
+sandbox (exactmark.sandbox.session). Each closes what it made; a sandbox or session
+that cannot be made raises exactmark.sandbox.errors.SandboxError, saying why. The
+interpreter the runs use is chosen in exactmark.sandbox.interpreter, what they see of
+the file system in exactmark.sandbox.mounts.
+
 Namespaces, where the machine allows them: each run starts under bubblewrap
 in its own mount namespace, which holds read-only the system's programs and
 the interpreter, the run's home (a fresh size-capped tmpfs filled from the
@@ -26,64 +33,50 @@ whole run once it is over the limit, or once it has used next to none for its
 idle allowance (a sleeper); a wall-clock cap, well above it, stops a run that
 waits while using a little CPU now and then. Without a group that measures CPU
 (a container such as Gradescope's), the same thread sums the CPU times /proc
-gives of the run's own processes (exactmark.running.run.ProcessesCpu): those of its
+gives of the run's own processes (exactmark.running.supervise.ProcessesCpu): those of its
 throwaway user, and those below the process it started (bubblewrap's, under
 namespaces). RLIMIT_CPU, a second over the limit, stays as a backstop per process.
 """
 
-import functools
 import itertools
-import json
 import os
 import random
-import re
 import shutil
 import signal
-import socket
-import stat
 import subprocess
-import sys
 import tempfile
 import threading
-import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import NamedTuple
 
-from exactmark.running.run import (CpuWatch, Limit, ProcessesCpu, Ran, collect, kill_group, limit_hit,
-                        reap)
-from exactmark.sandbox import disk, driver, launcher
-from exactmark.sandbox.cgroups import Groups, Unavailable, enclosing_limits, kill_every
+from exactmark.base.tree import remove_tree
+from exactmark.running.limits import (FILE_BYTES, MEMORY_BYTES, PROCESSES, SAFE_PATH,
+                                      WRITTEN_BYTES, Budget, descendants, mebibytes, processes_of,
+                                      rlimits, scrubbed_environment, time_caps)
+from exactmark.running.record import FILES, Limit, Ran
+from exactmark.running.supervise import (CpuWatch, Gathered, Piped, ProcessesCpu, gather,
+                                         kill_group, limit_hit, piped_ran)
+from exactmark.sandbox import disk, launcher
+from exactmark.sandbox.cgroups import Groups, Unavailable, Usage, enclosing_limits, kill_user
 from exactmark.sandbox.confine import DEVICES, Access, Confinement
-from exactmark.running.limits import (FILE_BYTES, MEMORY_BYTES, PROCESSES, SAFE_PATH, WRITTEN_BYTES, Budget,
-                            mebibytes, processes_of, rlimits, scrubbed_environment, time_caps)
-from exactmark.base.tree import remove_tree, tree_bytes
-from exactmark.marking.verdicts import FILES  # Ran.overflowed of a run stopped over its share of the disk
+from exactmark.sandbox.errors import SandboxError, Stopped
+from exactmark.sandbox.interpreter import clean_environment, interpreters, none_runs, \
+    runs_in_fallback
+from exactmark.sandbox.mounts import (HOME_ROOM_FILES, SANDBOX_FILES, SANDBOX_HOME, SANDBOX_PYTHON,
+                                      SANDBOX_SNAPSHOT, SYSTEM_FILES, SYSTEM_FOLDERS, TMP_BYTES,
+                                      TMP_FILES, bwrap_argv, bwrap_options, snapshot_bytes,
+                                      snapshot_files, world_writable_folders)
+from exactmark.sandbox.session import Session
 
 CPU_POLL_SECONDS = 0.05  # how often the run's CPU time is read: it may go over by this per core
 MARKER_ROOM_BYTES = 256 << 20  # left to the marker under a container's memory limit
 MARKER_PROCESSES = 64  # left to the marker under a container's process limit
 LEAST_MEMORY_BYTES, LEAST_PROCESSES = 64 << 20, 4  # below these no program starts
-TMP_BYTES = 64 << 20
-SHM_BYTES = 1 << 20  # a fresh /dev/shm per case, which only the sandbox's root may write
-DRIVER_ROOM_BYTES = 32 << 20  # a session's bubblewrap and driver, beside the run's memory
-DRIVER_PROCESSES = 8  # bubblewrap's two, the driver, and the next case's first process before it moves
-HOME_ROOM_FILES = 10_000  # files a case may make in its home, beside the submission's
-TMP_FILES, SHM_FILES = 10_000, 64  # and in /tmp and /dev/shm: their teardown stays quick
-DRIVER_SECONDS = 30  # what the driver may take to answer once its case has ended
-DRIVER_SOURCE = Path(driver.__file__).read_text(encoding="utf-8")
-HOME_ROOM_BYTES = 64 << 20  # what a run may write in its home, beside the submission
 # Throwaway user ids: above the ranges that systemd and container tools hand out,
 # below 2**31; each marker starts at a random place, so that two markers at
 # once do not share (and kill) each other's users.
 FIRST_SANDBOX_UID = 2_000_000_000
 SANDBOX_UIDS = 1_000_000
-SANDBOX_HOME = "/home/student"
-SANDBOX_SNAPSHOT = "/snapshot"
-SYSTEM_FOLDERS = ("bin", "lib", "lib32", "lib64", "libx32", "sbin")
-SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/localtime")
-SHARED_FOLDERS = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/var/lock", "/dev/mqueue")
-MOST_SHARED_FOLDERS = 10_000  # looked at, once per marking
 # Run as the run's own user after a fallback run: its home and tmp emptied, then what it
 # left in the folders every user may write to, then its System V IPC objects.
 CLEANER = """home=$1 tmp=$2; shift 2
@@ -93,13 +86,6 @@ find "$@" -xdev -mindepth 1 -maxdepth 1 -user "$(id -u)" \\
     -exec chmod -R u+rwx {} + -exec rm -rf --one-file-system {} + 2>/dev/null
 ipcrm --all 2>/dev/null
 exit 0"""
-SANDBOX_PYTHON = "/python"  # under namespaces: where the runs' stdlib-only environment is
-# What an interpreter says it is (Identity's fields): asked as root, then as a fallback
-# run's user, which must see the same (the version and the standard library's place included).
-IDENTITY = ("import json, os, sys; print(json.dumps([os.path.realpath(sys.executable), "
-            "sys.base_prefix, sys.base_exec_prefix, sys.version, os.__file__, "
-            "'%d.%d' % sys.version_info[:2]]))")
-SANDBOX_FILES = "/case-files"  # the case's own files, read-only, for the launcher to copy
 OWN_PROC = "/proc/self"  # in the fallback a run reads its own /proc, as under namespaces
 
 NAMESPACES = "namespaces"
@@ -108,14 +94,9 @@ FALLBACK = "fallback"
 AUTO = "auto"
 
 NO_BWRAP = "bubblewrap (bwrap) is not installed"
-DRIVER_FAILED = "the sandbox's driver did not start"
-DRIVER_GONE = "the sandbox's driver has gone"
 HOME_NOT_FILLED = "the run's home could not be filled ({tool} ended with status {status})"
 NO_TOOLS = "the sandbox needs {tools} (util-linux and coreutils), which are not on the PATH"
 FALLBACK_ASKED = "--isolation fallback"
-NO_INTERPRETER = "no Python interpreter that the sandbox can run; give --python"
-INTERPRETER_FAILS = "{python} does not run in the sandbox"
-INTERPRETER_IN_KIT = "{python} lives inside the kit, which the sandbox hides: give another --python"
 NAMESPACES_REFUSED = "namespaces were asked for, but {reason}"
 DESCRIBE_NAMESPACES = "namespaces (bubblewrap)"
 DESCRIBE_FALLBACK = "FALLBACK, no namespaces ({reason})"
@@ -130,7 +111,6 @@ NETWORK_OPEN = "it can reach the network ({why})"
 NAMESPACES_CUT = "it reaches no network"
 STDLIB_ONLY = "{python} (Python {version}, its standard library alone, as `python3 file.py`)"
 NO_SIZE = "a private /tmp (this bubblewrap has no --size: /tmp and home are capped by memory)"
-LANDLOCK_STOPS_PYTHON = "the interpreter does not start under it"
 PER_STUDENT_NAMESPACES = ("Sandbox: one per student and program (bubblewrap, its control group and "
                           "its user, entered once); fresh per case: home, /tmp, /dev/shm, the "
                           "case's files, its processes (all killed and seen gone after it), its "
@@ -150,20 +130,6 @@ DESCRIBE_CPU_PROCESSES = ("{cpu:g} s of CPU for the whole run (its processes' CP
                           "/proc: no cgroup counts them, {reason}), wall-clock cap {wall:g} s")
 DESCRIBE_CPU_PER_PROCESS = ("{cpu:g} s of CPU per process (rlimits only, the whole run's CPU time "
                             "is not measured: {reason}), wall-clock cap {wall:g} s")
-
-
-class Identity(NamedTuple):
-    """An interpreter as it describes itself (IDENTITY)."""
-    executable: str
-    base_prefix: str
-    base_exec_prefix: str
-    version: str  # sys.version, whole
-    os_module: str  # where its standard library's os.py lies
-    minor: str  # "3.11"
-
-
-class Stopped(Exception):
-    """The marker is stopping: no new run starts."""
 
 
 class Sandbox:
@@ -188,7 +154,7 @@ class Sandbox:
         self.users = []
         missing = [tool for tool in launcher.TOOLS if not shutil.which(tool, path=SAFE_PATH)]
         if missing:
-            raise RuntimeError(NO_TOOLS.format(tools=", ".join(missing)))
+            raise SandboxError(NO_TOOLS.format(tools=", ".join(missing)))
         self.bwrap = shutil.which("bwrap")
         self.bwrap_options = bwrap_options(self.bwrap) if self.bwrap else set()
         self.memory, self.processes = run_limits(runs_at_once, markers)
@@ -196,23 +162,22 @@ class Sandbox:
         self.budget = Budget(self.timeout, self.wall_seconds, self.idle_seconds, self.memory,
                              self.processes)
         self.confinement = Confinement()
-        interpreters = self._interpreters(python)  # asked one at a time, as far as needed
-        first = next(interpreters, None)
+        candidates = interpreters(python, self.hidden)  # asked one at a time, as far as needed
+        first = next(candidates, None)
         if first is None:
-            raise RuntimeError(INTERPRETER_FAILS.format(python=python) if python else NO_INTERPRETER)
+            raise none_runs(python)
         self.python, self.prefixes, self.identity = first
         self.environment = None  # the stdlib-only environment the runs start from, made below
         self.namespaces, self.why_not = False, FALLBACK_ASKED if isolation == FALLBACK else NO_BWRAP
         if isolation != FALLBACK and self.bwrap:
             self.namespaces, self.why_not = self._namespaces_work()
         if isolation == NAMESPACES and not self.namespaces:
-            raise RuntimeError(NAMESPACES_REFUSED.format(reason=self.why_not))
+            raise SandboxError(NAMESPACES_REFUSED.format(reason=self.why_not))
         if not self.namespaces:  # the run's user must reach the interpreter on the machine itself
-            runnable = next((found for found in itertools.chain([first], interpreters)
-                             if self._runs_in_fallback(found[0], found[2])), None)
+            runnable = next((found for found in itertools.chain([first], candidates)
+                             if runs_in_fallback(self, found[0], found[2])), None)
             if runnable is None:
-                raise RuntimeError(INTERPRETER_FAILS.format(python=python) if python
-                                   else NO_INTERPRETER)
+                raise none_runs(python)
             self.python, self.prefixes, self.identity = runnable
         if not self.namespaces and self.as_root:
             scratch.chmod(0o711)  # each run's user reaches its own home, and lists nothing
@@ -309,12 +274,14 @@ class Sandbox:
     # Running
 
     def run(self, snapshot: Path, command, stdin: bytes, files: dict, environment=lambda home: {},
-            terminal: bool = False, head: int = None, budget: Budget = None, held=None):
+            terminal: bool = False, head: int = None, budget: Budget = None, held=None) -> Ran:
         """Run `command(home)` (an argv) with `stdin` and `environment(home)` added to a
         scrubbed environment, its home filled from `snapshot` plus `files` ({name: bytes});
-        a `exactmark.running.run.Ran` (at a terminal: its screen). With `head`, stdout's reader goes away after that many bytes.
-        `budget`: what the run may use (the marking's by default). `held`: a fallback
-        Session's user and control group, kept after the run, instead of fresh ones."""
+        a `exactmark.running.record.Ran` (at a terminal: its screen). With `head`, stdout's
+        reader goes away after that many bytes. `budget`: what the run may use (the
+        marking's by default). `held`: a fallback Session's user and control group, kept
+        after the run, instead of fresh ones. A run that meets a full disk is the marker's
+        error (disk.DiskFull, which tells whoever runs the marking)."""
         if self.stopping.is_set():
             raise Stopped
         budget = budget or self.budget
@@ -340,10 +307,10 @@ class Sandbox:
         wrapped = launcher.argv(home, uid, self.limits(uid, budget), command(Path(home)))
         seccomp = self._seccomp_fd() if self.namespaces else None
         if self.namespaces:
-            wrapped = self._bwrap(snapshot, given, seccomp) + wrapped
+            wrapped = self.bubblewrap(snapshot, given, seccomp) + wrapped
         env = {**scrubbed_environment(home, TMPDIR=tmp or "/tmp", **environment(Path(home))),
                **where}
-        access = None if self.namespaces else self._access(snapshot, given, home, tmp)
+        access = None if self.namespaces else self.access(snapshot, given, home, tmp)
         entering = self._entering(group, access)
         passed = (seccomp,) if seccomp is not None else ()
         run_id = object()
@@ -352,12 +319,9 @@ class Sandbox:
             if folder is not None:
                 written = self._filled(folder, snapshot, given, files, uid,
                                        lambda: self._kill_run(run_id, uid, group))
-            if self.measures_cpu:
-                read = usage.cpu_seconds if self.cpu_by_group else ProcessesCpu(
-                    lambda whole: self._run_processes(run_id, uid, whole))
-                watch = CpuWatch(read, budget.cpu_seconds, budget.idle_seconds,
-                                 lambda: self._kill_run(run_id, uid, group), CPU_POLL_SECONDS)
-            started = lambda pid: self._started(run_id, pid, uid, group)  # noqa: E731
+            watch = self.watch(usage, lambda whole: self._run_processes(run_id, uid, whole),
+                               lambda: self._kill_run(run_id, uid, group), budget)
+            started = lambda pid: self.note_run(run_id, pid, uid, group)  # noqa: E731
             if terminal:
                 from exactmark.running.terminal import run_in_terminal
 
@@ -375,8 +339,7 @@ class Sandbox:
                 watch.stop()
             if written:
                 written.stop()
-            with self._lock:
-                self._running.pop(run_id, None)
+            self.forget_run(run_id)
             self._end(uid, group)
             if group and held is None:
                 group.remove()
@@ -429,7 +392,7 @@ class Sandbox:
             raise disk.DiskFull(disk.DISK_FILLED)
         return ran
 
-    def session(self, snapshot: Path) -> "Session":
+    def session(self, snapshot: Path) -> Session:
         """One student's program: its cases run one after another in one sandbox."""
         return Session(self, snapshot)
 
@@ -439,8 +402,9 @@ class Sandbox:
         return rlimits(budget or self.budget,
                        len(processes_of(os.getuid())) if uid < 0 else 0)
 
-    def _access(self, snapshot: Path, given, home: str, tmp: str) -> Access:
-        """What a fallback run may reach of the file system: what bubblewrap would show it."""
+    def access(self, snapshot: Path, given, home: str, tmp: str) -> Access:
+        """What a fallback run may reach of the file system: what bubblewrap would show it
+        (exactmark.sandbox.interpreter proves the interpreter starts within it)."""
         system = ["/usr", *(f"/{name}" for name in SYSTEM_FOLDERS), *SYSTEM_FILES,
                   *map(str, self.prefixes), *([str(self.environment)] if self.environment else []),
                   str(snapshot), *([str(given)] if given else [])]
@@ -504,11 +468,34 @@ class Sandbox:
             self.groups.remove()
         remove_tree(self.environment)
 
-    def _started(self, run_id, pid: int, uid: int, group) -> None:
+    def __enter__(self) -> "Sandbox":
+        return self
+
+    def __exit__(self, *exception) -> None:
+        self.close()
+
+    def note_run(self, run_id, pid: int, uid: int, group) -> None:
+        """A run under way (`pid`, the process it started), for `stop_all` to kill: killed
+        at once when the marker is stopping already. A Session notes each of its cases."""
         with self._lock:
             self._running[run_id] = (pid, uid, group)
         if self.stopping.is_set():
             kill_group(pid)
+
+    def forget_run(self, run_id) -> None:
+        """The run is over: `stop_all` has nothing of it left to kill."""
+        with self._lock:
+            self._running.pop(run_id, None)
+
+    def watch(self, usage: Usage, processes, kill, budget: Budget):
+        """The watch on a run's CPU time and idleness (exactmark.running.supervise.CpuWatch),
+        which `kill()`s it: its control group's CPU time, or the sum over its processes,
+        `processes(whole)`, as /proc gives them; None where neither is measured (RLIMIT_CPU
+        alone holds it). The sandbox's runs and a Session's cases are watched alike."""
+        if not self.measures_cpu:
+            return None
+        read = usage.cpu_seconds if self.cpu_by_group else ProcessesCpu(processes)
+        return CpuWatch(read, budget.cpu_seconds, budget.idle_seconds, kill, CPU_POLL_SECONDS)
 
     def _end(self, uid: int, group) -> None:
         if group:
@@ -539,74 +526,46 @@ class Sandbox:
         return status in (-signal.SIGXCPU, 128 + signal.SIGXCPU) if self.namespaces \
             else status == -signal.SIGXCPU
 
-    def _terminal_outcome(self, screen: Ran, watch, usage: "Usage", budget: Budget) -> Ran:
+    def _terminal_outcome(self, screen: Ran, watch, usage: Usage, budget: Budget) -> Ran:
         """The terminal's run, with the limit that ended it as the run's limits say."""
         cpu_seconds = watch.stop() if watch else None
-        limit = screen.limit if screen.too_large else self._limit(
-            watch, cpu_seconds, screen.status, budget, screen.timed_out)
+        limit = screen.limit if screen.too_large else limit_hit(
+            watch, cpu_seconds, budget.cpu_seconds, self._killed_by_rlimit(screen.status),
+            screen.timed_out)
         return Ran(screen.stdout, status=None if limit else screen.status, limit=limit,
                    overflowed=screen.overflowed, out_of_memory=usage.out_of_memory(),
                    cpu_seconds=cpu_seconds, read_past_input=screen.read_past_input)
 
-    def _limit(self, watch, cpu_seconds, status, budget: Budget, timed_out: bool):
-        """Which limit ended a run whose output stayed under its cap, if one did."""
-        return limit_hit(watch, cpu_seconds, budget.cpu_seconds, self._killed_by_rlimit(status),
-                         timed_out)
-
-    def _piped(self, argv: list, stdin: bytes, env: dict, started, used: "Usage", watch=None,
-               head: int = None, entering=None, passed=(), budget: Budget = None) -> Ran:
+    def _piped(self, argv: list, stdin: bytes, env: dict, started, used: Usage, watch,
+               head: int, entering, passed: tuple, budget: Budget) -> Ran:
         """Pipe stdin in, collect stdout and stderr up to the budget's cap each (stdout
         up to `head` bytes, then its read end closed, as `| head -c` does), kill the whole
         run at the wall-clock cap or when output overflows (`watch` kills it at the CPU
         limit)."""
-        process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, cwd="/", env=env, start_new_session=True,
-                                   preexec_fn=entering, pass_fds=passed)
-        started(process.pid)
-        budget = budget or self.budget
-        ended, reaped = threading.Event(), []  # once the program ends, what it left holding
-        # its pipes is not waited for (as bubblewrap's end ends all it holds)
-        waiter = threading.Thread(target=lambda: (reaped.extend(reap(process)), ended.set()),
-                                  daemon=True)
-        waiter.start()
+        piped = Piped(argv, "/", env, entering, passed, started)
+
         def kill():
-            kill_group(process.pid)
+            kill_group(piped.pid)
             if used.group:
                 used.group.kill()
-        outputs = self._gathered(process, stdin, head, ended, kill, budget)
-        waiter.join()
-        status, usage = reaped
+        gathered = gather(piped.process, stdin, budget, piped.ended, kill, head, self.stopping)
+        status, usage = piped.finish()
         cpu_seconds = watch.stop() if watch else None
         if usage and not self.namespaces and not self.cpu_by_group:
             # What the marker sees of the program it started once it reaps it: its CPU time and
             # its waited-for children's, which /proc's last read may have missed. (Not under
             # namespaces: bubblewrap's own, not its PID namespace's.)
             cpu_seconds = max(cpu_seconds or 0.0, usage.ru_utime + usage.ru_stime)
-        return self._outcome(outputs, status, watch, cpu_seconds, used, budget)
+        return self.piped_outcome(gathered, status, watch, cpu_seconds, used, budget)
 
-    def _gathered(self, streams, stdin: bytes, head, ended: threading.Event, kill,
-                  budget: Budget) -> tuple:
-        """What a piped run wrote, once it has ended (`ended`), or `kill()`ed at the
-        wall-clock cap, at an output over its cap, or on a stop: (stdout, stderr, whether
-        the cap passed, which output overflowed)."""
-        deadline = time.monotonic() + budget.wall_seconds
-        stdout, stderr, timed_out, too_large = collect(
-            streams, stdin, deadline, budget.most_output, budget.most_stderr, head, ended)
-        if not (timed_out or too_large):  # its output closed, the program may still be running
-            timed_out = not ended.wait(max(0.0, deadline - time.monotonic()))
-        if timed_out or too_large or self.stopping.is_set():
-            kill()
-        return stdout, stderr, timed_out, too_large
-
-    def _outcome(self, outputs: tuple, status, watch, cpu_seconds, used: "Usage",
-                 budget: Budget) -> Ran:
-        """A piped run's Ran, with the limit that ended it, if one did."""
-        stdout, stderr, timed_out, too_large = outputs
-        limit = Limit.OUTPUT if too_large else self._limit(watch, cpu_seconds, status, budget,
-                                                           timed_out)
-        stopped = limit is not None or (status < 0 and self.stopping.is_set())
-        return Ran(stdout, stderr, None if stopped else status, limit, too_large,
-                   used.out_of_memory(), cpu_seconds)
+    def piped_outcome(self, gathered: Gathered, status: int, watch, cpu_seconds, used: Usage,
+                      budget: Budget) -> Ran:
+        """A piped run's Ran, as this sandbox tells it (RLIMIT_CPU's signal as bubblewrap
+        reports it; a run a stop killed has no status). A Session's cases are told alike."""
+        return piped_ran(gathered, status, budget, watch, cpu_seconds,
+                         self._killed_by_rlimit(status),
+                         stopped=status < 0 and self.stopping.is_set(),
+                         out_of_memory=used.out_of_memory())
 
     # Setting up
 
@@ -614,71 +573,14 @@ class Sandbox:
     def sizes_capped(self) -> bool:
         return "--size" in self.bwrap_options
 
-    def _bwrap(self, snapshot: Path, files: Path = None, seccomp: int = None,
-               cgroup_namespace: bool = True) -> list:
-        """bubblewrap's options, those this version of it has (0.6.1, Ubuntu 22.04's, lacks
-        --size and --disable-userns: the seccomp filter refuses user namespaces anyway)."""
-        argv = [self.bwrap, "--die-with-parent", "--unshare-ipc", "--unshare-pid", "--unshare-net",
-                "--unshare-uts", *["--unshare-cgroup-try"] * cgroup_namespace,
-                "--hostname", "sandbox"]
-        if not self.as_root:
-            argv += ["--unshare-user"] + ["--disable-userns"] * (
-                "--disable-userns" in self.bwrap_options)
-        if seccomp is not None:
-            argv += ["--seccomp", str(seccomp)]
-        size = (lambda count: ["--size", str(count)]) if self.sizes_capped else (lambda count: [])
-        bound = [Path("/usr")]
-        argv += ["--ro-bind", "/usr", "/usr"]
-        for name in SYSTEM_FOLDERS:
-            path = Path("/", name)
-            if path.is_symlink():
-                argv += ["--symlink", os.readlink(path), str(path)]
-            elif path.is_dir():
-                argv += ["--ro-bind", str(path), str(path)]
-                bound.append(path)
-        argv += _open_folders(Path(SYSTEM_FILES[0]).parent)
-        for path in SYSTEM_FILES:
-            argv += ["--ro-bind-try", path, path]
-        for prefix in self.prefixes:
-            if not any(_under(prefix, folder) for folder in bound):
-                argv += _open_folders(prefix.parent) + ["--ro-bind", str(prefix), str(prefix)]
-                bound.append(prefix)
-        argv += ["--proc", "/proc", "--dev", "/dev",
-                 "--perms", "1777", *size(TMP_BYTES), "--tmpfs", "/tmp",
-                 *size(HOME_ROOM_BYTES + snapshot_bytes(snapshot)), "--tmpfs", SANDBOX_HOME,
-                 "--ro-bind", str(snapshot), SANDBOX_SNAPSHOT]
-        if files:
-            argv += ["--ro-bind", str(files), SANDBOX_FILES]
-        if self.environment:
-            argv += ["--ro-bind", str(self.environment), SANDBOX_PYTHON]
-        for path in self.hidden:  # the kit, say, if it lies under a folder bound above
-            if any(_under(path, folder) for folder in bound):
-                argv += ["--tmpfs", str(path)]
-        return argv + ["--chdir", "/", "--"]
-
-    def _interpreters(self, python):
-        """(interpreter, the folders it needs, what it says it is), asked of each candidate
-        itself when the one before would not do; never a virtual environment's (its folder
-        may lie inside the kit, which is hidden)."""
-        candidates = [python] if python else [getattr(sys, "_base_executable", sys.executable),
-                                              sys.executable, "/usr/local/bin/python3",
-                                              "/usr/bin/python3"]
-        found = set()
-        for candidate in dict.fromkeys(candidates):
-            try:
-                done = subprocess.run([candidate, "-I", "-S", "-c", IDENTITY], capture_output=True,
-                                      timeout=30, env=scrubbed_environment("/"), cwd="/")
-                identity = Identity(*json.loads(done.stdout))
-                executable, prefixes = identity.executable, identity[1:3]
-            except (OSError, ValueError, TypeError, subprocess.SubprocessError):
-                continue
-            folders = {Path(os.path.realpath(prefix)) for prefix in prefixes}
-            folders.add(Path(executable).parent.parent)
-            if any(_under(folder, hidden) for folder in folders for hidden in self.hidden):
-                raise RuntimeError(INTERPRETER_IN_KIT.format(python=candidate))
-            if executable not in found:
-                found.add(executable)
-                yield executable, sorted(folders), identity
+    def bubblewrap(self, snapshot: Path, files: Path = None, seccomp: int = None,
+                   cgroup_namespace: bool = True) -> list:
+        """bubblewrap's command line up to its `--`, for a run from `snapshot` with the
+        case's `files`: a run's, and a Session's driver's (without a cgroup namespace, so
+        that each case can join its own group)."""
+        return bwrap_argv(self.bwrap, self.bwrap_options, self.as_root, self.prefixes,
+                          self.environment, self.hidden, snapshot, files, seccomp,
+                          cgroup_namespace)
 
     def _namespaces_work(self):
         """(True, "") when bubblewrap can start the interpreter here, with the seccomp
@@ -686,8 +588,8 @@ class Sandbox:
         empty = Path(tempfile.mkdtemp(prefix="probe-", dir=self.scratch))
         seccomp = self._seccomp_fd()
         try:
-            done = subprocess.run(self._bwrap(empty, seccomp=seccomp) + [self.python, "-I", "-S",
-                                                                          "-c", "pass"],
+            done = subprocess.run(self.bubblewrap(empty, seccomp=seccomp) + [self.python, "-I",
+                                                                              "-S", "-c", "pass"],
                                   capture_output=True, timeout=60, env=scrubbed_environment("/"),
                                   cwd="/", pass_fds=(seccomp,) if seccomp is not None else ())
         except (OSError, subprocess.SubprocessError) as problem:
@@ -700,39 +602,6 @@ class Sandbox:
             said = done.stderr.decode("utf-8", "replace").strip().splitlines()
             return False, said[-1] if said else f"bwrap exited with status {done.returncode}"
         return True, ""
-
-    def _runs_in_fallback(self, python: str, identity: Identity) -> bool:
-        """Whether `python` starts whole as a fallback run: its user, its limits, its layers,
-        and the same interpreter as the marker saw (where its user cannot read the
-        installation, as under a 0700 /root, the dynamic loader may take another one's
-        library, and that one's standard library). Should Landlock be what stops it, the
-        fallback goes on without Landlock, and says so."""
-        home = tempfile.mkdtemp(prefix="probe-", dir=self.scratch)
-        try:
-            if self._starts(python, self._access(Path(home), None, home, home), identity):
-                return True
-        finally:
-            os.rmdir(home)
-        if self.confinement.abi and self._starts(python, None, identity):
-            self.confinement.abi, self.confinement.why_no_landlock = 0, LANDLOCK_STOPS_PYTHON
-            return True
-        return False
-
-    def _starts(self, python: str, access, identity: Identity) -> bool:
-        uid = self.new_user()
-        entering = self.confinement.entering(access)
-        try:
-            done = subprocess.run(launcher.argv("/", uid, self.limits(uid),
-                                                [python, "-I", "-S", "-c", IDENTITY]),
-                                  capture_output=True, timeout=30, preexec_fn=entering,
-                                  env={**scrubbed_environment("/"),
-                                       **launcher.environment("", "")}, cwd="/")
-        finally:
-            kill_user(uid)
-        try:
-            return done.returncode == 0 and Identity(*json.loads(done.stdout)) == identity
-        except (ValueError, TypeError):
-            return False
 
     def _clean_after(self, uid: int, folder: Path) -> None:
         """In the fallback, what a run left: removed by its own user, since a path its user
@@ -758,289 +627,6 @@ class Sandbox:
                 pass  # removed with the scratch folder at the end, when no run is left
 
 
-class Session:
-    """One student's program: its piped cases run one after another in one sandbox, with
-    what makes a case independent of the one before kept per case.
-
-    Under namespaces: one bubblewrap, one control group and one throwaway user, entered
-    once; exactmark.sandbox.driver, the sandbox's root, mounts a fresh home, /tmp and /dev/shm and
-    starts the launcher for each case, which the marker hands it with its three pipes. In
-    the fallback: one throwaway user and one control group; each case gets a fresh home
-    and TMPDIR (new folders), and what it left is removed by its user, as in a run of its
-    own. Either way, every process of a case is killed and seen gone before the next case
-    starts (by the group, or by the user and the sandbox's processes where there is no
-    group), and its CPU time, idle time and memory kills are counted from its own start.
-    Cases at a terminal run in a fresh sandbox of their own (`Sandbox.run`)."""
-
-    def __init__(self, sandbox: Sandbox, snapshot: Path):
-        self.sandbox, self.snapshot = sandbox, snapshot
-        self.uid = sandbox.new_user()
-        memory, processes = sandbox.budget.memory, sandbox.budget.processes
-        self.group = self.driver_group = self.next_group = None
-        if sandbox.groups and sandbox.namespaces:  # the driver and each case in groups of their own
-            self.group = sandbox.groups.new(memory + DRIVER_ROOM_BYTES,
-                                            processes + 2 + DRIVER_PROCESSES)
-            self.driver_group = self.group.child("driver", DRIVER_ROOM_BYTES, DRIVER_PROCESSES)
-        elif sandbox.groups:
-            self.group = sandbox.groups.new(memory, processes + 2)
-        self.files = Path(tempfile.mkdtemp(prefix="files-", dir=sandbox.scratch))
-        self.process = self.channel = None
-        self.cases = 0  # case groups made so far: each is named by its number
-        self.keep = set()  # the sandbox's own processes: bubblewrap's and the driver
-        self.broken = False  # the driver is gone: the session marks no more case
-        if sandbox.namespaces:
-            try:
-                self._start_driver()
-            except BaseException:
-                self.close()
-                raise
-
-    def usage(self) -> "Usage":
-        return Usage(self.uid, self.group)
-
-    def run(self, command, stdin: bytes, files: dict, environment=lambda home: {},
-            terminal: bool = False, head: int = None, budget: Budget = None) -> Ran:
-        """As `Sandbox.run`, in this session."""
-        sandbox = self.sandbox
-        if terminal and sandbox.namespaces:
-            return sandbox.run(self.snapshot, command, stdin, files, environment, terminal, head,
-                               budget)
-        if not sandbox.namespaces:
-            return sandbox.run(self.snapshot, command, stdin, files, environment, terminal, head,
-                               budget, held=self)
-        if sandbox.stopping.is_set():
-            raise Stopped
-        if self.broken:
-            raise SessionLost(DRIVER_GONE)
-        return self._piped(command, stdin, files, environment, head, budget or sandbox.budget)
-
-    def close(self) -> None:
-        if self.channel is not None:
-            self.channel.close()
-        if self.process is not None:
-            try:
-                self.process.wait(timeout=DRIVER_SECONDS)
-            except subprocess.TimeoutExpired:
-                kill_group(self.process.pid)
-                self.process.wait()
-        for group in (self.next_group, self.driver_group, self.group):
-            if group:
-                group.remove()
-        kill_user(self.uid)
-        remove_tree(self.files)
-
-    def _start_driver(self) -> None:
-        sandbox = self.sandbox
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        # No cgroup namespace: each case's process joins its case's group, beside the
-        # driver's, which a namespace rooted at the driver's group would not reach.
-        argv = sandbox._bwrap(self.snapshot, self.files, cgroup_namespace=False) + [
-            sandbox.base_python, "-I", "-S", "-c", DRIVER_SOURCE, str(theirs.fileno())]
-        try:
-            self.process = subprocess.Popen(
-                argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL, cwd="/", env=scrubbed_environment("/"),
-                start_new_session=True, pass_fds=(theirs.fileno(),),
-                preexec_fn=self.driver_group.enter if self.driver_group else None)
-        finally:
-            theirs.close()
-        self.channel = ours
-        home_files = HOME_ROOM_FILES + snapshot_files(self.snapshot)
-        mounts = [[SANDBOX_HOME, HOME_ROOM_BYTES + snapshot_bytes(self.snapshot), home_files,
-                   "0755"], ["/tmp", TMP_BYTES, TMP_FILES, "1777"],
-                  ["/dev/shm", SHM_BYTES, SHM_FILES, "0755"]]
-        program = sandbox.confinement.program or b""
-        self.next_group = self._case_group()
-        ours.settimeout(DRIVER_SECONDS)
-        try:
-            self._send(json.dumps({"seccomp": program.hex(), "mounts": mounts}).encode(), [],
-                       self.next_group)
-            ready = ours.recv(64)
-        except OSError:
-            ready = b""
-        ours.settimeout(None)
-        if ready != driver.READY:
-            raise RuntimeError(DRIVER_FAILED)
-        self.keep = {self.process.pid, *descendants(self.process.pid)}
-
-    def _case_processes(self, group) -> set:
-        """Every process of the case under way, wherever it went: its group's, or the
-        sandbox's and the user's, the sandbox's own processes left out."""
-        if group:
-            return group.processes()
-        found = set(descendants(self.process.pid))
-        if self.uid >= 0:
-            found.update(processes_of(self.uid))
-        return found - self.keep
-
-    def _case_pids(self, group, whole: bool) -> set:
-        """The case's processes, for its CPU time: with `whole`, every one
-        (`_case_processes`); else, cheaply, those below the driver."""
-        if whole or group:
-            return self._case_processes(group)
-        return set(descendants(self.process.pid)) - self.keep
-
-    def _piped(self, command, stdin: bytes, files: dict, environment, head,
-               budget: Budget) -> Ran:
-        """A case through the driver: its pipes handed over, its status read back, the
-        marker's own collect() reading what it wrote."""
-        sandbox = self.sandbox
-        for old in self.files.iterdir():
-            old.unlink()
-        for name, data in files.items():
-            (self.files / name).write_bytes(data)
-        home = Path(SANDBOX_HOME)
-        case = {"argv": command(home), "uid": self.uid, "home": SANDBOX_HOME,
-                "snapshot": SANDBOX_SNAPSHOT, "files": SANDBOX_FILES if files else "",
-                "env": scrubbed_environment(SANDBOX_HOME, TMPDIR="/tmp", **environment(home)),
-                "limits": [[name, *(value if isinstance(value, tuple) else (value, value))]
-                           for name, value in sandbox.limits(self.uid, budget)]}
-        group, self.next_group = self.next_group, None
-        try:
-            self.next_group = self._case_group()
-            return self._through_driver(group, case, stdin, head, budget)
-        finally:
-            if group:
-                group.remove()
-
-    def _case_group(self):
-        """The next case's own control group, made a case ahead: its first process joins
-        it while the case before runs (exactmark.sandbox.driver)."""
-        if not self.group:
-            return None
-        self.cases += 1
-        return self.group.child(f"case-{self.cases}", self.sandbox.budget.memory,
-                                self.sandbox.budget.processes + 2)
-
-    def _send(self, message: bytes, fds: list, group) -> None:
-        """`message` to the driver with `fds` and the cgroup.procs files of `group`."""
-        entries = [os.open(entry, os.O_WRONLY | os.O_CLOEXEC) for entry in
-                   (group.entries if group else [])]
-        try:
-            socket.send_fds(self.channel, [message], [*fds, *entries])
-        finally:
-            for fd in entries:
-                os.close(fd)
-
-    def _through_driver(self, group, case: dict, stdin: bytes, head, budget: Budget) -> Ran:
-        sandbox = self.sandbox
-        usage = Usage(self.uid, group)
-        kill_case = lambda: kill_every(lambda: self._case_processes(group))  # noqa: E731
-        pipes = [os.pipe() for _ in range(3)]
-        theirs = [pipes[0][0], pipes[1][1], pipes[2][1]]
-        try:
-            self._send(json.dumps(case).encode(), theirs, self.next_group)
-        except OSError as problem:
-            self.broken = True
-            raise SessionLost(DRIVER_GONE) from problem
-        finally:
-            for fd in theirs:
-                os.close(fd)
-        streams = _Streams(open(pipes[0][1], "wb"), open(pipes[1][0], "rb"),
-                           open(pipes[2][0], "rb"))
-        answer, ended = {}, threading.Event()
-        threading.Thread(target=self._answer, args=(answer, ended), daemon=True).start()
-        run_id = object()
-        sandbox._started(run_id, self.process.pid, self.uid, None)
-        watch = None
-        try:
-            if sandbox.measures_cpu:
-                read = usage.cpu_seconds if sandbox.cpu_by_group else ProcessesCpu(
-                    lambda whole: self._case_pids(group, whole))
-                watch = CpuWatch(read, budget.cpu_seconds, budget.idle_seconds, kill_case,
-                                 CPU_POLL_SECONDS)
-            outputs = sandbox._gathered(streams, stdin, head, ended, kill_case, budget)
-            if not ended.wait(DRIVER_SECONDS):
-                self.broken = True
-            cpu_seconds = watch.stop() if watch else None
-        finally:
-            if watch:
-                watch.stop()
-            kill_case()
-            with sandbox._lock:
-                sandbox._running.pop(run_id, None)
-        status = answer.get("status")
-        if status is None:
-            self.broken = True
-            raise Stopped if sandbox.stopping.is_set() else SessionLost(DRIVER_GONE)
-        return sandbox._outcome(outputs, status, watch, cpu_seconds, usage, budget)
-
-    def _answer(self, answer: dict, ended: threading.Event) -> None:
-        """The driver's word that the case's launcher has ended, with its status."""
-        try:
-            said = self.channel.recv(driver.MOST_MESSAGE)
-            answer.update(json.loads(said) if said else {})
-        except (OSError, ValueError):
-            pass
-        ended.set()
-
-
-class SessionLost(RuntimeError):
-    """A session's driver has gone: the case is the marker's error, and a new session
-    marks the next one."""
-
-
-@dataclass
-class _Streams:
-    """The three ends of a case's pipes, as `collect` reads a process's."""
-    stdin: object
-    stdout: object
-    stderr: object
-
-
-def descendants(pid: int) -> list:
-    """Every process below `pid`, from Linux's /proc (those a run left still hang below
-    bubblewrap's first process, which adopts them)."""
-    found, pending = [], [pid]
-    while pending:
-        parent = pending.pop()
-        try:
-            tasks = os.listdir(f"/proc/{parent}/task")
-        except OSError:
-            continue
-        for task in tasks:
-            try:
-                with open(f"/proc/{parent}/task/{task}/children") as listing:
-                    children = [int(child) for child in listing.read().split()]
-            except OSError:
-                continue
-            found += children
-            pending += children
-    return found
-
-
-def clean_environment(folder: Path, python: str, version: str) -> Path:
-    """A virtual environment over `python` with no package of its own: site.py then puts
-    only its empty site-packages on sys.path (not the installation's, whose .pth files cost
-    each run tens of milliseconds and whose packages a student's machine lacks), while
-    sys.flags, exit() and the program's own folder on sys.path stay as `python3 file.py`
-    has them. Readable by every user: a fallback run's user starts from it."""
-    name = Path(python).name
-    (folder / "lib" / f"python{version}" / "site-packages").mkdir(parents=True)
-    (folder / "bin").mkdir()
-    (folder / "bin" / name).symlink_to(python)
-    if name != "python3":
-        (folder / "bin" / "python3").symlink_to(name)
-    (folder / "pyvenv.cfg").write_text(f"home = {Path(python).parent}\n"
-                                       "include-system-site-packages = false\n"
-                                       f"version = {version}\n", encoding="utf-8")
-    for path in (folder, *folder.rglob("*")):
-        if not path.is_symlink():
-            path.chmod(0o755 if path.is_dir() else 0o644)
-    return folder
-
-
-def bwrap_options(bwrap: str) -> set:
-    """The options this bubblewrap has, from its --help: versions differ (Ubuntu 22.04's
-    0.6.1 has no --size), and an option it lacks must not be passed."""
-    try:
-        done = subprocess.run([bwrap, "--help"], capture_output=True, timeout=30,
-                              env=scrubbed_environment("/"))
-    except (OSError, subprocess.SubprocessError):
-        return set()
-    return set(re.findall(r"(?m)^\s+(--[a-z][a-z-]*)", done.stdout.decode("utf-8", "replace")))
-
-
 def run_limits(runs_at_once: int, markers: int = 1) -> tuple:
     """(memory, processes) per run: the kit's own limits, or less where the container (its
     control groups) allows less, leaving each of the `markers` that share it room of its
@@ -1055,79 +641,3 @@ def run_limits(runs_at_once: int, markers: int = 1) -> tuple:
         processes = max(LEAST_PROCESSES, min(PROCESSES,
                                              (processes - markers * MARKER_PROCESSES) // runs))
     return memory or MEMORY_BYTES, processes or PROCESSES
-
-
-def world_writable_folders(tops=SHARED_FOLDERS, most: int = MOST_SHARED_FOLDERS) -> list:
-    """The folders every user may write to, in and below the usual shared ones
-    (looking at `most` folders at most): where a fallback run's user can leave files."""
-    found, pending, seen = [], [Path(top) for top in tops], 0
-    while pending and seen < most:
-        folder = pending.pop()
-        seen += 1
-        try:
-            if not folder.is_symlink() and folder.stat().st_mode & stat.S_IWOTH:
-                found.append(str(folder))
-            with os.scandir(folder) as listing:
-                pending += [Path(entry.path) for entry in listing
-                            if entry.is_dir(follow_symlinks=False)]
-        except OSError:
-            continue
-    return sorted(found)
-
-
-def _open_folders(folder: Path) -> list:
-    """Make `folder` and those above it in the sandbox, open to all (bubblewrap would
-    copy the modes of the machine's own, such as a 0700 /root above an interpreter)."""
-    argv = []
-    for path in [*reversed(folder.parents), folder][1:]:
-        argv += ["--perms", "0755", "--dir", str(path)]
-    return argv
-
-
-@functools.lru_cache(maxsize=64)
-def snapshot_files(snapshot: Path) -> int:
-    return sum(1 for _ in snapshot.rglob("*"))
-
-
-@functools.lru_cache(maxsize=64)
-def snapshot_bytes(snapshot: Path) -> int:
-    """Once per snapshot, not once per run: nothing writes in a snapshot after it is taken."""
-    return tree_bytes(snapshot)
-
-
-def _under(path: Path, folder: Path) -> bool:
-    return path == folder or folder in path.parents
-
-
-class Usage:
-    """What one run of a case has used of its user's control group, counted from its
-    start: a Session's group lives through many cases, each measured on its own."""
-
-    def __init__(self, uid: int, group):
-        self.uid, self.group = uid, group
-        self.cpu_before = (self._group_cpu() or 0.0) if group else 0.0
-        self.oom_before = group.oom_kills() if group else 0
-
-    def _group_cpu(self):
-        if self.group is None:
-            return None
-        try:
-            return self.group.cpu_seconds()
-        except Unavailable:
-            return None
-
-    def cpu_seconds(self):
-        """The run's CPU time so far, or None once its group is gone."""
-        seconds = self._group_cpu()
-        return None if seconds is None else seconds - self.cpu_before
-
-    def out_of_memory(self) -> bool:
-        return bool(self.group) and self.group.oom_kills() > self.oom_before
-
-
-def kill_user(uid: int) -> None:
-    """Kill every process of a throwaway user, forks that left the process group included."""
-    if uid >= 0:
-        kill_every(lambda: processes_of(uid))
-
-
