@@ -26,7 +26,7 @@ def test_terminal_screen(case):
 
 
 def test_every_program_has_cases_and_every_case_its_program():
-    scripts = {script.stem for script in ROOT.glob("*.py")}
+    scripts = {script.stem for script in ROOT.glob("*.py")} - {"setup"}  # the wheel's build step
     assert scripts == set(programs()), "a program without golden cases, or cases without their program"
     for program in scripts:
         assert load_cases(program), f"no golden case for {program}.py"
