@@ -47,7 +47,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--assignment", default="calculation_cpp")
     options = parser.parse_args()
-    program = next(p for p in load(options.assignment).declared.values() if p.built)
+    program = next(p for p in load(options.assignment).programs.values() if p.built)
     files, _ = program.files(program.reference)
     checked = build_command(program, files)
     alone = program.build_argv(files)

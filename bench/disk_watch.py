@@ -51,19 +51,19 @@ def bench(count: int, repeats: int, scratch: Path) -> str:
     assignment = load("seeded")
     snapshot = scratch / "snapshot"
     write_assignment(assignment, snapshot)
-    cases = [marked.case for program in assignment.programs.values() for marked in program[:count]]
+    cases = [marked.case for program in assignment.marked_cases.values() for marked in program[:count]]
     box = Sandbox(DEFAULT_TIMEOUT, scratch, [ROOT, EXPECTED_OUTPUTS, scratch], isolation=FALLBACK)
     sessions = Sessions(box)
     watched = disk.Watch
     try:
         rules = Rules(cpu_seconds=box.timeout, wall_seconds=box.wall_seconds,
                       idle_seconds=box.idle_seconds)
-        marking = Marking(box, dict.fromkeys(assignment.declared, snapshot), assignment.declared,
+        marking = Marking(box, dict.fromkeys(assignment.programs, snapshot), assignment.programs,
                           [PIPE], lambda marked: rules, sessions=sessions)
 
         def mark_all() -> None:
             for case in cases:
-                if not marking.case(MarkedCase(case, 1, "", "visible", Rules.compare)).passed:
+                if not marking.case(MarkedCase(case, 1, "", "visible", Rules.compare)).earned_all:
                     raise SystemExit(f"{case.id} does not pass: the bench measures nothing")
 
         results = {WATCH: [], NO_WATCH: []}  # (wall, marker CPU) per repeat

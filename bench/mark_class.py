@@ -174,7 +174,7 @@ def make_class(folder: Path, count: int, bad: bool, scratch: Path) -> dict:
     kind: student name -> what they hold (RIGHT, the id of the variant that makes one of
     their programs wrong, or BAD_KIND)."""
     solutions = {}  # program -> its files: name -> text
-    for program in load(ASSIGNMENT).declared.values():
+    for program in load(ASSIGNMENT).programs.values():
         written = write_program(program, scratch / "samples" / program.name)
         solutions[program.name] = {path.name: path.read_text(encoding="utf-8")
                                    for path, _ in written}
@@ -224,7 +224,7 @@ def quick_assignment(scratch: Path) -> Path:
             len(cases) for cases in QUICK_CASES.values()))),
         marks=len(QUICK_CASES), cpu_seconds=QUICK_CPU_SECONDS, budget=QUICK_BUDGET)
     for name, cases in QUICK_CASES.items():
-        left_out = [case.name for case in assignment.declared[name].cases()
+        left_out = [case.name for case in assignment.programs[name].cases()
                     if case.name not in cases]
         text += QUICK_PROGRAM.format(name=name, left_out=json.dumps(left_out),
                                      cases=json.dumps(list(cases)))
@@ -602,7 +602,7 @@ def main() -> None:
         assignment_name = str(quick_assignment(scratch)) if options.quick else ASSIGNMENT
         assignment = load(assignment_name)
         budget = options.student_budget or assignment.student_budget
-        cases = [marked for program in assignment.programs.values() for marked in program]
+        cases = [marked for program in assignment.marked_cases.values() for marked in program]
         class_jobs = options.class_jobs or options.jobs
         print(f"Python {sys.version.split()[0]}; {options.students} right and wrong students"
               + (f" and {len(BAD)} bad ones" if options.bad else "")

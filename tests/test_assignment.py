@@ -16,23 +16,23 @@ def test_the_five_assignments_are_shipped():
 @pytest.mark.parametrize("name", ["calculation", "calculation_cpp", "golf_tests", "patience", "seeded"])
 def test_every_golden_case_is_marked_or_the_kit_s_own(name):
     assignment = load(name)
-    for program, marked in assignment.programs.items():
+    for program, marked in assignment.marked_cases.items():
         classified = {m.case.name for m in marked} | {case.name for case in assignment.kit_only[program]}
-        assert classified == {case.name for case in assignment.declared[program].cases()}, \
+        assert classified == {case.name for case in assignment.programs[program].cases()}, \
             f"{name}: {program}"
         assert [m.marks for m in marked] == sorted((m.marks for m in marked), reverse=True)
-    assert sum(assignment.program_marks(program) for program in assignment.programs) == \
+    assert sum(assignment.program_marks(program) for program in assignment.marked_cases) == \
         pytest.approx(assignment.marks)
 
 
 def test_the_seeded_assignment_is_its_handout():
     seeded = load("seeded")
-    assert list(seeded.programs) == ["solitaire_1", "solitaire_2"]
+    assert list(seeded.marked_cases) == ["solitaire_1", "solitaire_2"]
     assert (seeded.marks, seeded.cpu_seconds) == (13, 30)
     assert seeded.deadline == datetime(2027, 3, 9, 9, 0, tzinfo=ZoneInfo("Australia/Sydney"))
     assert (seeded.late.days, seeded.late.cap_per_day) == (5, 0.05)
     assert {case.name for case in seeded.kit_only["solitaire_1"]} == {"bytes_not_utf8"}
-    input_group = {m.case.name: m.compare for m in seeded.programs["solitaire_1"]
+    input_group = {m.case.name: m.compare for m in seeded.marked_cases["solitaire_1"]
                    if m.group == "input and its end"}
     assert input_group["no_input"] == {"status", "stderr"}, "handout section 7: exit status 1"
     assert "bad_seed_lines" in input_group, "handout section 7: Not an integer: ... on stderr"
@@ -229,7 +229,7 @@ def student_cases_assignment(tmp_path, change=lambda text: text, wrong=("golf_a"
 
 def test_a_group_of_cases_the_student_writes(tmp_path):
     golf = student_cases_assignment(tmp_path)
-    assert golf.programs == {"patience": []}, "kit_only = ['*']: no golden case is marked"
+    assert golf.marked_cases == {"patience": []}, "kit_only = ['*']: no golden case is marked"
     assert golf.program_marks("patience") == 10 and golf.groups == {"patience": ()}
     (group,) = golf.student_groups("patience")
     assert (group.folder, group.most, group.most_bytes, group.total) == ("cases/golf", 25,

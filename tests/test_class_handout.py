@@ -213,10 +213,10 @@ def results_of(out: Path, student: str) -> dict:
 def eve_raw() -> float:
     """eve loses exactly the cases whose expected output spells "Eighth" (from the golden
     files, not from the marker)."""
-    lost = sum(marked.marks for marked in SEEDED.programs["solitaire_1"]
+    lost = sum(marked.marks for marked in SEEDED.marked_cases["solitaire_1"]
                if b"Eighth" in marked.case.stdout)
     assert lost > 0
-    return 13 - lost, len([m for m in SEEDED.programs["solitaire_1"] if b"Eighth" in m.case.stdout])
+    return 13 - lost, len([m for m in SEEDED.marked_cases["solitaire_1"] if b"Eighth" in m.case.stdout])
 
 
 # --- grades.csv, cell by cell ------------------------------------------------------------------
@@ -296,7 +296,7 @@ def shown_files(folder: dict) -> set:
 
 def case_files(case_ids) -> set:
     found = set()
-    for marked_cases in SEEDED.programs.values():
+    for marked_cases in SEEDED.marked_cases.values():
         for marked in marked_cases:
             if marked.case.id in case_ids:
                 for suffix in (".in", ".args", ".out", ".err", ".status", ".stats", ".head"):
@@ -307,7 +307,7 @@ def case_files(case_ids) -> set:
 
 
 def ids(visibility: set) -> set:
-    return {marked.case.id for cases in SEEDED.programs.values() for marked in cases
+    return {marked.case.id for cases in SEEDED.marked_cases.values() for marked in cases
             if marked.visibility in visibility}
 
 
@@ -341,7 +341,7 @@ def test_after_the_late_window_the_after_due_date_cases_are_shown(marked):
     assert len(shown) == 80
     assert shown_files(marked.after["ann"]) == case_files(shown)
     eve = marked.after["eve"]["feedback.html"].decode()
-    failing = [marked_case.case.id for marked_case in SEEDED.programs["solitaire_1"]
+    failing = [marked_case.case.id for marked_case in SEEDED.marked_cases["solitaire_1"]
                if b"Eighth" in marked_case.case.stdout and marked_case.visibility != "visible"]
     assert failing and all(f"{case}: failed" in eve for case in failing)
     assert "12 cases never shown" in marked.after["eve"]["feedback.txt"].decode()
@@ -350,9 +350,9 @@ def test_after_the_late_window_the_after_due_date_cases_are_shown(marked):
 def test_no_hidden_case_reaches_a_student_s_folder(marked):
     """Searched in every file of every student's folder, before and after: the hidden cases'
     names and their expected outputs (those of 120 bytes or more, not part of a shown case's)."""
-    hidden = [marked.case for cases in SEEDED.programs.values() for marked in cases
+    hidden = [marked.case for cases in SEEDED.marked_cases.values() for marked in cases
               if marked.visibility == "hidden"]
-    shown = b"\0".join(marked.case.stdout for cases in SEEDED.programs.values()
+    shown = b"\0".join(marked.case.stdout for cases in SEEDED.marked_cases.values()
                        for marked in cases if marked.visibility != "hidden")
     secrets = [case.name.encode() for case in hidden] + [
         case.stdout for case in hidden if len(case.stdout) >= 120 and case.stdout not in shown]
@@ -366,7 +366,7 @@ def test_no_hidden_case_reaches_a_student_s_folder(marked):
 
 def test_the_marks_of_every_group_are_on_the_page(marked):
     eve = marked.after["eve"]["feedback.txt"].decode()
-    for program, cases in SEEDED.programs.items():
+    for program, cases in SEEDED.marked_cases.items():
         for group in {marked_case.group for marked_case in cases}:
             assert f"  {program}, {group}: " in eve, (program, group)
     assert "solitaire_2, the viewer: 12 of 12 cases passed, 1.00 / 1.00 (never shown)" in eve

@@ -15,7 +15,7 @@ from exactmark.kit.bundle import write_program
 from tests.test_mark import mark
 
 GOLF_TESTS = load("golf_tests")
-PATIENCE = GOLF_TESTS.declared["patience"]
+PATIENCE = GOLF_TESTS.programs["patience"]
 GOLF, LITTLE_SPIDER = GOLF_TESTS.student_groups("patience")
 CASE_FILES = (".in", ".args", ".out", ".status", ".err")
 # Seed 1 deals the King of Hearts on top of tableau pile 4: a team that misreads "The

@@ -284,9 +284,9 @@ def test_each_shipped_assignment_ships_its_own_programs_cases_only(name):
     files = build.entries(assignment, build.DEFAULT_BUDGET)
     folders = {path.rsplit("/", 1)[0] for path in files if path.startswith("expected_outputs/")}
     assert folders == {program.cases_folder.relative_to(ROOT).as_posix()
-                       for program in assignment.declared.values()}
+                       for program in assignment.programs.values()}
     assert not any(path.endswith(f"/{program}.py") or path == f"{program}.py"
-                   for path in files for program in assignment.programs)
+                   for path in files for program in assignment.marked_cases)
     assert not any(path.startswith(("references/", "docs/")) for path in files), \
         "a reference or a handout in the autograder"
     assert set(path for path in files if path.startswith("assignments/")) == {
@@ -907,7 +907,7 @@ def every_case_failing(name: str):
     from exactmark.marking.report import CaseResult, Results
     assignment = load(name)
     return Results(assignment, [], {program: [CaseResult(marked, []) for marked in cases]
-                                    for program, cases in assignment.programs.items()})
+                                    for program, cases in assignment.marked_cases.items()})
 
 
 @pytest.mark.parametrize("name", [name for name in names() if name != "golf_tests"])
@@ -920,7 +920,7 @@ def test_the_tests_maxima_add_up_exactly_to_the_assignment_s_marks(name):
     marks = load(name).marks
     assert sum(maxima) == marks and sum(reversed(maxima)) == marks and sum(sorted(maxima)) == marks
     assert max(abs(test["max_score"] - case.marks) for test, case in zip(
-        results["tests"], [marked for cases in load(name).programs.values()
+        results["tests"], [marked for cases in load(name).marked_cases.values()
                            for marked in cases])) < 1e-3
 
 
@@ -936,7 +936,7 @@ def test_an_instructor_s_marks_that_are_no_multiple_of_the_quantum_add_up_too(tm
     assignment = load(str(path))
     results = gradescope(Results(assignment, [], {
         program: [CaseResult(marked, []) for marked in cases]
-        for program, cases in assignment.programs.items()}), {})
+        for program, cases in assignment.marked_cases.items()}), {})
     maxima = [test["max_score"] for test in results["tests"]]
     assert (sum(maxima), sum(reversed(maxima)), sum(sorted(maxima))) == (marks, marks, marks)
     assert max(abs(most - marks / 3) for most in maxima) < 1e-4

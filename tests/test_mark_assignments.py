@@ -46,18 +46,18 @@ def test_a_perfect_standalone_solitaire_1_gets_its_share_and_fails_for_the_missi
     assert "solitaire_2.py is not in the submission (a link does not count): 0 of 6.50 " \
            "marks" in report
     seeded = load("seeded")
-    earned = sum(m.marks for m in seeded.programs["solitaire_1"] if m.case.name.startswith("seed_"))
+    earned = sum(m.marks for m in seeded.marked_cases["solitaire_1"] if m.case.name.startswith("seed_"))
     assert earned == pytest.approx(1.5 + 2.5 + 0.5 / 8)  # and seed_without_newline's share of its group
     assert written["score"] == pytest.approx(earned, abs=1e-4) and f"Score: {earned:.2f}/13.00" in report
-    seeds = sum(marked.case.name.startswith("seed_") for marked in seeded.programs["solitaire_1"])
-    total = sum(len(cases) for cases in seeded.programs.values())
+    seeds = sum(marked.case.name.startswith("seed_") for marked in seeded.marked_cases["solitaire_1"])
+    total = sum(len(cases) for cases in seeded.marked_cases.values())
     assert f"Partial run: {seeds} of {total} cases marked (--only); the others count 0" in report
 
 
 def test_failures_that_differ_the_same_way_are_drawn_once_with_how_to_reproduce_them(tmp_path):
     status, report, stderr, written = run_marker(trailing_space(tmp_path), "--only",
                                                  "solitaire_1/seed_*")
-    seeds = sum(marked.case.name.startswith("seed_") for marked in load("seeded").programs["solitaire_1"])
+    seeds = sum(marked.case.name.startswith("seed_") for marked in load("seeded").marked_cases["solitaire_1"])
     assert f"solitaire_1/seed_0 and {seeds - 1} more cases differ the same way: only spaces or " \
            "tabs at line ends differ: line 2 ends with `␠` where no space is expected" in report
     assert report.count("--- expected") == 1

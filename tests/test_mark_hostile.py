@@ -840,7 +840,7 @@ def test_empty_programs_score_nothing(markings, tmp_path):
     folder = tmp_path / "empty"
     folder.mkdir()
     for name in names():
-        for program in load(name).declared.values():
+        for program in load(name).programs.values():
             for kind in program.submit:
                 if kind.least:
                     (folder / kind.glob.replace("*", "empty")).write_text("")
@@ -851,11 +851,11 @@ def test_empty_programs_score_nothing(markings, tmp_path):
         free = [test for test, verdict in marked.tests.items() if verdict.get("score")]
         assert not free, f"{marked.case}: an empty program scores on {free}"
         assignment = load(name)
-        marked_cases = sum(len(cases) for cases in assignment.programs.values())
-        builds = sum(program.built for program in assignment.declared.values())
+        marked_cases = sum(len(cases) for cases in assignment.marked_cases.values())
+        builds = sum(program.built for program in assignment.programs.values())
         # A group of the cases students write has a test per count, one of its mistakes
         # and one of what the reference prints on its invalid cases.
-        written = 5 * sum(len(assignment.student_groups(program)) for program in assignment.programs)
+        written = 5 * sum(len(assignment.student_groups(program)) for program in assignment.marked_cases)
         assert len(marked.tests) == marked_cases + builds + written, \
             f"{marked.case}: {len(marked.tests)} of {marked_cases} cases ran"
         assert marked.written["score"] == 0

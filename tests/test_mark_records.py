@@ -60,7 +60,7 @@ def test_a_marker_says_each_case_as_a_progress_record_and_its_data_reads_back(tm
     assert sorted((p.done, p.total, p.kind) for p in progress) == [(1, 2, "pass"), (2, 2, "pass")]
     assert {p.case for p in progress} == {"solitaire_1/seed_0", "solitaire_1/seed_27"}
     extra = written["extra_data"]
-    marking = records.Marking.from_dict(extra)
+    marking = records.MarkingRecord.from_dict(extra)
     assert json.loads(json.dumps(marking.to_dict())) == extra
     case = next(case for case in marking.cases if case.case == "solitaire_1/seed_0")
     assert case.kind is Kind.PASS and case.verdicts[0].kind is Kind.PASS and case.passed
@@ -72,7 +72,7 @@ def test_a_refusal_is_a_record_and_results_json_says_it(tmp_path):
     refusals = [message for message in said if isinstance(message, messages.Refusal)]
     assert status == 2 and len(refusals) == 1 and "no such folder" in refusals[0].reason
     assert (written["score"], written["output"], written["tests"]) == (0, refusals[0].reason, [])
-    assert records.Marking.from_dict(written["extra_data"]).refused == refusals[0].reason
+    assert records.MarkingRecord.from_dict(written["extra_data"]).refused == refusals[0].reason
 
 
 def test_the_header_s_notes_and_a_near_miss_s_kind_travel_as_fields(tmp_path):
@@ -84,7 +84,7 @@ def test_the_header_s_notes_and_a_near_miss_s_kind_travel_as_fields(tmp_path):
     inner.rename(folder / "z1234567")
     (folder / "z1234567" / "elsewhere").symlink_to("/etc/passwd")
     status, written, _ = marked_with_messages(folder, "--only", "solitaire_1/seed_0")
-    marking = records.Marking.from_dict(written["extra_data"])
+    marking = records.MarkingRecord.from_dict(written["extra_data"])
     assert status == 1 and marking.notes == (
         "The submission folder holds one folder, z1234567: marking what it holds",
         "Left out of the copy: 1 link")

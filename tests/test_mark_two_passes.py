@@ -47,7 +47,7 @@ class Spinning:
         return Ran(case.stdout, case.stderr or b"", case.status or 0, cpu_seconds=0.01)
 
 
-CASES = sorted(load("calculation_cpp").programs["calculation_cpp"], key=lambda m: -m.marks)
+CASES = sorted(load("calculation_cpp").marked_cases["calculation_cpp"], key=lambda m: -m.marks)
 
 
 def marked_with(spins: set, cpu: float):

@@ -9,7 +9,7 @@ import pytest
 
 from exactmark.kit.assignment import StudentCases
 from exactmark.marking.verdicts import Kind
-from exactmark.marking.student_cases import left_out_below, read_cases
+from exactmark.kit.written_cases import left_out_below, read_cases
 from exactmark.kit.submission import skip_reason
 from exactmark.base.tree import Limits, copy_tree
 
@@ -144,7 +144,8 @@ def test_what_the_copy_left_out_is_named_from_the_folder_marked(top):
 
 
 def marked(name: str, valid: bool, own: Kind = Kind.PASS):
-    from exactmark.marking.student_cases import Marked, Written
+    from exactmark.kit.written_cases import Written
+    from exactmark.marking.student_cases import Marked
     from exactmark.marking.verdicts import Verdict
 
     case = Written("patience", name, Path("."), f"cases/golf/{name}")
@@ -157,7 +158,8 @@ def marked(name: str, valid: bool, own: Kind = Kind.PASS):
 def test_the_three_counts_share_their_marks():
     """Validity is shared by the cases marked; thoroughness is the weighed share of the
     mistakes caught; own code the share of the valid cases the team's program passes."""
-    from exactmark.marking.student_cases import GroupResult, Hunted, Read
+    from exactmark.kit.written_cases import Read
+    from exactmark.marking.student_cases import GroupResult, Hunted
 
     group = StudentCases("patience", "your Golf cases", "cases/golf",
                          {"valid": 2, "thorough": 5, "own_code": 3}, "after_due_date",
@@ -180,7 +182,8 @@ def test_the_three_counts_share_their_marks():
 
 def test_results_json_names_the_mistakes_in_a_test_of_the_group_s_visibility():
     from exactmark.kit.assignment import load
-    from exactmark.marking.student_cases import GroupResult, Hunted, Read
+    from exactmark.kit.written_cases import Read
+    from exactmark.marking.student_cases import GroupResult, Hunted
 
     golf_tests = load("golf_tests")
     group = golf_tests.student_groups("patience")[0]
@@ -188,7 +191,7 @@ def test_results_json_names_the_mistakes_in_a_test_of_the_group_s_visibility():
                          [Hunted(name, f"the mistake {name}", group.weight(name),
                                  by="won" if name.startswith("golf") else "")
                           for name in group.mistakes])
-    tests = {test["name"]: test for test in result.tests(golf_tests.declared["patience"])}
+    tests = {test["name"]: test for test in result.tests(golf_tests.programs["patience"])}
     thorough = tests["patience: your Golf cases: thorough"]
     assert (thorough["visibility"], thorough["output"]) == (
         "visible", "22 of 31 mistakes caught, 83% of their weight")
@@ -209,7 +212,7 @@ def test_a_misread_rule_of_the_game_weighs_twice_a_misworded_message():
 
     golf_tests = load("golf_tests")
     sections = {rule: entry.section
-                for rule, entry in rule_map(golf_tests.declared["patience"]).rules.items()}
+                for rule, entry in rule_map(golf_tests.programs["patience"]).rules.items()}
     for group, game in zip(golf_tests.student_groups("patience"), ("Golf", "Little Spider")):
         for name in group.mistakes:
             section = sections[read_variant(group.wrong_folder / f"{name}.toml").rule]
@@ -228,7 +231,8 @@ def test_valid_and_own_code_are_shared_over_the_cases_the_handout_asks_for():
 
     from exactmark.kit.cases import ROOT
     from exactmark.kit.assignment import load
-    from exactmark.marking.student_cases import GroupResult, Read
+    from exactmark.kit.written_cases import Read
+    from exactmark.marking.student_cases import GroupResult
 
     handout = " ".join((ROOT / "docs" / "golf_tests.md").read_text(encoding="utf-8").split())
     said = re.search(r"For instance, (\d+) cases of Golf of which (\d+) are valid, your program "

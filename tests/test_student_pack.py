@@ -83,11 +83,11 @@ def test_the_pack_holds_no_byte_of_a_case_that_is_not_visible(packs, name):
     worked examples of the cases students write are the pack's only cases."""
     assignment = load(name)
     files = every_file(packs / name)
-    visible = [m.case for marked in assignment.programs.values() for m in marked
+    visible = [m.case for marked in assignment.marked_cases.values() for m in marked
                if m.visibility == "visible"] + [
-        group.example for program in assignment.programs
+        group.example for program in assignment.marked_cases
         for group in assignment.student_groups(program) if group.example]
-    others = [m.case for marked in assignment.programs.values() for m in marked
+    others = [m.case for marked in assignment.marked_cases.values() for m in marked
               if m.visibility != "visible"] + [c for cases in assignment.kit_only.values()
                                                for c in cases]
     assert visible and others
@@ -146,7 +146,7 @@ def test_the_pack_holds_neither_the_reference_nor_a_wrong_program(packs, name, t
     everything = b"\n".join(files.values())
     found = [line for line in own if line.encode() in everything]
     assert not found, f"{len(found)} lines of the reference are in the pack, the first: {found[0]}"
-    wrong = [variant for variant in read_variants(WRONG) if variant.program in assignment.declared]
+    wrong = [variant for variant in read_variants(WRONG) if variant.program in assignment.programs]
     assert wrong, f"{name}: no wrong program of its programs in {WRONG}"
     leaks = []
     for variant in wrong:
@@ -168,7 +168,7 @@ CITED = re.compile(r"expected_outputs/(\w+)/([\w-]+\.(?:in|out|args|err|status|s
 def test_every_case_file_a_handout_cites_is_in_the_pack(packs, name):
     """The handouts cite their worked examples as expected_outputs/PROGRAM/NAME.*: in the
     pack they resolve, from the pack's folder."""
-    cited = [(handout, folder, file) for program in load(name).declared.values()
+    cited = [(handout, folder, file) for program in load(name).programs.values()
              for handout in [program.handout] if handout
              for folder, file in CITED.findall(handout.read_text(encoding="utf-8"))]
     assert cited, f"{name}: its handouts cite no case file"
@@ -188,7 +188,7 @@ def test_the_checker_is_one_file_of_the_standard_library(packs):
 @pytest.mark.parametrize("name", ASSIGNMENTS)
 def test_beside_the_sample_solutions_every_visible_case_passes(packs, name, tmp_path):
     assignment = load(name)
-    if any(program.built for program in assignment.declared.values()) and not shutil.which("g++"):
+    if any(program.built for program in assignment.programs.values()) and not shutil.which("g++"):
         pytest.skip("needs g++")
     pack = shutil.copytree(packs / name, tmp_path / "pack")
     work = tmp_path / "work"
@@ -196,7 +196,7 @@ def test_beside_the_sample_solutions_every_visible_case_passes(packs, name, tmp_
     before = sorted(path.name for path in work.rglob("*"))
     env = only_python(tmp_path, *(["g++", "gcc", "as", "ld"] if name == "calculation_cpp" else []))
     done = check(pack, None, env, cwd=work)
-    visible = sum(m.visibility == "visible" for marked in assignment.programs.values()
+    visible = sum(m.visibility == "visible" for marked in assignment.marked_cases.values()
                   for m in marked)
     assert done.returncode == 0, done.stdout + done.stderr
     assert SUMMARY.search(done.stdout).groups() == (str(visible), str(visible)), done.stdout
@@ -211,7 +211,7 @@ def marker_verdicts(folder: Path, assignment, cases: list, tmp_path: Path) -> di
     for case in cases:
         command += ["--only", case]
     subprocess.run(command, cwd=ROOT, capture_output=True, timeout=600)
-    data = records.Marking.from_dict(json.loads(results.read_text())["extra_data"])
+    data = records.MarkingRecord.from_dict(json.loads(results.read_text())["extra_data"])
     return {case.case: (str(verdict.kind), verdict.how) for case in data.cases
             for verdict in case.verdicts if verdict.mode == "stdout, stdin piped"}
 
@@ -232,12 +232,12 @@ def test_beside_a_wrong_program_it_says_what_the_marker_says(packs, variant, tmp
     if variant not in wrong:
         pytest.fail(f"no wrong variant {variant} in {WRONG}: the test names one that is there")
     chosen = wrong[variant]
-    name = next(name for name in ASSIGNMENTS if chosen.program in load(name).programs)
+    name = next(name for name in ASSIGNMENTS if chosen.program in load(name).marked_cases)
     assignment = load(name)
-    folder = submission_of(chosen, sample_solution(assignment.declared[chosen.program], tmp_path),
+    folder = submission_of(chosen, sample_solution(assignment.programs[chosen.program], tmp_path),
                            tmp_path / "submission")
     done, said = checker_verdicts(packs / name, folder, os.environ.copy(), tmp_path)
-    visible = [m.case.id for m in assignment.programs[chosen.program] if m.visibility == "visible"]
+    visible = [m.case.id for m in assignment.marked_cases[chosen.program] if m.visibility == "visible"]
     assert sorted(case for case in said if case.startswith(f"{chosen.program}/")) == sorted(visible)
     marker = marker_verdicts(folder, assignment, visible, tmp_path)
     assert {case: said[case] for case in visible} == marker
@@ -896,7 +896,7 @@ def test_each_refusal_is_the_marker_s_own(packs, tmp_path):
     for word; the cases it keeps are the ones the checker runs."""
     from dataclasses import replace
 
-    from exactmark.marking.student_cases import left_out_below, read_cases
+    from exactmark.kit.written_cases import left_out_below, read_cases
     from exactmark.kit.submission import skip_reason
     from exactmark.base.tree import Limits, copy_tree
 

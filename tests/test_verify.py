@@ -119,7 +119,7 @@ def verify_one_wrong_variant(tmp_path, monkeypatch, capsys, text, program, name)
     """What verify says of the one wrong variant `text` alone; it must find a problem."""
     import exactmark.verify.__main__ as verify
 
-    found = rule_map(assignment_of_each_program()[program].declared[program])
+    found = rule_map(assignment_of_each_program()[program].programs[program])
     if found is not None:  # it names a rule it breaks, as every wrong program must
         text = f'rule = "{next(iter(found.rules))}"\n' + text
     variant_file(tmp_path, text, program=program, name=name)

@@ -91,7 +91,7 @@ def echo_assignment(tmp_path, rules=RULES, assignment=ASSIGNMENT, wrong=WRONG):
 
 def test_a_rule_list_sits_beside_its_handout_and_quotes_it(tmp_path):
     path = echo_assignment(tmp_path)
-    found = rule_map(load(str(path)).declared["echo"])
+    found = rule_map(load(str(path)).programs["echo"])
     assert rules_file(tmp_path / "echo.md") == tmp_path / "rules" / "echo.toml"
     assert list(found.rules) == ["echo-each-line", "bye-at-end"]
     assert found.cases_of("bye-at-end") == ["one", "two"]
@@ -110,7 +110,7 @@ def test_a_rule_list_that_misquotes_or_names_what_is_not_there_is_refused(tmp_pa
                                                                           problem):
     path = echo_assignment(tmp_path, rules=RULES.replace(*change))
     with pytest.raises(RuleError, match=problem.replace("(", r"\(")):
-        rule_map(load(str(path)).declared["echo"])
+        rule_map(load(str(path)).programs["echo"])
 
 
 def test_every_rule_pinned_by_two_cases_its_wrong_programs_fail(tmp_path, capsys):
@@ -151,10 +151,10 @@ def test_a_wrong_program_must_name_the_rule_it_breaks(tmp_path, capsys):
 @pytest.mark.parametrize("name", names())
 def test_the_kit_s_rule_maps_read_and_every_marked_case_claims_a_rule(name):
     assignment = load(name)
-    for program, declared in assignment.declared.items():
+    for program, declared in assignment.programs.items():
         found = rule_map(declared)
         assert found is not None, f"{program}: no rule list beside {declared.handout}"
-        marked = {m.case.name for m in assignment.programs[program]}
+        marked = {m.case.name for m in assignment.marked_cases[program]}
         silent = sorted(case for case in marked if not found.claims.get(case))
         assert not silent, f"{program}: marked cases that claim no rule: {silent}"
         unmarked = assignment.unmarked_rules.get(program, {})

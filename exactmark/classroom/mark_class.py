@@ -110,15 +110,15 @@ class Outcome:
     disk_full: bool = False  # the disk was full for one of its runs, or for the class's copy
 
     @functools.cached_property
-    def marking(self) -> records.Marking:
+    def marking(self) -> records.MarkingRecord:
         """The marking as data (results.json's extra_data); empty where there is none."""
-        return records.Marking.from_dict((self.results or {}).get("extra_data", {}))
+        return records.MarkingRecord.from_dict((self.results or {}).get("extra_data", {}))
 
 
 def holds_marker_error(results: dict) -> bool:
     """Whether a marking's results hold a marker error, in any case or any group's case:
     such results are never kept, and the next run marks the student again."""
-    data = records.Marking.from_dict(results.get("extra_data", {}))
+    data = records.MarkingRecord.from_dict(results.get("extra_data", {}))
     verdicts = [verdict for case in data.cases for verdict in case.verdicts] + [
         verdict for group in data.student_groups for case in group.cases
         for verdict in (case.reference, case.own) if verdict is not None]
@@ -139,11 +139,11 @@ def assignment_fingerprint(assignment) -> str:
     students write, the reference and the wrong programs they run on: a regrade changes it."""
     digest = hashlib.sha256(assignment.path.read_bytes())
     digest.update(str(RESULTS_FORMAT).encode())
-    for cases in assignment.programs.values():
+    for cases in assignment.marked_cases.values():
         for marked in cases:
             for path in sorted(marked.case.folder.glob(f"{marked.case.name}.*")):
                 digest.update(path.name.encode() + path.read_bytes())
-    for program, declared in assignment.declared.items():
+    for program, declared in assignment.programs.items():
         groups = assignment.student_groups(program)
         if groups:
             with tempfile.TemporaryDirectory(prefix="fingerprint-") as folder:
@@ -161,10 +161,10 @@ class ClassMarking:
 
     def __init__(self, options, assignment, out: Path, scratch: Path):
         self.options, self.assignment, self.out, self.scratch = options, assignment, out, scratch
-        written = [group for program in assignment.programs
+        written = [group for program in assignment.marked_cases
                    for group in assignment.student_groups(program)]
         # The bar counts each golden case, and each group of the student's own cases once.
-        self.cases_each = sum(len(cases) for cases in assignment.programs.values()) + len(written)
+        self.cases_each = sum(len(cases) for cases in assignment.marked_cases.values()) + len(written)
         self.own_folders = [group.folder.split("/")[0] for group in written]
         self.regrade_key = assignment_fingerprint(assignment)
         self.budget = options.student_budget or assignment.student_budget  # a new one marks again
@@ -207,7 +207,7 @@ class ClassMarking:
             return self.own_failure(student, folder, problem)
         try:
             folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-            self.keep_programs(marked_folder(copy, self.assignment.declared.values(),
+            self.keep_programs(marked_folder(copy, self.assignment.programs.values(),
                                              self.own_folders), folder)
             key = {"submission": fingerprint(copy), "assignment": self.regrade_key,
                    "submitted": student.submitted.isoformat() if student.submitted else None,
@@ -248,7 +248,7 @@ class ClassMarking:
         each program's files, in name order, as one text named after the program."""
         kept = folder / PROGRAMS
         kept.mkdir(mode=0o700, exist_ok=True)
-        for name, program in self.assignment.declared.items():
+        for name, program in self.assignment.programs.items():
             target = kept / name
             target.unlink(missing_ok=True)
             files, _ = program.files(marked)
@@ -396,7 +396,7 @@ def similar_pairs(out: Path, assignment, outcomes: list, options, scratch: Path)
     write_assignment(assignment, shared)
     submissions = {outcome.student.name: out / INSTRUCTOR / outcome.student.folder / PROGRAMS
                    for outcome in outcomes if not outcome.refused}
-    declared = assignment.declared
+    declared = assignment.programs
     return scan(submissions, list(declared),
                 {name: [shared / file for file in program.files(shared)[0]]
                  for name, program in declared.items()}, out, most=SHOWN_PAGES,
@@ -526,7 +526,7 @@ def main(argv=None) -> int:
         view = pages.View(assignment, as_of, options.published, options.pack_url or "")
         for outcome, row in zip(outcomes, rows):
             pages.write_feedback(out / STUDENTS / outcome.student.folder, outcome, row, view)
-        sheet.write_grades(out / "grades.csv", list(assignment.programs), rows)
+        sheet.write_grades(out / "grades.csv", list(assignment.marked_cases), rows)
         sheet.write_similarity(out / "similarity.csv", scanned.pairs)
         pages.write_summary(out, outcomes, rows, scanned, view,
                             {o.student.name: f"{STUDENTS}/{o.student.folder}" for o in outcomes})

@@ -19,7 +19,8 @@ from exactmark.classroom import sheet, visibility
 from exactmark.classroom.sheet import Row
 from exactmark.base.visible import CUT, END_OF_LINE
 from exactmark.kit.assignment import COUNTS
-from exactmark.marking.student_cases import CASE_FILES, COUNT_NAMES
+from exactmark.kit.written_cases import CASE_FILES
+from exactmark.marking.student_cases import COUNT_NAMES
 from exactmark.base.tree import remove_tree
 from exactmark.pack.published import CHECK_YOUR_WORK
 
@@ -93,10 +94,10 @@ def grade_row(outcome, assignment) -> Row:
     """One student's line of the grade sheet: every reason that applies, not the first."""
     student, data = outcome.student, outcome.marking
     row = Row(student.name, {program: data.programs[program].earned if program in data.programs
-                             else 0 for program in assignment.programs},
+                             else 0 for program in assignment.marked_cases},
               raw=data.raw_score, mark=(outcome.results or {}).get("score", 0),
               passed=sum(case.passed for case in data.cases),
-              cases=sum(len(marked) for marked in assignment.programs.values()))
+              cases=sum(len(marked) for marked in assignment.marked_cases.values()))
     if outcome.refused:
         row.statuses.append(sheet.REFUSED)
         row.notes.append(outcome.refused)
@@ -132,7 +133,7 @@ def feedback_of(outcome, row: Row, view: View) -> dict:
     assignment, data = view.assignment, outcome.marking
     cases, late = data.cases, data.late
     programs = []
-    for program, marked_cases in assignment.programs.items():
+    for program, marked_cases in assignment.marked_cases.items():
         summary = data.programs.get(program)
         groups = {name: {"name": name, "when": "", "count": 0, "passed": 0, "earned": 0.0,
                          "marks": 0.0} for name in assignment.groups[program]}
@@ -208,7 +209,7 @@ def write_feedback(folder: Path, outcome, row: Row, view: View) -> None:
         for name in PAGES:
             (fresh / name).write_text(TEMPLATES.get_template(name).render(**page),
                                       encoding="utf-8")
-        cases = {marked.case.id: marked.case for program in view.assignment.programs.values()
+        cases = {marked.case.id: marked.case for program in view.assignment.marked_cases.values()
                  for marked in program}
         examples = [group["example"] for group in page["written"] if group["example"]]
         for case in examples + [cases[shown.case] for shown in page["failing"] + page["passing"]]:
@@ -242,7 +243,7 @@ def failures_by_group(outcomes: list, assignment) -> list:
             seen[case.case] += 1
             failed[case.case] += not case.passed
     groups = defaultdict(list)
-    for program, marked_cases in assignment.programs.items():
+    for program, marked_cases in assignment.marked_cases.items():
         for marked in marked_cases:
             groups[program, marked.group].append(marked)
     found = []
@@ -264,7 +265,7 @@ def mistakes_caught(outcomes: list, assignment) -> list:
     students with a valid case in the group caught it, fewest first (a mistake no student
     catches usually means a rule the handout does not make clear)."""
     found = []
-    for program in assignment.programs:
+    for program in assignment.marked_cases:
         for group in assignment.student_groups(program):
             caught, words, students = Counter(), {}, 0
             for outcome in outcomes:
@@ -294,7 +295,7 @@ def near_miss_kinds(outcomes: list) -> list:
 def coverage(outcomes: list, scanned, assignment) -> list:
     """Per program, whose versions the similarity scan compared, and whose not and why."""
     programs = []
-    for program in assignment.programs:
+    for program in assignment.marked_cases:
         compared, left_out = [], []
         for outcome in outcomes:
             name = outcome.student.name

@@ -214,7 +214,7 @@ def assignment_files(assignment) -> dict:
     its folder below assignments/ as they lie below it."""
     placed = {(assignment.path.relative_to(ROOT).as_posix() if ROOT in assignment.path.parents
                else f"assignments/{assignment.path.name}"): assignment.path}
-    for program in assignment.declared.values():
+    for program in assignment.programs.values():
         by_kit = program.cases_folder == EXPECTED_OUTPUTS / program.name
         for path in case_files(program.cases_folder):
             placed[placed_at(path, assignment, by_kit, program.name, "golden cases")] = path
@@ -240,11 +240,11 @@ def student_case_files(assignment) -> dict:
     mistakes are its game's, the rule lists and handouts that say which those are (the
     loader reads them to choose the same ones here)."""
     placed = {}
-    for name in assignment.programs:
+    for name in assignment.marked_cases:
         groups = assignment.student_groups(name)
         if not groups:
             continue
-        program = assignment.declared[name]
+        program = assignment.programs[name]
         try:
             sources = read_by(program)
         except BundleError as problem:
@@ -278,7 +278,7 @@ def settings(assignment, budget: float, pack_url: str = None) -> dict:
             "python": interpreter_of(assignment),
             "budget_seconds": int(budget) if budget == int(budget) else budget,
             "programs": {program: assignment.program_marks(program)
-                         for program in assignment.programs},
+                         for program in assignment.marked_cases},
             "student_groups": assignment.chosen_mistakes(),
             "submissions": limit.settings() if limit else None,
             "time_zone": getattr(assignment.deadline.tzinfo, "key", None)
@@ -309,7 +309,7 @@ def entries(assignment, budget: float, pack_url: str = None) -> dict:
     version = interpreter_of(assignment)
     interpreter = (INTERPRETER_NAMED.format(version=version) if version else NO_INTERPRETER_NAMED)
     languages = {program.language.name: program.language
-                 for program in assignment.declared.values()}
+                 for program in assignment.programs.values()}
     packages = sorted({package for language in languages.values()
                        for package in language.packages})
     compilers = sorted({language.compile[0] for language in languages.values() if language.built})
@@ -359,8 +359,8 @@ def worst_runs(assignment) -> dict:
     end at a limit: a program's cases; a group's reference runs and the student's program's
     on each case it may hold, and a run per wrong program (one at a limit fails the case,
     which catches it)."""
-    runs = {program: len(cases) for program, cases in assignment.programs.items() if cases}
-    for program in assignment.programs:
+    runs = {program: len(cases) for program, cases in assignment.marked_cases.items() if cases}
+    for program in assignment.marked_cases:
         for group in assignment.student_groups(program):
             for count, many in (("valid", group.most), ("thorough", len(group.mistakes)),
                                 ("own_code", group.most)):
@@ -394,9 +394,9 @@ def cut_at_limits(assignment, budget: float, cores: int = PLATFORM_CORES) -> tup
     first = cap if cap < limit else 0.0  # what each run spends before its whole limit
     idle = time_caps(limit, assignment.wall_seconds)[1]
     runs = worst_runs(assignment)
-    groups = {program: list(assignment.student_groups(program)) for program in assignment.programs}
-    present = dict.fromkeys(assignment.programs, True)
-    parts = budget_parts(assignment.programs, groups, present)
+    groups = {program: list(assignment.student_groups(program)) for program in assignment.marked_cases}
+    present = dict.fromkeys(assignment.marked_cases, True)
+    parts = budget_parts(assignment.marked_cases, groups, present)
     cpu, waiting = run.marker_budgets(budget, cores, cores)
     split = shares(parts, cpu, waiting)
     cut = {}
@@ -457,11 +457,11 @@ def main(argv=None) -> int:
     except ValueError as problem:
         parse.error(str(problem))
     write(options.out, zip_bytes(files))
-    cases = sum(len(marked) for marked in assignment.programs.values())
+    cases = sum(len(marked) for marked in assignment.marked_cases.values())
     version = interpreter_of(assignment)
     groups = assignment.every_student_group
     print(WROTE.format(out=options.out, name=assignment.name, cases=cases,
-                       programs=", ".join(assignment.programs), files=len(files),
+                       programs=", ".join(assignment.marked_cases), files=len(files),
                        groups=WROTE_GROUPS.format(
                            groups=len(groups), s="s" * (len(groups) != 1),
                            mistakes=len({(g.program, m) for g in groups for m in g.mistakes}))

@@ -756,7 +756,7 @@ def check() -> int:
     if isolation.returncode:
         print("check: the marker would refuse every submission here")
         return Exit.FAILED
-    cases = sum(len(marked) for marked in assignment.programs.values())
+    cases = sum(len(marked) for marked in assignment.marked_cases.values())
     groups = sum(len(named) for named in chosen.values())
     print(READY.format(name=assignment.name, cases=cases, marks=assignment.marks,
                        groups=GROUPS.format(groups=groups, s="s" * (groups != 1)) if groups else "",

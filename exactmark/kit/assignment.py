@@ -252,7 +252,7 @@ class Assignment:
     marks: float
     cpu_seconds: float
     wall_seconds: float  # None: the sandbox's own cap, well above the CPU limit
-    programs: dict  # program -> [MarkedCase], most marks first
+    marked_cases: dict  # program -> [MarkedCase], most marks first
     kit_only: dict  # program -> [Case]
     deadline: datetime = None  # aware
     late: LateRule = None
@@ -261,14 +261,14 @@ class Assignment:
     python: str = None  # the Python version (X.Y) that runs the submissions, where one is installed
     groups: dict = None  # program -> its golden groups' names, in the file's order
     require: tuple = ()  # of REQUIREMENTS: isolation the marking insists on
-    declared: dict = None  # program -> exactmark.kit.programs.Program: its language, files, reference
+    programs: dict = None  # program -> exactmark.kit.programs.Program: its language, files, reference
     student_budget: float = None  # CPU seconds of all a student's cases in a class run
     unmarked_rules: dict = None  # program -> {rule id: why this assignment does not mark it}
     student_cases: dict = None  # program -> (StudentCases, ...), in the file's order
     submissions: Submissions = None  # how many count on Gradescope; None: every one
 
     def program_marks(self, program: str) -> float:
-        return round(sum(marked.marks for marked in self.programs[program])
+        return round(sum(marked.marks for marked in self.marked_cases[program])
                      + sum(group.total for group in self.student_groups(program)), MARKS_DIGITS)
 
     def student_groups(self, program: str) -> tuple:
@@ -280,12 +280,12 @@ class Assignment:
         student writes: what an autograder built here must choose again where it runs."""
         return {program: {group.name: list(group.mistakes)
                           for group in self.student_groups(program)}
-                for program in self.programs if self.student_groups(program)}
+                for program in self.marked_cases if self.student_groups(program)}
 
     @property
     def every_student_group(self) -> tuple:
         """Every program's groups of cases the student writes, in the file's order."""
-        return tuple(group for program in self.programs for group in self.student_groups(program))
+        return tuple(group for program in self.marked_cases for group in self.student_groups(program))
 
     def mark_after_deadline(self, raw: float, submitted: datetime = None):
         """The late rule's verdict, or None when the assignment has no deadline or the
@@ -336,15 +336,15 @@ def _read(name: str, folder: Path) -> tuple:
 
 
 def _assignment(name: str, path: Path, data: dict) -> Assignment:
-    programs, kit_only, declared, student = {}, {}, {}, {}
+    marked_cases, kit_only, programs, student = {}, {}, {}, {}
     for program in data["programs"]:
-        declared[program["name"]] = _program(path, program)
-        programs[program["name"]], kit_only[program["name"]] = _cases(
-            path, program, declared[program["name"]])
+        programs[program["name"]] = _program(path, program)
+        marked_cases[program["name"]], kit_only[program["name"]] = _cases(
+            path, program, programs[program["name"]])
         student[program["name"]] = _student_groups(
-            path, program, [marked.case for marked in programs[program["name"]]]
-            + kit_only[program["name"]], declared[program["name"]])
-    total = (sum(marked.marks for cases in programs.values() for marked in cases)
+            path, program, [marked.case for marked in marked_cases[program["name"]]]
+            + kit_only[program["name"]], programs[program["name"]])
+    total = (sum(marked.marks for cases in marked_cases.values() for marked in cases)
              + sum(group.total for groups in student.values() for group in groups))
     if round(total, MARKS_DIGITS) != round(data["marks"], MARKS_DIGITS):
         raise AssignmentError(MARKS_DO_NOT_ADD_UP.format(path=path, total=total,
@@ -354,13 +354,13 @@ def _assignment(name: str, path: Path, data: dict) -> Assignment:
     late = data.get("late")
     wall = data.get("wall_seconds")
     return Assignment(name, data["title"], data["marks"], cpu,
-                      None if wall is None else max(cpu, wall), programs, kit_only,
+                      None if wall is None else max(cpu, wall), marked_cases, kit_only,
                       deadline, LateRule(late["days"], late["cap_per_day"]) if late else None,
                       data.get("normalise", {}), path.absolute(), data.get("python"),
                       {program["name"]: tuple(group["name"] for group in program["groups"]
                                               if group.get("kind") != STUDENT_CASES)
                        for program in data["programs"]}, tuple(data.get("require", ())),
-                      declared, data.get("student_budget"),
+                      programs, data.get("student_budget"),
                       {program["name"]: program.get("unmarked_rules", {})
                        for program in data["programs"]}, student,
                       submissions=_submissions(data))

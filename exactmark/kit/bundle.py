@@ -58,9 +58,6 @@ class Module:
     standard_imports: list = field(default_factory=list)
     guards: list = field(default_factory=list)  # the program's top-level `if`s: run first
 
-    def text_of(self, node) -> str:
-        return ast.get_source_segment(self.source.decode("utf-8"), node)
-
 
 def is_kit(module: str, packages=KIT_PACKAGES) -> bool:
     return module.split(".")[0] in packages
@@ -337,7 +334,7 @@ def kit_programs() -> list:
     """The Python programs the kit's own assignments declare with the kit as reference."""
     found = {}
     for name in names():
-        for program in load(name).declared.values():
+        for program in load(name).programs.values():
             if of_the_kit(program):
                 found.setdefault(program.entry, program)
     return list(found.values())
@@ -378,5 +375,5 @@ def write_all(out: Path) -> list:
 
 def write_assignment(assignment, out: Path) -> list:
     """Exactly what a student of `assignment` hands in, at the top of `out`."""
-    return [found for program in assignment.declared.values()
+    return [found for program in assignment.programs.values()
             for found in write_program(program, out)]

@@ -189,13 +189,13 @@ def build(sandbox, program, root: Path, scratch: Path) -> Build:
         return Build(program.name, False, False, "", time.monotonic() - started,
                      MARKER_FAILED.format(problem=escaped(f"{type(problem).__name__}: {problem}")),
                      cases=Kind.MARKER_ERROR)
-    built = came_to(program, files, outcome, time.monotonic() - started,
+    built = build_record(program, files, outcome, time.monotonic() - started,
                     sandbox.memory)
-    return kept(built, outcome, scratch / f"built-{program.name}") if built.ok else built
+    return keep_binary(built, outcome, scratch / f"built-{program.name}") if built.ok else built
 
 
 def build_command(program, files: list) -> list:
-    """The build's command: each compiled file's preprocessing, judged by `came_to`, then
+    """The build's command: each compiled file's preprocessing, judged by `build_record`, then
     the compiler's, its messages to stderr, then the program to stdout."""
     script = [BUILD_START]
     if program.language.preprocess:
@@ -221,7 +221,7 @@ def build_command(program, files: list) -> list:
     return ["/bin/sh", "-c", "".join(script), "build"]
 
 
-def came_to(program, files: list, outcome, seconds: float, memory: int) -> Build:
+def build_record(program, files: list, outcome, seconds: float, memory: int) -> Build:
     """What a finished build came to (`outcome`, a exactmark.running.run.Ran of `build_command`), in
     the marker's sandbox or in a student's checker alike: built or why not, its
     warnings (turning them off counts), its messages as shown, after our notes."""
@@ -230,7 +230,7 @@ def came_to(program, files: list, outcome, seconds: float, memory: int) -> Build
              for name, safe in program.compiled(files).items() if safe != name]
     why, cases = failure(outcome, binary, memory)
     silenced = [] if why or not program.language.preprocess else judged(program, files, checks)
-    messages = shown(outcome.stderr, notes + silenced)
+    messages = compiler_messages(outcome.stderr, notes + silenced)
     warnings = WARNING in outcome.stderr or bool(silenced)
     return Build(program.name, not why, warnings, messages, seconds, why,
                  cases=cases or Kind.NOT_BUILT)
@@ -375,7 +375,7 @@ def shown_name(path: bytes) -> str:
     return escaped(path.decode("utf-8", "surrogateescape"))
 
 
-def kept(built: Build, outcome, folder: Path) -> Build:
+def keep_binary(built: Build, outcome, folder: Path) -> Build:
     """The build, its program written from the build's stdout into the new `folder`, alone,
     under a name the marker chose (O_EXCL, O_NOFOLLOW): the snapshot its cases run from."""
     folder.mkdir(mode=0o700)
@@ -417,7 +417,7 @@ def failure(outcome, binary: bytes, memory: int) -> tuple:
     return why, Kind.NOT_BUILT if why else None
 
 
-def shown(stderr: bytes, notes: list) -> str:
+def compiler_messages(stderr: bytes, notes: list) -> str:
     """The compiler's first lines, escaped as every byte a student caused is (only \\n ends
     a line: a \\r or a form feed is shown, not obeyed), after our own notes."""
     lines = split_lines(stderr.decode("utf-8", "surrogateescape"))

@@ -461,11 +461,11 @@ def main(argv=None) -> int:
     patterns = options.only or ["*"]
     selected = {program: [marked for marked in cases
                           if any(fnmatch.fnmatchcase(marked.case.id, pattern) for pattern in patterns)]
-                for program, cases in assignment.programs.items()}
+                for program, cases in assignment.marked_cases.items()}
     groups = {program: [group for group in assignment.student_groups(program)  # PROGRAM/FOLDER
                         if any(fnmatch.fnmatchcase(f"{program}/{group.folder}", pattern)
                                for pattern in patterns)]
-              for program in assignment.programs}
+              for program in assignment.marked_cases}
     if not any(selected.values()) and not any(groups.values()):
         parse.error(NOTHING_MATCHES.format(assignment=assignment.name,
                                            patterns=" or ".join(patterns)))
@@ -482,7 +482,7 @@ def kept_apart(assignment) -> list:
     """What no run may see: the kit, and the assignment's own folder and its programs'
     references and golden cases, wherever they lie."""
     folders = [ROOT, EXPECTED_OUTPUTS, assignment.path.parent]
-    for program in assignment.declared.values():
+    for program in assignment.programs.values():
         folders += [program.reference, program.cases_folder]
     return list(dict.fromkeys(folders))
 
@@ -532,7 +532,7 @@ def mark(options, parse, scratch: Path, assignment, selected: dict, groups: dict
         if options.json:
             write_json(options.json.absolute(), refused(assignment, reason))
         parse.error(reason)
-    root, notes = entered(snapshot, [assignment.declared[program] for program in selected],
+    root, notes = entered(snapshot, [assignment.programs[program] for program in selected],
                           [group.folder.split("/")[0] for chosen in groups.values()
                            for group in chosen])
     left_out = student_cases.left_out_below(copied.named, root.relative_to(snapshot))
@@ -557,7 +557,7 @@ def mark(options, parse, scratch: Path, assignment, selected: dict, groups: dict
     write_report(results, Terminal(sys.stdout))
     if options.json:
         confined = {"isolation": sandbox.describe(), "python": sandbox.base_python,
-                    "sandbox_per": sandbox.per(options.sandbox_per),
+                    "sandbox_per": sandbox.one_per(options.sandbox_per),
                     "users": sandbox.users, "cgroups": [str(parent) for parent in
                                                         sandbox.groups.parents]
                     if sandbox.groups else []}
@@ -574,7 +574,7 @@ def mark(options, parse, scratch: Path, assignment, selected: dict, groups: dict
             or any(group.marker_failed for group in written)):
         return Exit.MARKER_ERROR
     complete = all(cases is not None for cases in results.programs.values())
-    passed = complete and (every or written) and all(result.passed for result in every)
+    passed = complete and (every or written) and all(result.earned_all for result in every)
     return Exit.PASSED if passed and all(group.complete for group in written) else Exit.FAILED
 
 
@@ -603,7 +603,7 @@ def mark_cases(sandbox, options, root: Path, assignment, selected: dict, header:
     stderr as it finishes; results in the assignment's order, most marks first. Then the
     selected `groups` of cases the student wrote, read from `root` (of which `left_out`
     names what the copy left out)."""
-    declared = assignment.declared
+    declared = assignment.programs
     present = {program: declared[program].present(root) for program in selected}
     selected = {program: chosen for program, chosen in selected.items()  # a missing one always
                 if chosen or not present[program] or groups[program]}
@@ -613,7 +613,7 @@ def mark_cases(sandbox, options, root: Path, assignment, selected: dict, header:
     written = [f"{group.name} ({group.folder}/)" for program in selected for group in groups[program]]
     if written:
         header[-1] += f", {WRITTEN.format(groups=', '.join(written))}"
-    header.append(sandbox.describe_per(options.sandbox_per))
+    header.append(sandbox.describe_one_per(options.sandbox_per))
     budget = None
     if options.student_budget:
         waiting = options.waiting_budget or WAITING_SECONDS
@@ -636,7 +636,7 @@ def mark_cases(sandbox, options, root: Path, assignment, selected: dict, header:
             progress(BUILD_PROGRESS.format(program=program, said=builds[program].said()))
     snapshots = {program: builds[program].folder if program in builds else root
                  for program in selected}
-    sessions = Sessions(sandbox) if sandbox.per(options.sandbox_per) == STUDENT else None
+    sessions = Sessions(sandbox) if sandbox.one_per(options.sandbox_per) == STUDENT else None
     marking = Marking(sandbox, snapshots, declared, modes, rules_of, builds, sessions, budget)
     done = {}
     with ThreadPoolExecutor(options.jobs) as pool, closing(sessions) if sessions else nullcontext():

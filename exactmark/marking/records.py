@@ -1,4 +1,4 @@
-"""The marking as data, results.json's extra_data (`Marking`), as typed records with
+"""The marking as data, results.json's extra_data (`MarkingRecord`), as typed records with
 to_dict and from_dict, so that no module parses another's sentences: what the class
 marker's grade sheet and pages, verify and Gradescope's run read back. (What a marker
 says as it marks, to the process that started it, is exactmark.base.messages'.)
@@ -127,7 +127,7 @@ class Late:
 
 
 @dataclass(frozen=True)
-class Marking:
+class MarkingRecord:
     """results.json's extra_data."""
     assignment: str
     isolation: tuple  # the report's lines on what confined each run
@@ -148,7 +148,7 @@ class Marking:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Marking":
+    def from_dict(cls, data: dict) -> "MarkingRecord":
         """The record of a results.json (an empty one where the marker wrote none)."""
         known = {field.name for field in fields(cls)}
         data = {name: value for name, value in data.items() if name in known}

@@ -59,8 +59,9 @@ class CaseResult:
     verdicts: list
 
     @property
-    def passed(self) -> bool:
-        """Every mode passed, and with all its marks: a forgiven case earns less."""
+    def earned_all(self) -> bool:
+        """Every mode passed, and with all its marks: a forgiven case earns less (a
+        verdict's `passed` counts it)."""
         return bool(self.verdicts) and all(verdict.kind == Kind.PASS for verdict in self.verdicts)
 
     @property
@@ -87,7 +88,7 @@ class Results:
 
     def golden_marks(self, program: str) -> float:
         """What the program's golden cases are worth (its groups of student cases aside)."""
-        return sum(marked.marks for marked in self.assignment.programs[program])
+        return sum(marked.marks for marked in self.assignment.marked_cases[program])
 
     def not_submitted(self, program: str) -> str:
         """Why a program scores 0 on its cases (those the student wrote included), and which
@@ -104,12 +105,12 @@ class Results:
         if not (built and built.ok and built.warnings):
             return 0.0
         cases = sum(result.earned for result in self.programs.get(program) or [])
-        return cases * self.assignment.declared[program].warnings_cost
+        return cases * self.assignment.programs[program].warnings_cost
 
     def warnings_cost(self, program: str) -> str:
         """The sentence that states the deduction, or "" when there is none."""
         deducted = self.deducted(program)
-        return WARNINGS_COST.format(share=self.assignment.declared[program].warnings_cost,
+        return WARNINGS_COST.format(share=self.assignment.programs[program].warnings_cost,
                                     marks=deducted) if deducted else ""
 
     def earned(self, program: str) -> float:
@@ -138,7 +139,7 @@ class Results:
 
     def summary(self) -> list:
         lines = []
-        total = sum(len(cases) for cases in self.assignment.programs.values())
+        total = sum(len(cases) for cases in self.assignment.marked_cases.values())
         if self.selected is not None and self.selected < total:
             lines.append(PARTIAL.format(run=self.selected, total=total))
         if self.not_run:
@@ -221,7 +222,7 @@ def write_report(results: Results, out) -> None:
             for group in student:
                 print("\n".join(group.lines()), file=out)
             continue
-        passed = sum(result.passed for result in program_results)
+        passed = sum(result.earned_all for result in program_results)
         print(PROGRAM_HEAD.format(program=program, passed=passed, total=len(program_results),
                                   earned=results.earned(program), marks=marks)
               if program_results or not student else
@@ -251,7 +252,7 @@ def write_report(results: Results, out) -> None:
                         (result, verdict))
     differences = [difference for program, student in results.student.items()
                    for group in student for valid in (False, True)
-                   for difference in group.differences(results.assignment.declared[program], valid)]
+                   for difference in group.differences(results.assignment.programs[program], valid)]
     if groups or differences:
         print(f"\n{WHAT_DIFFERS}", file=out)
     for (kind, _, said), members in groups.items():
@@ -266,7 +267,7 @@ def write_report(results: Results, out) -> None:
                 print(REGION.format(sentence=region), file=out)
         print(INPUT.format(text=shown_input(case)), file=out)
         print(REPRODUCE_THERE.format(command=reproduce(
-            case, results.assignment.declared[case.program], kind, str(case.folder))), file=out)
+            case, results.assignment.programs[case.program], kind, str(case.folder))), file=out)
         if verdict.diff:
             print(verdict.diff, file=out)
     for title, lines in differences:
@@ -278,7 +279,7 @@ def write_report(results: Results, out) -> None:
 
 def gradescope(results: Results, confined: dict) -> dict:
     """Gradescope's results.json: a test per case, with the assignment's visibility; its
-    extra_data the marking as data (`exactmark.marking.records.Marking`), with `confined`: what
+    extra_data the marking as data (`exactmark.marking.records.MarkingRecord`), with `confined`: what
     confined the runs (isolation, python, users, cgroups). The tests' maxima add up to the
     assignment's marks exactly; a test worth nothing shows no marks at all (not "0/0")."""
     tests, exact = [], []  # exact: each test's (max_score, score) before rounding
@@ -287,7 +288,7 @@ def gradescope(results: Results, confined: dict) -> dict:
         tests.append(test)
         exact.append((most, earned))
     for program, program_results in results.programs.items():
-        declared = results.assignment.declared[program]
+        declared = results.assignment.programs[program]
         student = [test for group in results.student.get(program, ())
                    for test in group.tests(declared)]
         if program_results is None:
@@ -314,7 +315,7 @@ def gradescope(results: Results, confined: dict) -> dict:
                                             case, declared, verdict.kind)).strip(),
                                         verdict.diff]))
                 for verdict in result.failed) or Kind.PASS
-            add({"name": case.id, "status": "passed" if result.passed else "failed",
+            add({"name": case.id, "status": "passed" if result.earned_all else "failed",
                  "visibility": result.marked.visibility, "output": text},
                 result.marked.marks, result.earned)
         for test in student:
@@ -363,18 +364,18 @@ def refused(assignment, reason: str) -> dict:
     """results.json for a submission the marker refuses whole: 0, and why."""
     return {"score": 0, "execution_time": 0, "output": reason, "visibility": "visible",
             "stdout_visibility": "hidden", "tests": [],
-            "extra_data": records.Marking(assignment.name, (), "", (), (), 0.0, {}, None, (),
+            "extra_data": records.MarkingRecord(assignment.name, (), "", (), (), 0.0, {}, None, (),
                                           refused=reason).to_dict()}
 
 
 def marking_data(results: Results, isolation=(), python="", users=(),
-                 cgroups=(), sandbox_per="") -> records.Marking:
+                 cgroups=(), sandbox_per="") -> records.MarkingRecord:
     """What a class's grade sheet and pages need, as data: each program's marks (and why a
     missing one is missing, or how its build went), the raw score, the late rule applied,
     and each case's marks, group, visibility and verdicts, each with its sentences, the
     command that reproduces it from a student's folder and its diff (drawn, and as lines
     for a page); and what confined the runs."""
-    late, declared = results.late, results.assignment.declared
+    late, declared = results.late, results.assignment.programs
     cases = []
     for program_results in results.programs.values():
         for result in program_results or []:
@@ -383,7 +384,7 @@ def marking_data(results: Results, isolation=(), python="", users=(),
             cases.append(records.Case(
                 marked.case.id, marked.case.program, marked.case.name, marked.group,
                 marked.visibility, round(marked.marks, 4), round(result.earned, 4),
-                result.passed, worst.kind if worst else Kind.PASS,
+                result.earned_all, worst.kind if worst else Kind.PASS,
                 near_miss.sentence if near_miss else "", near_miss.kind if near_miss else "",
                 tuple(verdict_data(marked.case, declared[marked.case.program], verdict)
                       for verdict in result.verdicts)))
@@ -394,7 +395,7 @@ def marking_data(results: Results, isolation=(), python="", users=(),
         results.builds[program].record() if program in results.builds else None,
         results.warnings_cost(program))
         for program, program_results in results.programs.items()}
-    return records.Marking(
+    return records.MarkingRecord(
         results.assignment.name, tuple(isolation), python, tuple(users), tuple(cgroups),
         round(results.score, 4), programs,
         None if late is None else records.Late(

@@ -26,7 +26,6 @@ from pathlib import Path
 
 from exactmark.base.visible import escaped
 from exactmark.marking import records
-from exactmark.kit import written_cases
 from exactmark.kit.assignment import COUNTS, MarkedCase
 from exactmark.kit.bundle import BundleError, write_program
 from exactmark.kit.variants import VariantError, read_variant
@@ -34,10 +33,6 @@ from exactmark.marking.build import build
 from exactmark.marking.report import reproduce, shown_input
 from exactmark.marking.verdicts import PIPE, Kind, Verdict, how
 from exactmark.kit.written_cases import NONE_MARKED, Read, Refusal, Written, read_cases
-
-# Read here by the marker and the tests, as before the reading had a module of its own.
-CASE_FILES = written_cases.CASE_FILES
-left_out_below = written_cases.left_out_below
 
 # The report, the feedback and results.json: a group's marks, per count, and its cases.
 GROUP_HEAD = "  {group} ({folder}/): {earned:.2f} of {marks:.2f} marks"

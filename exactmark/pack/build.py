@@ -105,7 +105,7 @@ def pack_folders(assignment) -> dict:
     """program -> where the pack keeps its cases: expected_outputs/FOLDER, as the handouts
     and the students' feedback cite them."""
     folders, sources = {}, {}
-    for name, program in assignment.declared.items():
+    for name, program in assignment.programs.items():
         folder = program.cases_folder.name
         if sources.setdefault(folder, (name, program.cases_folder))[1] != program.cases_folder:
             raise ValueError(SHARED_FOLDER.format(first=sources[folder][0], second=name,
@@ -119,7 +119,7 @@ def contents(assignment) -> dict:
     folders = pack_folders(assignment)
     wall, idle = time_caps(assignment.cpu_seconds, assignment.wall_seconds)
     files = {}
-    for name, marked in assignment.programs.items():
+    for name, marked in assignment.marked_cases.items():
         examples = [group.example for group in assignment.student_groups(name) if group.example]
         for case in [m.case for m in marked if m.visible] + examples:
             for suffix in PACKED_SUFFIXES:
@@ -139,7 +139,7 @@ def readme(assignment, data: dict) -> str:
                             s="s" * (len(entry["visible"]) != 1), folder=entry["cases"])
         + (BUILT_WITH.format(command=program.shell_build()) if program.built else "")
         for entry in data["programs"]
-        for name, program in [(entry["name"], assignment.declared[entry["name"]])])
+        for name, program in [(entry["name"], assignment.programs[entry["name"]])])
     return README_TEMPLATE.read_text(encoding="utf-8").format(
         title=assignment.title, programs=programs, written=written(assignment, data),
         exit=EXIT_WRITTEN if any(entry["groups"] for entry in data["programs"]) else EXIT_VISIBLE,
@@ -158,12 +158,12 @@ def written(assignment, data: dict) -> str:
     does with them (refuses what the marking refuses, runs the others) and what it cannot
     (say whether a case is valid or thorough)."""
     folders = {entry["name"]: entry["cases"] for entry in data["programs"]}
-    groups = [(name, group) for name in assignment.programs
+    groups = [(name, group) for name in assignment.marked_cases
               for group in assignment.student_groups(name)]
     if not groups:
         return ""
     example = next(((name, group) for name, group in groups if group.example), None)
-    command = (reproduce(example[1].example, assignment.declared[example[0]],
+    command = (reproduce(example[1].example, assignment.programs[example[0]],
                          folder=example[1].folder) if example else "")
     return WRITTEN.format(command=command, groups="\n".join(
         WRITTEN_GROUP.format(group=group.name, folder=group.folder, most=group.most,
@@ -221,13 +221,13 @@ def main(argv=None) -> int:
         archive = write(options.out.absolute(), files)
     except (AssignmentError, BundleError, ValueError, OSError) as problem:
         parse.error(str(problem))
-    for name, marked in assignment.programs.items():
+    for name, marked in assignment.marked_cases.items():
         if not any(m.visible for m in marked):
             print((NO_VISIBLE_WRITTEN if assignment.student_groups(name) else NO_VISIBLE)
                   .format(program=name), file=sys.stderr)
-    cases = sum(m.visible for marked in assignment.programs.values() for m in marked)
+    cases = sum(m.visible for marked in assignment.marked_cases.values() for m in marked)
     print(WROTE.format(out=options.out, zip=archive.name, cases=cases, s="s" * (cases != 1),
-                       programs=", ".join(assignment.programs), files=len(files)))
+                       programs=", ".join(assignment.marked_cases), files=len(files)))
     return Exit.PASSED
 
 

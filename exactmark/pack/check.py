@@ -36,7 +36,7 @@ from exactmark.running.supervise import CpuWatch, Piped, gather, kill_group, pip
 from exactmark.base.visible import escaped
 from exactmark.marking.build import budget as build_budget
 from exactmark.sandbox.cgroups import kill_every
-from exactmark.marking.build import build_command, came_to, kept, sources_of
+from exactmark.marking.build import build_command, build_record, keep_binary, sources_of
 from exactmark.running.limits import (MEMORY_BYTES, PROCESSES, SAFE_PATH, Budget, children_of,
                                       descendants, processes_of, rlimits, scrubbed_environment)
 from exactmark.marking.report import (ALONE, INPUT, REGION, SAME_WAY, WHAT_DIFFERS, reproduce,
@@ -417,7 +417,7 @@ class Check:
         outcome = self.runner.run(build_command(program, files), sources, b"",
                                   scrubbed_environment(str(sources), self.path),
                                   build_budget(MEMORY_BYTES, PROCESSES))
-        built = came_to(program, files, outcome, time.monotonic() - started,
+        built = build_record(program, files, outcome, time.monotonic() - started,
                         MEMORY_BYTES)
         self.say(f"{program.name}:")
         self.say(BUILD_LINE.format(said=built.said()))
@@ -429,7 +429,7 @@ class Check:
             if cases:
                 self.say(NOT_BUILT_LINE.format(count=len(cases), s="s" * (len(cases) != 1)))
             return self.unpassed(every, Kind.NOT_BUILT, NOT_BUILT_DETAIL)
-        return kept(built, outcome, self.scratch / f"built-{program.name}").folder
+        return keep_binary(built, outcome, self.scratch / f"built-{program.name}").folder
 
     def unpassed(self, cases, kind: Kind, detail: str) -> None:
         for checked in cases:

@@ -61,8 +61,8 @@ def written(assignment, wall_seconds: float, idle_seconds: float, folders: dict)
     `folders` (program -> CASES/FOLDER) says where the pack holds, and its groups of cases
     the student writes."""
     programs = []
-    for name, marked in assignment.programs.items():
-        program = assignment.declared[name]
+    for name, marked in assignment.marked_cases.items():
+        program = assignment.programs[name]
         programs.append({
             "name": name, "language": asdict(program.language),
             "submit": [asdict(kind) for kind in program.submit], "entry": program.entry,

@@ -100,7 +100,7 @@ class Watch:
         self._stopping.set()
         self._thread.join()
         if not self.over:
-            held_bytes, held_files = held(self.uid, self.own, self.shared, self.share_files)
+            held_bytes, held_files = disk_usage(self.uid, self.own, self.shared, self.share_files)
             self.over = held_bytes > self.share_bytes or held_files > self.share_files
         return self.over
 
@@ -135,7 +135,7 @@ class Watch:
             now = self._used()
             if not self._grown(now):
                 continue
-            held_bytes, held_files = held(self.uid, self.own, self.shared,
+            held_bytes, held_files = disk_usage(self.uid, self.own, self.shared,
                                           self.share_files)
             if held_bytes > self.share_bytes or held_files > self.share_files:
                 self.over = True
@@ -145,7 +145,7 @@ class Watch:
             self.room = (self.share_bytes - held_bytes, self.share_files - held_files)
 
 
-def held(uid: int, own: list, shared: list, most_files: int) -> tuple:
+def disk_usage(uid: int, own: list, shared: list, most_files: int) -> tuple:
     """(bytes, files) of what a run holds: all in `own`, what `uid` owns in `shared`
     (at any depth below an entry of its), and the removed files its processes hold
     open; each file once, however many names it has. The walk reads names and sizes

@@ -259,13 +259,13 @@ class Sandbox:
                 + STDLIB_ONLY.format(python=self.base_python,
                                      version=self.identity.version.split()[0])]
 
-    def per(self, asked: str) -> str:
+    def one_per(self, asked: str) -> str:
         """What a sandbox is made for, as asked: per student only as root, where the
         cases' user is not the marker's."""
         return STUDENT if asked == STUDENT and self.as_root else CASE
 
-    def describe_per(self, asked: str) -> str:
-        if self.per(asked) == CASE:
+    def describe_one_per(self, asked: str) -> str:
+        if self.one_per(asked) == CASE:
             return PER_CASE.format(why=NOT_ROOT_PER_CASE if asked == STUDENT else "")
         if self.namespaces:
             return PER_STUDENT_NAMESPACES

@@ -17,7 +17,7 @@ Marks, with the marker and each program's assignment, as a course would:
      cases, handed in as a student's cases with the sample solution, are all
      valid and catch every wrong program the group names (else its thorough mark
      could never be full); only those a team could write, every line of their
-     screens shown by the student pack or the handouts (exactmark/verify/shown.py), and no
+     screens shown by the student pack or the handouts (exactmark/verify/documented.py), and no
      worked example, which counts for nothing as a student's case.
 Each of them, piped, is also checked by the assignment's student pack (`make
 student-pack`): on every visible case its checker must say what the marker says (but
@@ -49,11 +49,12 @@ from exactmark.base.exits import Exit
 from exactmark.marking import records
 from exactmark.marking.request import MarkRequest, marker_environment
 from exactmark.kit.assignment import ASSIGNMENTS, WRONG, AssignmentError, load, names
-from exactmark.marking.student_cases import CASE_FILES, copied, examples_of
+from exactmark.kit.written_cases import CASE_FILES
+from exactmark.marking.student_cases import copied, examples_of
 from exactmark.pack import build as pack_build
 from exactmark.kit.bundle import BundleError, write_program
 from exactmark.kit.rules import RuleError, checked, report, rule_map
-from exactmark.verify.shown import documents, shapes, unshown
+from exactmark.verify.documented import documents, shapes, unshown
 from exactmark.kit.variants import VariantError, read_variants
 
 HONEST = ROOT / "tests" / "honest"
@@ -129,7 +130,7 @@ def assignment_of_each_program(assignments: list = None) -> dict:
     marker reads)."""
     found = {}
     for assignment in assignments or assignments_to_verify():
-        for program, cases in assignment.programs.items():
+        for program, cases in assignment.marked_cases.items():
             if cases:
                 found.setdefault(program, assignment)
     return found
@@ -145,7 +146,7 @@ def variants(assignments: list) -> tuple:
         for found, folder in ((wrong, WRONG if kit else assignment.path.parent / "wrong"),
                               (honest, HONEST if kit else assignment.path.parent / "honest")):
             found += [variant for variant in read_variants(folder)
-                      if variant.program in assignment.programs and variant not in found]
+                      if variant.program in assignment.marked_cases and variant not in found]
     return wrong, honest
 
 
@@ -173,7 +174,7 @@ def mark(folder: Path, assignment, program: str, options, tty: bool = False,
         written = marked_by_the_marker(folder, assignment,
                                        [f"{program}/{case}" for case in (cases or ["*"])],
                                        options, Path(scratch), tty)
-        marking = records.Marking.from_dict(written.get("extra_data", {}))
+        marking = records.MarkingRecord.from_dict(written.get("extra_data", {}))
         pack = pack if any(case.program == program and case.visibility == "visible"
                            for case in marking.cases) else None  # nothing to compare
         checked = checked_by(pack, folder, Path(scratch)) if pack else None
@@ -244,7 +245,7 @@ def disagreed(marked: Marked, name: str) -> list:
 def check_references(assignments: dict, options, packs: dict) -> list:
     problems = []
     for program, assignment in sorted(assignments.items()):
-        marked = mark(assignment.declared[program].reference, assignment, program, options,
+        marked = mark(assignment.programs[program].reference, assignment, program, options,
                       pack=packs[program])
         verdict = "ok" if marked.passes else "FAILS"
         say(REFERENCE.format(verdict=verdict, name=f"{program} ({assignment.name})",
@@ -289,7 +290,7 @@ def marked_variant(variant, assignments, solutions, scratch, options, packs: dic
         problem = (UNKNOWN_RULE if variant.rule else NO_RULE).format(
             name=variant.id, rule=variant.rule, program=variant.program)
     elif found is not None:
-        marked_here = {m.case.name for m in assignment.programs[variant.program]}
+        marked_here = {m.case.name for m in assignment.marked_cases[variant.program]}
         claimed = [case for case in found.cases_of(variant.rule) if case in marked_here]
     first = mark(folder, assignment, variant.program, options, pack=pack,
                  cases=claimed) if claimed else None
@@ -346,7 +347,7 @@ def check_student_cases(chosen: list, scratch: Path, options) -> list:
     problems = []
     for assignment in chosen:
         pack = pack_build.contents(assignment) if assignment.every_student_group else {}
-        for program, declared in assignment.declared.items():
+        for program, declared in assignment.programs.items():
             groups = assignment.student_groups(program)
             if not groups:
                 continue
@@ -375,7 +376,7 @@ def check_student_cases(chosen: list, scratch: Path, options) -> list:
                                                [f"{program}/{group.folder}" for group in groups],
                                                options, Path(marking))
             marked = {record.group: record for record in
-                      records.Marking.from_dict(written.get("extra_data", {})).student_groups}
+                      records.MarkingRecord.from_dict(written.get("extra_data", {})).student_groups}
             for group in groups:
                 problems += said_of_group(assignment, group, marked.get(group.name),
                                           handed[group.name], left_out[group.name])
@@ -412,7 +413,7 @@ def rule_maps(assignments: dict) -> dict:
     """program -> its rule map, for the programs whose handout has one."""
     maps = {}
     for program, assignment in assignments.items():
-        found = rule_map(assignment.declared[program])
+        found = rule_map(assignment.programs[program])
         if found is not None:
             maps[program] = found
     return maps
@@ -498,7 +499,7 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory(prefix="verify-") as folder:
         scratch = Path(folder)
         try:
-            solutions = {program: sample_solution(assignment.declared[program], scratch)
+            solutions = {program: sample_solution(assignment.programs[program], scratch)
                          for program, assignment in assignments.items()
                          if any(v.program == program for v in wrong + honest)}
         except (BundleError, OSError) as problem:
@@ -521,7 +522,7 @@ def main(argv=None) -> int:
                          fewest=min(counts), median=statistics.median(counts), most=max(counts)))
     if not options.only:
         marked = {f"{program}/{m.case.name}" for assignment in chosen
-                  for program, cases in assignment.programs.items() for m in cases}
+                  for program, cases in assignment.marked_cases.items() for m in cases}
         useless = sorted(marked - failing)
         say(USELESS.format(count=len(useless), cases=", ".join(useless) or "none"))
     say(VERDICT.format(problems=len(problems), summary="; ".join(problems)) if problems else ALL_GOOD)

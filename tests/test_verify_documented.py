@@ -1,4 +1,4 @@
-"""exactmark/verify/shown.py: a case a team could write from what it receives, the student pack and
+"""exactmark/verify/documented.py: a case a team could write from what it receives, the student pack and
 the handouts, every line of its screens shown there but for the cards, numbers and words
 the deal and the move change."""
 
@@ -6,7 +6,7 @@ from exactmark.kit.cases import Case
 from exactmark.kit.assignment import load
 from exactmark.marking.student_cases import copied, examples_of
 from exactmark.pack.build import contents
-from exactmark.verify.shown import documents, shape, shapes, unshown
+from exactmark.verify.documented import documents, shape, shapes, unshown
 
 GOLF_TESTS = load("golf_tests")
 REFUSED = "> 🂾 cannot go on homecell h: only the stock's top card goes on the empty homecell."
@@ -39,7 +39,7 @@ def test_every_line_of_the_kit_s_cases_of_golf_tests_is_shown_to_the_teams():
     and the messages that no worked example shows (each kit case that tests one failed
     this before the handout gave them)."""
     known = shapes(documents(GOLF_TESTS, "patience", contents(GOLF_TESTS)))
-    golden = {case.name: case for case in GOLF_TESTS.declared["patience"].cases()}
+    golden = {case.name: case for case in GOLF_TESTS.programs["patience"].cases()}
     for group in GOLF_TESTS.student_groups("patience"):
         written = [golden[name] for name in group.kit_cases
                    if not copied(golden[name], examples_of(group))]

@@ -45,7 +45,7 @@ def documents(assignment, program: str, pack: dict) -> list:
     """The texts a team of `assignment` receives for `program`: the student pack's (its
     README and worked examples), the program's handout, the assignment's own (the
     handout in docs/ named as the assignment), and each group's worked example."""
-    declared = assignment.declared[program]
+    declared = assignment.programs[program]
     texts = [data.decode("utf-8", "replace") for path, data in sorted(pack.items())
              if Path(path).suffix in TEXT]
     handouts = [declared.handout] if declared.handout else []
