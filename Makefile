@@ -9,6 +9,9 @@ PROGRAM ?=
 SEEDS ?=
 SIMULATE ?=
 PYTEST_ARGS ?=
+# Most tests wait on programs (a sandbox, a timeout, a terminal) more than they compute: a
+# worker per core (pytest-xdist) keeps both cores of a small machine busy.
+TEST_JOBS ?= auto
 OUT ?=
 SUBMISSION ?=
 SUBMISSIONS ?=
@@ -60,8 +63,8 @@ $(CLASS_STAMP): $(PACKAGE) requirements-class.txt
 	$(PIP) --editable '.[class]'
 	touch $@
 
-test: $(STAMP)  ## the whole test suite (PYTEST_ARGS="-k hoyle" for some of it)
-	$(VENV_PYTHON) -m pytest $(PYTEST_ARGS)
+test: $(STAMP)  ## the whole test suite, a worker per core (TEST_JOBS=1 for one; PYTEST_ARGS="-k hoyle" for some of it)
+	$(VENV_PYTHON) -m pytest -n $(TEST_JOBS) --dist worksteal $(PYTEST_ARGS)
 
 expected: export MARK_PROGRAM = $(value PROGRAM)
 expected: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
