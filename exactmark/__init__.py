@@ -28,7 +28,9 @@ every module's imports and holds them to FLOORS):
         bundle.py         a program and the kit parts it uses, as one file
     running/    running one program
         record.py         what a run did (Ran) and which limit stopped it (Limit)
-        run.py            running a case piped, and watching a run's CPU, idle and wall time
+        supervise.py      the run loop, written once: start, feed stdin, gather within the
+                          caps, watch CPU, idle and wall time, kill, and say how it ended
+        run.py            running a golden case piped, outside any sandbox
         terminal.py       running a case at a terminal, as a person types
         limits.py         what every run is given: environment, memory, files, processes
     sandbox/    where a student's program runs
@@ -39,6 +41,7 @@ every module's imports and holds them to FLOORS):
         cgroups.py        control groups: memory, processes, CPU time per run
         confine.py        Landlock and seccomp, where namespaces are refused
         disk.py           a run's share of the disk, watched
+        errors.py         what goes wrong in a sandbox, as named errors
         driver.py         the sandbox's root inside a session (runs from its source alone)
         launcher.py       the last step before a student's code runs
     marking/    marking one submission
@@ -58,6 +61,7 @@ every module's imports and holds them to FLOORS):
         gradescope/       the autograder zip, and its runner on the platform
         verify/           the references, honest and wrong variants marked (exactmark verify)
     cli.py, __main__.py   the one command
+    kit_copy/             in an installed wheel only: the kit's data (setup.py copies it)
 
 Glossary, in the order a newcomer meets the words:
 
