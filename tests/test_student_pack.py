@@ -892,7 +892,7 @@ def test_without_a_folder_of_cases_it_says_so_as_the_marker_does(packs, tmp_path
 
 def test_each_refusal_is_the_marker_s_own(packs, tmp_path):
     """Every way a case or a file can be refused, in one folder: the checker's refusals
-    are exactmark.marking.student_cases.read_cases' on the marker's copy, reason for reason, word
+    are exactmark.kit.written_cases.read_cases' on the marker's copy, reason for reason, word
     for word; the cases it keeps are the ones the checker runs."""
     from dataclasses import replace
 

@@ -38,6 +38,7 @@ from exactmark.running.record import Limit
 from exactmark.base.visible import escaped
 from exactmark.base import from_make, messages, streams
 from exactmark.base.exits import Exit
+from exactmark.kit import written_cases
 from exactmark.marking import request, student_cases
 from exactmark.kit.assignment import COUNTS, REQUIREMENTS, AssignmentError, load, names
 from exactmark.running.limits import Budget
@@ -535,7 +536,7 @@ def mark(options, parse, scratch: Path, assignment, selected: dict, groups: dict
     root, notes = entered(snapshot, [assignment.programs[program] for program in selected],
                           [group.folder.split("/")[0] for chosen in groups.values()
                            for group in chosen])
-    left_out = student_cases.left_out_below(copied.named, root.relative_to(snapshot))
+    left_out = written_cases.left_out_below(copied.named, root.relative_to(snapshot))
     sandbox = open_sandbox(options, parse, scratch, assignment,
                            [*kept_apart(assignment), scratch, submission])
     if copied.left_out:

@@ -33,7 +33,7 @@ class Checked:
 @dataclass(frozen=True)
 class Group:
     """A group of cases the student writes, as far as the checker reads it: what
-    exactmark.marking.student_cases.read_cases uses of a exactmark.kit.assignment.StudentCases, and what
+    exactmark.kit.written_cases.read_cases uses of a exactmark.kit.assignment.StudentCases, and what
     the marking compares besides stdout."""
     program: str
     name: str
