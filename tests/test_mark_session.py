@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from exactmark.kit.cases import ROOT
-from exactmark.running.record import Limit
+from exactmark.running.record import FILES, Limit
 from exactmark.running.limits import OPEN_FILES
 from exactmark.sandbox.sandbox import CASE, STUDENT, Sandbox
 from tests.test_mark import open_scratch
@@ -334,7 +334,9 @@ def test_what_a_case_leaves_to_tear_down_or_to_hold_costs_the_next_case_nothing(
             box, snapshot_of(scratch, LITTER), [b"files", b"work", b"sockets", b"work"])
     finally:
         box.close()
-    assert files.status == 0 or files.limit is Limit.CPU, files  # the fallback's disk has room
+    # the litter ends at its own limits: its CPU, or in the fallback its share of the disk's
+    # files, whichever the watch sees first (a loaded machine gives it more looks a CPU second)
+    assert files.status == 0 or files.limit is Limit.CPU or files.overflowed == FILES, files
     for outcome in (after_files, after_sockets):
         assert outcome.status == 0 and outcome.limit is None and not outcome.out_of_memory, outcome
         assert outcome.cpu_seconds < 1, outcome

@@ -421,7 +421,7 @@ def rule_maps(assignments: dict) -> dict:
 
 def map_problems(maps: dict, assignments: dict) -> list:
     return [problem for program, found in sorted(maps.items())
-            for problem in checked(found, {m.case.name for m in assignments[program].programs[program]},
+            for problem in checked(found, {m.case.name for m in assignments[program].marked_cases[program]},
                                    assignments[program].unmarked_rules.get(program, {}))]
 
 
@@ -441,7 +441,7 @@ def show_maps(maps: dict, assignments: dict, by_rule: dict, run: list, every: li
                 and variant not in run}
         only = broken - left if options.only else broken | own if options.assignment else None
         failed = {rule: by_rule.get(entry, set()) for rule, entry in found.rules.items()}
-        lines, said = report(found, {m.case.name for m in assignments[program].programs[program]},
+        lines, said = report(found, {m.case.name for m in assignments[program].marked_cases[program]},
                              assignments[program].unmarked_rules.get(program, {}), failed,
                              broken, only=only)
         for line in lines:
