@@ -88,8 +88,8 @@ def said_compared(case: Case, compare, assignment: str) -> str:
     parts = [STDOUT] + [said for suffix, kind, said in ((".status", "status", STATUS),
                                                          (".err", "stderr", STDERR))
                         if kind in compare and case.file(suffix).exists()]
-    text = COMPARES.format(parts=", ".join(parts[:-1]) + " and " + parts[-1] if parts[1:]
-                           else parts[0])
+    listed = parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
+    text = COMPARES.format(parts=listed)
     if case.simulate is None and "stderr" in compare and not case.file(".err").exists():
         text += NO_STDERR
     return text
