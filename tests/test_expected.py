@@ -2,6 +2,7 @@
 the exit status; stderr only where the reference writes to it) and says it does, a
 program that reads until end of input, the options make hands it, a missing file."""
 
+import os
 import shutil
 import subprocess
 import sys
@@ -122,11 +123,14 @@ def test_the_end_of_input_option_is_gone(course):
 
 
 def make_expected(**variables) -> subprocess.CompletedProcess:
-    """`make expected NAME=VALUE...` in the kit, with this interpreter and nothing installed."""
+    """`make expected NAME=VALUE...` in the kit, with this interpreter and nothing installed;
+    no variable of a make the tests run under reaches it."""
+    environment = {name: value for name, value in os.environ.items()
+                   if name not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
     return subprocess.run(["make", "-s", "-C", str(ROOT), "expected", "STAMP=",
                            f"VENV_PYTHON={sys.executable}",
                            *(f"{name}={value}" for name, value in variables.items())],
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=300, env=environment)
 
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
