@@ -218,6 +218,39 @@ def problems_not_running(guide: Path, scratch: Scratch, block: Block) -> list:
     return found
 
 
+EXAMPLE = """\
+Write the file:
+
+```toml file=~/warm-up/warm-up.toml
+marks = 10
+```
+
+```console
+$ exactmark mark right \\
+    --assignment seeded
+...
+Score: ... s
+$ ls
+```
+
+<!-- not run: it needs the network -->
+```console
+$ pip install '.[mark]'
+```
+"""
+
+
+def test_the_convention_reads_files_commands_their_output_and_blocks_not_run():
+    written, run, not_run = blocks(EXAMPLE)
+    assert (written.path, written.text) == ("~/warm-up/warm-up.toml", "marks = 10\n")
+    assert [(command.text, command.line, command.shown) for command in run.commands] == [
+        ("exactmark mark right \\\n    --assignment seeded", 8, ["...", "Score: ... s"]),
+        ("ls", 12, [])]
+    assert run.reason == "" and not_run.reason == "it needs the network"
+    assert matches("Score: ... s", "report\nScore: 13.00/13.00 in 2.5 s\n")
+    assert not matches("Score: ... s", "Score: 13.00/13.00\n")
+
+
 @pytest.mark.parametrize("guide", guides(), ids=shown_name)
 def test_every_command_of_the_guide_works_as_shown(guide, tmp_path):
     found = blocks(guide.read_text(encoding="utf-8"))
