@@ -39,6 +39,9 @@ LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 OPTION = re.compile(r"^--[\w-]+")
 EXTRA = re.compile(r"^\.\[([\w-]+)\]$")
 TARGET = re.compile(r"^make (\S+)", re.MULTILINE)  # a line of `make help`
+# A block that is shell but not `console`, and a line in it that reads as a command.
+SHELL = ("", "sh", "bash", "shell")
+COMMAND_LIKE = re.compile(r"^(?:exactmark|make|python3?|pip|bash) ")
 
 NOT_SHOWN = ("{guide}:{line}: `{command}` shows the line {shown!r}, which its output does "
              "not hold:\n{output}")
@@ -274,13 +277,15 @@ def test_every_command_of_the_guide_works_as_shown(guide, tmp_path):
 
 @pytest.mark.parametrize("guide", guides(), ids=shown_name)
 def test_a_command_is_shown_in_a_console_block(guide):
-    """A command shown in a block of another kind would escape the test above."""
+    """A command shown in a block of another kind (a `$ ` line, or a plain block's line
+    that begins as a command does) would escape the test above."""
     text = guide.read_text(encoding="utf-8").splitlines()
     fence, hidden = None, []
     for number, line in enumerate(text, 1):
         if line.startswith("```"):
             fence = None if fence is not None else line[3:].split(" ")[0]
-        elif fence not in (None, "console") and line.startswith(PROMPT):
+        elif fence not in (None, "console") and (line.startswith(PROMPT) or (
+                fence in SHELL and COMMAND_LIKE.match(line))):
             hidden.append(f"{shown_name(guide)}:{number}: {line}")
     assert not hidden, "commands outside a console block:\n" + "\n".join(hidden)
 
