@@ -29,6 +29,8 @@ TIMEOUT = 600  # seconds for one block: a class of two and an autograder's run t
 
 FENCE = re.compile(r"^```(\S*)\s*(.*)$")
 NOT_RUN = re.compile(r"^<!-- not run: (.+) -->$")
+# A guide a test of its own follows step by step (docs/guide/assignment.md): that test runs it.
+RUN_BY = re.compile(r"^<!-- run by (tests/\w+\.py)\b", re.MULTILINE)
 WRITTEN = re.compile(r"\bfile=(\S+)")
 PROMPT = "$ "
 ELLIPSIS = "..."
@@ -76,6 +78,12 @@ def guides() -> list:
     """The README and every guide there is (docs/guide/assignment.md comes from another
     branch: whichever guides exist are run)."""
     return [README, *sorted(GUIDES.glob("*.md"))]
+
+
+def run_by(guide: Path) -> str:
+    """The test that runs `guide` step by step, if one does ("" if this file runs it)."""
+    found = RUN_BY.search(guide.read_text(encoding="utf-8"))
+    return found.group(1) if found else ""
 
 
 def shown_name(path: Path) -> str:
@@ -258,7 +266,8 @@ def test_the_convention_reads_files_commands_their_output_and_blocks_not_run():
     assert not matches("Score: ... s", "Score: 13.00/13.00\n")
 
 
-@pytest.mark.parametrize("guide", guides(), ids=shown_name)
+@pytest.mark.parametrize("guide", [guide for guide in guides() if not run_by(guide)],
+                         ids=shown_name)
 def test_every_command_of_the_guide_works_as_shown(guide, tmp_path):
     found = blocks(guide.read_text(encoding="utf-8"))
     assert any(block.commands for block in found), f"{shown_name(guide)} shows no command"
@@ -273,6 +282,16 @@ def test_every_command_of_the_guide_works_as_shown(guide, tmp_path):
         else:
             problems += problems_running(guide, scratch, block)
     assert not problems, "\n\n".join(problems)
+
+
+@pytest.mark.parametrize("guide", [guide for guide in guides() if run_by(guide)],
+                         ids=shown_name)
+def test_a_guide_run_by_its_own_test_is_read_by_it(guide):
+    """The test a guide names runs that guide: it exists and reads the guide's path."""
+    test = ROOT / run_by(guide)
+    assert test.is_file(), f"{shown_name(guide)} is run by {run_by(guide)}, which does not exist"
+    assert guide.name in test.read_text(encoding="utf-8"), \
+        f"{run_by(guide)} never reads {shown_name(guide)}"
 
 
 @pytest.mark.parametrize("guide", guides(), ids=shown_name)
