@@ -4,18 +4,20 @@ said so and comes first among the same score; the reference programs everyone ma
 never count; a program handed in under a look-alike name is compared and said; a student's code
 reaches the pages escaped, and no file a student can hand in stops the scan."""
 
+import csv
 import re
 import textwrap
 from html import escape
 from itertools import count
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 pytest.importorskip("copydetect", reason="the similarity scan needs copydetect: "
                     "pip install -r requirements-class.txt")
 
-from exactmark.classroom import kept_programs  # noqa: E402
+from exactmark.classroom import kept_programs, pages, sheet  # noqa: E402
 from exactmark.classroom.similarity import FOLDER, HIGH, MOST_BYTES, scan  # noqa: E402
 from exactmark.kit.assignment import load  # noqa: E402
 from exactmark.kit.cases import ROOT  # noqa: E402
@@ -299,6 +301,39 @@ def test_a_look_alike_is_kept_only_while_the_program_is_not_there(tmp_path):
     assert kept_programs.taken(kept) == {}
     assert sorted(path.name for path in kept.iterdir()) == ["solitaire_2"]
     assert (kept / "solitaire_2").read_text() == OTHER_WORK
+
+
+def test_similarity_csv_gives_the_score_the_share_in_full_and_where_else_a_pair_is_high(tmp_path):
+    submissions = class_of(tmp_path, {
+        "yan": {"one.py": OTHER_WORK, "two.py": EXTRAS[2] + EXTRAS[3]},
+        "zoe": {"one.py": OTHER_WORK, "two.py": EXTRAS[2] + EXTRAS[3]}})
+    pairs = scan(submissions, ["one.py", "two.py"], [REFERENCE], tmp_path / "out").pairs
+    sheet.write_similarity(tmp_path / "similarity.csv", pairs)
+
+    with open(tmp_path / "similarity.csv", newline="", encoding="utf-8") as file:
+        assert list(csv.reader(file)) == [
+            ["program", "student_a", "student_b", "score", "share_in_full", "also_high_in"],
+            ["one.py", "yan", "zoe", "1.0000", "1.0000", "two.py 1.0000"],
+            ["two.py", "yan", "zoe", "1.0000", "1.0000", "one.py 1.0000"]]
+
+
+def test_the_summary_names_the_look_alike_compared_in_a_programs_place(tmp_path):
+    handed = class_of(tmp_path, {"ann": {"solitaire_2.py": OTHER_WORK},
+                                 "gus": {"solitaire_2 (1).py": OTHER_WORK}})
+    for student, folder in handed.items():
+        kept_programs.keep(folder, tmp_path / student, SEEDED.programs)
+    found = scan({student: tmp_path / student for student in handed}, list(SEEDED.programs),
+                 [REFERENCE], tmp_path / "out")
+    students = [SimpleNamespace(student=SimpleNamespace(name=name), refused=None)
+                for name in handed]
+
+    assert pages.coverage(students, found, SEEDED) == [
+        {"program": "solitaire_1", "compared": [],
+         "left_out": [("ann", "not handed in"), ("gus", "not handed in")]},
+        {"program": "solitaire_2",
+         "compared": [("ann", ""), ("gus", f"solitaire_2 (1).py, taken for solitaire_2.py: "
+                                           f"{RENAME_ANY}")],
+         "left_out": []}]
 
 
 def test_starting_from_the_reference_program_is_not_flagged(tmp_path):

@@ -22,16 +22,17 @@ Ranked by what the two share that the rest of the class does not: a family of pr
 one ancestor (a tutorial, last year's solution) shares that ancestor with each other, a copy
 shares code with one. So each piece of code weighs by how many of the class's versions hold it,
 h: in full when one or two do, 1/(h-1) beyond (three: half, four: a third), in the file's size
-as in what the other holds. Code most of the class has thus counts little, as MOSS's -m and
-Dolos's fingerprint limit do, without a threshold that would hide a ring of three copies (which
-still scores 100%: all of each file is in the others'). The share in full is kept beside it.
-A pair high in several programs is said on each, and comes first among the same score.
+as in what the other holds. Code most of the class has thus counts little, where MOSS's -m and
+Dolos's limit on the files a fragment may occur in make it count nothing past a threshold, one
+that would also hide a ring of copies (three copies still score 100% here: each file's code is
+all in the others'). The share in full is kept beside it. A pair high in several programs is
+said on each, and comes first among the same score.
 """
 
 import io
 import os
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import combinations
 from pathlib import Path, PurePosixPath
 
@@ -40,7 +41,7 @@ import numpy as np
 from copydetect import CodeFingerprint, defaults
 from copydetect.utils import get_copied_slices
 
-from exactmark.base.visible import show_char
+from exactmark.base.visible import escaped, show_char
 from exactmark.classroom import kept_programs
 from exactmark.kit.submission import likeness
 
@@ -194,6 +195,7 @@ class _Match:
     slices: tuple  # of each side: (every piece it shares, the pieces only the two hold)
     codes: tuple  # the two _Code, as read once
     taken: tuple  # of each side: the look-alike compared, or ""
+    also: tuple = ()  # as Pair.also
 
 
 def scan(submissions: dict, programs: list, shared, out: Path, most: int = 20,
@@ -241,11 +243,8 @@ def scan(submissions: dict, programs: list, shared, out: Path, most: int = 20,
             matches.extend(_compare(program, (first, second), *(
                 (code, weighed[code.text], taken_for)
                 for code, _, taken_for in (codes[first], codes[second]))))
-    also = {(match.first, match.second, match.program): () for match in matches}
-    also.update(_also_high(matches))
-    matches = [match for match in matches if match.score >= least]
-    matches.sort(key=lambda match: (-round(match.score, SAME_SCORE_DIGITS),
-                                    -len(also[match.first, match.second, match.program]),
+    matches = [match for match in _also_high(matches) if match.score >= least]
+    matches.sort(key=lambda match: (-round(match.score, SAME_SCORE_DIGITS), -len(match.also),
                                     -match.score, match.program, match.first, match.second))
     pairs = []
     for rank, match in enumerate(matches, start=1):
@@ -253,10 +252,9 @@ def scan(submissions: dict, programs: list, shared, out: Path, most: int = 20,
         if rank <= most:
             view = str(PurePosixPath(FOLDER, PAGE.format(rank=rank)))
             folder.mkdir(parents=True, exist_ok=True)
-            (Path(out) / view).write_text(
-                _page(match, also[match.first, match.second, match.program]), encoding="utf-8")
+            (Path(out) / view).write_text(_page(match), encoding="utf-8")
         pairs.append(Pair(match.first, match.second, match.program, match.score, view,
-                          match.share, also[match.first, match.second, match.program]))
+                          match.share, match.also))
     return Scan(pairs, cut, left_out, taken)
 
 
@@ -265,31 +263,34 @@ def _version(folder: Path, program: str, lookalikes: list) -> tuple:
     named after the program, else the look-alike kept for it, else _Unread."""
     if lookalikes and not os.path.lexists(folder / program):
         code = _read(folder / kept_programs.LOOKALIKE.format(program=program))
-        return code, "; ".join(TAKEN.format(file=path, name=name, why=likeness(path, name))
+        return code, "; ".join(TAKEN.format(file=escaped(path), name=name,
+                                            why=escaped(likeness(path, name)))
                                for path, name in lookalikes)
     return _read(folder / program), ""
 
 
-def _also_high(matches: list) -> dict:
-    """{(first, second, program): ((program, score), ...)}: for each match high in its
-    program, the other programs where the same two students are high."""
+def _also_high(matches: list) -> list:
+    """The matches, each high in its program naming the other programs where the same two
+    students are high."""
     high = {}
     for match in matches:
         if match.score >= HIGH:
             high.setdefault((match.first, match.second), []).append(match)
-    return {(match.first, match.second, match.program): tuple(
-        (other.program, other.score) for other in together if other is not match)
-        for together in high.values() if len(together) > 1 for match in together}
+    return [replace(match, also=tuple((other.program, other.score)
+                                      for other in high.get((match.first, match.second), [])
+                                      if other is not match))
+            if match.score >= HIGH else match for match in matches]
 
 
-def _page(match, also: tuple) -> str:
+def _page(match) -> str:
     sides = [_side(*side, match.program) for side in zip(
         (match.first, match.second), match.shares, match.codes, match.slices, match.taken)]
     return _TEMPLATE.render(
         title=TITLE.format(program=match.program, first=match.first, second=match.second),
         score=SCORE.format(percent=100 * match.score, share=100 * match.share),
         also=ALSO.format(programs=", ".join(ALSO_ONE.format(program=program, percent=100 * score)
-                                            for program, score in also)) if also else "",
+                                            for program, score in match.also))
+        if match.also else "",
         note=NOTE, sides=sides, ALONE=ALONE)
 
 
