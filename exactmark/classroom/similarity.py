@@ -74,7 +74,7 @@ SCORE = ("{percent:.0f}% similar: the larger share of either file that the other
 ALSO = "The same two are also similar in {programs}."
 ALSO_ONE = "{program} ({percent:.0f}%)"
 SHARE = "{name}: {percent:.0f}% of this file is also in the other's"
-TAKEN_SIDE = "Compared in the place of {program}: {taken}"
+TAKEN_SIDE = "This file is {taken}."
 NOTE = ("A flag for a person to read, not a verdict and never a mark. Marked: what the two files "
         "share beyond the code everyone may share (the reference programs and the handout's "
         "code); names, strings and comments are left out of the matching. Marked darker: code "
@@ -283,8 +283,8 @@ def _also_high(matches: list) -> list:
 
 
 def _page(match) -> str:
-    sides = [_side(*side, match.program) for side in zip(
-        (match.first, match.second), match.shares, match.codes, match.slices, match.taken)]
+    sides = [_side(*side) for side in zip((match.first, match.second), match.shares,
+                                          match.codes, match.slices, match.taken)]
     return _TEMPLATE.render(
         title=TITLE.format(program=match.program, first=match.first, second=match.second),
         score=SCORE.format(percent=100 * match.score, share=100 * match.share),
@@ -406,7 +406,7 @@ def _in_text(found: _Print, starts: np.ndarray) -> np.ndarray:
     return slices.astype(np.int64)
 
 
-def _side(name, share, code, slices, taken, program) -> dict:
+def _side(name, share, code, slices, taken) -> dict:
     """One column of a page: the file as pieces of (text, COMMON, ALONE or 0: shared with
     other versions too, with the other only, or not), for the template to escape."""
     text = code.text
@@ -419,7 +419,7 @@ def _side(name, share, code, slices, taken, program) -> dict:
               for start, end in zip([0, *ends.tolist()], [*ends.tolist(), len(text)])
               if end > start]
     return {"heading": SHARE.format(name=name, percent=100 * share),
-            "taken": TAKEN_SIDE.format(program=program, taken=taken) if taken else "",
+            "taken": TAKEN_SIDE.format(taken=taken) if taken else "",
             "truncated": (TRUNCATED.format(kib=MOST_BYTES // 1024, size=code.kib)
                           if code.truncated else ""),
             "pieces": pieces or [("", 0)]}

@@ -25,7 +25,7 @@ IN_FOLDER = "in the folder {folder}"
 SAME_NAME = "the exact name"
 SAME_BUT_MARKS = ("the same name but for letter case, spaces, punctuation or a copy mark such as "
                   "(1)")
-NEAR_NAME = "a name a letter or two from it"
+NEAR_NAME = "a name spelt nearly like it"
 
 
 def skip_reason(name: str):
