@@ -7,8 +7,8 @@ reaches the pages escaped, and no file a student can hand in stops the scan."""
 import csv
 import re
 import textwrap
-from html import escape
 from itertools import count
+from datetime import datetime
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -17,8 +17,10 @@ import pytest
 pytest.importorskip("copydetect", reason="the similarity scan needs copydetect: "
                     "pip install -r requirements-class.txt")
 
+from markupsafe import escape  # noqa: E402  (as the pages escape: jinja2's)
+
 from exactmark.classroom import kept_programs, pages, sheet  # noqa: E402
-from exactmark.classroom.similarity import FOLDER, HIGH, MOST_BYTES, scan  # noqa: E402
+from exactmark.classroom.similarity import FOLDER, HIGH, MOST_BYTES, SCORE, scan  # noqa: E402
 from exactmark.kit.assignment import load  # noqa: E402
 from exactmark.kit.cases import ROOT  # noqa: E402
 
@@ -218,8 +220,11 @@ def test_a_disguised_copy_stands_above_a_family_grown_from_one_ancestor(tmp_path
     out = tmp_path / "out"
     copied = marked_characters((out / copy.view).read_text(encoding="utf-8"))
     assert copied["darker"] > copied["lighter"], copied
-    inherited = marked_characters((out / relatives[0].view).read_text(encoding="utf-8"))
+    page = (out / relatives[0].view).read_text(encoding="utf-8")
+    inherited = marked_characters(page)
     assert inherited["lighter"] > inherited["darker"], inherited
+    assert escape(SCORE.format(percent=100 * relatives[0].score,
+                               share=100 * relatives[0].share)) in page
 
 
 def test_a_ring_of_three_copies_still_scores_in_full(tmp_path):
@@ -304,18 +309,22 @@ def test_a_look_alike_is_kept_only_while_the_program_is_not_there(tmp_path):
     assert (kept / "solitaire_2").read_text() == OTHER_WORK
 
 
-def test_similarity_csv_gives_the_score_the_share_in_full_and_where_else_a_pair_is_high(tmp_path):
+def test_similarity_csv_and_the_summary_say_where_else_a_pair_is_high(tmp_path):
     submissions = class_of(tmp_path, {
         "yan": {"one.py": OTHER_WORK, "two.py": EXTRAS[2] + EXTRAS[3]},
         "zoe": {"one.py": OTHER_WORK, "two.py": EXTRAS[2] + EXTRAS[3]}})
-    pairs = scan(submissions, ["one.py", "two.py"], [REFERENCE], tmp_path / "out").pairs
-    sheet.write_similarity(tmp_path / "similarity.csv", pairs)
+    found = scan(submissions, ["one.py", "two.py"], [REFERENCE], tmp_path)
+    sheet.write_similarity(tmp_path / "similarity.csv", found.pairs)
 
     with open(tmp_path / "similarity.csv", newline="", encoding="utf-8") as file:
         assert list(csv.reader(file)) == [
             ["program", "student_a", "student_b", "score", "share_in_full", "also_high_in"],
             ["one.py", "yan", "zoe", "1.0000", "1.0000", "two.py 1.0000"],
             ["two.py", "yan", "zoe", "1.0000", "1.0000", "one.py 1.0000"]]
+    pages.write_summary(tmp_path, [], [], found, pages.View(SEEDED, datetime.now(), False), {})
+    summary = (tmp_path / "summary.html").read_text(encoding="utf-8")
+    assert "yan and zoe<br>also similar in two.py (100.0%)</td>" in summary
+    assert "yan and zoe<br>also similar in one.py (100.0%)</td>" in summary
 
 
 def test_the_summary_names_the_look_alike_compared_in_a_programs_place(tmp_path):
