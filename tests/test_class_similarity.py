@@ -325,6 +325,7 @@ def test_similarity_csv_and_the_summary_say_where_else_a_pair_is_high(tmp_path):
     summary = (tmp_path / "summary.html").read_text(encoding="utf-8")
     assert "yan and zoe<br>also similar in two.py (100.0%)</td>" in summary
     assert "yan and zoe<br>also similar in one.py (100.0%)</td>" in summary
+    assert "A pair similar in several programs says so" in summary
 
 
 def test_the_summary_names_the_look_alike_compared_in_a_programs_place(tmp_path):
