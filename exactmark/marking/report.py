@@ -172,8 +172,9 @@ def reproduce(case, program, kind: Kind = Kind.WRONG, folder: str = None) -> str
     what cost the marks: the stdout's diff, the exit status (stderr left on the terminal,
     where its traceback explains it), the stderr's diff, or an output too large up to a
     little past the expected (head ends the program once it has that much); a compiled
-    `program` is built first. Its input and expected output are the case's files in `folder` (by default
-    `expected_outputs/CASES`, as a student's feedback lays them out), never a long printf."""
+    `program` is built first. Its input and expected output are the case's files in
+    `folder` (by default `expected_outputs/CASES`, as a student's feedback lays them out),
+    never a long printf."""
     at = (folder or case_folder(case)).rstrip("/")
 
     def file(suffix: str) -> str:
