@@ -23,7 +23,7 @@ from exactmark.marking.verdicts import (FIRST_LINES, LAST_LINES, NOT_ALL_READ, O
                                         READ_ALL, TERMINAL, Kind, judge, repeated,
                                         runaway_lines)
 from exactmark.running.limits import MOST_OUTPUT, Budget, mebibytes
-from exactmark.running.record import SCREEN, STDOUT, Limit, Ran
+from exactmark.running.record import SCREEN, STDERR, STDOUT, Limit, Ran
 from exactmark.running.supervise import Piped, gather, kill_group, piped_ran
 from tests.test_mark_assignments import run_marker
 
@@ -69,6 +69,15 @@ def test_a_run_with_input_left_unread_says_so_and_one_not_known_says_nothing():
     assert unread.endswith(', repeating "x = " again and again' + NOT_ALL_READ), unread
     unknown = judge(case(), PIPE, stopped(output, read_all=None)).detail
     assert unknown.endswith('repeating "x = " again and again'), unknown
+
+
+def test_a_stderr_over_its_cap_shows_what_stderr_repeated():
+    ran = Ran(b"Welcome!\n", b"debug: tick\n" * 1000, limit=Limit.OUTPUT, overflowed=STDERR,
+              read_all_input=True)
+    verdict = judge(case(), PIPE, ran)
+    assert verdict.detail.startswith(OVERFLOW.format(stream="stderr", most=mebibytes(MOST_OUTPUT))
+                                     + ', repeating "debug: tick" again and again'), verdict
+    assert verdict.runaway == ("then, from line 1 on, again and again:", "  debug: tick")
 
 
 def test_at_a_terminal_the_screen_is_what_went_over():
