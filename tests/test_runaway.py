@@ -135,6 +135,13 @@ def test_a_piped_run_over_its_cap_says_whether_it_had_read_all_its_input(code, s
     assert ran.stdout == (b"again?\n" * CAP)[:CAP]
 
 
+def test_a_run_that_ends_without_reading_its_input_still_ends_with_its_status():
+    """The pipe's own read end, which counts what is unread, never keeps a run's input
+    waiting once the run has ended: more input than a pipe holds, none of it read."""
+    ran = supervised("print('done')", b"x" * 1_000_000)
+    assert (ran.stdout, ran.status, ran.limit, ran.read_all_input) == (b"done\n", 0, None, None)
+
+
 def test_at_a_terminal_a_run_that_read_past_its_input_had_read_it_all(tmp_path):
     from exactmark.running.terminal import run_in_terminal
 

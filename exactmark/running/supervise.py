@@ -265,10 +265,7 @@ def feed(pipe, data: bytes, unread: Unread = None) -> None:
     except OSError:
         pass  # the program ended without reading all its input: a normal end
     finally:
-        try:
-            pipe.close()
-        except OSError:
-            pass  # nothing was left in its buffer: os.write wrote past it
+        pipe.close()  # nothing is buffered in it: os.write wrote past its buffer
 
 
 class Piped:
