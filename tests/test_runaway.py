@@ -20,8 +20,8 @@ import pytest
 from exactmark.kit.cases import ROOT, Case
 from exactmark.kit.variants import read_variant
 from exactmark.marking.verdicts import (FIRST_LINES, LAST_LINES, NOT_ALL_READ, OVERFLOW, PIPE,
-                                        READ_ALL, TERMINAL, Kind, judge, repeated,
-                                        runaway_lines)
+                                        READ_ALL, REPEATED_LINES, TERMINAL, Kind, judge,
+                                        repeated, runaway_lines)
 from exactmark.running.limits import MOST_OUTPUT, Budget, mebibytes
 from exactmark.running.record import SCREEN, STDERR, STDOUT, Limit, Ran
 from exactmark.running.supervise import Piped, gather, kill_group, piped_ran
@@ -66,9 +66,9 @@ def test_a_menu_printed_for_ever_at_end_of_input_is_said_in_one_sentence_and_sho
 def test_a_run_with_input_left_unread_says_so_and_one_not_known_says_nothing():
     output = b"x = " * 10_000
     unread = judge(case(), PIPE, stopped(output, read_all=False)).detail
-    assert unread.endswith(', repeating "x = " again and again' + NOT_ALL_READ), unread
+    assert unread.endswith(', repeating "x =␠" again and again' + NOT_ALL_READ), unread
     unknown = judge(case(), PIPE, stopped(output, read_all=None)).detail
-    assert unknown.endswith('repeating "x = " again and again'), unknown
+    assert unknown.endswith('repeating "x =␠" again and again'), unknown
 
 
 def test_a_stderr_over_its_cap_shows_what_stderr_repeated():
@@ -78,6 +78,15 @@ def test_a_stderr_over_its_cap_shows_what_stderr_repeated():
     assert verdict.detail.startswith(OVERFLOW.format(stream="stderr", most=mebibytes(MOST_OUTPUT))
                                      + ', repeating "debug: tick" again and again'), verdict
     assert verdict.runaway == ("then, from line 1 on, again and again:", "  debug: tick")
+
+
+def test_a_blank_line_repeated_is_said_and_a_long_block_is_cut():
+    verdict = judge(case(), PIPE, stopped(b"\n" * 5000))
+    assert ", repeating a blank line again and again;" in verdict.detail, verdict.detail
+    assert verdict.runaway == ("then, from line 1 on, again and again:", "  (a blank line)")
+    board = b"".join(b"row %d\n" % number for number in range(REPEATED_LINES + 4))
+    shown = judge(case(), PIPE, stopped(board * 500)).runaway
+    assert shown[-2:] == (f"  row {REPEATED_LINES - 1}", "  … 4 more lines"), shown
 
 
 def test_at_a_terminal_the_screen_is_what_went_over():
@@ -110,7 +119,7 @@ def test_a_prompt_repeated_on_one_line_is_shown_as_it_is_and_a_students_bytes_es
     verdict = judge(case(), PIPE, stopped(output))
     assert verdict.runaway == ("its first lines:", "  Score: 3",
                                "then, from line 2 on, again and again:",
-                               "  ⟨U+001B⟩[2JAgain? "), verdict.runaway
+                               "  ⟨U+001B⟩[2JAgain?␠"), verdict.runaway
     assert "\x1b" not in verdict.detail
 
 

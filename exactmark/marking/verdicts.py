@@ -3,7 +3,8 @@
 from dataclasses import dataclass, field
 from enum import Enum
 
-from exactmark.base.visible import diff_lines, escaped, first_difference
+from exactmark.base.visible import (SPACING, TERMINAL_SPACING, diff_lines, escaped,
+                                    first_difference)
 from exactmark.marking.near_miss import NearMiss, missed, normalise, regions
 from exactmark.running.record import FILES, STDERR, Limit
 from exactmark.running.limits import MEMORY_BYTES, MOST_OUTPUT, WRITTEN_BYTES, mebibytes
@@ -55,7 +56,10 @@ THE_TIME_LIMIT = "the time limit"
 THE_SCREEN = "the screen"
 THE_MEMORY_LIMIT = "the memory limit"
 OVERFLOW = "{stream} over {most}, stopped there"
-REPEATING = ', repeating "{line}"{more} again and again'
+REPEATING = ", repeating {line}{more} again and again"
+QUOTED = '"{line}"'
+A_BLANK_LINE = "a blank line"
+BLANK_LINE = "(a blank line)"  # as a line shown
 REPEATING_MORE = " and the {count} line{s} after it"
 READ_ALL = "; it had read all its input: it went on at end of input"
 NOT_ALL_READ = "; it had not read all its input yet"
@@ -200,8 +204,9 @@ def _too_large(case, mode, outcome) -> Verdict:
     lines = shown_lines(block)
     if lines:
         more = len(lines) - 1
-        detail += REPEATING.format(line=lines[0], more=REPEATING_MORE.format(
-            count=more, s="s" * (more != 1)) if more else "")
+        detail += REPEATING.format(
+            line=A_BLANK_LINE if lines[0] == BLANK_LINE else QUOTED.format(line=lines[0]),
+            more=REPEATING_MORE.format(count=more, s="s" * (more != 1)) if more else "")
     if outcome.read_all_input is not None:
         detail += READ_ALL if outcome.read_all_input else NOT_ALL_READ
     return Verdict(case.id, mode, Kind.TOO_LARGE, detail,
@@ -236,9 +241,12 @@ def repeated(output: bytes) -> tuple:
 
 
 def shown_lines(data: bytes) -> list:
-    """`data`'s lines, each escaped and cut to SHOWN_CHARS (a last one without its end too)."""
+    """`data`'s lines (a last one without its end too), each escaped and cut to SHOWN_CHARS,
+    its trailing spaces and tabs drawn as a diff draws them, a blank one said."""
     lines = data.split(b"\n")
-    return [escaped(line, SHOWN_CHARS) for line in lines[:-1] + [lines[-1]] * bool(lines[-1])]
+    shown = [escaped(line, SHOWN_CHARS) for line in lines[:-1] + [lines[-1]] * bool(lines[-1])]
+    return [text.rstrip(SPACING) + text[len(text.rstrip(SPACING)):].translate(TERMINAL_SPACING)
+            if text else BLANK_LINE for text in shown]
 
 
 def runaway_lines(output: bytes, start: int, block: bytes) -> tuple:
@@ -262,7 +270,11 @@ def runaway_lines(output: bytes, start: int, block: bytes) -> tuple:
     shown += [f"  {line}" for line in shown_lines(output[last_start:start])]
     if block:
         shown.append(THEN_AGAIN.format(line=output.count(b"\n", 0, start) + 1))
-        shown += [f"  {line}" for line in shown_lines(block)[:REPEATED_LINES]]
+        lines = shown_lines(block)
+        shown += [f"  {line}" for line in lines[:REPEATED_LINES]]
+        if len(lines) > REPEATED_LINES:
+            left = len(lines) - REPEATED_LINES
+            shown.append(LINES_BETWEEN.format(count=left, s="s" * (left != 1)))
     return tuple(shown)
 
 
