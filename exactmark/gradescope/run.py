@@ -662,8 +662,9 @@ def size(results: dict) -> int:
 
 
 def without_diffs(extra) -> None:
-    """extra_data without the diffs (drawn, and as lines for a page): each failed test's
-    output holds its own, and on Gradescope nothing reads them back."""
+    """extra_data without the diffs (drawn, and as lines for a page) and the lines shown of
+    an output too large: each failed test's output holds its own, and on Gradescope
+    nothing reads them back."""
     if not isinstance(extra, dict):
         return
     verdicts = [verdict for case in extra.get("cases") or () if isinstance(case, dict)
@@ -673,7 +674,7 @@ def without_diffs(extra) -> None:
                  if isinstance(case, dict) for run in ("reference", "own")]
     for verdict in verdicts:
         if isinstance(verdict, dict):
-            verdict["diff"], verdict["diff_lines"] = "", None
+            verdict["diff"], verdict["diff_lines"], verdict["runaway"] = "", None, []
 
 
 def bounded(results: dict) -> dict:

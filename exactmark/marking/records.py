@@ -43,10 +43,12 @@ class Verdict:
     reproduce: str  # the command that shows it from the student's folder, when failed
     diff: str  # drawn for a terminal
     diff_lines: dict = None  # exactmark.base.visible.VisibleDiff.to_json(), for a page
+    runaway: tuple = ()  # an output stopped for size: its first lines and what it repeated
 
     @classmethod
     def from_dict(cls, data: dict) -> "Verdict":
-        return cls(**{**data, "kind": Kind(data["kind"]), "regions": tuple(data["regions"])})
+        return cls(**{**data, "kind": Kind(data["kind"]), "regions": tuple(data["regions"]),
+                      "runaway": tuple(data.get("runaway", ()))})
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,8 @@ INPUT = "  input: {text}"
 REGION = "  - {sentence}"
 REPRODUCE = "  reproduce: {command}"
 REPRODUCE_THERE = "  reproduce, in the submission's folder: {command}"
+RUNAWAY = "  {line}"  # a line of what an output stopped for size showed
+REPRODUCE_PAST_BYTES = 2000  # what a too-large output's reproduce shows beyond the expected
 SCORE = "Score: {score:.2f}/{total:.2f} in {seconds:.1f} s"
 LATE = "Late rule: {explanation}"
 MARK = "Mark: {mark:.2f}/{total:.2f}"
@@ -168,9 +170,11 @@ def case_folder(case) -> str:
 def reproduce(case, program, kind: Kind = Kind.WRONG, folder: str = None) -> str:
     """The command that reruns the case at a shell, in the submission's folder, and shows
     what cost the marks: the stdout's diff, the exit status (stderr left on the terminal,
-    where its traceback explains it), or the stderr's diff; a compiled `program` is built
-    first. Its input and expected output are the case's files in `folder` (by default
-    `expected_outputs/CASES`, as a student's feedback lays them out), never a long printf."""
+    where its traceback explains it), the stderr's diff, or an output too large up to a
+    little past the expected (head ends the program once it has that much); a compiled
+    `program` is built first. Its input and expected output are the case's files in
+    `folder` (by default `expected_outputs/CASES`, as a student's feedback lays them out),
+    never a long printf."""
     at = (folder or case_folder(case)).rstrip("/")
 
     def file(suffix: str) -> str:
@@ -185,6 +189,9 @@ def reproduce(case, program, kind: Kind = Kind.WRONG, folder: str = None) -> str
     head = f" | head -c {case.head}" if case.head is not None else ""
     if program.built:
         run = f"{program.shell_build()} && {run}"
+    if kind == Kind.TOO_LARGE:  # what it writes, to a little past the expected: it ends there
+        most = case.head if case.head is not None else len(case.stdout) + REPRODUCE_PAST_BYTES
+        return f"{run} 2>&1 | head -c {most}"
     if kind == Kind.WRONG_STATUS:
         if head:
             return f'{{ {run}; echo "exit status $?, want {case.status}" >&2; }}{head} > /dev/null'
@@ -270,6 +277,8 @@ def write_report(results: Results, out) -> None:
             case, results.assignment.programs[case.program], kind, str(case.folder))), file=out)
         if verdict.diff:
             print(verdict.diff, file=out)
+        for line in verdict.runaway:
+            print(RUNAWAY.format(line=line), file=out)
     for title, lines in differences:
         print(f"\n{title}", *lines, sep="\n", file=out)
     print("", file=out)
@@ -313,7 +322,7 @@ def gradescope(results: Results, confined: dict) -> dict:
                                         INPUT.format(text=shown_input(case)).strip(),
                                         REPRODUCE.format(command=reproduce(
                                             case, declared, verdict.kind)).strip(),
-                                        verdict.diff]))
+                                        verdict.diff, *verdict.runaway]))
                 for verdict in result.failed) or Kind.PASS
             add({"name": case.id, "status": "passed" if result.earned_all else "failed",
                  "visibility": result.marked.visibility, "output": text},
@@ -413,7 +422,8 @@ def verdict_data(case, program, verdict) -> records.Verdict:
                            shown_input(case),
                            reproduce(case, program, verdict.kind) if failed else "",
                            verdict.diff,
-                           verdict.diff_lines.to_json() if verdict.diff_lines else None)
+                           verdict.diff_lines.to_json() if verdict.diff_lines else None,
+                           verdict.runaway)
 
 
 def check_json_target(path: Path) -> None:

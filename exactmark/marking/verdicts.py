@@ -3,9 +3,10 @@
 from dataclasses import dataclass, field
 from enum import Enum
 
-from exactmark.base.visible import diff_lines, escaped, first_difference
+from exactmark.base.visible import (SPACING, TERMINAL_SPACING, diff_lines, escaped,
+                                    first_difference)
 from exactmark.marking.near_miss import NearMiss, missed, normalise, regions
-from exactmark.running.record import FILES, Limit
+from exactmark.running.record import FILES, STDERR, Limit
 from exactmark.running.limits import MEMORY_BYTES, MOST_OUTPUT, WRITTEN_BYTES, mebibytes
 
 
@@ -54,7 +55,17 @@ A_CRASH = "a crash"
 THE_TIME_LIMIT = "the time limit"
 THE_SCREEN = "the screen"
 THE_MEMORY_LIMIT = "the memory limit"
-OVERFLOW = "{stream} over {most} "
+OVERFLOW = "{stream} over {most}, stopped there"
+REPEATING = ", repeating {line}{more} again and again"
+QUOTED = '"{line}"'
+A_BLANK_LINE = "a blank line"
+BLANK_LINE = "(a blank line)"  # as a line shown
+REPEATING_MORE = " and the {count} line{s} after it"
+READ_ALL = "; it had read all its input: it went on at end of input"
+NOT_ALL_READ = "; it had not read all its input yet"
+FIRST_LINES_SAID = "its first lines:"
+LINES_BETWEEN = "  … {count} more line{s}"
+THEN_AGAIN = "then, from line {line} on, again and again:"
 WROTE_FILES = ("it wrote more than {most} of files, or more files than it may make, beyond "
                "its own program's: stopped there")
 MEMORY = "the run went over {memory} of memory"
@@ -64,6 +75,19 @@ BUDGET_SPENT = ("budget: the cases before it used their share of the submission'
 WAITED_OUT = ("budget: the cases before it waited their share of the submission's waiting ({part}: "
               "{seconds:.1f} s), sleeping or waiting, not working")
 NOT_BUILT_DETAIL = "the program did not build: its build says why"
+
+
+# What an output stopped for size shows: its first lines, the last before what its end
+# repeats, and the lines it repeats: the shortest block, at most MOST_BLOCK bytes, that its
+# last TAIL_BYTES repeat REPEATS times or more. Each line cut to SHOWN_CHARS.
+FIRST_LINES = 10
+LAST_LINES = 5
+REPEATED_LINES = 10
+SHOWN_CHARS = 200
+TAIL_BYTES = 1 << 16
+MOST_BLOCK = 4096
+REPEATS = 3
+BACK_STEP = 1 << 16  # bytes compared at a time, looking back for where the repeating began
 
 
 @dataclass(frozen=True)
@@ -77,6 +101,8 @@ class Verdict:
     credit: float = 0.0  # the share of the case's marks it earns
     diff_lines: object = None  # exactmark.base.visible.VisibleDiff: the diff as data, for a page
     regions: tuple = ()  # a sentence per region that differs (exactmark.marking.near_miss.regions)
+    runaway: tuple = ()  # an output stopped for size: its first lines and what it repeated,
+    # escaped, as lines to show (`runaway_lines`)
 
     @property
     def passed(self) -> bool:
@@ -148,9 +174,7 @@ def _limit_hit(case, mode, outcome, got, want, rules):
         return Verdict(case.id, mode, Kind.TOO_LARGE, WROTE_FILES.format(
             most=mebibytes(WRITTEN_BYTES)))
     if outcome.too_large:
-        stream = THE_SCREEN if mode == TERMINAL else outcome.overflowed
-        return Verdict(case.id, mode, Kind.TOO_LARGE, OVERFLOW.format(stream=stream,
-                                                                 most=mebibytes(MOST_OUTPUT)))
+        return _too_large(case, mode, outcome)
     if outcome.timed_out:
         used = outcome.cpu_seconds
         if outcome.limit is Limit.CPU:
@@ -168,6 +192,90 @@ def _limit_hit(case, mode, outcome, got, want, rules):
                        near_miss=missed(got, want, THE_MEMORY_LIMIT),
                        **_differences(got, want, case.id))
     return None
+
+
+def _too_large(case, mode, outcome) -> Verdict:
+    """An output stopped at its cap: which one, what its end repeated, whether it had read
+    all its input by then; and its first lines and the lines it repeated, to show."""
+    stream = THE_SCREEN if mode == TERMINAL else outcome.overflowed
+    output = outcome.stderr if outcome.overflowed == STDERR else outcome.stdout
+    start, block = repeated(output)
+    detail = OVERFLOW.format(stream=stream, most=mebibytes(MOST_OUTPUT))
+    lines = shown_lines(block)
+    if lines:
+        more = len(lines) - 1
+        detail += REPEATING.format(
+            line=A_BLANK_LINE if lines[0] == BLANK_LINE else QUOTED.format(line=lines[0]),
+            more=REPEATING_MORE.format(count=more, s="s" * (more != 1)) if more else "")
+    if outcome.read_all_input is not None:
+        detail += READ_ALL if outcome.read_all_input else NOT_ALL_READ
+    return Verdict(case.id, mode, Kind.TOO_LARGE, detail,
+                   runaway=runaway_lines(output, start, block))
+
+
+def repeated(output: bytes) -> tuple:
+    """(where it begins, the block) of what the end of `output` repeats: the shortest block
+    its last bytes repeat REPEATS times or more, from where the repeating begins, moved on
+    to the start of a line when the block holds a line's end (the lines it repeats, whole);
+    (len(output), b"") when its end repeats no block."""
+    tail = output[-TAIL_BYTES:]
+    for size in range(1, min(MOST_BLOCK, len(tail) // REPEATS) + 1):
+        span = REPEATS * size
+        if tail[-span:-size] == tail[-span + size:]:
+            break
+    else:
+        return len(output), b""
+    start = len(output) - span
+    while start > 0:  # back a step at a time while the bytes a block apart agree
+        step = min(BACK_STEP, start)
+        if output[start - step:start] == output[start - step + size:start + size]:
+            start -= step
+            continue
+        while start > 0 and output[start - 1] == output[start - 1 + size]:
+            start -= 1
+        break
+    if b"\n" in output[start:start + size]:
+        while start and output[start - 1] != ord("\n"):
+            start += 1
+    return start, output[start:start + size]
+
+
+def shown_lines(data: bytes) -> list:
+    """`data`'s lines (a last one without its end too), each escaped and cut to SHOWN_CHARS,
+    its trailing spaces and tabs drawn as a diff draws them, a blank one said."""
+    lines = data.split(b"\n")
+    shown = [escaped(line, SHOWN_CHARS) for line in lines[:-1] + [lines[-1]] * bool(lines[-1])]
+    return [text.rstrip(SPACING) + text[len(text.rstrip(SPACING)):].translate(TERMINAL_SPACING)
+            if text else BLANK_LINE for text in shown]
+
+
+def runaway_lines(output: bytes, start: int, block: bytes) -> tuple:
+    """What an output stopped for size shows: its first FIRST_LINES lines and the
+    LAST_LINES before the block its end repeats (how many are between), then that block,
+    its first REPEATED_LINES lines, from the line where the repeating began; or without
+    a block, its first lines. No more of the output than those lines is split out."""
+    first_end = 0
+    for _ in range(FIRST_LINES):
+        end = output.find(b"\n", first_end, start)
+        first_end = start if end < 0 else end + 1
+    last_start = start
+    for _ in range(LAST_LINES if block else 0):
+        last_start = output.rfind(b"\n", 0, max(0, last_start - 1)) + 1
+    last_start = max(first_end, last_start)
+    between = output.count(b"\n", first_end, last_start)
+    shown = [FIRST_LINES_SAID] * bool(start) + [
+        f"  {line}" for line in shown_lines(output[:first_end])]
+    if between:
+        shown.append(LINES_BETWEEN.format(count=between, s="s" * (between != 1)))
+    shown += [f"  {line}" for line in shown_lines(output[last_start:start])]
+    if block:
+        shown.append(THEN_AGAIN.format(line=output.count(b"\n", 0, start) + 1))
+        lines = shown_lines(block)
+        shown += [f"  {line}" for line in lines[:REPEATED_LINES]]
+        if len(lines) > REPEATED_LINES:
+            left = len(lines) - REPEATED_LINES
+            shown.append(LINES_BETWEEN.format(count=left, s="s" * (left != 1)))
+    return tuple(shown)
 
 
 def _status_and_stderr(case, mode, status, stderr, rules):

@@ -39,8 +39,8 @@ from exactmark.sandbox.cgroups import kill_every
 from exactmark.marking.build import build_command, build_record, keep_binary, sources_of
 from exactmark.running.limits import (MEMORY_BYTES, PROCESSES, SAFE_PATH, Budget, children_of,
                                       descendants, processes_of, rlimits, scrubbed_environment)
-from exactmark.marking.report import (ALONE, INPUT, REGION, SAME_WAY, WHAT_DIFFERS, reproduce,
-                            shown_input)
+from exactmark.marking.report import (ALONE, INPUT, REGION, RUNAWAY, SAME_WAY, WHAT_DIFFERS,
+                                      reproduce, shown_input)
 from exactmark.kit.submission import marked_folder, skip_reason, why_missing
 from exactmark.base.tree import Limits, Refused, copy_tree, remove_tree
 from exactmark.marking.verdicts import NOT_BUILT_DETAIL, PIPE, Kind, Rules, Verdict, how, judge
@@ -368,6 +368,8 @@ class Check:
                                       if isinstance(case, Written) else command))
             if verdict.diff:
                 self.say(verdict.diff)
+            for line in verdict.runaway:
+                self.say(RUNAWAY.format(line=line))
 
     def group(self, program, group, found, folder) -> list:
         """A group of the student's cases: its head line, a line per case (what their

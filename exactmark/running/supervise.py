@@ -11,6 +11,7 @@ import select
 import selectors
 import signal
 import subprocess
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ BUSY_CPU_SECONDS = 0.02  # less CPU than this over a whole idle allowance is wai
 # working: a program that wakes every second to sleep again is idle, one that works a few
 # milliseconds every 0.2 s is not
 RESCAN_POLLS = 10  # ProcessesCpu: a full look for a run's processes every this many reads
+FEED_BYTES = 1 << 16  # written into a run's stdin at a time, and counted
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
@@ -36,11 +38,13 @@ def collect(process, stdin: bytes, deadline: float, most_stdout: int, most_stder
     (a threading.Event) is set, the program has ended: what it wrote is read, and a process
     it left holding the pipes is not waited for, as a sandbox whose last process is gone
     does not wait. (stdout, stderr, whether the deadline passed, "stdout" or "stderr" when
-    one overflowed, or "")."""
-    threading.Thread(target=feed, args=(process.stdin, stdin), daemon=True).start()
+    one overflowed, or "", and with an overflow, whether the program had read all of its
+    stdin by then: None where that is not known)."""
+    unread = Unread(process.stdin, len(stdin))
+    threading.Thread(target=feed, args=(process.stdin, stdin, unread), daemon=True).start()
     outputs = {process.stdout: bytearray(), process.stderr: bytearray()}
     caps = {process.stdout: (STDOUT, most_stdout), process.stderr: (STDERR, most_stderr)}
-    timed_out, too_large = False, ""
+    timed_out, too_large, read_all = False, "", None
     with selectors.DefaultSelector() as selector:
         for stream in outputs:
             selector.register(stream, selectors.EVENT_READ)
@@ -71,11 +75,47 @@ def collect(process, stdin: bytes, deadline: float, most_stdout: int, most_stder
                     process.stdout.close()  # the reader is gone: the program meets EPIPE
                 name, most = caps[key.fileobj]
                 if len(outputs[key.fileobj]) > most:
-                    too_large = name
+                    too_large, read_all = name, unread.none_left()
     for stream in outputs:
         stream.close()
+    unread.close()
     return (bytes(outputs[process.stdout][:most_stdout]),
-            bytes(outputs[process.stderr][:most_stderr]), timed_out, too_large)
+            bytes(outputs[process.stderr][:most_stderr]), timed_out, too_large, read_all)
+
+
+class Unread:
+    """How much of its stdin a run has not read yet: what is still to be written into the
+    pipe (`left`, which `feed` counts down) and what waits in it, counted (FIONREAD) through
+    a read end of the pipe's own that Linux's /proc/self/fd opens (only writers hold an end
+    of input back: this end does not). Where that cannot be opened (no /proc), not known.
+    While it is open, a run that ends with its stdin unread leaves `feed` waiting, not
+    failing: `close` ends that wait."""
+
+    def __init__(self, pipe, size: int):
+        self.left = size
+        try:
+            self.fd = os.open(f"/proc/self/fd/{pipe.fileno()}", os.O_RDONLY | os.O_NONBLOCK)
+        except OSError:
+            self.fd = None
+
+    def none_left(self):
+        """True once the run has read all of its stdin, False while it has not; None when
+        that is not known."""
+        if self.fd is None:
+            return None
+        import fcntl  # here: the student's checker runs on systems without it, and says so
+        import termios
+        waiting = bytearray(4)
+        try:
+            fcntl.ioctl(self.fd, termios.FIONREAD, waiting)
+        except OSError:
+            return None
+        return self.left == 0 and not int.from_bytes(waiting, sys.byteorder)
+
+    def close(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
 
 
 class ProcessesCpu:
@@ -212,12 +252,20 @@ def kill_group(pid: int) -> None:
         pass  # it has ended, and every process it started
 
 
-def feed(pipe, data: bytes) -> None:
+def feed(pipe, data: bytes, unread: Unread = None) -> None:
+    """Write `data` into the stdin pipe `pipe`, then close it: the run's end of input.
+    `unread.left` counts what is still to be written."""
+    view = memoryview(data)
     try:
-        pipe.write(data)
-        pipe.close()
+        while view:
+            written = os.write(pipe.fileno(), view[:FEED_BYTES])
+            view = view[written:]
+            if unread is not None:
+                unread.left -= written
     except OSError:
         pass  # the program ended without reading all its input: a normal end
+    finally:
+        pipe.close()  # nothing is buffered in it: os.write wrote past its buffer
 
 
 class Piped:
@@ -256,6 +304,7 @@ class Gathered:
     stderr: bytes
     timed_out: bool  # the wall-clock cap passed
     overflowed: str  # STDOUT or STDERR, when one went over its cap; else ""
+    read_all_input: bool = None  # with an overflow: the run had read all of its stdin by then
 
 
 def gather(streams, stdin: bytes, budget: Budget, ended: threading.Event, kill,
@@ -264,13 +313,13 @@ def gather(streams, stdin: bytes, budget: Budget, ended: threading.Event, kill,
     `collect` reads them, within the budget's caps), once it has ended (`ended`), or
     `kill()`ed at the wall-clock cap, at an output over its cap, or once `stopping` is set."""
     deadline = time.monotonic() + budget.wall_seconds
-    stdout, stderr, timed_out, too_large = collect(
+    stdout, stderr, timed_out, too_large, read_all = collect(
         streams, stdin, deadline, budget.most_output, budget.most_stderr, head, ended)
     if not (timed_out or too_large):  # its output closed, the program may still be running
         timed_out = not ended.wait(max(0.0, deadline - time.monotonic()))
     if timed_out or too_large or (stopping is not None and stopping.is_set()):
         kill()
-    return Gathered(stdout, stderr, timed_out, too_large)
+    return Gathered(stdout, stderr, timed_out, too_large, read_all)
 
 
 def piped_ran(gathered: Gathered, status: int, budget: Budget, watch, cpu_seconds,
@@ -280,4 +329,5 @@ def piped_ran(gathered: Gathered, status: int, budget: Budget, watch, cpu_second
     limit = Limit.OUTPUT if gathered.overflowed else limit_hit(
         watch, cpu_seconds, budget.cpu_seconds, killed_by_rlimit, gathered.timed_out)
     return Ran(gathered.stdout, gathered.stderr, None if limit or stopped else status, limit,
-               gathered.overflowed, out_of_memory, cpu_seconds)
+               gathered.overflowed, out_of_memory, cpu_seconds,
+               read_all_input=gathered.read_all_input)

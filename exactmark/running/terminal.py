@@ -160,7 +160,10 @@ class _Session:
         except OSError:
             pass
 
-    def finish(self, read_past_input: bool = False) -> Ran:
+    def finish(self, read_past_input: bool = False, typed_all: bool = False) -> Ran:
+        """The run's record once it has ended or is stopped: over the output cap, it had
+        read all its input if it had read past the last line; not while lines were left
+        to type; else that is not known."""
         while time.monotonic() < self.deadline and self.drain(0.05):
             pass
         too_large = len(self.output) > self.most_output
@@ -170,7 +173,8 @@ class _Session:
             self.child.exitstatus if self.child.signalstatus is None else -self.child.signalstatus)
         limit = Limit.OUTPUT if too_large else Limit.WALL if stopped else None
         return Ran(bytes(self.output[:self.most_output]), status=status, limit=limit,
-                   overflowed=SCREEN if too_large else "", read_past_input=read_past_input)
+                   overflowed=SCREEN if too_large else "", read_past_input=read_past_input,
+                   read_all_input=True if read_past_input else None if typed_all else False)
 
 
 def run_in_terminal(argv, stdin: bytes, cwd, env, timeout: float,
@@ -197,5 +201,5 @@ def run_in_terminal(argv, stdin: bytes, cwd, env, timeout: float,
         while session.wait_for_prompt():
             read_past_input = True
             session.end_of_input()
-        return session.finish(read_past_input)
+        return session.finish(read_past_input, typed_all=True)
     return session.finish()

@@ -534,7 +534,8 @@ class Sandbox:
             screen.timed_out)
         return Ran(screen.stdout, status=None if limit else screen.status, limit=limit,
                    overflowed=screen.overflowed, out_of_memory=usage.out_of_memory(),
-                   cpu_seconds=cpu_seconds, read_past_input=screen.read_past_input)
+                   cpu_seconds=cpu_seconds, read_past_input=screen.read_past_input,
+                   read_all_input=screen.read_all_input)
 
     def _piped(self, argv: list, stdin: bytes, env: dict, started, used: Usage, watch,
                head: int, entering, passed: tuple, budget: Budget) -> Ran:
