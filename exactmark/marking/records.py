@@ -43,6 +43,7 @@ class Verdict:
     reproduce: str  # the command that shows it from the student's folder, when failed
     diff: str  # drawn for a terminal
     diff_lines: dict = None  # exactmark.base.visible.VisibleDiff.to_json(), for a page
+    difference: str = ""  # the same for failures that differ the same way (marking/grouping.py)
 
     @classmethod
     def from_dict(cls, data: dict) -> "Verdict":

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from exactmark.kit.cases import STATS_VARIABLE
-from exactmark.marking import records
+from exactmark.marking import grouping, records
+from exactmark.marking.grouping import grouped
 from exactmark.marking.verdicts import PIPE, Kind, how
 
 MISSING = "missing"
@@ -26,9 +27,11 @@ WARNINGS_COST = "its warnings cost {share:.0%} of what the program's cases earn:
 BUILD_TEST = "{program}: build"  # never a case's PROGRAM/CASE
 PROGRAM_HEAD = "{program}: {passed}/{total} cases pass, {earned:.2f} of {marks:g} marks"
 PROGRAM_MARKS = "{program}: {earned:.2f} of {marks:g} marks"  # it marks no golden case
-CASE_LINE = "  {kind:<16} {marks:5.2f}  {case}{mode}{detail}"
+CASE_LINE = "  {kind:<{width}} {marks:5.2f}  {case}{detail}"
+KIND_WIDTH = max(len(kind.value) for kind in Kind)  # every verdict's word fits its column
 WHAT_DIFFERS = "What differs"
-SAME_WAY = "{case} and {more} more case{s} differ the same way: {how}"
+SAME_WAY = "{count} cases differ the same way: {cases}"
+AS_IN = "  as in {case}: {how}"
 ALONE = "{case}: {how}"
 INPUT = "  input: {text}"
 REGION = "  - {sentence}"
@@ -208,10 +211,24 @@ def shown_input(case) -> str:
     return shell_bytes(data) + (f" and {more} more bytes" if more else "")
 
 
+def shown_case(verdict) -> str:
+    """A verdict's case as the report names it, with its mode unless it was piped."""
+    return verdict.case_id + ("" if verdict.mode == PIPE else f" [{verdict.mode}]")
+
+
+def said_once(verdicts: list, said: str, name=shown_case) -> list:
+    """The head of one way of failing: its case, or how many cases and which, and what
+    differs, in the words of the first (whose input, command and diff follow)."""
+    if len(verdicts) == 1:
+        return [ALONE.format(case=name(verdicts[0]), how=said)]
+    return [SAME_WAY.format(count=len(verdicts), cases=", ".join(map(name, verdicts))),
+            AS_IN.format(case=name(verdicts[0]), how=said)]
+
+
 def write_report(results: Results, out) -> None:
     for line in results.header:
         print(line, file=out)
-    groups = {}  # (kind, how) -> [(result, verdict)]
+    failures = []  # (result, verdict) of each failed run
     for program, program_results in results.programs.items():
         marks = results.assignment.program_marks(program)
         student = results.student.get(program, ())
@@ -242,26 +259,23 @@ def write_report(results: Results, out) -> None:
             continue
         for result in program_results:
             for verdict in result.verdicts:
-                mode = "" if verdict.mode == PIPE else f" [{verdict.mode}]"
                 said = how(verdict)
-                print(CASE_LINE.format(kind=verdict.kind, marks=result.marked.marks,
-                                       case=verdict.case_id, mode=mode,
+                print(CASE_LINE.format(kind=verdict.kind, width=KIND_WIDTH,
+                                       marks=result.marked.marks, case=shown_case(verdict),
                                        detail=f": {said}" if said else ""), file=out)
                 if verdict.kind not in (Kind.PASS, Kind.NOT_RUN):
-                    groups.setdefault((verdict.kind, verdict.mode, said), []).append(
-                        (result, verdict))
+                    failures.append((result, verdict))
     differences = [difference for program, student in results.student.items()
                    for group in student for valid in (False, True)
                    for difference in group.differences(results.assignment.programs[program], valid)]
-    if groups or differences:
+    if failures or differences:
         print(f"\n{WHAT_DIFFERS}", file=out)
-    for (kind, _, said), members in groups.items():
+    for members in grouped(failures, lambda failure: grouping.difference(failure[1])):
         result, verdict = members[0]
-        print("", file=out)
-        print(SAME_WAY.format(case=verdict.case_id, more=len(members) - 1,
-                              s="s" * (len(members) > 2), how=said or kind) if len(members) > 1
-              else ALONE.format(case=verdict.case_id, how=said or kind), file=out)
-        case = result.marked.case
+        said = how(verdict) or str(verdict.kind)
+        print("", *said_once([member for _, member in members], said, shown_case),
+              sep="\n", file=out)
+        case, kind = result.marked.case, verdict.kind
         if len(verdict.regions) > 1:
             for region in verdict.regions:
                 print(REGION.format(sentence=region), file=out)
@@ -413,7 +427,8 @@ def verdict_data(case, program, verdict) -> records.Verdict:
                            shown_input(case),
                            reproduce(case, program, verdict.kind) if failed else "",
                            verdict.diff,
-                           verdict.diff_lines.to_json() if verdict.diff_lines else None)
+                           verdict.diff_lines.to_json() if verdict.diff_lines else None,
+                           grouping.difference(verdict) if failed else "")
 
 
 def check_json_target(path: Path) -> None:

@@ -39,8 +39,8 @@ from exactmark.sandbox.cgroups import kill_every
 from exactmark.marking.build import build_command, build_record, keep_binary, sources_of
 from exactmark.running.limits import (MEMORY_BYTES, PROCESSES, SAFE_PATH, Budget, children_of,
                                       descendants, processes_of, rlimits, scrubbed_environment)
-from exactmark.marking.report import (ALONE, INPUT, REGION, SAME_WAY, WHAT_DIFFERS, reproduce,
-                            shown_input)
+from exactmark.marking.grouping import difference, grouped
+from exactmark.marking.report import INPUT, REGION, WHAT_DIFFERS, reproduce, said_once, shown_input
 from exactmark.kit.submission import marked_folder, skip_reason, why_missing
 from exactmark.base.tree import Limits, Refused, copy_tree, remove_tree
 from exactmark.marking.verdicts import NOT_BUILT_DETAIL, PIPE, Kind, Rules, Verdict, how, judge
@@ -345,20 +345,17 @@ class Check:
                 failures += self.group(program, group, found, folder)
         if self.groups():
             self.say(f"\n{CANNOT_JUDGE}")
-        groups = {}  # failures that differ the same way, drawn once, as the marker does
-        for failure in failures:
-            verdict = failure[2]
-            groups.setdefault((verdict.kind, how(verdict)), []).append(failure)
-        if groups:
+        if failures:
             self.say(f"\n{WHAT_DIFFERS}")
-        for (kind, said), members in groups.items():
+        # failures that differ the same way, drawn once, as the marker does
+        for members in grouped(failures, lambda failure: difference(failure[2])):
             program, case, verdict, at = members[0]
+            kind, said = verdict.kind, how(verdict) or str(verdict.kind)
             said = escaped(said, most=MOST_SHOWN) if isinstance(case, Written) else said
-            shown = escaped(verdict.case_id)
             self.say()
-            self.say(SAME_WAY.format(case=shown, more=len(members) - 1,
-                                     s="s" * (len(members) > 2), how=said or kind)
-                     if len(members) > 1 else ALONE.format(case=shown, how=said or kind))
+            for line in said_once([member[2] for member in members], said,
+                                  lambda verdict: escaped(verdict.case_id)):
+                self.say(line)
             if len(verdict.regions) > 1:
                 for region in verdict.regions:
                     self.say(REGION.format(sentence=region))
