@@ -26,6 +26,7 @@ import pytest
 
 from exactmark.kit.cases import ROOT, SUFFIXES
 from exactmark.marking import records
+from exactmark.marking.report import KIND_WIDTH
 from exactmark.kit.assignment import load
 from exactmark.pack import build as pack_build
 from exactmark.kit.bundle import write_assignment
@@ -244,7 +245,7 @@ def test_beside_a_wrong_program_it_says_what_the_marker_says(packs, variant, tmp
     failed = [case for case in visible if marker[case][0] != "pass"]
     assert failed, f"{variant} fails no visible case: pick one that does"
     for case in failed:
-        assert f"{marker[case][0]:<16} {case}: {marker[case][1]}" in done.stdout
+        assert f"{marker[case][0]:<{KIND_WIDTH}} {case}: {marker[case][1]}" in done.stdout
     assert done.returncode == 1
 
 

@@ -5,8 +5,9 @@ every case that prints it, at another line in each, and is one mistake to fix, n
 Two failures differ the same way when they are of the same kind, in the same mode, and
 a wrong output's (or stderr's) diffs replace, leave out or add the same lines wherever
 those fall in the outputs; any other failure (a wrong exit status, a crash, a run stopped
-by a limit) when its detail is the same: the same traceback's last line, the same limit. The report groups its verdicts by `difference`, and a student's page
-its cases by the differences stored with each verdict (`exactmark.marking.records`)."""
+by a limit) when its detail is the same: the same traceback's last line, the same limit.
+The report groups its verdicts by `difference`, and a student's page its cases by the
+differences stored with each verdict (exactmark/marking/records.py)."""
 
 import hashlib
 

@@ -19,10 +19,10 @@ from exactmark.marking.grouping import grouped
 from exactmark.marking.verdicts import PIPE, Kind, how
 
 MISSING = "missing"
-MISSING_LINE = "{program}\n  {missing:<16} {why}"
+MISSING_LINE = "{program}\n  {missing:<{width}} {why}"
 NOT_SUBMITTED = "{why}: 0 of {marks:.2f} marks"
 BUILD_LINE = "  build: {said}"
-NOT_BUILT_LINE = "  not built        (all {count} cases: 0)"
+NOT_BUILT_LINE = "  {kind:<{width}} (all {count} cases: 0)"
 WARNINGS_COST = "its warnings cost {share:.0%} of what the program's cases earn: -{marks:.2f}"
 BUILD_TEST = "{program}: build"  # never a case's PROGRAM/CASE
 PROGRAM_HEAD = "{program}: {passed}/{total} cases pass, {earned:.2f} of {marks:g} marks"
@@ -234,7 +234,7 @@ def write_report(results: Results, out) -> None:
         student = results.student.get(program, ())
         print("", file=out)
         if program_results is None:
-            print(MISSING_LINE.format(program=program, missing=MISSING,
+            print(MISSING_LINE.format(program=program, missing=MISSING, width=KIND_WIDTH,
                                       why=results.not_submitted(program)), file=out)
             for group in student:
                 print("\n".join(group.lines()), file=out)
@@ -255,7 +255,8 @@ def write_report(results: Results, out) -> None:
             if built.messages:
                 print(indented(built.messages), file=out)
         if built is not None and built.cases == Kind.NOT_BUILT and not built.ok:
-            print(NOT_BUILT_LINE.format(count=len(program_results)), file=out)
+            print(NOT_BUILT_LINE.format(kind=Kind.NOT_BUILT, width=KIND_WIDTH,
+                                         count=len(program_results)), file=out)
             continue
         for result in program_results:
             for verdict in result.verdicts:
