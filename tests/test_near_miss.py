@@ -470,3 +470,9 @@ def test_regions_of_4_mib_on_one_line_return():
         "different lines from line 1 (1 line for 2000 expected): `⟨U+0000⟩")
     assert said[1] == ("compared up to line 1 of the output and line 2000 of the expected; "
                        "more may differ")
+
+
+def test_a_blank_line_is_said_to_be_one_not_quoted_as_nothing():
+    assert explain(b"x\n\nb\n", b"x\ny\nb\n") == "line 2: replace a blank line with `y`"
+    assert regions(b"x\n\nb\nc\nq\n", b"x\nb\nc\nd\nq\n")[0] == \
+        "1 line too many at line 2: a blank line"

@@ -59,6 +59,7 @@ MORE_REGIONS = "and {count} more regions differ, from line {line}"
 COMPARED_UP_TO = ("compared up to line {got} of the output and line {want} of the expected; "
                   "more may differ")
 QUOTED = "`{}`"
+A_BLANK_LINE = "a blank line"  # quoted: a line with nothing on it
 CUT_BEFORE = "…"
 UNKNOWN = "unknown normalisation: {names} (known: {known})"
 
@@ -479,8 +480,11 @@ def _quoted_pair(got: str, want: str) -> tuple:
 
 
 def _quoted(text: str, start: int = 0, newline: bool = False) -> str:
-    """`text` escaped from `start`, cut after MOST_SHOWN characters; ⏎ when `newline`."""
+    """`text` escaped from `start`, cut after MOST_SHOWN characters; ⏎ when `newline`; a
+    blank line said as one (a quote of nothing, "``", reads as a slip)."""
     shown = (CUT_BEFORE if start else "") + escaped(text[start:], MOST_SHOWN)
+    if not (shown or newline):
+        return A_BLANK_LINE
     return QUOTED.format(shown + (END_OF_LINE if newline else ""))
 
 
