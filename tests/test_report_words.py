@@ -1,11 +1,20 @@
 """The marker's report says what is true, each thing once, in columns that line up:
 its sentences tried one at a time, without marking anything."""
 
+from types import SimpleNamespace
+
 import pytest
 
 from exactmark.marking.report import (CASE_LINE, KIND_WIDTH, MISSING, MISSING_LINE,
                                       NOT_BUILT_LINE)
-from exactmark.marking.verdicts import Kind
+from exactmark.marking.verdicts import PIPE, Kind, how, judge
+from exactmark.running.record import Limit, Ran
+
+TABLE = b"a\nb\n"  # a case's expected stdout
+
+
+def case(stdout: bytes = TABLE, status: int = 0):
+    return SimpleNamespace(id="p/c", stdout=stdout, screen=None, stderr=None, status=status)
 
 
 @pytest.mark.parametrize("kind", list(Kind), ids=str)
@@ -22,3 +31,16 @@ def test_a_missing_program_and_an_unbuilt_one_keep_the_column():
     column = len("  ") + KIND_WIDTH + 1
     assert missing.splitlines()[1].index("why") == column, missing
     assert unbuilt.index("(all") == column, unbuilt
+
+
+@pytest.mark.parametrize("ran, said", [
+    (Ran(b"debug\n" + TABLE, b"", 0), "1 line too many at line 1, otherwise as expected: `debug`"),
+    (Ran(b"debug\n" + TABLE, b"oops\n", 2),
+     "1 line too many at line 1: `debug`; exit status 2, stderr ends: oops"),
+    (Ran(b"debug\n" + TABLE, b"Traceback (most recent call last):\nValueError: boom\n", 1),
+     "ValueError: boom; 1 line too many at line 1: `debug`"),
+    (Ran(b"debug\n" + TABLE, b"", None, Limit.CPU),
+     "over the CPU time limit of 30 s; 1 line too many at line 1: `debug`"),
+], ids=["alone", "then an exit status", "then a crash", "then a timeout"])
+def test_otherwise_as_expected_only_when_nothing_else_differs(ran, said):
+    assert how(judge(case(), PIPE, ran)) == said

@@ -127,11 +127,12 @@ def judge(case, mode: str, outcome, rules: Rules = Rules()) -> Verdict:
         reason = traceback or KILLED.format(signal=-status)
         return Verdict(case.id, mode, Kind.CRASH, reason, near_miss=missed(got, want, A_CRASH),
                        **differences)
-    near_miss = missed(got, want)
+    line = last_line(stderr)
+    said_after = bool(status and line and not terminal)  # how the run ended, after the output
+    near_miss = missed(got, want, alone=not said_after)
     detail = near_miss.sentence if near_miss else first_difference(
         got.decode("utf-8", "surrogateescape"), want.decode("utf-8", "surrogateescape"))
-    line = last_line(stderr)
-    if status and line and not terminal:
+    if said_after:
         detail += STDERR_ENDS.format(status=status, line=line)
     return Verdict(case.id, mode, Kind.WRONG, detail, near_miss=near_miss, **differences)
 
