@@ -44,3 +44,16 @@ def test_a_missing_program_and_an_unbuilt_one_keep_the_column():
 ], ids=["alone", "then an exit status", "then a crash", "then a timeout"])
 def test_otherwise_as_expected_only_when_nothing_else_differs(ran, said):
     assert how(judge(case(), PIPE, ran)) == said
+
+
+@pytest.mark.parametrize("stderr, expected, said, kind", [
+    (b"debug\n", b"", "1 line on stderr, where nothing is expected: `debug`", "lines on stderr"),
+    (b"Bad seed\ndebug\n", b"Bad seed\n",
+     "1 extra line after the expected end, from line 2: `debug`",
+     "on stderr: output goes on too long"),
+], ids=["where none is expected", "after the expected"])
+def test_lines_on_stderr_are_said_to_be_on_stderr(stderr, expected, said, kind):
+    wrong = case()
+    wrong.stderr = expected
+    verdict = judge(wrong, PIPE, Ran(TABLE, stderr, 0))
+    assert (verdict.kind, verdict.detail, verdict.near_miss.kind) == (Kind.WRONG_STDERR, said, kind)

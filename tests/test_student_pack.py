@@ -311,8 +311,9 @@ def test_an_instructors_own_pack_leaves_its_hidden_case_out(echo):
 
 
 @pytest.mark.parametrize("program, said", [
-    (SLEEPER, "timeout          echo/hello: next to no CPU time used for 2 s: sleeping or waiting, not working"),
-    (LOOPER, "timeout          echo/hello: over the CPU time limit of 1 s")])
+    (SLEEPER, f"{'timeout':<{KIND_WIDTH}} echo/hello: next to no CPU time used for 2 s: "
+              "sleeping or waiting, not working"),
+    (LOOPER, f"{'timeout':<{KIND_WIDTH}} echo/hello: over the CPU time limit of 1 s")])
 def test_a_sleeping_or_looping_program_ends_at_the_marking_limit(echo, program, said, tmp_path):
     course, pack, student = echo
     (student / "echo.py").write_text(program.replace("{token}", "sleeper-of-" + tmp_path.name))
@@ -965,7 +966,7 @@ def test_a_sleeping_program_on_its_own_cases_ends_at_the_marking_limit(packs, tm
     case = f"{GOLF.folder}/golf_won_seed_1"
     assert said[case][0] == "timeout" and said[case][1].startswith(
         "next to no CPU time used for 5 s: sleeping or waiting, not working"), said
-    assert f"    timeout          {case}: {said[case][1]}" in done.stdout, done.stdout
+    assert f"    {'timeout':<{KIND_WIDTH}} {case}: {said[case][1]}" in done.stdout, done.stdout
     assert done.returncode == 1 and "Traceback" not in done.stdout + done.stderr
     assert not own_processes(token)
 
@@ -1002,7 +1003,7 @@ def test_without_the_program_its_cases_are_still_read_and_not_run(packs, tmp_pat
         done.stdout
     case = f"{GOLF.folder}/golf_won_seed_1"
     assert said[case] == ("not run", "the program is not in the folder"), said
-    assert f"    not run          {case}: the program is not in the folder" in done.stdout
+    assert f"    {'not run':<{KIND_WIDTH}} {case}: the program is not in the folder" in done.stdout
     assert said[f"{GOLF.folder}/x y.in"][0] == "refused"
 
 

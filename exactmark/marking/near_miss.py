@@ -54,6 +54,10 @@ SPACING_AT = ("the spacing within {count} differs, from line {line}: "
               "{got} where {want} is expected")
 LINES_DIFFER = ("different lines from line {line} ({count} for {total} expected): "
                 "{got} where {want} is expected")
+# Said of stderr: where the case expects nothing on it, and the kind of any other near miss
+# there, so that a class's count does not take a debug line for output that goes on too long.
+ON_STDERR = "{count} on stderr, where nothing is expected: {first}"
+STDERR_KIND = "on stderr: {kind}"
 # Said after the regions: not near misses, so of no kind.
 MORE_REGIONS = "and {count} more regions differ, from line {line}"
 COMPARED_UP_TO = ("compared up to line {got} of the output and line {want} of the expected; "
@@ -73,7 +77,8 @@ KINDS = {TRAILING_SPACES: "spaces or tabs at line ends", LINE_ENDS: "line ends",
          EXTRA_LINES: "output goes on too long", GOES_ON: "output goes on too long",
          TOO_MANY: "extra lines", MISSING: "missing lines", TOO_MANY_AT: "extra lines",
          MISSING_AT: "missing lines",
-         PARTS_AND_STOPS: "output ends early with lines of its own", ONE_LINE: "one line differs"}
+         PARTS_AND_STOPS: "output ends early with lines of its own", ONE_LINE: "one line differs",
+         ON_STDERR: "lines on stderr"}
 
 MOST_SHOWN = 80  # characters of a line quoted in a sentence
 MOST_COMPARED = 2_000  # lines of each output `regions` diffs: with difflib's autojunk
@@ -195,6 +200,16 @@ def missed(got: bytes, want: bytes, stopped: str = "", alone: bool = True) -> Ne
     outputs = _outputs(got, want, stopped, alone)
     checks = ((_stops_early,) if stopped else ()) + CHECKS
     return next(filter(None, (check(outputs) for check in checks)), None)
+
+
+def missed_on_stderr(got: bytes, want: bytes) -> NearMiss:
+    """`missed` of what a run wrote on stderr against the case's: lines where it expects
+    nothing said as lines on stderr, and any other near miss's kind said to be on stderr."""
+    if got and not want:
+        return _said(ON_STDERR, count=_count(_line_count(got), "line"),
+                     first=_quoted(_text(_first_line(got)).removesuffix("\n")))
+    found = missed(got, want)
+    return found._replace(kind=STDERR_KIND.format(kind=found.kind)) if found else None
 
 
 def explain(got: bytes, want: bytes, stopped: str = "") -> str:

@@ -4,7 +4,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from exactmark.base.visible import diff_lines, escaped, first_difference
-from exactmark.marking.near_miss import NearMiss, missed, normalise, regions
+from exactmark.marking.near_miss import NearMiss, missed, missed_on_stderr, normalise, regions
 from exactmark.running.record import FILES, Limit
 from exactmark.running.limits import MEMORY_BYTES, MOST_OUTPUT, WRITTEN_BYTES, mebibytes
 
@@ -185,7 +185,7 @@ def _status_and_stderr(case, mode, status, stderr, rules):
                           if stderr_differs else {}))
     if "stderr" in rules.compare and stderr_differs:
         differences = _differences(stderr, case.stderr, f"{case.id} (stderr)")
-        near_miss = missed(stderr, case.stderr)
+        near_miss = missed_on_stderr(stderr, case.stderr)
         return Verdict(case.id, mode, Kind.WRONG_STDERR, near_miss.sentence if near_miss
                        else differences["diff"].splitlines()[0].partition(": ")[2],
                        near_miss=near_miss, **differences)
