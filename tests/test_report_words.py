@@ -5,9 +5,10 @@ from types import SimpleNamespace
 
 import pytest
 
+from exactmark.kit.assignment import load
 from exactmark.marking.report import (CASE_LINE, KIND_WIDTH, MISSING, MISSING_LINE,
-                                      NOT_BUILT_LINE)
-from exactmark.marking.verdicts import PIPE, Kind, how, judge
+                                      NOT_BUILT_LINE, reproduce, verdict_data)
+from exactmark.marking.verdicts import PIPE, TERMINAL, Kind, how, judge
 from exactmark.running.record import Limit, Ran
 
 TABLE = b"a\nb\n"  # a case's expected stdout
@@ -57,3 +58,20 @@ def test_lines_on_stderr_are_said_to_be_on_stderr(stderr, expected, said, kind):
     wrong.stderr = expected
     verdict = judge(wrong, PIPE, Ran(TABLE, stderr, 0))
     assert (verdict.kind, verdict.detail, verdict.near_miss.kind) == (Kind.WRONG_STDERR, said, kind)
+
+
+def test_a_terminal_case_is_reproduced_at_a_terminal_not_piped():
+    seeded = load("seeded")
+    seed_0 = next(marked.case for marked in seeded.marked_cases["solitaire_1"]
+                  if marked.case.name == "seed_0")
+    program = seeded.programs["solitaire_1"]
+    piped = reproduce(seed_0, program, Kind.WRONG)
+    at_a_terminal = reproduce(seed_0, program, Kind.WRONG, mode=TERMINAL)
+    assert piped == ("python3 solitaire_1.py < expected_outputs/solitaire_1/seed_0.in | "
+                     "diff - expected_outputs/solitaire_1/seed_0.out")
+    assert at_a_terminal == (
+        "python3 solitaire_1.py  # at a terminal: the screen should read as "
+        "expected_outputs/solitaire_1/seed_0.tty, typing each line of "
+        "expected_outputs/solitaire_1/seed_0.in as it asks")
+    verdict = judge(seed_0, TERMINAL, Ran(b"not the screen\n"))
+    assert verdict_data(seed_0, program, verdict).reproduce == at_a_terminal

@@ -16,7 +16,7 @@ from pathlib import Path
 from exactmark.kit.cases import STATS_VARIABLE
 from exactmark.marking import grouping, records
 from exactmark.marking.grouping import grouped
-from exactmark.marking.verdicts import PIPE, Kind, how
+from exactmark.marking.verdicts import PIPE, TERMINAL, Kind, how
 
 MISSING = "missing"
 MISSING_LINE = "{program}\n  {missing:<{width}} {why}"
@@ -37,6 +37,8 @@ INPUT = "  input: {text}"
 REGION = "  - {sentence}"
 REPRODUCE = "  reproduce: {command}"
 REPRODUCE_THERE = "  reproduce, in the submission's folder: {command}"
+AT_A_TERMINAL = "{run}  # at a terminal: the screen should read as {screen}"
+TYPING = ", typing each line of {input} as it asks"
 SCORE = "Score: {score:.2f}/{total:.2f} in {seconds:.1f} s"
 LATE = "Late rule: {explanation}"
 MARK = "Mark: {mark:.2f}/{total:.2f}"
@@ -168,19 +170,23 @@ def case_folder(case) -> str:
     return f"{CASES_FOLDER}/{case.folder.name}"
 
 
-def reproduce(case, program, kind: Kind = Kind.WRONG, folder: str = None) -> str:
+def reproduce(case, program, kind: Kind = Kind.WRONG, folder: str = None,
+              mode: str = PIPE) -> str:
     """The command that reruns the case at a shell, in the submission's folder, and shows
     what cost the marks: the stdout's diff, the exit status (stderr left on the terminal,
     where its traceback explains it), or the stderr's diff; a compiled `program` is built
     first. Its input and expected output are the case's files in `folder` (by default
-    `expected_outputs/CASES`, as a student's feedback lays them out), never a long printf."""
+    `expected_outputs/CASES`, as a student's feedback lays them out), never a long printf.
+    A case at a TERMINAL is the program run there, its input typed as it asks (no shell
+    tool types a line only once a program waits for it), its screen to compare."""
     at = (folder or case_folder(case)).rstrip("/")
 
     def file(suffix: str) -> str:
         path = f"{at}/{case.name}{suffix}"
         return path if SHELL_SAFE.fullmatch(path) else shlex.quote(path)
     run = shlex.join(program.shell_run(case))
-    if case.simulate is None:
+    typed = case.simulate is None
+    if typed and mode != TERMINAL:
         run = f"{run} < {file('.in')}"
     if case.stats is not None:
         run = (f'stats="$(mktemp)" && cp {file(".stats")} "$stats" && '
@@ -188,6 +194,9 @@ def reproduce(case, program, kind: Kind = Kind.WRONG, folder: str = None) -> str
     head = f" | head -c {case.head}" if case.head is not None else ""
     if program.built:
         run = f"{program.shell_build()} && {run}"
+    if mode == TERMINAL:
+        return AT_A_TERMINAL.format(run=run, screen=file(".tty")) + (
+            TYPING.format(input=file(".in")) if typed else "")
     if kind == Kind.WRONG_STATUS:
         if head:
             return f'{{ {run}; echo "exit status $?, want {case.status}" >&2; }}{head} > /dev/null'
@@ -282,7 +291,8 @@ def write_report(results: Results, out) -> None:
                 print(REGION.format(sentence=region), file=out)
         print(INPUT.format(text=shown_input(case)), file=out)
         print(REPRODUCE_THERE.format(command=reproduce(
-            case, results.assignment.programs[case.program], kind, str(case.folder))), file=out)
+            case, results.assignment.programs[case.program], kind, str(case.folder),
+            verdict.mode)), file=out)
         if verdict.diff:
             print(verdict.diff, file=out)
     for title, lines in differences:
@@ -327,7 +337,8 @@ def gradescope(results: Results, confined: dict) -> dict:
                 "\n".join(filter(None, [f"{verdict.kind}: {how(verdict)}",
                                         INPUT.format(text=shown_input(case)).strip(),
                                         REPRODUCE.format(command=reproduce(
-                                            case, declared, verdict.kind)).strip(),
+                                            case, declared, verdict.kind,
+                                            mode=verdict.mode)).strip(),
                                         verdict.diff]))
                 for verdict in result.failed) or Kind.PASS
             add({"name": case.id, "status": "passed" if result.earned_all else "failed",
@@ -426,7 +437,8 @@ def verdict_data(case, program, verdict) -> records.Verdict:
     failed = verdict.kind not in (Kind.PASS, Kind.NOT_RUN)
     return records.Verdict(verdict.mode, verdict.kind, how(verdict), tuple(verdict.regions),
                            shown_input(case),
-                           reproduce(case, program, verdict.kind) if failed else "",
+                           reproduce(case, program, verdict.kind, mode=verdict.mode)
+                           if failed else "",
                            verdict.diff,
                            verdict.diff_lines.to_json() if verdict.diff_lines else None,
                            grouping.difference(verdict) if failed else "")
