@@ -47,6 +47,8 @@ MISTAKES_COUNTED = "{caught} of {total} caught; which, {when}"
 REFERENCE_WITHHELD = "how it differs from what the reference prints: {when}"
 NO_TEAM = "no student has a valid case in this group"
 FAIL_THE_SAME_WAY = "{count} cases fail the same way: {cases}"  # then the first one's words
+CASES_PASSED = "Cases passed: {passed} of {cases}"
+NOT_HANDED_IN = "{programs} {were} not handed in"
 
 
 @dataclass(frozen=True)
@@ -164,6 +166,7 @@ def feedback_of(outcome, row: Row, view: View) -> dict:
     hidden = Counter(view.when(case.visibility) for case in cases
                      if not view.shown(case.visibility))
     return {"student": outcome.student.name, "assignment": assignment, "row": row,
+            "cases_said": cases_said(outcome, row, assignment),
             "late": late.explanation if late else "", "programs": programs,
             "failing": [case for case in shown if not case.passed],
             "failing_groups": [{"cases": cases, "said": FAIL_THE_SAME_WAY.format(
@@ -177,6 +180,24 @@ def feedback_of(outcome, row: Row, view: View) -> dict:
                         for program, count in unbuilt.items()],
             "cases_folder": CASES_FOLDER, "written": written_groups(outcome, view),
             "pack_said": CHECK_YOUR_WORK.format(url=view.pack_url) if view.pack_url else ""}
+
+
+def cases_said(outcome, row: Row, assignment) -> str:
+    """How many cases passed, of those of the programs handed in, and which programs were
+    not handed in (their cases were never run: "0 of 92" would count them); nothing for a
+    refused submission, whose refusal says why none ran."""
+    programs = outcome.marking.programs
+    if outcome.refused or not programs:
+        return ""
+    missing = [name for name in assignment.marked_cases
+               if name in programs and not programs[name].submitted]
+    cases = sum(len(marked) for name, marked in assignment.marked_cases.items()
+                if name not in missing)
+    said = [CASES_PASSED.format(passed=row.passed, cases=cases)] if cases else []
+    if missing:
+        said.append(NOT_HANDED_IN.format(programs=" and ".join(missing),
+                                         were="were" if len(missing) > 1 else "was"))
+    return "; ".join(said)
 
 
 def same_way(case) -> tuple:
