@@ -792,7 +792,7 @@ def test_the_kit_s_own_cases_pass_beside_the_sample_solution(packs, tmp_path):
         assert (f"  {group.name} ({group.folder}/): {count} of {count} of your cases pass"
                 in done.stdout.splitlines()), done.stdout
         for name in group.kit_cases:
-            assert f"    pass             {group.folder}/{name}" in done.stdout.splitlines(), \
+            assert f"    {'pass':<{KIND_WIDTH}} {group.folder}/{name}" in done.stdout.splitlines(), \
                 f"{group.folder}/{name}:\n{done.stdout}"
             assert said[f"{group.folder}/{name}"] == ("pass", ""), f"{group.folder}/{name}"
     assert len(said) == len(GOLF.kit_cases) + len(LITTLE_SPIDER.kit_cases), sorted(said)
@@ -827,7 +827,8 @@ def test_a_case_expecting_a_king_on_the_empty_homecell_fails_and_shows_what_diff
     assert done.returncode == 1, done.stdout + done.stderr
     assert said[case][0] == "wrong output", said[case]
     assert f"  {GOLF.name} ({GOLF.folder}/): 1 of 2 of your cases pass" in done.stdout, done.stdout
-    assert f"    wrong output     {case}: {said[case][1]}" in done.stdout.splitlines(), done.stdout
+    assert f"    {'wrong output':<{KIND_WIDTH}} {case}: {said[case][1]}" in \
+        done.stdout.splitlines(), done.stdout
     differs = done.stdout[done.stdout.index("\nWhat differs\n"):]
     assert f"\n{case}: {said[case][1]}\n" in differs, differs
     assert "  input: '4 h\\nquit\\n'" in differs, differs
@@ -855,19 +856,19 @@ def test_the_cases_the_marker_refuses_are_refused_for_its_reasons_and_the_others
     assert done.returncode == 1, done.stdout + done.stderr
     lines = done.stdout.splitlines()
     linked = next((line for line in lines if line.startswith(
-        f"    refused          {GOLF.folder}/linked: ")), None)
+        f"    {'refused':<{KIND_WIDTH}} {GOLF.folder}/linked: ")), None)
     assert linked and ("linked.out is a link: the marker follows no link, so its copy of the "
                        "submission left it out") in linked, done.stdout
     not_plain = ("not a plain name: a case's name is letters, digits, _ and -, at most 100 of "
                  "them")
     for line in [
-            f"    refused          {GOLF.folder}/big: big.out holds 2097152 bytes, more than "
+            f"    {'refused':<{KIND_WIDTH}} {GOLF.folder}/big: big.out holds 2097152 bytes, more than "
             "the 65536 a case's file may",
-            *(f"    refused          {GOLF.folder}/{name}{suffix}: {not_plain}"
+            *(f"    {'refused':<{KIND_WIDTH}} {GOLF.folder}/{name}{suffix}: {not_plain}"
               for name in ("café", "my case") for suffix in (".args", ".in", ".out")),
-            f"    refused          {GOLF.folder}/no_out: no no_out.out: what the program must "
+            f"    {'refused':<{KIND_WIDTH}} {GOLF.folder}/no_out: no no_out.out: what the program must "
             "print",
-            f"    pass             {GOLF.folder}/golf_won_seed_1",
+            f"    {'pass':<{KIND_WIDTH}} {GOLF.folder}/golf_won_seed_1",
             f"  {GOLF.name} ({GOLF.folder}/): 1 of 1 of your cases pass, 9 refused"]:
         assert line in lines, f"not said: {line}\n{done.stdout}"
     assert said[f"{GOLF.folder}/my case.in"] == ("refused", not_plain)
@@ -938,8 +939,8 @@ def test_each_refusal_is_the_marker_s_own(packs, tmp_path):
     done, said = checker_verdicts(pack, team, only_python(tmp_path), tmp_path)
     assert done.returncode == 1, done.stdout + done.stderr
     refused = [line for line in done.stdout.splitlines()
-               if line.startswith(f"    refused          {GOLF.folder}/")]
-    assert refused == [f"    refused          {GOLF.folder}/{refusal.name}: {refusal.why}"
+               if line.startswith(f"    {'refused':<{KIND_WIDTH}} {GOLF.folder}/")]
+    assert refused == [f"    {'refused':<{KIND_WIDTH}} {GOLF.folder}/{refusal.name}: {refusal.why}"
                        for refusal in marker.refused], done.stdout
     assert {path: why for path, (kind, why) in said.items() if kind == "refused"} == {
         f"{GOLF.folder}/{refusal.name}": refusal.why for refusal in marker.refused}
