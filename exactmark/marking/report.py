@@ -15,7 +15,6 @@ from pathlib import Path
 
 from exactmark.kit.cases import STATS_VARIABLE
 from exactmark.marking import grouping, records
-from exactmark.marking.grouping import grouped
 from exactmark.marking.verdicts import PIPE, TERMINAL, Kind, how
 
 MISSING = "missing"
@@ -280,7 +279,7 @@ def write_report(results: Results, out) -> None:
                    for difference in group.differences(results.assignment.programs[program], valid)]
     if failures or differences:
         print(f"\n{WHAT_DIFFERS}", file=out)
-    for members in grouped(failures, lambda failure: grouping.difference(failure[1])):
+    for members in grouping.grouped(failures, lambda failure: grouping.difference(failure[1])):
         result, verdict = members[0]
         said = how(verdict) or str(verdict.kind)
         print("", *said_once([member for _, member in members], said, shown_case),
