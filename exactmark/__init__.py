@@ -49,6 +49,7 @@ every module's imports and holds them to FLOORS):
         build.py          building a compiled program, in the same sandbox
         verdicts.py       a run's outcome against its case: the verdict and its kind
         near_miss.py      what a wrong output almost got right
+        grouping.py       failures that differ the same way, to say each way once
         report.py         the report, the JSON results and Gradescope's results.json
         records.py        the marking as data, read back by the class and Gradescope
         student_cases.py  marking the cases students write: valid, thorough, own code

@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 import zipfile
+from pathlib import Path
 
 import pytest
 
@@ -161,3 +162,22 @@ def test_a_times_file_that_cannot_be_read_is_refused_before_marking(marked_class
     done = mark_class(klass, assignment, tmp_path / "out", "--times", str(tmp_path / "times.csv"))
     assert done.returncode == 2 and said in done.stderr, done.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_each_report_names_the_student_s_entry_not_the_copy_that_was_marked(marked_class):
+    """(A second run, above, may have marked ann again from another class folder.)"""
+    _, _, _, out, _ = marked_class
+    for student, entry in (("ann", "ann"), ("cal", "cal.zip")):
+        first = (out / "instructor" / student / "report.txt").read_text().splitlines()[0]
+        named = Path(first.partition(" against ")[0].removeprefix("Marking "))
+        assert named.name == entry and named.exists(), first
+
+
+def test_a_program_not_handed_in_is_said_so_and_its_cases_not_counted(marked_class):
+    """cal handed in solitaire_1 alone: its 4 cases pass, and solitaire_2's case was never
+    run, so it is not "4 of 5"."""
+    _, _, _, out, _ = marked_class
+    status = "Status: missing program. Cases passed: 4 of 4; solitaire_2 was not handed in."
+    page = (out / "students" / "cal" / "feedback.txt").read_text(encoding="utf-8")
+    assert status in page.splitlines(), page
+    assert f"<p>{status}</p>" in (out / "students" / "cal" / "feedback.html").read_text()

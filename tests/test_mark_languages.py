@@ -17,6 +17,7 @@ import time
 import pytest
 
 from exactmark.kit.cases import ROOT
+from exactmark.marking.report import KIND_WIDTH
 from tests.test_mark_assignments import run_marker
 from exactmark.kit.variants import read_variant
 
@@ -129,7 +130,7 @@ def test_a_file_that_does_not_compile_gets_nothing_and_the_compiler_s_first_erro
     assert "\x1b" not in report and "Welcome ⟨U+001B⟩[2J" in report, \
         "the compiler's echo of the source is escaped"
     cases = len(written["tests"]) - 1
-    assert f"  not built        (all {cases} cases: 0)" in report
+    assert f"  {'not built':<{KIND_WIDTH}} (all {cases} cases: 0)" in report
     build, *tests = written["tests"]
     assert build["name"] == "calculation_cpp: build" and build["status"] == "failed"
     assert "error: expected" in build["output"] and "\x1b" not in json.dumps(written)

@@ -20,7 +20,7 @@ EVERY_FIELD = MarkRequest("seeded", "--tty", json="results.json", jobs=3, marker
                           isolation="fallback", sandbox_per="case", require=("cgroup", "own-user"),
                           only=("solitaire_1/*", "solitaire_2/seed_0"), tty=True,
                           submitted="2027-03-11T14:30", student_budget=12.5, waiting_budget=7.0,
-                          check_isolation=True)
+                          check_isolation=True, named="submissions/ann.zip")
 
 
 def read_back(options: list) -> dict:

@@ -111,7 +111,7 @@ def test_a_number_padded_otherwise_is_more_than_a_number():
 def test_the_output_stops_early_at_a_crash():
     got = b"".join(TRANSCRIPT.splitlines(keepends=True)[:4])
     sentence = explain(got, TRANSCRIPT, "a crash")
-    assert sentence == "the output stops after line 4 of 10 (a crash)"
+    assert sentence == "the output stops after line 4 of 10 (a crash ended the run)"
 
 
 def test_the_output_stops_partway_through_a_line():
@@ -121,7 +121,7 @@ def test_the_output_stops_partway_through_a_line():
 
 def test_no_output_at_all():
     assert explain(b"", TRANSCRIPT, "the time limit") == (
-        "the output is empty; the expected output has 10 lines (the time limit)")
+        "the output is empty (the time limit ended the run); the expected output has 10 lines")
 
 
 def test_extra_lines_after_the_expected_end():
@@ -226,9 +226,9 @@ def test_a_game_that_skips_a_stage_does_not_end_with_lines_of_its_own():
 
 def test_a_game_that_ends_too_soon_says_why_and_escapes_what_it_printed():
     sentence = explain(TRANSCRIPT + b"\x1b[1mYou won!\n\xff", TRANSCRIPT + GAME_GOES_ON, "a crash")
-    assert sentence == ("the output parts from the expected after line 10 and stops: "
-                        "`⟨U+001B⟩[1mYou won!` (2 lines) where the expected output goes on for "
-                        "20 lines, from `Stage 2: 38 cards left, 2 on the stacks.` (a crash)")
+    assert sentence == ("the output parts from the expected after line 10 and stops (a crash "
+                        "ended the run): `⟨U+001B⟩[1mYou won!` (2 lines) where the expected output "
+                        "goes on for 20 lines, from `Stage 2: 38 cards left, 2 on the stacks.`")
 
 
 def test_empty_output_expected():
@@ -281,11 +281,11 @@ def test_swapped_rows_are_said_as_order_not_numbers():
 def test_a_crash_says_why_the_output_is_short_before_any_only():
     """Without the crash it is only the final newline; with it, the crash is what to fix."""
     assert explain(TRANSCRIPT[:-1], TRANSCRIPT, "a crash") == (
-        "the output stops partway through line 10 of 10 (a crash)")
+        "the output stops partway through line 10 of 10 (a crash ended the run)")
     assert explain(b"Cards left: 1", b"Cards left: 12") == (
         "only numbers differ: line 1 has 1 where 12 is expected")
-    assert explain(b"Cards left: 1", b"Cards left: 12", "end of input") == (
-        "the output stops partway through line 1 of 1 (end of input)")
+    assert explain(b"Cards left: 1", b"Cards left: 12", "the time limit") == (
+        "the output stops partway through line 1 of 1 (the time limit ended the run)")
 
 
 @pytest.mark.parametrize("name, got, start", [
@@ -374,7 +374,7 @@ def test_4_mib_of_nul_bytes_costs_a_few_passes():
     assert sentence.startswith("line 1: replace `…⟨U+0000⟩") and "x" in sentence, sentence
     assert explain(nul, nul + b"\n").startswith("only the final newline differs")
     assert explain(nul[:2 << 20], nul, "the time limit") == (
-        "the output stops partway through line 1 of 1 (the time limit)")
+        "the output stops partway through line 1 of 1 (the time limit ended the run)")
     assert explain(nul + b" ", nul).startswith("only spaces or tabs")
 
 
@@ -387,7 +387,7 @@ def test_100_000_lines_cost_a_few_passes():
     rows = want.splitlines(keepends=True)
     assert explain(b"".join(reversed(rows)), want).startswith("the lines are in another order")
     assert explain(b"".join(rows[:50_000]), want, "a crash") == (
-        "the output stops after line 50000 of 100000 (a crash)")
+        "the output stops after line 50000 of 100000 (a crash ended the run)")
     assert explain(want.replace(b"\n", b" \n"), want).startswith("only spaces or tabs")
     assert explain(want.replace(b"%\n", b"%\n\n"), want) == (
         "only blank lines differ: line 2 is a blank line too many")
@@ -470,3 +470,9 @@ def test_regions_of_4_mib_on_one_line_return():
         "different lines from line 1 (1 line for 2000 expected): `⟨U+0000⟩")
     assert said[1] == ("compared up to line 1 of the output and line 2000 of the expected; "
                        "more may differ")
+
+
+def test_a_blank_line_is_said_to_be_one_not_quoted_as_nothing():
+    assert explain(b"x\n\nb\n", b"x\ny\nb\n") == "line 2: replace a blank line with `y`"
+    assert regions(b"x\n\nb\nc\nq\n", b"x\nb\nc\nd\nq\n")[0] == \
+        "1 line too many at line 2: a blank line"

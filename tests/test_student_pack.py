@@ -26,6 +26,7 @@ import pytest
 
 from exactmark.kit.cases import ROOT, SUFFIXES
 from exactmark.marking import records
+from exactmark.marking.report import KIND_WIDTH
 from exactmark.kit.assignment import load
 from exactmark.pack import build as pack_build
 from exactmark.kit.bundle import write_assignment
@@ -244,7 +245,7 @@ def test_beside_a_wrong_program_it_says_what_the_marker_says(packs, variant, tmp
     failed = [case for case in visible if marker[case][0] != "pass"]
     assert failed, f"{variant} fails no visible case: pick one that does"
     for case in failed:
-        assert f"{marker[case][0]:<16} {case}: {marker[case][1]}" in done.stdout
+        assert f"{marker[case][0]:<{KIND_WIDTH}} {case}: {marker[case][1]}" in done.stdout
     assert done.returncode == 1
 
 
@@ -310,8 +311,9 @@ def test_an_instructors_own_pack_leaves_its_hidden_case_out(echo):
 
 
 @pytest.mark.parametrize("program, said", [
-    (SLEEPER, "timeout          echo/hello: next to no CPU time used for 2 s: sleeping or waiting, not working"),
-    (LOOPER, "timeout          echo/hello: over the CPU time limit of 1 s")])
+    (SLEEPER, f"{'timeout':<{KIND_WIDTH}} echo/hello: next to no CPU time used for 2 s: "
+              "sleeping or waiting, not working"),
+    (LOOPER, f"{'timeout':<{KIND_WIDTH}} echo/hello: over the CPU time limit of 1 s")])
 def test_a_sleeping_or_looping_program_ends_at_the_marking_limit(echo, program, said, tmp_path):
     course, pack, student = echo
     (student / "echo.py").write_text(program.replace("{token}", "sleeper-of-" + tmp_path.name))
@@ -790,7 +792,7 @@ def test_the_kit_s_own_cases_pass_beside_the_sample_solution(packs, tmp_path):
         assert (f"  {group.name} ({group.folder}/): {count} of {count} of your cases pass"
                 in done.stdout.splitlines()), done.stdout
         for name in group.kit_cases:
-            assert f"    pass             {group.folder}/{name}" in done.stdout.splitlines(), \
+            assert f"    {'pass':<{KIND_WIDTH}} {group.folder}/{name}" in done.stdout.splitlines(), \
                 f"{group.folder}/{name}:\n{done.stdout}"
             assert said[f"{group.folder}/{name}"] == ("pass", ""), f"{group.folder}/{name}"
     assert len(said) == len(GOLF.kit_cases) + len(LITTLE_SPIDER.kit_cases), sorted(said)
@@ -825,7 +827,8 @@ def test_a_case_expecting_a_king_on_the_empty_homecell_fails_and_shows_what_diff
     assert done.returncode == 1, done.stdout + done.stderr
     assert said[case][0] == "wrong output", said[case]
     assert f"  {GOLF.name} ({GOLF.folder}/): 1 of 2 of your cases pass" in done.stdout, done.stdout
-    assert f"    wrong output     {case}: {said[case][1]}" in done.stdout.splitlines(), done.stdout
+    assert f"    {'wrong output':<{KIND_WIDTH}} {case}: {said[case][1]}" in \
+        done.stdout.splitlines(), done.stdout
     differs = done.stdout[done.stdout.index("\nWhat differs\n"):]
     assert f"\n{case}: {said[case][1]}\n" in differs, differs
     assert "  input: '4 h\\nquit\\n'" in differs, differs
@@ -853,19 +856,19 @@ def test_the_cases_the_marker_refuses_are_refused_for_its_reasons_and_the_others
     assert done.returncode == 1, done.stdout + done.stderr
     lines = done.stdout.splitlines()
     linked = next((line for line in lines if line.startswith(
-        f"    refused          {GOLF.folder}/linked: ")), None)
+        f"    {'refused':<{KIND_WIDTH}} {GOLF.folder}/linked: ")), None)
     assert linked and ("linked.out is a link: the marker follows no link, so its copy of the "
                        "submission left it out") in linked, done.stdout
     not_plain = ("not a plain name: a case's name is letters, digits, _ and -, at most 100 of "
                  "them")
     for line in [
-            f"    refused          {GOLF.folder}/big: big.out holds 2097152 bytes, more than "
+            f"    {'refused':<{KIND_WIDTH}} {GOLF.folder}/big: big.out holds 2097152 bytes, more than "
             "the 65536 a case's file may",
-            *(f"    refused          {GOLF.folder}/{name}{suffix}: {not_plain}"
+            *(f"    {'refused':<{KIND_WIDTH}} {GOLF.folder}/{name}{suffix}: {not_plain}"
               for name in ("café", "my case") for suffix in (".args", ".in", ".out")),
-            f"    refused          {GOLF.folder}/no_out: no no_out.out: what the program must "
+            f"    {'refused':<{KIND_WIDTH}} {GOLF.folder}/no_out: no no_out.out: what the program must "
             "print",
-            f"    pass             {GOLF.folder}/golf_won_seed_1",
+            f"    {'pass':<{KIND_WIDTH}} {GOLF.folder}/golf_won_seed_1",
             f"  {GOLF.name} ({GOLF.folder}/): 1 of 1 of your cases pass, 9 refused"]:
         assert line in lines, f"not said: {line}\n{done.stdout}"
     assert said[f"{GOLF.folder}/my case.in"] == ("refused", not_plain)
@@ -936,8 +939,8 @@ def test_each_refusal_is_the_marker_s_own(packs, tmp_path):
     done, said = checker_verdicts(pack, team, only_python(tmp_path), tmp_path)
     assert done.returncode == 1, done.stdout + done.stderr
     refused = [line for line in done.stdout.splitlines()
-               if line.startswith(f"    refused          {GOLF.folder}/")]
-    assert refused == [f"    refused          {GOLF.folder}/{refusal.name}: {refusal.why}"
+               if line.startswith(f"    {'refused':<{KIND_WIDTH}} {GOLF.folder}/")]
+    assert refused == [f"    {'refused':<{KIND_WIDTH}} {GOLF.folder}/{refusal.name}: {refusal.why}"
                        for refusal in marker.refused], done.stdout
     assert {path: why for path, (kind, why) in said.items() if kind == "refused"} == {
         f"{GOLF.folder}/{refusal.name}": refusal.why for refusal in marker.refused}
@@ -964,7 +967,7 @@ def test_a_sleeping_program_on_its_own_cases_ends_at_the_marking_limit(packs, tm
     case = f"{GOLF.folder}/golf_won_seed_1"
     assert said[case][0] == "timeout" and said[case][1].startswith(
         "next to no CPU time used for 5 s: sleeping or waiting, not working"), said
-    assert f"    timeout          {case}: {said[case][1]}" in done.stdout, done.stdout
+    assert f"    {'timeout':<{KIND_WIDTH}} {case}: {said[case][1]}" in done.stdout, done.stdout
     assert done.returncode == 1 and "Traceback" not in done.stdout + done.stderr
     assert not own_processes(token)
 
@@ -1001,7 +1004,7 @@ def test_without_the_program_its_cases_are_still_read_and_not_run(packs, tmp_pat
         done.stdout
     case = f"{GOLF.folder}/golf_won_seed_1"
     assert said[case] == ("not run", "the program is not in the folder"), said
-    assert f"    not run          {case}: the program is not in the folder" in done.stdout
+    assert f"    {'not run':<{KIND_WIDTH}} {case}: the program is not in the folder" in done.stdout
     assert said[f"{GOLF.folder}/x y.in"][0] == "refused"
 
 

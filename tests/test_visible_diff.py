@@ -152,3 +152,21 @@ def test_a_long_line_is_cut_in_the_data_as_on_the_terminal():
     assert (added.text, added.newline, added.cut) == ("x" * MOST_LINE_CHARS, False, 700)
     assert added.drawn() == "x" * MOST_LINE_CHARS + "…⟨700 more⟩"
     assert diff.notes == ("got: (no newline at end)",)
+
+
+def test_no_newline_note_when_both_outputs_end_alike():
+    report = visible_diff(b"a\nb", b"a\nc")
+    assert "-c\n+b" in report, report  # each line shows it has no ⏎
+    assert "(no newline at end)" not in report, report
+
+
+def test_an_output_shifted_by_its_own_lines_is_cut_at_its_own_line_in_the_window():
+    """Three debug lines first, then every expected line: the window of each output ends
+    where the two agree, so no expected line it prints further on is drawn as missing."""
+    want = b"".join(b"line %d\n" % number for number in range(1, 201))
+    report = visible_diff(b"debug 1\ndebug 2\ndebug 3\n" + want, want)
+    assert [line for line in report.splitlines() if line.startswith(("-", "+"))
+            and not line.startswith(("---", "+++"))] == ["+debug␠1⏎", "+debug␠2⏎", "+debug␠3⏎"], \
+        report
+    assert report.endswith("... compared up to line 77 of the expected and line 80 of the "
+                           "output; more may differ"), report

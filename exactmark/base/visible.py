@@ -20,6 +20,8 @@ HUNK = "@@ -{expected} +{got} @@"
 RANGE = "{start},{count}"
 MORE_DIFF_LINES = "... {count} more diff lines"
 COMPARED_UP_TO = "... compared up to line {line}; more may differ"
+COMPARED_UP_TO_EACH = ("... compared up to line {want} of the expected and line {got} of the "
+                       "output; more may differ")
 NO_NEWLINE_AT_END = "{name}: " + NO_FINAL_NEWLINE
 EXPECTED = "expected"
 GOT = "got"
@@ -247,19 +249,37 @@ def diff_lines(got: bytes, want: bytes) -> VisibleDiff | None:
     want_text = want.decode("utf-8", "surrogateescape")
     start = max(0, want_text.count("\n", 0, _common_prefix(got_text, want_text)) - CONTEXT_LINES)
     want_lines, got_lines = split_lines(want_text), split_lines(got_text)
-    want_window, got_window = _window(want_lines, start), _window(got_lines, start)
+    want_window, got_window = _aligned_windows(want_lines, got_lines, start)
     groups = difflib.SequenceMatcher(None, want_window, got_window).get_grouped_opcodes(
         CONTEXT_LINES)
     hunks, left_out = _cut([_hunk(group, want_window, got_window, start) for group in groups])
     notes = []
+    want_end, got_end = start + len(want_window), start + len(got_window)
     if left_out:
         notes.append(MORE_DIFF_LINES.format(count=left_out))
-    elif max(len(want_lines), len(got_lines)) > start + 2 * MOST_LINES:
-        notes.append(COMPARED_UP_TO.format(line=start + 2 * MOST_LINES))
-    for text, name in ((want_text, EXPECTED), (got_text, GOT)):
-        if text and not text.endswith("\n"):
-            notes.append(NO_NEWLINE_AT_END.format(name=name))
+    elif len(want_lines) > want_end or len(got_lines) > got_end:
+        notes.append(COMPARED_UP_TO.format(line=want_end) if want_end == got_end else
+                     COMPARED_UP_TO_EACH.format(want=want_end, got=got_end))
+    unended = {name: bool(text) and not text.endswith("\n")
+               for text, name in ((want_text, EXPECTED), (got_text, GOT))}
+    if unended[EXPECTED] != unended[GOT]:  # both alike, the diff's own lines show it
+        notes += [NO_NEWLINE_AT_END.format(name=name) for name, lacks in unended.items() if lacks]
     return VisibleDiff(first_difference(got_text, want_text), start, tuple(hunks), tuple(notes))
+
+
+def _aligned_windows(want_lines: list, got_lines: list, start: int) -> tuple:
+    """The windows of both outputs, each cut at its own line where the two last agree when
+    both go on past their windows: cut at the same line numbers, an output shifted by lines
+    it adds would show the expected lines at the window's end as missing, though it prints
+    them a few lines further on."""
+    want_window, got_window = _window(want_lines, start), _window(got_lines, start)
+    if len(want_lines) > start + len(want_window) and len(got_lines) > start + len(got_window):
+        same = [block for block in difflib.SequenceMatcher(
+            None, want_window, got_window).get_matching_blocks() if block.size]
+        if same:
+            want_window = want_window[:same[-1].a + same[-1].size]
+            got_window = got_window[:same[-1].b + same[-1].size]
+    return want_window, got_window
 
 
 def visible_diff(got: bytes, want: bytes, label: str = "output") -> str:

@@ -257,7 +257,8 @@ class ClassMarking:
                             markers=self.options.jobs, isolation=self.options.isolation,
                             sandbox_per=self.options.sandbox_per,
                             require=tuple(self.options.require), student_budget=self.budget,
-                            submitted=student.submitted.isoformat() if student.submitted else None)
+                            submitted=student.submitted.isoformat() if student.submitted else None,
+                            named=str(student.entry))
         # The request goes by the environment, which a run cannot read, never the command
         # line. It tells us how it goes (exactmark.base.messages) on a pipe of its own.
         reading, writing = os.pipe()

@@ -20,7 +20,9 @@ from exactmark.classroom.sheet import Row
 from exactmark.base.visible import CUT, END_OF_LINE
 from exactmark.kit.assignment import COUNTS
 from exactmark.kit.written_cases import CASE_FILES
+from exactmark.marking.grouping import grouped
 from exactmark.marking.student_cases import COUNT_NAMES
+from exactmark.marking.verdicts import Kind
 from exactmark.base.tree import remove_tree
 from exactmark.pack.published import CHECK_YOUR_WORK
 
@@ -44,6 +46,9 @@ MISTAKES_COUNTED = "{caught} of {total} caught; which, {when}"
 # case is invalid and the kind of difference (its sentence quotes the reference's lines).
 REFERENCE_WITHHELD = "how it differs from what the reference prints: {when}"
 NO_TEAM = "no student has a valid case in this group"
+FAIL_THE_SAME_WAY = "{count} cases fail the same way: {cases}"  # then the first one's words
+CASES_PASSED = "Cases passed: {passed} of {cases}"
+NOT_HANDED_IN = "{programs} {were} not handed in"
 
 
 @dataclass(frozen=True)
@@ -161,8 +166,13 @@ def feedback_of(outcome, row: Row, view: View) -> dict:
     hidden = Counter(view.when(case.visibility) for case in cases
                      if not view.shown(case.visibility))
     return {"student": outcome.student.name, "assignment": assignment, "row": row,
+            "cases_said": cases_said(outcome, row, assignment),
             "late": late.explanation if late else "", "programs": programs,
             "failing": [case for case in shown if not case.passed],
+            "failing_groups": [{"cases": cases, "said": FAIL_THE_SAME_WAY.format(
+                count=len(cases), cases=", ".join(case.case for case in cases))
+                if len(cases) > 1 else ""}
+                for cases in grouped([case for case in shown if not case.passed], same_way)],
             "passing": [case for case in shown if case.passed],
             "not_shown": [NOT_SHOWN.format(count=count, s="s" * (count != 1), when=when)
                           for when, count in hidden.items()],
@@ -170,6 +180,31 @@ def feedback_of(outcome, row: Row, view: View) -> dict:
                         for program, count in unbuilt.items()],
             "cases_folder": CASES_FOLDER, "written": written_groups(outcome, view),
             "pack_said": CHECK_YOUR_WORK.format(url=view.pack_url) if view.pack_url else ""}
+
+
+def cases_said(outcome, row: Row, assignment) -> str:
+    """How many cases passed, of those of the programs handed in, and which programs were
+    not handed in (their cases were never run: "0 of 92" would count them); nothing for a
+    refused submission, whose refusal says why none ran."""
+    programs = outcome.marking.programs
+    if outcome.refused or not programs:
+        return ""
+    missing = [name for name in assignment.marked_cases
+               if name in programs and not programs[name].submitted]
+    cases = sum(len(marked) for name, marked in assignment.marked_cases.items()
+                if name not in missing)
+    said = [CASES_PASSED.format(passed=row.passed, cases=cases)] if cases else []
+    if missing:
+        said.append(NOT_HANDED_IN.format(programs=" and ".join(missing),
+                                         were="were" if len(missing) > 1 else "was"))
+    return "; ".join(said)
+
+
+def same_way(case) -> tuple:
+    """What a failed case shares with the cases that fail the same way, each failed verdict
+    alike (exactmark.marking.grouping); its own name when its record does not say."""
+    ways = tuple(verdict.difference for verdict in case.verdicts if verdict.kind != Kind.PASS)
+    return ways if all(ways) else (case.case,)
 
 
 def written_groups(outcome, view: View) -> list:

@@ -49,6 +49,11 @@ ARCHIVE_UNREADABLE = "{archive} cannot be read: {reason}"
 ARCHIVE_TOO_LARGE = ("{archive} is {size:,} bytes, more than any submission within the limits "
                      "needs ({most:,})")
 NOT_AN_ARCHIVE = "{archive} is not a valid {kind} archive: {detail}"
+NOT_ONE_AT_ALL = "{archive} is not a {kind} archive"
+# How the decoders begin their message for bytes that are no such archive at all: said
+# after NOT_AN_ARCHIVE, the refusal would say it twice ("... not a valid zip archive: File
+# is not a zip file").
+SAYS_NOT_AN_ARCHIVE = ("File is not a zip file", "Not a gzipped file")
 TOO_MANY_MEMBERS = ("{archive} holds {count} members, more than {most} files and folders "
                     "(from member {member})")
 CONTENTS_TOO_LARGE = ("{archive} has a table of contents of {size:,} bytes, more than {most} "
@@ -433,6 +438,10 @@ class _Writer:
         self.members = self.created = self.bytes = 0
 
     def damaged(self, kind: str, error: BaseException) -> Refused:
+        """The refusal of a damaged archive, with the decoder's words when they say more
+        than that it is no archive."""
+        if str(error).startswith(SAYS_NOT_AN_ARCHIVE):
+            return Refused(NOT_ONE_AT_ALL.format(archive=self.shown, kind=kind))
         return Refused(NOT_AN_ARCHIVE.format(archive=self.shown, kind=kind,
                                              detail=_one_line(error)))
 

@@ -168,6 +168,10 @@ def parser() -> argparse.ArgumentParser:
                        help="when it was submitted (ISO 8601; the assignment's time zone unless "
                             "it says one): applies the late rule")
     parse.add_argument("--python", help="interpreter that runs the submission")
+    parse.add_argument("--named", metavar="NAME",
+                       help="what the report calls the submission when the folder marked is a "
+                            "copy of it that will be gone (the class marker's: the student's "
+                            "entry)")
     parse.add_argument("--only", metavar="GLOB", action="append",
                        help="only the cases whose PROGRAM/NAME matches (may be given again); "
                             "the total stays the assignment's")
@@ -541,7 +545,7 @@ def mark(options, parse, scratch: Path, assignment, selected: dict, groups: dict
                            [*kept_apart(assignment), scratch, submission])
     if copied.left_out:
         notes.append(LEFT_OUT.format(what=copied.described()))
-    header = [MARKING.format(submission=escaped(str(submission), most=1000),
+    header = [MARKING.format(submission=escaped(options.named or str(submission), most=1000),
                              assignment=assignment.name, title=assignment.title,
                              marks=assignment.marks), *sandbox.describe(), *notes]
     warn(sandbox)

@@ -35,16 +35,16 @@ SPACING = ("only the spacing within lines differs, on {count}: "
            "line {line} has {got} where {want} is expected")
 ORDER = "the lines are in another order: line {line} has {got} where {want} is expected"
 NUMBERS = "only numbers differ: line {line} has {got} where {want} is expected"
-NO_OUTPUT = "the output is empty; the expected output has {total}{why}"
+NO_OUTPUT = "the output is empty{why}; the expected output has {total}"
 STOPS_AFTER = "the output stops after line {line} of {total}{why}"
 STOPS_WITHIN = "the output stops partway through line {line} of {total}{why}"
-WHY = " ({stopped})"
+WHY = " ({stopped} ended the run)"  # said right after "stops" or "empty"
 EXTRA_LINES = "{count} after the expected end, from line {line}: {first}"
 GOES_ON = "the output goes on after the expected end of line {line}: {rest}"
 TOO_MANY = "{count} too many at line {line}, otherwise as expected: {first}"
 MISSING = "{count} missing at line {line}, otherwise as expected: {first}"
-PARTS_AND_STOPS = ("the output parts from the expected after line {line} and stops: {got} "
-                   "({count}) where the expected output goes on for {total}, from {want}{why}")
+PARTS_AND_STOPS = ("the output parts from the expected after line {line} and stops{why}: {got} "
+                   "({count}) where the expected output goes on for {total}, from {want}")
 ONE_LINE = "line {line}: replace {got} with {want}"
 # Said of one region among others (line numbers are the output's, where a line is or
 # would be); a region at the end is said as above, and one line as ONE_LINE.
@@ -54,11 +54,16 @@ SPACING_AT = ("the spacing within {count} differs, from line {line}: "
               "{got} where {want} is expected")
 LINES_DIFFER = ("different lines from line {line} ({count} for {total} expected): "
                 "{got} where {want} is expected")
+# Said of stderr: where the case expects nothing on it, and the kind of any other near miss
+# there, so that a class's count does not take a debug line for output that goes on too long.
+ON_STDERR = "{count} on stderr, where nothing is expected: {first}"
+STDERR_KIND = "on stderr: {kind}"
 # Said after the regions: not near misses, so of no kind.
 MORE_REGIONS = "and {count} more regions differ, from line {line}"
 COMPARED_UP_TO = ("compared up to line {got} of the output and line {want} of the expected; "
                   "more may differ")
 QUOTED = "`{}`"
+A_BLANK_LINE = "a blank line"  # quoted: a line with nothing on it
 CUT_BEFORE = "…"
 UNKNOWN = "unknown normalisation: {names} (known: {known})"
 
@@ -70,8 +75,10 @@ KINDS = {TRAILING_SPACES: "spaces or tabs at line ends", LINE_ENDS: "line ends",
          ORDER: "the order of lines", NUMBERS: "numbers only", NO_OUTPUT: "no output at all",
          STOPS_AFTER: "output cut short", STOPS_WITHIN: "output cut short",
          EXTRA_LINES: "output goes on too long", GOES_ON: "output goes on too long",
-         TOO_MANY: "extra lines", MISSING: "missing lines",
-         PARTS_AND_STOPS: "output ends early with lines of its own", ONE_LINE: "one line differs"}
+         TOO_MANY: "extra lines", MISSING: "missing lines", TOO_MANY_AT: "extra lines",
+         MISSING_AT: "missing lines",
+         PARTS_AND_STOPS: "output ends early with lines of its own", ONE_LINE: "one line differs",
+         ON_STDERR: "lines on stderr"}
 
 MOST_SHOWN = 80  # characters of a line quoted in a sentence
 MOST_COMPARED = 2_000  # lines of each output `regions` diffs: with difflib's autojunk
@@ -165,9 +172,10 @@ class _Outputs(NamedTuple):
     want_part: bytes
     spacing_only: bool  # the parts are equal once their white space is deleted
     to_the_end: bool  # the parts are the ends of the outputs
+    alone: bool = True  # the output is all that differs: the run ended as expected
 
 
-def _outputs(got: bytes, want: bytes, stopped: str) -> _Outputs:
+def _outputs(got: bytes, want: bytes, stopped: str, alone: bool = True) -> _Outputs:
     start = got.rfind(b"\n", 0, _common_prefix(got, want)) + 1
     same_end = len(got) - _common_prefix(got[start:][::-1], want[start:][::-1])
     line_end = got.find(b"\n", same_end)
@@ -175,21 +183,33 @@ def _outputs(got: bytes, want: bytes, stopped: str) -> _Outputs:
     got_part, want_part = got[start:len(got) - tail], want[start:len(want) - tail]
     spacing_only = got_part.translate(None, WHITE_SPACE) == want_part.translate(None, WHITE_SPACE)
     return _Outputs(got, want, stopped, got.count(b"\n", 0, start), got_part, want_part,
-                    spacing_only, not tail)
+                    spacing_only, not tail, alone and not stopped)
 
 
-def missed(got: bytes, want: bytes, stopped: str = "") -> NearMiss:
+def missed(got: bytes, want: bytes, stopped: str = "", alone: bool = True) -> NearMiss:
     """How `got` nearly matches `want`, in one sentence and its kind, or None when none fits
     (the diff then speaks alone). The kinds are tried from the narrowest ("only X
     differs") to the broadest, so the first that holds is the most precise true statement.
     `stopped` ("a crash", "the time limit", "end of input") says why a run ended early; an
     output cut short is then said first, as the end of the run is what to fix (not, say,
-    the final newline it never printed)."""
+    the final newline it never printed). Unless the output is all that differs (`alone`,
+    and no `stopped`), no sentence says the rest is "as expected": the verdict goes on to
+    say what else does."""
     if got == want:
         return None
-    outputs = _outputs(got, want, stopped)
+    outputs = _outputs(got, want, stopped, alone)
     checks = ((_stops_early,) if stopped else ()) + CHECKS
     return next(filter(None, (check(outputs) for check in checks)), None)
+
+
+def missed_on_stderr(got: bytes, want: bytes) -> NearMiss:
+    """`missed` of what a run wrote on stderr against the case's: lines where it expects
+    nothing said as lines on stderr, and any other near miss's kind said to be on stderr."""
+    if got and not want:
+        return _said(ON_STDERR, count=_count(_line_count(got), "line"),
+                     first=_quoted(_text(_first_line(got)).removesuffix("\n")))
+    found = missed(got, want)
+    return found._replace(kind=STDERR_KIND.format(kind=found.kind)) if found else None
 
 
 def explain(got: bytes, want: bytes, stopped: str = "") -> str:
@@ -313,12 +333,14 @@ def _extra_lines(outputs: _Outputs) -> NearMiss:
 def _too_many(outputs: _Outputs) -> NearMiss:
     """Whole lines printed before a part that is as expected: a debug line before a table.
     (At the end they are EXTRA_LINES, said before.)"""
-    return _inserted(TOO_MANY, outputs.got_part, outputs.want_part, outputs.index)
+    return _inserted(TOO_MANY if outputs.alone else TOO_MANY_AT, outputs.got_part,
+                     outputs.want_part, outputs.index)
 
 
 def _missing(outputs: _Outputs) -> NearMiss:
     """Whole expected lines missing before a part that is as expected."""
-    return _inserted(MISSING, outputs.want_part, outputs.got_part, outputs.index)
+    return _inserted(MISSING if outputs.alone else MISSING_AT, outputs.want_part,
+                     outputs.got_part, outputs.index)
 
 
 def _inserted(template: str, longer: bytes, shorter: bytes, index: int) -> NearMiss:
@@ -479,8 +501,11 @@ def _quoted_pair(got: str, want: str) -> tuple:
 
 
 def _quoted(text: str, start: int = 0, newline: bool = False) -> str:
-    """`text` escaped from `start`, cut after MOST_SHOWN characters; ⏎ when `newline`."""
+    """`text` escaped from `start`, cut after MOST_SHOWN characters; ⏎ when `newline`; a
+    blank line said as one (a quote of nothing, "``", reads as a slip)."""
     shown = (CUT_BEFORE if start else "") + escaped(text[start:], MOST_SHOWN)
+    if not (shown or newline):
+        return A_BLANK_LINE
     return QUOTED.format(shown + (END_OF_LINE if newline else ""))
 
 

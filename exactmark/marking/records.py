@@ -44,6 +44,7 @@ class Verdict:
     diff: str  # drawn for a terminal
     diff_lines: dict = None  # exactmark.base.visible.VisibleDiff.to_json(), for a page
     runaway: tuple = ()  # an output stopped for size: its first lines and what it repeated
+    difference: str = ""  # the same for failures that differ the same way (marking/grouping.py)
 
     @classmethod
     def from_dict(cls, data: dict) -> "Verdict":

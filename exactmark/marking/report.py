@@ -14,21 +14,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from exactmark.kit.cases import STATS_VARIABLE
-from exactmark.marking import records
-from exactmark.marking.verdicts import PIPE, Kind, how
+from exactmark.marking import grouping, records
+from exactmark.marking.verdicts import PIPE, TERMINAL, Kind, how
 
 MISSING = "missing"
-MISSING_LINE = "{program}\n  {missing:<16} {why}"
+MISSING_LINE = "{program}\n  {missing:<{width}} {why}"
 NOT_SUBMITTED = "{why}: 0 of {marks:.2f} marks"
 BUILD_LINE = "  build: {said}"
-NOT_BUILT_LINE = "  not built        (all {count} cases: 0)"
+NOT_BUILT_LINE = "  {kind:<{width}} (all {count} cases: 0)"
 WARNINGS_COST = "its warnings cost {share:.0%} of what the program's cases earn: -{marks:.2f}"
 BUILD_TEST = "{program}: build"  # never a case's PROGRAM/CASE
 PROGRAM_HEAD = "{program}: {passed}/{total} cases pass, {earned:.2f} of {marks:g} marks"
 PROGRAM_MARKS = "{program}: {earned:.2f} of {marks:g} marks"  # it marks no golden case
-CASE_LINE = "  {kind:<16} {marks:5.2f}  {case}{mode}{detail}"
+CASE_LINE = "  {kind:<{width}} {marks:5.2f}  {case}{detail}"
+KIND_WIDTH = max(len(kind.value) for kind in Kind)  # every verdict's word fits its column
 WHAT_DIFFERS = "What differs"
-SAME_WAY = "{case} and {more} more case{s} differ the same way: {how}"
+SAME_WAY = "{count} cases differ the same way: {cases}"
+AS_IN = "  as in {case}: {how}"
 ALONE = "{case}: {how}"
 INPUT = "  input: {text}"
 REGION = "  - {sentence}"
@@ -36,6 +38,8 @@ REPRODUCE = "  reproduce: {command}"
 REPRODUCE_THERE = "  reproduce, in the submission's folder: {command}"
 RUNAWAY = "  {line}"  # a line of what an output stopped for size showed
 REPRODUCE_PAST_BYTES = 2000  # what a too-large output's reproduce shows beyond the expected
+AT_A_TERMINAL = "{run}  # at a terminal: the screen should read as {screen}"
+TYPING = ", typing each line of {input} as it asks"
 SCORE = "Score: {score:.2f}/{total:.2f} in {seconds:.1f} s"
 LATE = "Late rule: {explanation}"
 MARK = "Mark: {mark:.2f}/{total:.2f}"
@@ -167,21 +171,25 @@ def case_folder(case) -> str:
     return f"{CASES_FOLDER}/{case.folder.name}"
 
 
-def reproduce(case, program, kind: Kind = Kind.WRONG, folder: str = None) -> str:
+def reproduce(case, program, kind: Kind = Kind.WRONG, folder: str = None,
+              mode: str = PIPE) -> str:
     """The command that reruns the case at a shell, in the submission's folder, and shows
     what cost the marks: the stdout's diff, the exit status (stderr left on the terminal,
     where its traceback explains it), the stderr's diff, or an output too large up to a
     little past the expected (head ends the program once it has that much); a compiled
     `program` is built first. Its input and expected output are the case's files in
     `folder` (by default `expected_outputs/CASES`, as a student's feedback lays them out),
-    never a long printf."""
+    never a long printf. A case at a TERMINAL is the program run there, its input typed as
+    it asks (no shell tool types a line only once a program waits for it), its screen to
+    compare."""
     at = (folder or case_folder(case)).rstrip("/")
 
     def file(suffix: str) -> str:
         path = f"{at}/{case.name}{suffix}"
         return path if SHELL_SAFE.fullmatch(path) else shlex.quote(path)
     run = shlex.join(program.shell_run(case))
-    if case.simulate is None:
+    typed = case.simulate is None
+    if typed and mode != TERMINAL:
         run = f"{run} < {file('.in')}"
     if case.stats is not None:
         run = (f'stats="$(mktemp)" && cp {file(".stats")} "$stats" && '
@@ -191,7 +199,12 @@ def reproduce(case, program, kind: Kind = Kind.WRONG, folder: str = None) -> str
         run = f"{program.shell_build()} && {run}"
     if kind == Kind.TOO_LARGE:  # what it writes, to a little past the expected: it ends there
         most = case.head if case.head is not None else len(case.stdout) + REPRODUCE_PAST_BYTES
-        return f"{run} 2>&1 | head -c {most}"
+        run = f"{run} 2>&1 | head -c {most}"
+        if mode != TERMINAL:
+            return run
+    if mode == TERMINAL:
+        return AT_A_TERMINAL.format(run=run, screen=file(".tty")) + (
+            TYPING.format(input=file(".in")) if typed else "")
     if kind == Kind.WRONG_STATUS:
         if head:
             return f'{{ {run}; echo "exit status $?, want {case.status}" >&2; }}{head} > /dev/null'
@@ -215,16 +228,30 @@ def shown_input(case) -> str:
     return shell_bytes(data) + (f" and {more} more bytes" if more else "")
 
 
+def shown_case(verdict) -> str:
+    """A verdict's case as the report names it, with its mode unless it was piped."""
+    return verdict.case_id + ("" if verdict.mode == PIPE else f" [{verdict.mode}]")
+
+
+def said_once(verdicts: list, said: str, name=shown_case) -> list:
+    """The head of one way of failing: its case, or how many cases and which, and what
+    differs, in the words of the first (whose input, command and diff follow)."""
+    if len(verdicts) == 1:
+        return [ALONE.format(case=name(verdicts[0]), how=said)]
+    return [SAME_WAY.format(count=len(verdicts), cases=", ".join(map(name, verdicts))),
+            AS_IN.format(case=name(verdicts[0]), how=said)]
+
+
 def write_report(results: Results, out) -> None:
     for line in results.header:
         print(line, file=out)
-    groups = {}  # (kind, how) -> [(result, verdict)]
+    failures = []  # (result, verdict) of each failed run
     for program, program_results in results.programs.items():
         marks = results.assignment.program_marks(program)
         student = results.student.get(program, ())
         print("", file=out)
         if program_results is None:
-            print(MISSING_LINE.format(program=program, missing=MISSING,
+            print(MISSING_LINE.format(program=program, missing=MISSING, width=KIND_WIDTH,
                                       why=results.not_submitted(program)), file=out)
             for group in student:
                 print("\n".join(group.lines()), file=out)
@@ -245,36 +272,35 @@ def write_report(results: Results, out) -> None:
             if built.messages:
                 print(indented(built.messages), file=out)
         if built is not None and built.cases == Kind.NOT_BUILT and not built.ok:
-            print(NOT_BUILT_LINE.format(count=len(program_results)), file=out)
+            print(NOT_BUILT_LINE.format(kind=Kind.NOT_BUILT, width=KIND_WIDTH,
+                                         count=len(program_results)), file=out)
             continue
         for result in program_results:
             for verdict in result.verdicts:
-                mode = "" if verdict.mode == PIPE else f" [{verdict.mode}]"
                 said = how(verdict)
-                print(CASE_LINE.format(kind=verdict.kind, marks=result.marked.marks,
-                                       case=verdict.case_id, mode=mode,
+                print(CASE_LINE.format(kind=verdict.kind, width=KIND_WIDTH,
+                                       marks=result.marked.marks, case=shown_case(verdict),
                                        detail=f": {said}" if said else ""), file=out)
                 if verdict.kind not in (Kind.PASS, Kind.NOT_RUN):
-                    groups.setdefault((verdict.kind, verdict.mode, said), []).append(
-                        (result, verdict))
+                    failures.append((result, verdict))
     differences = [difference for program, student in results.student.items()
                    for group in student for valid in (False, True)
                    for difference in group.differences(results.assignment.programs[program], valid)]
-    if groups or differences:
+    if failures or differences:
         print(f"\n{WHAT_DIFFERS}", file=out)
-    for (kind, _, said), members in groups.items():
+    for members in grouping.grouped(failures, lambda failure: grouping.difference(failure[1])):
         result, verdict = members[0]
-        print("", file=out)
-        print(SAME_WAY.format(case=verdict.case_id, more=len(members) - 1,
-                              s="s" * (len(members) > 2), how=said or kind) if len(members) > 1
-              else ALONE.format(case=verdict.case_id, how=said or kind), file=out)
-        case = result.marked.case
+        said = how(verdict) or str(verdict.kind)
+        print("", *said_once([member for _, member in members], said, shown_case),
+              sep="\n", file=out)
+        case, kind = result.marked.case, verdict.kind
         if len(verdict.regions) > 1:
             for region in verdict.regions:
                 print(REGION.format(sentence=region), file=out)
         print(INPUT.format(text=shown_input(case)), file=out)
         print(REPRODUCE_THERE.format(command=reproduce(
-            case, results.assignment.programs[case.program], kind, str(case.folder))), file=out)
+            case, results.assignment.programs[case.program], kind, str(case.folder),
+            verdict.mode)), file=out)
         if verdict.diff:
             print(verdict.diff, file=out)
         for line in verdict.runaway:
@@ -321,7 +347,8 @@ def gradescope(results: Results, confined: dict) -> dict:
                 "\n".join(filter(None, [f"{verdict.kind}: {how(verdict)}",
                                         INPUT.format(text=shown_input(case)).strip(),
                                         REPRODUCE.format(command=reproduce(
-                                            case, declared, verdict.kind)).strip(),
+                                            case, declared, verdict.kind,
+                                            mode=verdict.mode)).strip(),
                                         verdict.diff, *verdict.runaway]))
                 for verdict in result.failed) or Kind.PASS
             add({"name": case.id, "status": "passed" if result.earned_all else "failed",
@@ -420,10 +447,12 @@ def verdict_data(case, program, verdict) -> records.Verdict:
     failed = verdict.kind not in (Kind.PASS, Kind.NOT_RUN)
     return records.Verdict(verdict.mode, verdict.kind, how(verdict), tuple(verdict.regions),
                            shown_input(case),
-                           reproduce(case, program, verdict.kind) if failed else "",
+                           reproduce(case, program, verdict.kind, mode=verdict.mode)
+                           if failed else "",
                            verdict.diff,
                            verdict.diff_lines.to_json() if verdict.diff_lines else None,
-                           verdict.runaway)
+                           verdict.runaway,
+                           grouping.difference(verdict) if failed else "")
 
 
 def check_json_target(path: Path) -> None:

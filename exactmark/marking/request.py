@@ -38,6 +38,7 @@ class MarkRequest:
     student_budget: float = None
     waiting_budget: float = None
     check_isolation: bool = False
+    named: str = None  # what the report calls the submission, when `submission` is a copy
 
     def options(self) -> list:
         """The marker's arguments: each option given, then `--` and the folder, so that a

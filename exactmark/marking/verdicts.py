@@ -5,7 +5,7 @@ from enum import Enum
 
 from exactmark.base.visible import (SPACING, TERMINAL_SPACING, diff_lines, escaped,
                                     first_difference)
-from exactmark.marking.near_miss import NearMiss, missed, normalise, regions
+from exactmark.marking.near_miss import NearMiss, missed, missed_on_stderr, normalise, regions
 from exactmark.running.record import FILES, STDERR, Limit
 from exactmark.running.limits import MEMORY_BYTES, MOST_OUTPUT, WRITTEN_BYTES, mebibytes
 
@@ -153,11 +153,12 @@ def judge(case, mode: str, outcome, rules: Rules = Rules()) -> Verdict:
         reason = traceback or KILLED.format(signal=-status)
         return Verdict(case.id, mode, Kind.CRASH, reason, near_miss=missed(got, want, A_CRASH),
                        **differences)
-    near_miss = missed(got, want)
+    line = last_line(stderr)
+    said_after = bool(status and line and not terminal)  # how the run ended, after the output
+    near_miss = missed(got, want, alone=not said_after)
     detail = near_miss.sentence if near_miss else first_difference(
         got.decode("utf-8", "surrogateescape"), want.decode("utf-8", "surrogateescape"))
-    line = last_line(stderr)
-    if status and line and not terminal:
+    if said_after:
         detail += STDERR_ENDS.format(status=status, line=line)
     return Verdict(case.id, mode, Kind.WRONG, detail, near_miss=near_miss, **differences)
 
@@ -292,7 +293,7 @@ def _status_and_stderr(case, mode, status, stderr, rules):
                           if stderr_differs else {}))
     if "stderr" in rules.compare and stderr_differs:
         differences = _differences(stderr, case.stderr, f"{case.id} (stderr)")
-        near_miss = missed(stderr, case.stderr)
+        near_miss = missed_on_stderr(stderr, case.stderr)
         return Verdict(case.id, mode, Kind.WRONG_STDERR, near_miss.sentence if near_miss
                        else differences["diff"].splitlines()[0].partition(": ")[2],
                        near_miss=near_miss, **differences)

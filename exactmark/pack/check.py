@@ -39,8 +39,9 @@ from exactmark.sandbox.cgroups import kill_every
 from exactmark.marking.build import build_command, build_record, keep_binary, sources_of
 from exactmark.running.limits import (MEMORY_BYTES, PROCESSES, SAFE_PATH, Budget, children_of,
                                       descendants, processes_of, rlimits, scrubbed_environment)
-from exactmark.marking.report import (ALONE, INPUT, REGION, RUNAWAY, SAME_WAY, WHAT_DIFFERS,
-                                      reproduce, shown_input)
+from exactmark.marking.grouping import difference, grouped
+from exactmark.marking.report import (INPUT, KIND_WIDTH, REGION, RUNAWAY, WHAT_DIFFERS, reproduce,
+                                      said_once, shown_input)
 from exactmark.kit.submission import marked_folder, skip_reason, why_missing
 from exactmark.base.tree import Limits, Refused, copy_tree, remove_tree
 from exactmark.marking.verdicts import NOT_BUILT_DETAIL, PIPE, Kind, Rules, Verdict, how, judge
@@ -90,14 +91,14 @@ NO_COMPILER_DETAIL = "{compiler} is not installed here"
 BUILD_LINE = "  build: {said}"
 WARNINGS_COST = ("  the marking deducts {share:.0%} of what this program's cases earn when "
                  "its build has warnings")
-NOT_BUILT_LINE = "  not built        (its {count} visible case{s})"
+NOT_BUILT_LINE = "  {kind:<{width}} (its {count} visible case{s})"
 PROGRAM_HEAD = "{program}: {passed} of {total} visible case{s} pass"
 PROGRAM_ONLY_WRITTEN = "{program}: no visible case; the cases you write:"
-CASE_LINE = "  {kind:<16} {case}{detail}"
+CASE_LINE = "  {kind:<{width}} {case}{detail}"
 GROUP_HEAD = "  {group} ({folder}/): {passed} of {total} of your cases pass{refused}"
 GROUP_REFUSED = ", {count} refused"
 GROUP_NO_CASE = "  {group} ({folder}/): {why}"
-WRITTEN_LINE = "    {kind:<16} {case}{detail}"
+WRITTEN_LINE = "    {kind:<{width}} {case}{detail}"
 REFUSED = "refused"  # a case or file of the student's the marking would not mark
 NO_CASE = "no case"  # in --json: a group of which no case is read, and why
 CANNOT_JUDGE = ("This checker cannot say whether the cases you write are valid or thorough: "
@@ -337,7 +338,8 @@ class Check:
                          PROGRAM_ONLY_WRITTEN.format(program=program.name))
                 for checked, verdict in zip(cases, verdicts):
                     said = how(verdict)
-                    self.say(CASE_LINE.format(kind=verdict.kind, case=verdict.case_id,
+                    self.say(CASE_LINE.format(kind=verdict.kind, width=KIND_WIDTH,
+                                              case=verdict.case_id,
                                               detail=f": {said}" if said else ""))
                     if verdict.kind != Kind.PASS:
                         failures.append((program, checked.case, verdict, str(checked.case.folder)))
@@ -345,20 +347,17 @@ class Check:
                 failures += self.group(program, group, found, folder)
         if self.groups():
             self.say(f"\n{CANNOT_JUDGE}")
-        groups = {}  # failures that differ the same way, drawn once, as the marker does
-        for failure in failures:
-            verdict = failure[2]
-            groups.setdefault((verdict.kind, how(verdict)), []).append(failure)
-        if groups:
+        if failures:
             self.say(f"\n{WHAT_DIFFERS}")
-        for (kind, said), members in groups.items():
+        # failures that differ the same way, drawn once, as the marker does
+        for members in grouped(failures, lambda failure: difference(failure[2])):
             program, case, verdict, at = members[0]
+            kind, said = verdict.kind, how(verdict) or str(verdict.kind)
             said = escaped(said, most=MOST_SHOWN) if isinstance(case, Written) else said
-            shown = escaped(verdict.case_id)
             self.say()
-            self.say(SAME_WAY.format(case=shown, more=len(members) - 1,
-                                     s="s" * (len(members) > 2), how=said or kind)
-                     if len(members) > 1 else ALONE.format(case=shown, how=said or kind))
+            for line in said_once([member[2] for member in members], said,
+                                  lambda verdict: escaped(verdict.case_id)):
+                self.say(line)
             if len(verdict.regions) > 1:
                 for region in verdict.regions:
                     self.say(REGION.format(sentence=region))
@@ -387,12 +386,12 @@ class Check:
         failures = []
         for case, verdict in zip(found.cases, verdicts):
             said = escaped(how(verdict), most=MOST_SHOWN)
-            self.say(WRITTEN_LINE.format(kind=verdict.kind, case=escaped(case.id),
+            self.say(WRITTEN_LINE.format(kind=verdict.kind, width=KIND_WIDTH, case=escaped(case.id),
                                          detail=f": {said}" if said else ""))
             if verdict.kind != Kind.PASS and folder is not None:
                 failures.append((program, case, verdict, group.folder))
         for refusal in found.refused:
-            self.say(WRITTEN_LINE.format(kind=REFUSED,
+            self.say(WRITTEN_LINE.format(kind=REFUSED, width=KIND_WIDTH,
                                          case=escaped(f"{group.folder}/{refusal.name}"),
                                          detail=f": {escaped(refusal.why, most=MOST_SHOWN)}"))
         return failures
@@ -429,7 +428,8 @@ class Check:
             self.say("\n".join(f"    {line}" for line in built.messages.splitlines()))
         if not built.ok:
             if cases:
-                self.say(NOT_BUILT_LINE.format(count=len(cases), s="s" * (len(cases) != 1)))
+                self.say(NOT_BUILT_LINE.format(kind=Kind.NOT_BUILT, width=KIND_WIDTH,
+                                               count=len(cases), s="s" * (len(cases) != 1)))
             return self.unpassed(every, Kind.NOT_BUILT, NOT_BUILT_DETAIL)
         return keep_binary(built, outcome, self.scratch / f"built-{program.name}").folder
 

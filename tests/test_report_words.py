@@ -1,0 +1,77 @@
+"""The marker's report says what is true, each thing once, in columns that line up:
+its sentences tried one at a time, without marking anything."""
+
+from types import SimpleNamespace
+
+import pytest
+
+from exactmark.kit.assignment import load
+from exactmark.marking.report import (CASE_LINE, KIND_WIDTH, MISSING, MISSING_LINE,
+                                      NOT_BUILT_LINE, reproduce, verdict_data)
+from exactmark.marking.verdicts import PIPE, TERMINAL, Kind, how, judge
+from exactmark.running.record import Limit, Ran
+
+TABLE = b"a\nb\n"  # a case's expected stdout
+
+
+def case(stdout: bytes = TABLE, status: int = 0):
+    return SimpleNamespace(id="p/c", stdout=stdout, screen=None, stderr=None, status=status)
+
+
+@pytest.mark.parametrize("kind", list(Kind), ids=str)
+def test_every_verdict_word_fits_its_column(kind):
+    line = CASE_LINE.format(kind=kind, width=KIND_WIDTH, marks=0.5, case="p/c", detail="")
+    column = len("  ") + KIND_WIDTH + 1  # the marks', five characters wide
+    assert line[:column] == f"  {kind!s}".ljust(column) and line[column:column + 5] == " 0.50", \
+        f"{kind!s} ({len(kind.value)} characters) pushes the marks out of their column: {line!r}"
+
+
+def test_a_missing_program_and_an_unbuilt_one_keep_the_column():
+    missing = MISSING_LINE.format(program="p", missing=MISSING, width=KIND_WIDTH, why="why")
+    unbuilt = NOT_BUILT_LINE.format(kind=Kind.NOT_BUILT, width=KIND_WIDTH, count=3)
+    column = len("  ") + KIND_WIDTH + 1
+    assert missing.splitlines()[1].index("why") == column, missing
+    assert unbuilt.index("(all") == column, unbuilt
+
+
+@pytest.mark.parametrize("ran, said", [
+    (Ran(b"debug\n" + TABLE, b"", 0), "1 line too many at line 1, otherwise as expected: `debug`"),
+    (Ran(b"debug\n" + TABLE, b"oops\n", 2),
+     "1 line too many at line 1: `debug`; exit status 2, stderr ends: oops"),
+    (Ran(b"debug\n" + TABLE, b"Traceback (most recent call last):\nValueError: boom\n", 1),
+     "ValueError: boom; 1 line too many at line 1: `debug`"),
+    (Ran(b"debug\n" + TABLE, b"", None, Limit.CPU),
+     "over the CPU time limit of 30 s; 1 line too many at line 1: `debug`"),
+], ids=["alone", "then an exit status", "then a crash", "then a timeout"])
+def test_otherwise_as_expected_only_when_nothing_else_differs(ran, said):
+    assert how(judge(case(), PIPE, ran)) == said
+
+
+@pytest.mark.parametrize("stderr, expected, said, kind", [
+    (b"debug\n", b"", "1 line on stderr, where nothing is expected: `debug`", "lines on stderr"),
+    (b"Bad seed\ndebug\n", b"Bad seed\n",
+     "1 extra line after the expected end, from line 2: `debug`",
+     "on stderr: output goes on too long"),
+], ids=["where none is expected", "after the expected"])
+def test_lines_on_stderr_are_said_to_be_on_stderr(stderr, expected, said, kind):
+    wrong = case()
+    wrong.stderr = expected
+    verdict = judge(wrong, PIPE, Ran(TABLE, stderr, 0))
+    assert (verdict.kind, verdict.detail, verdict.near_miss.kind) == (Kind.WRONG_STDERR, said, kind)
+
+
+def test_a_terminal_case_is_reproduced_at_a_terminal_not_piped():
+    seeded = load("seeded")
+    seed_0 = next(marked.case for marked in seeded.marked_cases["solitaire_1"]
+                  if marked.case.name == "seed_0")
+    program = seeded.programs["solitaire_1"]
+    piped = reproduce(seed_0, program, Kind.WRONG)
+    at_a_terminal = reproduce(seed_0, program, Kind.WRONG, mode=TERMINAL)
+    assert piped == ("python3 solitaire_1.py < expected_outputs/solitaire_1/seed_0.in | "
+                     "diff - expected_outputs/solitaire_1/seed_0.out")
+    assert at_a_terminal == (
+        "python3 solitaire_1.py  # at a terminal: the screen should read as "
+        "expected_outputs/solitaire_1/seed_0.tty, typing each line of "
+        "expected_outputs/solitaire_1/seed_0.in as it asks")
+    verdict = judge(seed_0, TERMINAL, Ran(b"not the screen\n"))
+    assert verdict_data(seed_0, program, verdict).reproduce == at_a_terminal
