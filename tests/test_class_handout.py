@@ -57,7 +57,7 @@ TIMES = ("\ufeffstudent,submitted\r\n"  # as Excel's "CSV UTF-8" saves it
 MARKING_TIMEOUT = 900
 LATE_BEYOND = ("submitted 121 hours after the deadline: more than 5 days late (more than 120 "
                "hours), past what is accepted: 0")
-GUS_MISSING = ("solitaire_2.py is not in the submission (a link does not count): 0 of 6.50 "
+GUS_MISSING = ("solitaire_2.py is not in the submission: 0 of 6.50 "
                "marks; `Solitaire_2.py` looks like it, but only the exact name solitaire_2.py "
                "is marked: rename it")
 

@@ -425,7 +425,7 @@ def test_a_missing_program_is_said_as_the_marker_says_it(echo, tmp_path):
     _, pack, student = echo
     (student / "Echo.py").write_text(ECHO)
     done = check(pack, student, only_python(tmp_path))
-    assert ("echo: missing: echo.py is not in the submission (a link does not count); "
+    assert ("echo: missing: echo.py is not in the submission; "
             "`Echo.py` looks like it, but only the exact name echo.py is marked: rename it"
             in done.stdout), done.stdout
     assert done.returncode == 1
