@@ -350,7 +350,8 @@ def test_an_invalid_case_s_diff_shows_once_late_submissions_close_beside_a_worke
         "before the late submissions close, no line of what the reference prints"
     late = (after / "students" / "few" / "feedback.txt").read_text(encoding="utf-8")
     assert f"+{KING_REFUSED}".replace(" ", "␠") in late
-    assert "- cases/golf/king_on_the_empty_homecell: invalid: the reference: wrong output: " in late
+    assert ("- cases/golf/king_on_the_empty_homecell: invalid: the reference: wrong output; for "
+            "your case to match it, ") in late
     assert ("A worked example: expected_outputs/patience/golf_won_seed_1.* beside this file;"
             in page)
     example = before / "students" / "few" / "expected_outputs" / "patience"

@@ -529,7 +529,8 @@ def main(argv=None) -> int:
         sheet.write_grades(out / "grades.csv", list(assignment.marked_cases), rows)
         sheet.write_similarity(out / "similarity.csv", scanned.pairs)
         pages.write_summary(out, outcomes, rows, scanned, view,
-                            {o.student.name: f"{STUDENTS}/{o.student.folder}" for o in outcomes})
+                            {o.student.name: f"{STUDENTS}/{o.student.folder}" for o in outcomes},
+                            options.similarity_min)
     except KeyboardInterrupt:
         print(INTERRUPTED.format(done=marking.done, total=len(students), out=escaped(str(out))),
               file=sys.stderr)

@@ -20,7 +20,7 @@ from exactmark.classroom.sheet import Row
 from exactmark.base.visible import CUT, END_OF_LINE
 from exactmark.kit.assignment import COUNTS
 from exactmark.kit.written_cases import CASE_FILES
-from exactmark.marking.student_cases import COUNT_NAMES
+from exactmark.marking.student_cases import COUNT_NAMES, TO_MATCH
 from exactmark.base.tree import remove_tree
 from exactmark.pack.published import CHECK_YOUR_WORK
 
@@ -29,6 +29,9 @@ CASES_FOLDER = "expected_outputs"  # as the handouts cite the cases
 BINS = 10
 SHOWN_SPACE, SHOWN_TAB = "\u00b7", "→"
 SPACE_RUN = re.compile(r" {2,}| +$|\t")  # the white space a reader cannot count by eye
+# A quote in a sentence, as the report writes it: a run of backticks, then the text, then a
+# run as long (a quote holding a backtick is fenced by two, as Markdown reads it).
+CODE_SPAN = re.compile(r"(`+)(.+?)(?<!`)\1(?!`)", re.DOTALL)
 PAGES = ("feedback.html", "feedback.txt")
 
 NOT_SHOWN = "{count} case{s} {when}"
@@ -84,10 +87,22 @@ def drawn_line(line: dict) -> Markup:
     return Markup("").join(parts)
 
 
+def code_spans(text: str) -> Markup:
+    """A sentence for a page, escaped, its quotes (`...`) shown as code, not as backticks."""
+    parts, at = [], 0
+    for match in CODE_SPAN.finditer(text):
+        parts.append(escape(text[at:match.start()]))
+        parts.append(Markup("<code>{}</code>").format(match[2]))
+        at = match.end()
+    parts.append(escape(text[at:]))
+    return Markup("").join(parts)
+
+
 TEMPLATES = Environment(loader=PackageLoader("exactmark.classroom", "templates"),
                         autoescape=select_autoescape(["html"]), trim_blocks=True,
                         lstrip_blocks=True, keep_trailing_newline=True)
-TEMPLATES.filters.update(marks=sheet.shown_marks, drawn_line=drawn_line)
+TEMPLATES.filters.update(marks=sheet.shown_marks, drawn_line=drawn_line, code=code_spans,
+                         to_match=lambda how: TO_MATCH.format(how=how))
 
 
 def grade_row(outcome, assignment) -> Row:
@@ -310,7 +325,8 @@ def coverage(outcomes: list, scanned, assignment) -> list:
 
 
 def write_summary(out: Path, outcomes: list, rows: list, scanned, view: View,
-                  links: dict) -> None:
+                  links: dict, least: float = 0.0) -> None:
+    """summary.html; `least`: the score below which the similarity scan lists no pair."""
     assignment = view.assignment
     marks = [row.mark for row in rows]
     bars = histogram(marks, assignment.marks)
@@ -320,7 +336,7 @@ def write_summary(out: Path, outcomes: list, rows: list, scanned, view: View,
             "mistakes": mistakes_caught(outcomes, assignment),
             "kinds": near_miss_kinds(outcomes), "pairs": [pair for pair in scanned.pairs
                                                          if pair.view],
-            "all_pairs": len(scanned.pairs), "coverage": coverage(outcomes, scanned, assignment),
+            "all_pairs": len(scanned.pairs), "least": least, "coverage": coverage(outcomes, scanned, assignment),
             "links": links, "mean": sum(marks) / len(marks) if marks else 0,
             "late_rule": late_rule(assignment), "as_of": view.as_of,
             "shown_from": visibility.shown_from(assignment)}
