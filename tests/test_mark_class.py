@@ -1,14 +1,19 @@
 """Marking a whole class: the grade sheet, the late rule from a times file, what a
 student sees, and a second run that keeps what did not change."""
 
+import argparse
 import csv
 import json
+import re
 import subprocess
 import sys
 import zipfile
 
 import pytest
 
+from exactmark.classroom.mark_class import ClassMarking, Outcome
+from exactmark.classroom.roster import Student
+from exactmark.kit.assignment import load
 from exactmark.kit.cases import ROOT, load_cases
 from exactmark.kit.bundle import write_all
 
@@ -161,3 +166,26 @@ def test_a_times_file_that_cannot_be_read_is_refused_before_marking(marked_class
     done = mark_class(klass, assignment, tmp_path / "out", "--times", str(tmp_path / "times.csv"))
     assert done.returncode == 2 and said in done.stderr, done.stderr
     assert not (tmp_path / "out").exists()
+
+
+class Instant(ClassMarking):
+    """The class marker with each student's marking stubbed: what it says as it goes."""
+
+    def mark_one(self, student):
+        return Outcome(student, refused="not a folder") if student.kind == "refused" else \
+            Outcome(student, {"score": 1, "extra_data": {}}, kept=student.name == "bob")
+
+
+def test_off_a_terminal_each_student_gets_a_line_with_its_time(tmp_path, capsys):
+    """A log or a CI job draws no bar: it gets a line per student as each is done (the
+    order of the lines is the order they finish in; two at once may end either way)."""
+    students = [Student(name, tmp_path / name, kind, folder=name)
+                for name, kind in (("ann", "folder"), ("bob", "folder"), ("cy.txt", "refused"))]
+    options = argparse.Namespace(student_budget=None, jobs=2)
+    outcomes = Instant(options, load("seeded"), tmp_path / "out", tmp_path).run(students)
+    assert [outcome.student.name for outcome in outcomes] == ["ann", "bob", "cy.txt"]
+    lines = capsys.readouterr().err.splitlines()
+    assert sorted(re.sub(r"^\d/3 students: | in \d+\.\d s$", "", line) for line in lines) == [
+        "ann marked", "bob kept from the last run", "cy.txt refused"], lines
+    assert [line.split(":")[0] for line in lines] == ["1/3 students", "2/3 students",
+                                                      "3/3 students"]
