@@ -415,8 +415,10 @@ def test_the_student_pack_shows_the_case_format_and_the_worked_examples_alone():
             "you write, none of them refused") in said
     groups = json.loads(files["pack.json"])["programs"][0]["groups"]
     assert groups == [{"name": group.name, "folder": group.folder, "most": group.most,
-                       "most_bytes": group.most_bytes, "compare": sorted(group.compare)}
-                      for group in (GOLF, LITTLE_SPIDER)]
+                       "most_bytes": group.most_bytes, "compare": sorted(group.compare),
+                       "marks": 10, "asked": 6} for group in (GOLF, LITTLE_SPIDER)]
+    assert "0 visible cases" not in readme and "cannot see" not in readme
+    assert "- patience: no case of the marking's own; the cases you write (below)" in readme
     everything = b"".join(files.values())
     for group in (GOLF, LITTLE_SPIDER):
         for name in group.mistakes:
