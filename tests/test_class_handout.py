@@ -239,7 +239,7 @@ def test_the_grade_sheet_applies_the_handout_s_late_rule(marked):
         "dan": [*full, "3", "11.05", "marked", "92/92"],
         "fay": [*full, "6", "0.00", "late beyond the limit", "92/92"],
         "gus": ["6.50", "0.00", "6.50", "6", "0.00", "late beyond the limit; missing program",
-                "50/92"],
+                "50/50"],  # solitaire_2 not handed in: said in the note, not counted
         "hal": [*full, "0", "13.00", "marked", "92/92"],
         "ivy": [*full, "1", "12.35", "marked", "92/92"],
         "jo": [*full, "", "13.00", "no submission time", "92/92"],

@@ -16,6 +16,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup, escape
 
 from exactmark.classroom import sheet, visibility
+from exactmark.classroom.visibility import NEVER_SHOWN as NEVER
 from exactmark.classroom.sheet import Row
 from exactmark.base.visible import CUT, END_OF_LINE
 from exactmark.kit.assignment import COUNTS
@@ -34,9 +35,14 @@ SPACE_RUN = re.compile(r" {2,}| +$|\t")  # the white space a reader cannot count
 CODE_SPAN = re.compile(r"(`+)(.+?)(?<!`)\1(?!`)", re.DOTALL)
 PAGES = ("feedback.html", "feedback.txt")
 
-NOT_SHOWN = "{count} case{s} {when}"
+NOT_SHOWN = "{count} case{s} ({groups}) {when}; their marks are counted in their groups above"
+NEVER_SHOWN = ("{count} case{s} ({groups}) never shown, now or later: neither their input nor "
+               "their output; how many pass and what they earn are in their groups above")
 NOT_BUILT_CASES = "none of its {count} cases ran"
 NOT_BUILT_SHOWN = "{count} case{s} of {program}, not listed: it did not build (its build is above)"
+NOT_HANDED_IN_SHOWN = ("{count} case{s} of {program}, not listed: it was not handed in (it is "
+                       "named above)")
+REFUSED_NONE_RAN = "No case ran: the submission was refused (why is above)."
 NO_NEWLINE = "no newline at end"
 LATE_RULE = ("Due {deadline}. The maximum mark obtainable reduces by {share:.0%} per late day, "
              "for up to {days} days; a day late is any part of 24 hours after the deadline "
@@ -112,7 +118,8 @@ def grade_row(outcome, assignment) -> Row:
                              else 0 for program in assignment.marked_cases},
               raw=data.raw_score, mark=(outcome.results or {}).get("score", 0),
               passed=sum(case.passed for case in data.cases),
-              cases=sum(len(marked) for marked in assignment.marked_cases.values()))
+              cases=sum(len(marked) for program, marked in assignment.marked_cases.items()
+                        if ran(data, program)))  # a program not handed in: said, not counted
     if outcome.refused:
         row.statuses.append(sheet.REFUSED)
         row.notes.append(outcome.refused)
@@ -141,6 +148,28 @@ def grade_row(outcome, assignment) -> Row:
     return row
 
 
+def ran(data, program: str) -> bool:
+    """Whether the marker ran `program`'s cases: it was handed in, in a submission not
+    refused (a program that did not build ran none, but is said by its build)."""
+    summary = data.programs.get(program)
+    return summary is not None and summary.submitted
+
+
+def not_shown(cases: list, view: View) -> list:
+    """The cases a page does not show now, counted by when they will be, with their groups."""
+    hidden = defaultdict(dict)  # when -> {(program, group): count}, in the cases' order
+    for case in cases:
+        if not view.shown(case.visibility):
+            groups = hidden[view.when(case.visibility)]
+            groups[case.program, case.group] = groups.get((case.program, case.group), 0) + 1
+    order = [(program, group) for program in view.assignment.marked_cases
+             for group in view.assignment.groups[program]]
+    return [(NEVER_SHOWN if when == NEVER else NOT_SHOWN).format(
+        count=count, s="s" * (count != 1), when=when,
+        groups="; ".join(f"{program}, {group}" for program, group in sorted(groups, key=order.index)))
+        for when, groups in hidden.items() for count in [sum(groups.values())]]
+
+
 def feedback_of(outcome, row: Row, view: View) -> dict:
     """What the student may see, as data for the templates: their marks, per program and
     per group; the cases shown now, in full; the others only counted, with when they
@@ -162,6 +191,7 @@ def feedback_of(outcome, row: Row, view: View) -> dict:
             groups[case.group]["earned"] += case.earned
         build = summary.build if summary else None
         programs.append({"name": program, "earned": row.programs.get(program, 0),
+                         "ran": ran(data, program),
                          "marks": assignment.program_marks(program),
                          "missing": summary.missing if summary and not summary.submitted else "",
                          "groups": list(groups.values()), "build": build,
@@ -173,16 +203,19 @@ def feedback_of(outcome, row: Row, view: View) -> dict:
                       and case.program in not_built)  # the build says it once
     shown = [case for case in cases if view.shown(case.visibility)
              and case.program not in not_built]
-    hidden = Counter(view.when(case.visibility) for case in cases
-                     if not view.shown(case.visibility))
+    missing = [(program, sum(view.shown(marked.visibility) for marked in marked_cases))
+               for program, marked_cases in assignment.marked_cases.items()
+               if data.programs.get(program) and not data.programs[program].submitted]
     return {"student": outcome.student.name, "assignment": assignment, "row": row,
             "late": late.explanation if late else "", "programs": programs,
             "failing": [case for case in shown if not case.passed],
             "passing": [case for case in shown if case.passed],
-            "not_shown": [NOT_SHOWN.format(count=count, s="s" * (count != 1), when=when)
-                          for when, count in hidden.items()],
+            "not_shown": not_shown(cases, view),
             "unbuilt": [NOT_BUILT_SHOWN.format(count=count, s="s" * (count != 1), program=program)
-                        for program, count in unbuilt.items()],
+                        for program, count in unbuilt.items()] + [
+                NOT_HANDED_IN_SHOWN.format(count=count, s="s" * (count != 1), program=program)
+                for program, count in missing if count],
+            "none_ran": REFUSED_NONE_RAN if outcome.refused else "",
             "cases_folder": CASES_FOLDER, "written": written_groups(outcome, view),
             "pack_said": CHECK_YOUR_WORK.format(url=view.pack_url) if view.pack_url else ""}
 
