@@ -123,6 +123,7 @@ WRITTEN_SUMMARY = ("{passed} of {total} of the cases you write pass on your prog
 WRITTEN_SUMMARY_REFUSED = "; {count} refused"
 WRITTEN_SUMMARY_EMPTY = "; {count} group{s} without a case"
 INTERRUPTED = "Interrupted: {done} of {total} visible cases checked"
+INTERRUPTED_ONLY_WRITTEN = "Interrupted: {own_done} of {own_total} of the cases you write checked"
 INTERRUPTED_WRITTEN = ("Interrupted: {done} of {total} visible cases and {own_done} of "
                        "{own_total} of the cases you write checked")
 NO_FOLDER = "check.py: there is no folder {folder}: give the folder that holds your work"
@@ -606,7 +607,8 @@ def main(argv=None) -> int:
         ending()
         if check is not None:
             check.runner.stop()
-            print("\n" + (INTERRUPTED_WRITTEN.format(
+            written = INTERRUPTED_WRITTEN if check.total() else INTERRUPTED_ONLY_WRITTEN
+            print("\n" + (written.format(
                 done=len(check.verdicts), total=check.total(), own_done=len(check.written),
                 own_total=check.written_total()) if check.groups() else INTERRUPTED.format(
                 done=len(check.verdicts), total=check.total())), file=sys.stderr)
