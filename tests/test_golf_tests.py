@@ -235,8 +235,7 @@ def test_a_team_without_its_program_still_gets_its_cases_marked(tmp_path):
         "1 valid case of the 6 asked for"
     assert tests["patience: your Golf cases: thorough"]["score"] > 0
     own = tests["patience: your Golf cases: own code"]
-    assert (own["score"], own["output"]) == (0, "patience.py is not in the submission (a link "
-                                                "does not count)")
+    assert (own["score"], own["output"]) == (0, "patience.py is not in the submission")
 
 
 @pytest.mark.parametrize("group", [GOLF, LITTLE_SPIDER], ids=lambda group: group.folder)

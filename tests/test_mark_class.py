@@ -122,8 +122,8 @@ def test_a_student_sees_the_visible_cases_in_full_and_the_others_only_counted(ma
     assert "solitaire_1/seed_27: failed" in feedback
     assert "-Eighth␠(and␠last)" in feedback and "+Eigth␠(and␠last)" in feedback
     assert "seed_43" not in feedback and "seed_705" not in feedback
-    assert "2 cases shown from 2027-03-14 09:00 (Australia/Sydney), once no late submission " \
-           "can be accepted" in feedback
+    assert "2 cases (solitaire_1, kept back) shown from 2027-03-14 09:00 (Australia/Sydney), " \
+           "once no late submission can be accepted" in feedback
     assert "more than 5 days late" in feedback
     page = (out / "students" / "bob" / "feedback.html").read_text(encoding="utf-8")
     assert '<pre class="diff">' in page and "seed_43" not in page

@@ -94,17 +94,18 @@ class Program:
     def cases(self) -> list:
         return load_cases(self.name, folder=self.cases_folder or EXPECTED_OUTPUTS / self.name)
 
-    def files(self, folder: Path) -> tuple:
+    def files(self, folder: Path, links: tuple = ()) -> tuple:
         """(the program's files at the top of `folder`, each kind's in name order; why it is
         not there, one sentence per kind missing or out of bounds). A link is never one, and
-        a file counts for the first kind it matches only."""
+        a file counts for the first kind it matches only. `links`: the names of links at the
+        top a copy of the folder left out, said where they stand in a program's place."""
         try:
             entries = [(entry.name, entry.stat(follow_symlinks=False).st_mode)
                        for entry in os.scandir(folder)]
         except OSError:
             entries = []
         names = sorted(name for name, mode in entries if stat.S_ISREG(mode))
-        links = sorted(name for name, mode in entries if stat.S_ISLNK(mode))
+        links = sorted({*links, *(name for name, mode in entries if stat.S_ISLNK(mode))})
         found, problems = [], []
         for kind in self.submit:
             matching = [name for name in names

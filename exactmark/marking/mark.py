@@ -652,7 +652,7 @@ def mark_cases(sandbox, options, root: Path, assignment, selected: dict, header:
             kind, case_id = worst.kind if worst else "", cases[index].case.id
             progress(PROGRESS.format(done=count, total=len(cases), kind=kind, case=case_id))
             messages.send(messages.Progress(count, len(cases), case_id, str(kind)))
-        missing = {program: why_missing(root, declared[program], declared.values())
+        missing = {program: why_missing(root, declared[program], declared.values(), left_out)
                    for program in selected if not present[program]}
         student = {program: student_cases.mark_groups(
             marking, pool, declared[program], groups[program], root, left_out, scratch,

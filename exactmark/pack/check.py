@@ -412,7 +412,8 @@ class Check:
         `written` ones, then do not pass)."""
         every = [*cases, *written]
         if not program.present(self.root):
-            why, alike = why_missing(self.root, program, [p for p, _ in self.pack.programs])
+            why, alike = why_missing(self.root, program, [p for p, _ in self.pack.programs],
+                                     self.left_out)
             self.say(MISSING.format(program=program.name, why="; ".join([*why, *alike])))
             return self.unpassed(every, Kind.NOT_RUN, MISSING_DETAIL)
         if not program.built:
