@@ -1,8 +1,8 @@
 # The commands people type: `make` alone lists them. Each tool's target runs the one
 # command, `exactmark COMMAND` (exactmark/cli.py), as $(VENV_PYTHON) -m exactmark COMMAND.
-# `make test` builds its own virtual environment. SUBMISSION, ASSIGNMENT, INPUTS, OUT and
-# ARGS reach Python through the environment, unexpanded: no shell and no make function
-# ever reads a byte of them.
+# `make test` builds its own virtual environment. PROGRAM, SEEDS, SIMULATE, SUBMISSION,
+# ASSIGNMENT, INPUTS, OUT and ARGS reach Python through the environment, unexpanded: no
+# shell and no make function ever reads a byte of them.
 PYTHON ?= python3
 VENV   ?= .venv
 PROGRAM ?=
@@ -19,7 +19,6 @@ ASSIGNMENT ?=
 INPUTS ?=
 TIMES ?=
 ARGS ?=
-comma := ,
 # make mark's status is the marker's (exactmark mark), but for 1, a mark below full: said,
 # and no failure of make, which exits 2 whenever a recipe fails, whatever its status.
 BELOW_FULL := make mark: the marker's exit status is 1, a mark below full (the report says why): not a failure of make
@@ -31,7 +30,7 @@ MARK_STAMP := $(if $(STAMP),$(VENV)/.installed-mark)
 CLASS_STAMP := $(if $(STAMP),$(VENV)/.installed-class)
 PIP := $(VENV_PYTHON) -m pip install --quiet --disable-pip-version-check
 
-unexport PROGRAM SUBMISSION SUBMISSIONS ASSIGNMENT INPUTS OUT TIMES ARGS
+unexport PROGRAM SEEDS SIMULATE SUBMISSION SUBMISSIONS ASSIGNMENT INPUTS OUT TIMES ARGS
 
 .PHONY: help play test expected verify standalone student-pack mark check-isolation mark-class \
 	gradescope simulate-patience bench bench-mark bench-class exact clean
@@ -67,14 +66,13 @@ test: $(STAMP)  ## the whole test suite, a worker per core (TEST_JOBS=1 for one;
 	$(VENV_PYTHON) -m pytest -n $(TEST_JOBS) --dist worksteal $(PYTEST_ARGS)
 
 expected: export MARK_PROGRAM = $(value PROGRAM)
+expected: export MARK_SEEDS = $(value SEEDS)
+expected: export MARK_SIMULATE = $(value SIMULATE)
 expected: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
 expected: export MARK_INPUTS = $(value INPUTS)
-expected: $(STAMP)  ## golden cases from the reference: PROGRAM=solitaire_1 SEEDS="3 14" SIMULATE="1000,0", or ASSIGNMENT=FILE.toml PROGRAM=NAME INPUTS=DIR
-	$(VENV_PYTHON) -m exactmark expected $${MARK_PROGRAM:+"$$MARK_PROGRAM"} \
-		$(foreach seed,$(SEEDS),--seed=$(seed)) \
-		$(foreach pair,$(SIMULATE),--simulate $(subst $(comma), ,$(pair))) \
-		$${MARK_ASSIGNMENT:+--assignment "$$MARK_ASSIGNMENT"} \
-		$${MARK_INPUTS:+--inputs "$$MARK_INPUTS"}
+expected: export MARK_ARGS = $(value ARGS)
+expected: $(STAMP)  ## golden cases from the reference: PROGRAM=solitaire_1 SEEDS="3 14" SIMULATE="1000,0", or ASSIGNMENT=FILE.toml PROGRAM=NAME INPUTS=DIR [ARGS="--status 1 --force"]
+	$(VENV_PYTHON) -m exactmark expected
 
 verify: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
 verify: export MARK_ARGS = $(value ARGS)

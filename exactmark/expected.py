@@ -2,8 +2,11 @@
 
     python3 -m exactmark.expected PROGRAM [--assignment NAME|FILE.toml] [--seed N]...
                                [--simulate N I]... [--input NAME FILE]... [--inputs DIR]
-                               [--stats FILE] [--args "ARGS"] [--status N] [--end-of-input]
-                               [--head K] [--force]
+                               [--stats FILE] [--args "ARGS"] [--status N] [--head K]
+                               [--force]
+
+    make expected PROGRAM=NAME [ASSIGNMENT=NAME|FILE.toml] [SEEDS="3 14"]
+                  [SIMULATE="1000,0"] [INPUTS=DIR] [ARGS="--status 1 --force ..."]
 
 The program is one an assignment declares (by default the kit's assignment that
 declares PROGRAM): its reference runs each case (built first where its language
@@ -13,31 +16,43 @@ per DIR/NAME.in, with NAME.args and NAME.stats where present.
 Existing cases are kept unless --force (a case that has no terminal screen
 yet gets one): a new expected output is a change of behaviour, to be reviewed
 in `git diff` like code. Nothing is written for what the kit cannot vouch for:
-a crash, an exit status other than 0 (unless --status says it), a program
-that asks for more input after the last line (unless --end-of-input), a
-simulate(n, i) with n < 1.
+a crash, an exit status other than 0 (unless --status says it), a
+simulate(n, i) with n < 1. A program that reads until end of input has its
+cases written as any other: the piped case ends at end of input, and the
+line written says so.
+
+A case compares stdout and its exit status (NAME.status), and stderr (NAME.err)
+only where the reference writes to it: a student's debug line on stderr costs
+nothing unless the reference's own stderr is part of the case. What its group
+compares (the assignment's `compare`) has the last word, and the line written
+for each case says what it compares.
 """
 
 import argparse
+import os
 import shlex
 import shutil
 import sys
 import tempfile
 from pathlib import Path
 
-from exactmark.base import streams
+from exactmark.base import from_make, streams
 from exactmark.base.exits import Exit
 from exactmark.kit.cases import SUFFIXES, Case
 from exactmark.kit.programs import built_reference
 from exactmark.running.run import run_on_terminal, run_piped
-from exactmark.kit.assignment import AssignmentError, declarations, names
+from exactmark.kit.assignment import KIT_ONLY, AssignmentError, compared, declarations, names
 
 
 UNFINISHED_SCREEN = "the terminal run did not end in time; nothing written"
 NONZERO_STATUS = ("exit status {status}, stderr ends: {said}; nothing written (give --status "
                   "{status} if that is the point of the case)")
-RAN_OUT_OF_INPUT = ("the program asked for more input after the last line, so the case ends at "
-                    "end of input; nothing written (give --end-of-input if that is its point)")
+COMPARES = "compares {parts}"
+STDOUT, STATUS, STDERR = "stdout", "the exit status", "stderr"
+NO_STDERR = " (not stderr: the reference writes none)"
+NOT_MARKED = "kit-only: {assignment} does not mark it"
+HELD_BY_NONE = "no group of {assignment} holds it: add it to one, or to kit_only"
+ENDS_AT_END_OF_INPUT = "; ends at end of input (it asked for more after the last line)"
 PIPE_CAPACITY = 1 << 16  # what a Linux pipe holds by default: written, never read
 TOO_SHORT_FOR_HEAD = ("the program writes {size} bytes piped: with --head {head} it could end "
                       "before it meets the closed pipe (it must write more than {most}); "
@@ -48,6 +63,8 @@ NO_SIMULATE_IN = "--simulate calls simulate(n, i) by import, which {language} do
 NO_SUCH_PROGRAM = "no assignment declares a program {program!r}: give --assignment FILE.toml"
 NOT_DECLARED = "{assignment} declares no program {program!r} (it declares: {declared})"
 NO_INPUTS = "{folder}: no NAME.in file to make a case of"
+NO_PROGRAM_GIVEN = "give the program: make expected PROGRAM=NAME"
+MAKE_SEEDS, MAKE_SIMULATE = "MARK_SEEDS", "MARK_SIMULATE"  # make's SEEDS and SIMULATE
 
 
 def finished_screen(case: Case, program, folder: Path):
@@ -61,13 +78,31 @@ def typed_cr(case: Case) -> bool:
     return b"\r" in case.stdin
 
 
+def said_compared(case: Case, compare, assignment: str) -> str:
+    """What the written case compares, in words: stdout, and its .status and .err where it
+    has them and its group (`compare`, of exactmark.kit.assignment.compared) compares them."""
+    if compare == KIT_ONLY:
+        return NOT_MARKED.format(assignment=assignment)
+    if compare is None:
+        return HELD_BY_NONE.format(assignment=assignment)
+    parts = [STDOUT] + [said for suffix, kind, said in ((".status", "status", STATUS),
+                                                         (".err", "stderr", STDERR))
+                        if kind in compare and case.file(suffix).exists()]
+    listed = parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
+    text = COMPARES.format(parts=listed)
+    if case.simulate is None and "stderr" in compare and not case.file(".err").exists():
+        text += NO_STDERR
+    return text
+
+
 def write_case(program, reference: Path, name: str, stdin, stats, args, force: bool,
-               status=None, end_of_input: bool = False, head: int = None) -> str:
+               status=None, head: int = None, compare=None, assignment: str = "") -> str:
     """Run the case of `program` (a exactmark.kit.programs.Program) from `reference` (the folder its
     reference runs from) in a scratch folder; only a run that ends as the case says (without
-    a traceback or a time-out, with exit status 0 or `status`, at end of input only when
-    `end_of_input`) replaces the case's files, all of them, its exit status and stderr
-    included. With `head`, stdout's reader goes away after that many bytes."""
+    a traceback or a time-out, with exit status 0 or `status`) replaces the case's files, all
+    of them: its exit status always, its stderr where the reference writes any. With
+    `head`, stdout's reader goes away after that many bytes. The line it returns says
+    what the case compares under `assignment`, whose group compares `compare`."""
     folder = program.cases_folder
     folder.mkdir(parents=True, exist_ok=True)
     case = Case(program.name, name, folder)
@@ -79,6 +114,7 @@ def write_case(program, reference: Path, name: str, stdin, stats, args, force: b
             case.file(".tty").write_bytes(screen)
             return f"wrote    {case.id} .tty (its other files kept)"
         return f"kept     {case.id} (exists; --force to write it again)"
+    ends = ""
     with tempfile.TemporaryDirectory() as scratch:
         trial = Case(program.name, name, Path(scratch))
         for suffix, content in ((".in", stdin), (".stats", stats), (".args", args)):
@@ -101,20 +137,21 @@ def write_case(program, reference: Path, name: str, stdin, stats, args, force: b
         trial.file(".out").write_bytes(piped.stdout)
         if case.simulate is None:
             trial.file(".status").write_bytes(f"{piped.status}\n".encode())
-            trial.file(".err").write_bytes(piped.stderr)
+            if piped.stderr:
+                trial.file(".err").write_bytes(piped.stderr)
         if case.simulate is None and head is None and not typed_cr(trial):
             screen = run_on_terminal(trial, reference, program=program)
             if screen.limit:
                 return f"FAILED   {case.id}: {UNFINISHED_SCREEN}"
-            if screen.read_past_input and not end_of_input:
-                return f"FAILED   {case.id}: {RAN_OUT_OF_INPUT}"
+            ends = ENDS_AT_END_OF_INPUT if screen.read_past_input else ""
             trial.file(".tty").write_bytes(screen.stdout)
         for suffix in SUFFIXES:
             case.file(suffix).unlink(missing_ok=True)
             if trial.file(suffix).exists():
                 shutil.copyfile(trial.file(suffix), case.file(suffix))
     written = " ".join(suffix for suffix in SUFFIXES if case.file(suffix).exists())
-    return f"wrote    {case.id} {written} (exit status {piped.status})"
+    return (f"wrote    {case.id} {written} (exit status {piped.status}): "
+            f"{said_compared(case, compare, assignment)}{ends}")
 
 
 def kit_programs() -> dict:
@@ -122,8 +159,8 @@ def kit_programs() -> dict:
     return {program: name for name in names() for program in declarations(name)}
 
 
-def declared(program: str, assignment=None):
-    """The program as its assignment declares it (its cases need not exist yet)."""
+def declared(program: str, assignment=None) -> tuple:
+    """(the assignment, the program as it declares it): its cases need not exist yet."""
     if assignment is None:
         owner = kit_programs().get(program)
         if owner is None:
@@ -133,7 +170,7 @@ def declared(program: str, assignment=None):
     if program not in found:
         raise ValueError(NOT_DECLARED.format(assignment=assignment, program=program,
                                              declared=", ".join(found)))
-    return found[program]
+    return assignment, found[program]
 
 
 def optional(input_file: Path, suffix: str):
@@ -147,7 +184,7 @@ def first_given(*values):
     return next((value for value in values if value is not None), None)
 
 
-def main(argv=None) -> int:
+def arguments_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="exactmark expected", description=__doc__,
                                      epilog=EXAMPLE,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -173,14 +210,30 @@ def main(argv=None) -> int:
     parser.add_argument("--head", type=int, metavar="K",
                         help="stdout's reader takes K bytes and closes its end, as `| head -c K` "
                         "does (the program must write more than K + 64 KiB)")
-    parser.add_argument("--end-of-input", action="store_true",
-                        help="the cases are meant to end at end of input, asking for more")
+    return parser
+
+
+def make_arguments(parser: argparse.ArgumentParser) -> list:
+    """The command line `make expected` stands for (exactmark.base.from_make): a --seed per
+    word of SEEDS, a --simulate N I per N,I of SIMULATE, then ARGS, ASSIGNMENT, INPUTS and
+    PROGRAM."""
+    seeds = [f"--seed={seed}" for seed in os.environ.get(MAKE_SEEDS, "").split()]
+    simulate = [part for pair in os.environ.get(MAKE_SIMULATE, "").split()
+                for part in ("--simulate", *pair.split(",", 1))]
+    return seeds + simulate + from_make.arguments(
+        parser, [("MARK_ASSIGNMENT", "--assignment"), ("MARK_INPUTS", "--inputs")],
+        "MARK_PROGRAM", NO_PROGRAM_GIVEN)
+
+
+def main(argv=None) -> int:
+    parser = arguments_parser()
     options = parser.parse_args(argv)
     streams.end_on_closed_pipe()
     try:
-        program = declared(options.program, options.assignment)
+        assignment, program = declared(options.program, options.assignment)
     except (AssignmentError, ValueError) as problem:
         parser.error(str(problem))
+    shown = Path(assignment).stem
     stats = options.stats.read_bytes() if options.stats else None
     args = "".join(f"{arg}\n" for arg in options.args).encode() if options.args else None
     jobs = [(f"seed_{seed}", f"{seed}\n".encode(), None, args) for seed in options.seed]
@@ -207,7 +260,8 @@ def main(argv=None) -> int:
         except ValueError as problem:
             parser.error(str(problem))
         reports = [write_case(program, reference, name, stdin, case_stats, case_args,
-                              options.force, options.status, options.end_of_input, options.head)
+                              options.force, options.status, options.head,
+                              compared(assignment, program.name, name), shown)
                    for name, stdin, case_stats, case_args in jobs]
     print("\n".join(reports))
     print("Review the new files (git status, git diff) before committing them.")
@@ -215,4 +269,5 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(make_arguments(arguments_parser())
+                  if len(sys.argv) == 1 and "MARK_PROGRAM" in os.environ else None))

@@ -276,16 +276,21 @@ def test_make_mark_gives_the_same_figure_as_the_class(marked):
 def test_the_disguised_copy_is_found_whatever_the_layout(marked):
     with open(marked.out / "similarity.csv", newline="", encoding="utf-8") as file:
         rows = list(csv.reader(file))
-    assert rows[0] == ["program", "student_a", "student_b", "score"]
+    assert rows[0] == ["program", "student_a", "student_b", "score", "share_in_full",
+                       "also_high_in"]
     assert rows[1][:3] == ["solitaire_1", "hal", "ivy"], rows[:3]
     assert 0.7 < float(rows[1][3]) <= 1 and len(rows[1][3].split(".")[1]) >= 3
+    assert float(rows[1][3]) <= float(rows[1][4]) and rows[1][5] == ""
     assert len(rows) == 2, "the sample solutions are shared code: no other pair shares more"
 
 
 def test_the_summary_says_whose_programs_were_compared(marked):
+    """gus's Solitaire_2.py is marked as missing, but compared in its place, and said."""
     summary = (marked.out / "summary.html").read_text(encoding="utf-8")
-    assert "gus: not handed in" in summary
     assert "solitaire_1</td><td>ann, bob, cal, dan, eve, fay, gus, hal, ivy, jo</td>" in summary
+    assert ("solitaire_2</td><td>ann, bob, cal, dan, eve, fay, gus (Solitaire_2.py, taken for "
+            "solitaire_2.py: the same name but for letter case, spaces, punctuation or a copy "
+            "mark such as (1)), hal, ivy, jo</td><td>none</td>") in summary
 
 
 # --- the pages, as the clock says --------------------------------------------------------------

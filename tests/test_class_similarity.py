@@ -1,17 +1,27 @@
 """The similarity scan of a class (exactmark/classroom/similarity.py), as examples: who copied whom comes
-first, the reference programs everyone may start from never count, a student's code reaches the
-pages escaped, and no file a student can hand in stops the scan."""
+first, above a family of programs grown from one ancestor; a pair similar in several programs is
+said so and comes first among the same score; the reference programs everyone may start from
+never count; a program handed in under a look-alike name is compared and said; a student's code
+reaches the pages escaped, and no file a student can hand in stops the scan."""
 
+import csv
+import re
 import textwrap
 from itertools import count
+from datetime import datetime
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 pytest.importorskip("copydetect", reason="the similarity scan needs copydetect: "
                     "pip install -r requirements-class.txt")
 
-from exactmark.classroom.similarity import FOLDER, MOST_BYTES, scan  # noqa: E402
+from markupsafe import escape  # noqa: E402  (as the pages escape: jinja2's)
+
+from exactmark.classroom import kept_programs, pages, sheet  # noqa: E402
+from exactmark.classroom.similarity import FOLDER, HIGH, MOST_BYTES, SCORE, scan  # noqa: E402
+from exactmark.kit.assignment import load  # noqa: E402
 from exactmark.kit.cases import ROOT  # noqa: E402
 
 PROGRAM = "solitaire_1.py"
@@ -74,6 +84,59 @@ OTHER_WORK = textwrap.dedent('''\
     ''')
 
 
+# What students add of their own to a program: six functions, each unlike the others.
+EXTRAS = [textwrap.dedent(extra) for extra in ('''
+    def best_run(cards):
+        longest, current = 1, 1
+        for before, after in zip(cards, cards[1:]):
+            current = current + 1 if after == before + 1 else 1
+            longest = max(longest, current)
+        return longest
+    ''', '''
+    def parse_moves(text):
+        moves = []
+        for word in text.split(","):
+            source, _, target = word.strip().partition("->")
+            if source and target:
+                moves.append((int(source), int(target)))
+        return moves
+    ''', '''
+    class Score:
+        def __init__(self):
+            self.history = {}
+
+        def record(self, player, points):
+            self.history.setdefault(player, []).append(points)
+            return sum(self.history[player])
+    ''', '''
+    def show_table(table, width=3):
+        lines = []
+        while any(table):
+            row = [pile.pop() if pile else None for pile in table]
+            lines.append("".join("." * width if c is None else str(c).rjust(width) for c in row))
+        return "\\n".join(reversed(lines))
+    ''', '''
+    def ask(prompt, tries=3):
+        try:
+            return int(input(prompt))
+        except ValueError:
+            if tries > 1:
+                return ask(prompt, tries - 1)
+            raise SystemExit("no number given")
+    ''', '''
+    def merge_piles(left, right):
+        merged, i, j = [], 0, 0
+        while i < len(left) and j < len(right):
+            if left[i] <= right[j]:
+                merged.append(left[i])
+                i += 1
+            else:
+                merged.append(right[j])
+                j += 1
+        return merged + left[i:] + right[j:]
+    ''')]
+
+
 def renamed(code: str) -> str:
     """What a student who copied does first: other names, other comments."""
     for old, new in (("deck", "cards"), ("card", "c"), ("aces", "n_aces"), ("table", "grid"),
@@ -99,6 +162,7 @@ def class_of(tmp_path: Path, programs: dict) -> dict:
         folder = tmp_path / "class" / student
         folder.mkdir(parents=True)
         for name, content in files.items():
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
             (folder / name).write_bytes(content if isinstance(content, bytes)
                                         else content.encode())
         submissions[student] = folder
@@ -118,6 +182,169 @@ def test_the_pair_who_copied_comes_first_with_a_clearly_higher_score(tmp_path):
     assert [pair.score for pair in pairs] == sorted((pair.score for pair in pairs), reverse=True)
     assert (tmp_path / "out" / first.view).is_file()
     assert first.view.startswith(FOLDER + "/")
+
+
+def listed(pairs) -> list:
+    """The pairs as a person reads the list: who, which program, the score and the share in
+    full, in whole percents."""
+    return [(pair.first, pair.second, pair.program, round(100 * pair.score),
+             round(100 * pair.share)) for pair in pairs]
+
+
+def marked_characters(page: str) -> dict:
+    """How many characters of a page's code are marked darker (only the two hold them) and
+    lighter (other versions hold them too)."""
+    found = {"darker": 0, "lighter": 0}
+    for common, text in re.findall(r'<mark( class="common")?>(.*?)</mark>', page, re.S):
+        found["lighter" if common else "darker"] += len(text)
+    return found
+
+
+def test_a_disguised_copy_stands_above_a_family_grown_from_one_ancestor(tmp_path):
+    """fam0..fam3 each started from the same program (found online, say) and added a function
+    of their own; dave copied carol's program under other names, and each added their own.
+    Counted in full, a family pair shares more than the copy (as the issue's 77.6% and 76.9%);
+    weighed by how many versions hold the code, the copy comes first, clearly."""
+    family = {f"fam{n}": {PROGRAM: OWN_WORK + EXTRAS[n]} for n in range(4)}
+    submissions = class_of(tmp_path, {**family, "carol": {PROGRAM: OTHER_WORK + EXTRAS[4]},
+                                      "dave": {PROGRAM: renamed(OTHER_WORK) + EXTRAS[5]}})
+    pairs = scan(submissions, [PROGRAM], [REFERENCE], tmp_path / "out").pairs
+
+    copy, *rest = pairs
+    assert (copy.first, copy.second) == ("carol", "dave"), listed(pairs)
+    relatives = [pair for pair in rest if {pair.first, pair.second} <= set(family)]
+    assert len(relatives) == 6, listed(pairs)
+    assert max(pair.share for pair in relatives) > copy.share, listed(pairs)
+    assert all(pair.score < copy.score - 0.1 for pair in rest), listed(pairs)
+
+    out = tmp_path / "out"
+    copied = marked_characters((out / copy.view).read_text(encoding="utf-8"))
+    assert copied["darker"] > copied["lighter"], copied
+    page = (out / relatives[0].view).read_text(encoding="utf-8")
+    inherited = marked_characters(page)
+    assert inherited["lighter"] > inherited["darker"], inherited
+    assert escape(SCORE.format(percent=100 * relatives[0].score,
+                               share=100 * relatives[0].share)) in page
+
+
+def test_a_ring_of_three_copies_still_scores_in_full(tmp_path):
+    """Code three versions hold counts half, in what the other holds and in the file's size
+    alike: three copies of one program still hold all of each other, and come first."""
+    ring = {name: {PROGRAM: OWN_WORK} for name in ("ann", "ben", "cy")}
+    submissions = class_of(tmp_path, {**ring, "dot": {PROGRAM: OTHER_WORK}})
+    pairs = scan(submissions, [PROGRAM], [REFERENCE], tmp_path / "out").pairs
+
+    assert listed(pairs[:3]) == [("ann", "ben", PROGRAM, 100, 100),
+                                 ("ann", "cy", PROGRAM, 100, 100),
+                                 ("ben", "cy", PROGRAM, 100, 100)]
+    assert all(pair.score < 0.5 for pair in pairs[3:]), listed(pairs)
+
+
+def test_a_pair_similar_in_several_programs_is_said_so_and_first_among_the_same_score(tmp_path):
+    """ann and ben hand in the same one.py; yan and zoe the same one.py and the same two.py: at
+    the same score (100%), yan and zoe come first, each of their pairs naming the other."""
+    submissions = class_of(tmp_path, {
+        "ann": {"one.py": OWN_WORK, "two.py": EXTRAS[0]},
+        "ben": {"one.py": OWN_WORK, "two.py": EXTRAS[1]},
+        "yan": {"one.py": OTHER_WORK, "two.py": EXTRAS[2] + EXTRAS[3]},
+        "zoe": {"one.py": OTHER_WORK, "two.py": EXTRAS[2] + EXTRAS[3]}})
+    pairs = scan(submissions, ["one.py", "two.py"], [REFERENCE], tmp_path / "out").pairs
+
+    assert [(pair.first, pair.second, pair.program, pair.also) for pair in pairs[:3]] == [
+        ("yan", "zoe", "one.py", (("two.py", 1.0),)),
+        ("yan", "zoe", "two.py", (("one.py", 1.0),)),
+        ("ann", "ben", "one.py", ())], listed(pairs)
+    assert all(pair.score < HIGH and not pair.also for pair in pairs[3:]), listed(pairs)
+    page = (tmp_path / "out" / pairs[0].view).read_text(encoding="utf-8")
+    assert "The same two are also similar in two.py (100%)." in page
+
+
+SEEDED = load("seeded")
+RENAME_ANY = ("the same name but for letter case, spaces, punctuation or a copy mark such as "
+              "(1)")
+
+
+@pytest.mark.parametrize("handed_in, why", [
+    ("Solitaire_2.py", RENAME_ANY),
+    ("solitaire_2 (1).py", RENAME_ANY),
+    ("work/solitaire_2.py", "the exact name, in the folder work"),
+    ("Work/Solitaire 2.py", RENAME_ANY + ", in the folder Work"),
+    ("solitare_2.py", "a name spelt nearly like it")])
+def test_a_program_handed_in_under_a_look_alike_name_is_compared_and_said(tmp_path, handed_in,
+                                                                          why):
+    """gus hands in ann's solitaire_2.py as HANDED_IN: the marker marks only the exact name,
+    but the class keeps that file in the program's place, and the scan compares it and says
+    which file it took and why."""
+    handed = class_of(tmp_path, {"ann": {"solitaire_1.py": OWN_WORK, "solitaire_2.py": OTHER_WORK},
+                                 "gus": {"solitaire_1.py": EXTRAS[0] + EXTRAS[1],
+                                         handed_in: OTHER_WORK}})
+    kept = {student: tmp_path / "kept" / student for student in handed}
+    for student, folder in handed.items():
+        kept[student].parent.mkdir(exist_ok=True)
+        kept_programs.keep(folder, kept[student], SEEDED.programs)
+    found = scan(kept, list(SEEDED.programs), [REFERENCE], tmp_path / "out")
+
+    taken = f"{handed_in}, taken for solitaire_2.py: {why}"
+    assert found.taken == {("gus", "solitaire_2"): taken}
+    assert found.left_out == {}
+    copy = found.pairs[0]
+    assert (copy.first, copy.second, copy.program, copy.score) == ("ann", "gus", "solitaire_2",
+                                                                     1.0)
+    page = (tmp_path / "out" / copy.view).read_text(encoding="utf-8")
+    assert f"This file is {escape(taken)}." in page
+
+
+def test_a_look_alike_is_kept_only_while_the_program_is_not_there(tmp_path):
+    """gus renames Solitaire_2.py to solitaire_2.py and the class is marked again: his program
+    is what is kept, and nothing is said of a look-alike."""
+    folder = class_of(tmp_path, {"gus": {"Solitaire_2.py": OTHER_WORK}})["gus"]
+    kept = tmp_path / "kept"
+    kept_programs.keep(folder, kept, SEEDED.programs)
+    assert kept_programs.taken(kept) == {"solitaire_2": [("Solitaire_2.py", "solitaire_2.py")]}
+
+    (folder / "Solitaire_2.py").rename(folder / "solitaire_2.py")
+    kept_programs.keep(folder, kept, SEEDED.programs)
+    assert kept_programs.taken(kept) == {}
+    assert sorted(path.name for path in kept.iterdir()) == ["solitaire_2"]
+    assert (kept / "solitaire_2").read_text() == OTHER_WORK
+
+
+def test_similarity_csv_and_the_summary_say_where_else_a_pair_is_high(tmp_path):
+    submissions = class_of(tmp_path, {
+        "yan": {"one.py": OTHER_WORK, "two.py": EXTRAS[2] + EXTRAS[3]},
+        "zoe": {"one.py": OTHER_WORK, "two.py": EXTRAS[2] + EXTRAS[3]}})
+    found = scan(submissions, ["one.py", "two.py"], [REFERENCE], tmp_path)
+    sheet.write_similarity(tmp_path / "similarity.csv", found.pairs)
+
+    with open(tmp_path / "similarity.csv", newline="", encoding="utf-8") as file:
+        assert list(csv.reader(file)) == [
+            ["program", "student_a", "student_b", "score", "share_in_full", "also_high_in"],
+            ["one.py", "yan", "zoe", "1.0000", "1.0000", "two.py 1.0000"],
+            ["two.py", "yan", "zoe", "1.0000", "1.0000", "one.py 1.0000"]]
+    pages.write_summary(tmp_path, [], [], found, pages.View(SEEDED, datetime.now(), False), {})
+    summary = (tmp_path / "summary.html").read_text(encoding="utf-8")
+    assert "yan and zoe<br>also similar in two.py (100.0%)</td>" in summary
+    assert "yan and zoe<br>also similar in one.py (100.0%)</td>" in summary
+    assert "A pair similar in several programs says so" in summary
+
+
+def test_the_summary_names_the_look_alike_compared_in_a_programs_place(tmp_path):
+    handed = class_of(tmp_path, {"ann": {"solitaire_2.py": OTHER_WORK},
+                                 "gus": {"solitaire_2 (1).py": OTHER_WORK}})
+    for student, folder in handed.items():
+        kept_programs.keep(folder, tmp_path / student, SEEDED.programs)
+    found = scan({student: tmp_path / student for student in handed}, list(SEEDED.programs),
+                 [REFERENCE], tmp_path / "out")
+    students = [SimpleNamespace(student=SimpleNamespace(name=name), refused=None)
+                for name in handed]
+
+    assert pages.coverage(students, found, SEEDED) == [
+        {"program": "solitaire_1", "compared": [],
+         "left_out": [("ann", "not handed in"), ("gus", "not handed in")]},
+        {"program": "solitaire_2",
+         "compared": [("ann", ""), ("gus", f"solitaire_2 (1).py, taken for solitaire_2.py: "
+                                           f"{RENAME_ANY}")],
+         "left_out": []}]
 
 
 def test_starting_from_the_reference_program_is_not_flagged(tmp_path):

@@ -1,6 +1,7 @@
 """The one command, `exactmark COMMAND` (exactmark/cli.py): its commands are the make
 targets' tools, each with its own help and an example, its exit status is its tool's, and
-`make mark` ends as the README's table of statuses says, a mark below full included."""
+`make mark` ends as the marking guide's table of statuses says (docs/guide/marking.md), a
+mark below full included."""
 
 import os
 import re
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from exactmark.base.exits import Exit
-from exactmark.cli import COMMANDS
+from exactmark.cli import COMMANDS, NOT_INSTALLED
 from exactmark.kit.assignment import load
 from exactmark.kit.bundle import write_assignment
 
@@ -22,6 +23,7 @@ RECIPE = re.compile(r"^\t.*-m exactmark (\S+)", re.MULTILINE)
 TARGET = re.compile(r"^([a-z-]+):.*## ", re.MULTILINE)
 WRONG = 'print("hello")\n'  # solitaire_1 that loses every mark
 TIMEOUT = 300
+MARKING_GUIDE = "docs/guide/marking.md"  # its table of exit statuses
 
 
 def exactmark(*arguments, cwd: Path) -> subprocess.CompletedProcess:
@@ -42,11 +44,12 @@ def makefile_targets() -> dict:
     return found
 
 
-def readme_make_status(status: int) -> int:
-    """What the README's table says `make mark` exits with when the marker exits `status`."""
-    text = (CHECKOUT / "README.md").read_text(encoding="utf-8")
+def guide_make_status(status: int) -> int:
+    """What the marking guide's table says `make mark` exits with when the marker exits
+    `status`."""
+    text = (CHECKOUT / MARKING_GUIDE).read_text(encoding="utf-8")
     row = re.search(rf"^\| {status} \|.*\| (\d+)[^|]*\|$", text, re.MULTILINE)
-    assert row, f"README.md: no row for the exit status {status} in the table of statuses"
+    assert row, f"{MARKING_GUIDE}: no row for the exit status {status} in the table of statuses"
     return int(row.group(1))
 
 
@@ -109,6 +112,35 @@ def test_a_requirement_not_installed_is_named_with_the_extra_that_installs_it(tm
 
 
 @pytest.fixture(scope="module")
+def bare_python(tmp_path_factory) -> str:
+    """A fresh virtual environment's interpreter: the standard library alone, as a plain
+    `python3` without the kit's extras has it."""
+    folder = tmp_path_factory.mktemp("bare") / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder)], check=True,
+                   timeout=TIMEOUT)
+    return str(folder / "bin" / "python")
+
+
+@pytest.mark.parametrize("command, module, extra", [("mark", "jsonschema", "mark"),
+                                                    ("class", "tqdm", "class")])
+def test_a_python_without_the_extras_is_told_which_to_install(command, module, extra,
+                                                               bare_python, tmp_path):
+    """The kit's own folder on the path, its libraries not installed: one line, no
+    traceback, and `exactmark --help`, which imports no tool, still works."""
+    assert subprocess.run([bare_python, "-c", f"import {module}"],
+                          capture_output=True).returncode != 0
+    done = subprocess.run([bare_python, "-m", "exactmark", command, str(tmp_path),
+                           "--assignment", "seeded"], cwd=tmp_path, env=ENVIRONMENT,
+                          capture_output=True, text=True, timeout=TIMEOUT)
+    assert done.returncode == Exit.REFUSED, done.stderr
+    assert done.stderr.splitlines() == [NOT_INSTALLED.format(command=command, module=module,
+                                                             extra=extra)]
+    helped = subprocess.run([bare_python, "-m", "exactmark", "--help"], cwd=tmp_path,
+                            env=ENVIRONMENT, capture_output=True, text=True, timeout=TIMEOUT)
+    assert helped.returncode == 0 and "commands:" in helped.stdout
+
+
+@pytest.fixture(scope="module")
 def submissions(tmp_path_factory) -> dict:
     """The marker's status -> a submission it ends with on ONE_CASE."""
     folder = tmp_path_factory.mktemp("submissions")
@@ -119,7 +151,7 @@ def submissions(tmp_path_factory) -> dict:
 
 
 @pytest.mark.parametrize("status", [0, 1, 2])
-def test_make_mark_ends_as_the_readme_s_table_says(status, submissions, tmp_path):
+def test_make_mark_ends_as_the_marking_guide_s_table_says(status, submissions, tmp_path):
     submission = submissions[status]
     marked = exactmark("mark", submission, "--assignment", "seeded", "--only", ONE_CASE,
                        cwd=tmp_path)
@@ -128,7 +160,7 @@ def test_make_mark_ends_as_the_readme_s_table_says(status, submissions, tmp_path
                            f"VENV_PYTHON={sys.executable}", f"SUBMISSION={submission}",
                            "ASSIGNMENT=seeded", f"ARGS=--only '{ONE_CASE}'"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=TIMEOUT)
-    assert made.returncode == readme_make_status(status), made.stdout + made.stderr
+    assert made.returncode == guide_make_status(status), made.stdout + made.stderr
     said = "the marker's exit status is 1, a mark below full"
     assert (said in made.stderr) == (status == 1)
     if status == 2:

@@ -1,15 +1,18 @@
-"""README's "Set your own assignment", step by step, as a new instructor follows it: an
-assignment of one Python and one C program made in a folder outside the kit, its golden
-cases written by `make expected` from input files (and checked here against outputs
-worked out by hand), `make verify`, `make standalone`, `make mark` on a right and a wrong
-submission, `make mark-class`, `make gradescope`, `make student-pack` and a student's check
-with it; and not one file of the kit changed."""
+"""docs/guide/assignment.md, step by step, as a new instructor follows it: each file it
+shows written where it says, each command it shows run in the kit's folder in order, with
+a home whose path has a space, and each line of output it shows found in what the command
+printed. Between its steps, what the guide leaves to the reader is checked: the golden
+cases against outputs worked out by hand, a wrong student and one who writes a debug line
+on stderr marked, the class's grades, the autograder and the pack. Not one file of the
+kit changes."""
 
 import csv
+import os
+import re
+import shlex
 import shutil
 import subprocess
 import sys
-import textwrap
 import zipfile
 from pathlib import Path
 
@@ -20,116 +23,68 @@ from exactmark.kit.cases import ROOT
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None or shutil.which("make") is None,
                                 reason="the C program needs gcc, the steps make")
 
-FIZZBUZZ = '''\
-"""FizzBuzz: read n, print 1 to n, Fizz for a multiple of 3, Buzz of 5, FizzBuzz of both;
---upper prints them in capitals."""
-
-import sys
-
-
-def said(number: int) -> str:
-    return "Fizz" * (number % 3 == 0) + "Buzz" * (number % 5 == 0) or str(number)
-
-
-def main() -> None:
-    upper = "--upper" in sys.argv[1:]
-    for number in range(1, int(input()) + 1):
-        print(said(number).upper() if upper else said(number))
-
-
-if __name__ == "__main__":
-    main()
-'''
-TALLY = '''\
-#include <stdio.h>
-
-/* Tally: read a count n, then n integers; print how many and their sum. */
-int main(void) {
-    int count = 0, number;
-    long sum = 0;
-    if (scanf("%d", &count) != 1)
-        return 0;
-    for (int i = 0; i < count && scanf("%d", &number) == 1; i++)
-        sum += number;
-    printf("count %d, sum %ld\\n", count, sum);
-    return 0;
-}
-'''
-ASSIGNMENT = '''\
-title = "Warm-up: FizzBuzz in Python, Tally in C"
-marks = 10
-cpu_seconds = 5
-
-[[programs]]
-name = "fizzbuzz"
-reference = "reference"
-cases = "cases/fizzbuzz"
-
-  [[programs.groups]]
-  name = "counting"
-  marks = 6
-  cases = ["*"]
-  visibility = "visible"
-
-[[programs]]
-name = "tally"
-language = "c"
-submit = [{ files = "tally.c" }]
-reference = "reference"
-cases = "cases/tally"
-
-  [[programs.groups]]
-  name = "sums"
-  marks = 4
-  cases = ["*"]
-  visibility = "visible"
-'''
-INPUTS = {  # program -> case -> (stdin, args or None, stdout worked out by hand)
+GUIDE = ROOT / "docs" / "guide" / "assignment.md"
+BLOCK = re.compile(r"^```(\w+)(?: file=(\S+))?\n(.*?)^```$", re.MULTILINE | re.DOTALL)
+ANYTHING = "..."  # in a line of output shown: any text; a line of it alone: any lines
+CASES = {  # program -> case -> (args or None, stdout worked out by hand, exit status)
     "fizzbuzz": {
-        "three": ("3\n", None, "1\n2\nFizz\n"),
-        "fifteen": ("15\n", None, "1\n2\nFizz\n4\nBuzz\nFizz\n7\n8\nFizz\nBuzz\n11\nFizz\n13\n14\n"
-                                  "FizzBuzz\n"),
-        "sixteen_upper": ("16\n", "--upper\n", "1\n2\nFIZZ\n4\nBUZZ\nFIZZ\n7\n8\nFIZZ\nBUZZ\n11\n"
-                                               "FIZZ\n13\n14\nFIZZBUZZ\n16\n"),
+        "three": (None, "1\n2\nFizz\n", 0),
+        "fifteen": (None, "1\n2\nFizz\n4\nBuzz\nFizz\n7\n8\nFizz\nBuzz\n11\nFizz\n13\n14\n"
+                          "FizzBuzz\n", 0),
+        "sixteen_upper": ("--upper\n", "1\n2\nFIZZ\n4\nBUZZ\nFIZZ\n7\n8\nFIZZ\nBUZZ\n11\nFIZZ\n"
+                                        "13\n14\nFIZZBUZZ\n16\n", 0),
     },
     "tally": {
-        "three": ("3\n1 2 3\n", None, "count 3, sum 6\n"),
-        "negative": ("2\n-5\n10\n", None, "count 2, sum 5\n"),
-        "none": ("0\n", None, "count 0, sum 0\n"),
+        "three": (None, "count 3, sum 6\n", 0),
+        "negative": (None, "count 2, sum 5\n", 0),
+        "none": (None, "count 0, sum 0\n", 0),
+        "letters": (None, "", 1),
     },
 }
-WRONG = {
-    "fizzbuzz/fizz_buzz_spaced.toml": '''\
-mistake = "prints Fizz Buzz, with a space, for a multiple of 15"
-[[change]]
-find = '"Fizz" * (number % 3 == 0) + "Buzz"'
-replace = '"Fizz" * (number % 3 == 0) + " " * (number % 15 == 0) + "Buzz"'
-''',
-    "tally/sum_starts_at_one.toml": '''\
-mistake = "starts the sum at 1"
-[[change]]
-find = "long sum = 0;"
-replace = "long sum = 1;"
-''',
-}
+DEBUG_LINE = 'print("debug: reading n", file=sys.stderr)'
 
 
-def make(target: str, **variables) -> subprocess.CompletedProcess:
-    """`make TARGET NAME=VALUE...` in the kit, as the instructor types it (with this
-    interpreter instead of the kit's .venv)."""
-    done = subprocess.run(["make", "-s", "-C", str(ROOT), target, "STAMP=",
-                           f"VENV_PYTHON={sys.executable}",
-                           *(f"{name}={value}" for name, value in variables.items())],
+def steps() -> list:
+    """The guide's steps in order: ("file", path under ~/warm-up, text) for a block with
+    file=PATH, ("command", command, [output lines shown]) for each `$ ` line of a console
+    block."""
+    found = []
+    for language, path, text in BLOCK.findall(GUIDE.read_text(encoding="utf-8")):
+        if path:
+            found.append(("file", path, text))
+        elif language == "console":
+            for line in text.splitlines():
+                if line.startswith("$ "):
+                    found.append(("command", line[2:], []))
+                else:
+                    found[-1][2].append(line)
+    return found
+
+
+def shows(output: str, shown: list) -> list:
+    """The lines shown that are not found, in order, among the lines printed."""
+    printed = iter(output.splitlines())
+    missing = []
+    for line in shown:
+        if line == ANYTHING:
+            continue
+        pattern = re.compile(".*".join(map(re.escape, line.split(ANYTHING))))
+        if not any(pattern.fullmatch(candidate) for candidate in printed):
+            missing.append(line)
+            printed = iter(output.splitlines())
+    return missing
+
+
+def shell(command: str, home: Path) -> subprocess.CompletedProcess:
+    """The command as an instructor types it, in the kit's folder: with this interpreter
+    as python3 and instead of the kit's .venv, and nothing installed (make's STAMP=)."""
+    environment = dict(os.environ, HOME=str(home),
+                       MAKEFLAGS=f"STAMP= VENV_PYTHON={sys.executable}",
+                       PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]]))
+    done = subprocess.run(["bash", "-c", command], cwd=ROOT, env=environment,
                           capture_output=True, text=True, timeout=600)
     assert "Traceback" not in done.stderr, done.stderr
     return done
-
-
-def put(folder: Path, files: dict) -> Path:
-    for name, text in files.items():
-        (folder / name).parent.mkdir(parents=True, exist_ok=True)
-        (folder / name).write_text(textwrap.dedent(text), encoding="utf-8")
-    return folder
 
 
 def kit_state() -> str:
@@ -137,76 +92,76 @@ def kit_state() -> str:
                           capture_output=True, text=True).stdout
 
 
-def test_an_instructor_sets_marks_and_publishes_an_assignment_of_their_own(tmp_path):
+def more_students(right: Path) -> tuple:
+    """Beside the right student the guide makes: Bo, whose tally starts the sum at 1, and
+    Cy, whose right FizzBuzz writes a debug line on stderr."""
+    wrong = shutil.copytree(right, right.parent / "Bo")
+    source = (wrong / "tally.c").read_text()
+    assert "long sum = 0;" in source
+    (wrong / "tally.c").write_text(source.replace("long sum = 0;", "long sum = 1;"))
+    noisy = shutil.copytree(right, right.parent / "Cy")
+    source = (noisy / "fizzbuzz.py").read_text()
+    assert "    upper = " in source
+    (noisy / "fizzbuzz.py").write_text(source.replace("    upper = ", f"    {DEBUG_LINE}\n    upper = "))
+    return wrong, noisy
+
+
+def test_an_instructor_follows_the_guide_to_set_mark_and_publish_an_assignment(tmp_path):
     before = kit_state()
-    course = put(tmp_path / "my course", {"reference/fizzbuzz.py": FIZZBUZZ,
-                                          "reference/tally.c": TALLY,
-                                          "warm-up.toml": ASSIGNMENT})
-    for program, cases in INPUTS.items():
-        for name, (stdin, args, _) in cases.items():
-            put(course / "inputs" / program, {f"{name}.in": stdin, **({f"{name}.args": args} if args else {})})
-    assignment = course / "warm-up.toml"
+    home = tmp_path / "my home"
+    course, right = home / "warm-up", home / "class" / "Ana María"
+    targets = []
+    for kind, what, shown in steps():
+        if kind == "file":
+            (course / what).parent.mkdir(parents=True, exist_ok=True)
+            (course / what).write_text(shown, encoding="utf-8")
+            continue
+        if what.startswith("make mark-class"):
+            wrong, noisy = more_students(right)
+        done = shell(what, home)
+        output = done.stdout + done.stderr
+        assert done.returncode == 0, f"$ {what}\n{output}"
+        missing = shows(output, shown)
+        assert not missing, (f"$ {what}\nthe guide shows lines it did not print:\n"
+                             + "\n".join(missing) + f"\nit printed:\n{output}")
+        targets += what.split()[1:2] if what.startswith("make ") else []
+    assert targets == ["expected"] * 3 + ["verify", "standalone", "mark", "mark-class",
+                                          "gradescope", "student-pack"], targets
 
-    # 1. The golden cases, from the inputs: checked against what was worked out by hand.
-    for program, cases in INPUTS.items():
-        done = make("expected", ASSIGNMENT=assignment, PROGRAM=program, INPUTS=course / "inputs" / program)
-        assert done.returncode == 0, done.stdout + done.stderr
-        for name, (_, args, stdout) in cases.items():
-            written = course / "cases" / program / name
+    # The golden cases: as worked out by hand; stderr kept only where the reference writes it.
+    for program, cases in CASES.items():
+        folder = course / "cases" / program
+        assert sorted(path.stem for path in folder.glob("*.in")) == sorted(cases), program
+        for name, (args, stdout, status) in cases.items():
+            written = folder / name
             assert written.with_suffix(".out").read_text(encoding="utf-8") == stdout, f"{program}/{name}"
-            assert written.with_suffix(".status").read_text() == "0\n"
+            assert written.with_suffix(".status").read_text() == f"{status}\n", f"{program}/{name}"
             assert (written.with_suffix(".args").read_text() if args else None) == args
+            assert written.with_suffix(".err").exists() == (name == "letters"), f"{program}/{name}"
 
-    # 2. verify: the references pass, each wrong variant (beside the assignment) is caught.
-    put(course / "wrong", WRONG)
-    done = make("verify", ASSIGNMENT=assignment)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "ok      reference   fizzbuzz (warm-up)" in done.stdout
-    assert "ok      reference   tally (warm-up)" in done.stdout
-    assert "caught  wrong       fizzbuzz/fizz_buzz_spaced" in done.stdout
-    assert "Wrong programs caught: 2/2" in done.stdout, done.stdout
-
-    # 3. What a student hands in, right; and a wrong one.
-    right = tmp_path / "class" / "Ana María"
-    done = make("standalone", ASSIGNMENT=assignment, OUT=right)
-    assert done.returncode == 0, done.stderr
-    assert sorted(path.name for path in right.iterdir()) == ["fizzbuzz.py", "tally.c"]
-    wrong = shutil.copytree(right, tmp_path / "class" / "Bo")
-    (wrong / "tally.c").write_text(TALLY.replace("long sum = 0;", "long sum = 1;"))
-
-    done = make("mark", SUBMISSION=right, ASSIGNMENT=assignment, ARGS="--jobs 2")
-    assert done.returncode == 0 and "Score: 10.00/10.00" in done.stdout, done.stdout + done.stderr
-    done = make("mark", SUBMISSION=wrong, ASSIGNMENT=assignment, ARGS="--jobs 2")
-    assert done.returncode == 0 and "Score: 6.00/10.00" in done.stdout, done.stdout
+    # A wrong student, and one whose debug line on stderr costs nothing.
+    assignment = f"ASSIGNMENT={shlex.quote(str(course / 'warm-up.toml'))}"
+    done = shell(f"make mark SUBMISSION={shlex.quote(str(wrong))} {assignment}", home)
+    assert done.returncode == 0 and "Score: 7.00/10.00" in done.stdout, done.stdout + done.stderr
     assert "the marker's exit status is 1, a mark below full" in done.stderr  # no failure of make
     assert "tally/negative: only numbers differ: line 1 has 6 where 5 is expected" in done.stdout
+    done = shell(f"make mark SUBMISSION={shlex.quote(str(noisy))} {assignment}", home)
+    assert done.returncode == 0 and "Score: 10.00/10.00" in done.stdout, done.stdout + done.stderr
+    with open(home / "marked" / "grades.csv", newline="", encoding="utf-8") as file:
+        grades = {row["student"]: row["mark"] for row in csv.DictReader(file)}
+    assert grades == {"Ana María": "10.00", "Bo": "7.00", "Cy": "10.00"}, grades
 
-    # 4. The class, and Gradescope's autograder.
-    marked = tmp_path / "marked"
-    done = make("mark-class", SUBMISSIONS=tmp_path / "class", ASSIGNMENT=assignment, OUT=marked)
-    assert done.returncode == 0, done.stdout + done.stderr
-    with open(marked / "grades.csv", newline="", encoding="utf-8") as file:
-        grades = {row["student"]: row for row in csv.DictReader(file)}
-    assert (grades["Ana María"]["mark"], grades["Bo"]["mark"]) == ("10.00", "6.00"), grades
-    zipped = tmp_path / "autograder.zip"
-    done = make("gradescope", ASSIGNMENT=assignment, OUT=zipped)
-    assert done.returncode == 0, done.stdout + done.stderr
-    names = zipfile.ZipFile(zipped).namelist()
-    assert "assignments/warm-up.toml" in names and "assignments/cases/tally/negative.out" in names
-    assert "gcc" in zipfile.ZipFile(zipped).read("setup.sh").decode()
+    # Gradescope's autograder holds the assignment and its cases, and installs gcc.
+    with zipfile.ZipFile(course / "autograder.zip") as zipped:
+        names = zipped.namelist()
+        assert "assignments/warm-up.toml" in names and "assignments/cases/tally/negative.out" in names
+        assert "gcc" in zipped.read("setup.sh").decode()
 
-    # 5. The student pack, published with the handout: a student checks their work with it.
-    pack = tmp_path / "published" / "warm-up pack"
-    done = make("student-pack", ASSIGNMENT=assignment, OUT=pack)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert (pack.parent / "warm-up pack.zip").is_file()
-    checked = subprocess.run([sys.executable, str(pack / "check.py")], cwd=right,
+    # The pack: a student with a wrong tally sees what the marker says.
+    assert (course / "pack.zip").is_file()
+    checked = subprocess.run([sys.executable, str(course / "pack" / "check.py"), str(wrong)],
                              capture_output=True, text=True, timeout=300)
-    assert checked.returncode == 0, checked.stdout + checked.stderr
-    assert "6 of 6 visible cases pass; the marking also uses cases you cannot see" in checked.stdout
-    checked = subprocess.run([sys.executable, str(pack / "check.py"), str(wrong)],
-                             capture_output=True, text=True, timeout=300)
-    assert checked.returncode == 1
+    assert checked.returncode == 1, checked.stdout + checked.stderr
     assert "tally/negative: only numbers differ: line 1 has 6 where 5 is expected" in checked.stdout
 
     assert kit_state() == before, "the steps changed the kit's own files"

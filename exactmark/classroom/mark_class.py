@@ -38,7 +38,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from exactmark.classroom import pages, sheet
+from exactmark.classroom import kept_programs, pages, sheet
 from exactmark.classroom.roster import class_of, unknown_in_times
 from exactmark.classroom.times import read_times
 from exactmark.classroom.unpack import name_key, unpack
@@ -265,16 +265,9 @@ class ClassMarking:
             return None
 
     def keep_programs(self, marked: Path, folder: Path) -> None:
-        """The programs the marker marks, kept beside their results for the similarity scan:
-        each program's files, in name order, as one text named after the program."""
-        kept = folder / PROGRAMS
-        kept.mkdir(mode=0o700, exist_ok=True)
-        for name, program in self.assignment.programs.items():
-            target = kept / name
-            target.unlink(missing_ok=True)
-            files, _ = program.files(marked)
-            if files:
-                target.write_bytes(b"".join((marked / file).read_bytes() for file in files))
+        """The programs the marker marks (or their look-alikes), kept beside their results
+        for the similarity scan (exactmark.classroom.kept_programs)."""
+        kept_programs.keep(marked, folder / PROGRAMS, self.assignment.programs)
 
     def run_marker(self, copy: Path, folder: Path, student, key: dict) -> Outcome:
         """The marker of one submission, its progress lines moving the class's bar. Its

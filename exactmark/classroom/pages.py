@@ -341,7 +341,8 @@ def near_miss_kinds(outcomes: list) -> list:
 
 
 def coverage(outcomes: list, scanned, assignment) -> list:
-    """Per program, whose versions the similarity scan compared, and whose not and why."""
+    """Per program, whose versions the similarity scan compared (and which look-alike, or
+    how much of it), and whose not and why."""
     programs = []
     for program in assignment.marked_cases:
         compared, left_out = [], []
@@ -352,7 +353,9 @@ def coverage(outcomes: list, scanned, assignment) -> list:
             if why:
                 left_out.append((name, why))
             else:
-                compared.append((name, scanned.cut.get((name, program), "")))
+                compared.append((name, "; ".join(note for note in (
+                    scanned.taken.get((name, program)), scanned.cut.get((name, program)))
+                    if note)))
         programs.append({"program": program, "compared": compared, "left_out": left_out})
     return programs
 

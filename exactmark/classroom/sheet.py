@@ -17,8 +17,10 @@ SEPARATORS = ",;\t\n"
 FORMULA = re.compile(f"(^|[{re.escape(SEPARATORS)}])([{re.escape(FORMULA_STARTS)}])")
 GRADE_COLUMNS = ("student", "{program}", "raw total", "days late", "mark", "status",
                  "cases passed", "note")
-SIMILARITY_COLUMNS = ("program", "student_a", "student_b", "score")
+SIMILARITY_COLUMNS = ("program", "student_a", "student_b", "score", "share_in_full",
+                      "also_high_in")
 SCORE_DIGITS = 4
+ALSO_HIGH = "{program} {score}"  # a cell of also_high_in, each program with its score, by "; "
 
 MARKED, MISSING, NOT_BUILT, REFUSED, TOO_LATE, FAILED, UNTIMED = (
     "marked", "missing program", "did not build", "refused", "late beyond the limit",
@@ -77,13 +79,17 @@ def write_grades(path, programs: list, rows: list) -> None:
 
 def write_similarity(path, pairs: list) -> None:
     """Every pair of one program's versions that share code beyond the shared code, most
-    similar first; students named as grades.csv names them."""
+    similar first (exactmark.classroom.similarity: the score weighs code by how few versions
+    hold it, the share in full does not); students named as grades.csv names them."""
     with replaced(path) as file:
         sheet = csv.writer(file)
         sheet.writerow(SIMILARITY_COLUMNS)
         for pair in pairs:
             sheet.writerow([spreadsheet_text(cell) for cell in (
-                pair.program, pair.first, pair.second, f"{pair.score:.{SCORE_DIGITS}f}")])
+                pair.program, pair.first, pair.second, f"{pair.score:.{SCORE_DIGITS}f}",
+                f"{pair.share:.{SCORE_DIGITS}f}",
+                "; ".join(ALSO_HIGH.format(program=program, score=f"{score:.{SCORE_DIGITS}f}")
+                          for program, score in pair.also))])
 
 
 @contextmanager

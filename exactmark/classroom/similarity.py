@@ -17,12 +17,22 @@ are compared, and the scan says so; a verbatim copy is fingerprinted once; a fin
 as arrays, and a pair compared as copydetect's compare_files does but on those arrays, since
 compare_files builds an array for each shared k-gram: beyond 5 students its pairs cost more than
 the fingerprints (a second for a pair of 256 KiB tables of numbers).
+
+Ranked by what the two share that the rest of the class does not: a family of programs grown from
+one ancestor (a tutorial, last year's solution) shares that ancestor with each other, a copy
+shares code with one. So each piece of code weighs by how many of the class's versions hold it,
+h: in full when one or two do, 1/(h-1) beyond (three: half, four: a third), in the file's size
+as in what the other holds. Code most of the class has thus counts little, where MOSS's -m and
+Dolos's limit on the files a fragment may occur in make it count nothing past a threshold, one
+that would also hide a ring of copies (three copies still score 100% here: each file's code is
+all in the others'). The share in full is kept beside it. A pair high in several programs is
+said on each, and comes first among the same score.
 """
 
 import io
 import os
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import combinations
 from pathlib import Path, PurePosixPath
 
@@ -31,7 +41,9 @@ import numpy as np
 from copydetect import CodeFingerprint, defaults
 from copydetect.utils import get_copied_slices
 
-from exactmark.base.visible import show_char
+from exactmark.base.visible import escaped, show_char
+from exactmark.classroom import kept_programs
+from exactmark.kit.submission import likeness
 
 LANGUAGE = "python"  # the tokenizer of a program no language is given for
 NOISE = defaults.NOISE_THRESHOLD  # k: a match shorter than this (filtered characters) is noise
@@ -42,6 +54,8 @@ MOST_BYTES = 64 * 1024
 FOLDER = "similarity"
 PAGE = "pair-{rank:03d}.html"
 OLD_PAGES = "pair-*.html"
+HIGH = 0.5  # a score from which a pair is high in a program (for "also high in")
+SAME_SCORE_DIGITS = 3  # scores the same to a tenth of a percent, as the summary shows them
 HIDDEN = {"Cc", "Cf", "Co", "Cn"}  # controls, format (bidi overrides...), private, unassigned
 KEPT = "\n\t\r"
 
@@ -51,13 +65,22 @@ SKIPPED_LINK = "a link, not a file"
 SKIPPED_BINARY = "it holds a NUL byte, so it is not a program"
 SKIPPED_UNREADABLE = "it cannot be read ({problem})"
 CUT = "{size} KiB: only its first {kib} KiB were compared"
+TAKEN = "{file}, taken for {name}: {why}"  # a look-alike compared in the program's place
 
 TITLE = "{program}: {first} and {second}"
-SCORE = "{percent:.0f}% similar (the larger of the two shares below)"
+SCORE = ("{percent:.0f}% similar: the larger share of either file that the other holds, code "
+         "other students' versions hold too counting less; {share:.0f}% counting it in full "
+         "(the shares below)")
+ALSO = "The same two are also similar in {programs}."
+ALSO_ONE = "{program} ({percent:.0f}%)"
 SHARE = "{name}: {percent:.0f}% of this file is also in the other's"
+TAKEN_SIDE = "This file is {taken}."
 NOTE = ("A flag for a person to read, not a verdict and never a mark. Marked: what the two files "
         "share beyond the code everyone may share (the reference programs and the handout's "
-        "code); names, strings and comments are left out of the matching.")
+        "code); names, strings and comments are left out of the matching. Marked darker: code "
+        "only these two hold; lighter: code other students' versions hold too, which counts "
+        "less the more of them hold it (three: half, four: a third), as a family of programs "
+        "grown from one ancestor shares it.")
 TRUNCATED = "Only the first {kib} KiB of this file ({size} KiB) were compared and are shown."
 
 PAGE_TEMPLATE = """<!DOCTYPE html>
@@ -73,21 +96,26 @@ body { font-family: sans-serif; margin: 1em; }
 .sides { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 1em; }
 pre { white-space: pre-wrap; overflow-wrap: anywhere; border: 1px solid #ccc; padding: .5em;
       font-size: 12px; }
-mark { background: #f6c6c6; }
+mark { background: #f08c8c; }
+mark.common { background: #f9dede; }
 </style>
 </head>
 <body>
 <h1>{{ title }}</h1>
 <p><strong>{{ score }}</strong></p>
+{%- if also %}<p><strong>{{ also }}</strong></p>{% endif %}
 <p>{{ note }}</p>
 <div class="sides">
 {%- for side in sides %}
 <section>
 <h2>{{ side.heading }}</h2>
+{%- if side.taken %}<p>{{ side.taken }}</p>{% endif %}
 {%- if side.truncated %}<p>{{ side.truncated }}</p>{% endif %}
 <pre>
 {%- for text, copied in side.pieces -%}
-{%- if copied %}<mark>{{ text }}</mark>{% else %}{{ text }}{% endif -%}
+{%- if copied == ALONE %}<mark>{{ text }}</mark>
+{%- elif copied %}<mark class="common">{{ text }}</mark>
+{%- else %}{{ text }}{% endif -%}
 {%- endfor -%}
 </pre>
 </section>
@@ -99,6 +127,7 @@ mark { background: #f6c6c6; }
 
 _TEMPLATE = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined) \
     .from_string(PAGE_TEMPLATE)
+COMMON, ALONE = 1, 2  # a piece of a page: shared with other versions too, or with the other only
 
 
 @dataclass(frozen=True)
@@ -107,8 +136,10 @@ class Pair:
     first: str
     second: str
     program: str
-    score: float  # 0..1: the larger share of either file that the other holds (copydetect)
+    score: float  # 0..1: the larger share of either file the other holds, code weighed by rarity
     view: str  # the side-by-side page, relative to the output folder; "" beyond the pages
+    share: float  # 0..1: the same share with every piece of code counted in full (copydetect's)
+    also: tuple = ()  # ((program, score), ...): where else the two are high, when this one is
 
 
 @dataclass(frozen=True)
@@ -118,6 +149,7 @@ class Scan:
     pairs: list
     cut: dict  # (student, program) -> why only part of it was compared
     left_out: dict  # (student, program) -> why it was not compared
+    taken: dict  # (student, program) -> which look-alike was compared in its place, and why
 
 
 @dataclass(frozen=True)
@@ -133,8 +165,19 @@ class _Print:
     11 MiB for 64 KiB of numbers, these 1 MiB, and a pair is compared without a loop in Python."""
     hashes: np.ndarray  # of each k-gram outside the boilerplate, sorted
     starts: np.ndarray  # where each of those k-grams starts in the filtered code
-    coverage: float  # how many filtered characters they cover (CodeFingerprint.token_coverage)
+    length: int  # of the filtered code
     offsets: np.ndarray  # characters filtered out before each point (CodeFingerprint.offsets)
+
+
+@dataclass(frozen=True)
+class _Weighed:
+    """A fingerprint in its class: each k-gram's weight (1/(h-1) for h holders, at most 1), and
+    the file's size in filtered characters, counted in full and weighed."""
+    found: _Print
+    weights: np.ndarray  # aligned with found.hashes
+    holders: np.ndarray  # aligned with found.hashes: how many of the class's versions hold it
+    size: float
+    weighed_size: float
 
 
 class _Unread(Exception):
@@ -147,28 +190,34 @@ class _Match:
     second: str
     program: str
     score: float
+    share: float
     shares: tuple
-    slices: tuple
+    slices: tuple  # of each side: (every piece it shares, the pieces only the two hold)
     codes: tuple  # the two _Code, as read once
+    taken: tuple  # of each side: the look-alike compared, or ""
+    also: tuple = ()  # as Pair.also
 
 
 def scan(submissions: dict, programs: list, shared, out: Path, most: int = 20,
          least: float = 0.0, languages: dict = None) -> Scan:
     """Every pair scoring at least `least`, most similar first; the `most` first each get
-    a page under out/similarity/. `programs` are file names in each submission's folder;
-    `shared` the files everyone may share, for all programs or ({program: [files]}) for
-    each; `languages` each program's tokenizer (a Pygments lexer name; Python by default).
+    a page under out/similarity/. `submissions` are folders as exactmark.classroom.
+    kept_programs keeps them, `programs` file names in each; `shared` the files everyone
+    may share, for all programs or ({program: [files]}) for each; `languages` each program's
+    tokenizer (a Pygments lexer name; Python by default).
 
     Each program is compared only with the same program of the other students; a student without
     it (or whose copy is a link or binary) is left out of that program's pairs, and the scan says
-    why. Pairs that share nothing beyond the shared code are not listed. Pages of an earlier scan
-    are removed first, so that none is left that this scan does not list.
+    why. A student who handed it in under a look-alike name only is compared with that file, and
+    the scan says which. Pairs that share nothing beyond the shared code are not listed. Pages
+    of an earlier scan are removed first, so that none is left that this scan does not list.
     """
     folder = Path(out) / FOLDER
     for old in folder.glob(OLD_PAGES):
         old.unlink()
     languages = languages or {}
-    matches, cut, left_out = [], {}, {}
+    lookalikes = {name: kept_programs.taken(Path(where)) for name, where in submissions.items()}
+    matches, cut, left_out, taken = [], {}, {}, {}
     for program in programs:
         language = languages.get(program, LANGUAGE)
         boilerplate = (_boilerplate(shared.get(program, []) if isinstance(shared, dict)
@@ -176,20 +225,27 @@ def scan(submissions: dict, programs: list, shared, out: Path, most: int = 20,
         codes, prints = {}, {}  # prints: text -> its fingerprint, for a verbatim copy
         for name in sorted(submissions):
             try:
-                code = _read(Path(submissions[name]) / program)
+                code, taken_for = _version(Path(submissions[name]), program,
+                                           lookalikes[name].get(program, []))
             except _Unread as why:
                 left_out[name, program] = str(why)
                 continue
+            if taken_for:
+                taken[name, program] = taken_for
             if code.truncated:
                 cut[name, program] = CUT.format(size=code.kib, kib=MOST_BYTES // 1024)
             if boilerplate is not None:
                 if code.text not in prints:
                     prints[code.text] = _fingerprint(program, code.text, boilerplate, language)
-                codes[name] = (code, prints[code.text])
+                codes[name] = (code, prints[code.text], taken_for)
+        weighed = _weigh(prints, [found for _, found, _ in codes.values()])
         for first, second in combinations(codes, 2):
-            matches.extend(_compare(program, (first, second), codes[first], codes[second]))
-    matches = [match for match in matches if match.score >= least]
-    matches.sort(key=lambda match: (-match.score, match.program, match.first, match.second))
+            matches.extend(_compare(program, (first, second), *(
+                (code, weighed[code.text], taken_for)
+                for code, _, taken_for in (codes[first], codes[second]))))
+    matches = [match for match in _also_high(matches) if match.score >= least]
+    matches.sort(key=lambda match: (-round(match.score, SAME_SCORE_DIGITS), -len(match.also),
+                                    -match.score, match.program, match.first, match.second))
     pairs = []
     for rank, match in enumerate(matches, start=1):
         view = ""
@@ -197,16 +253,45 @@ def scan(submissions: dict, programs: list, shared, out: Path, most: int = 20,
             view = str(PurePosixPath(FOLDER, PAGE.format(rank=rank)))
             folder.mkdir(parents=True, exist_ok=True)
             (Path(out) / view).write_text(_page(match), encoding="utf-8")
-        pairs.append(Pair(match.first, match.second, match.program, match.score, view))
-    return Scan(pairs, cut, left_out)
+        pairs.append(Pair(match.first, match.second, match.program, match.score, view,
+                          match.share, match.also))
+    return Scan(pairs, cut, left_out, taken)
+
+
+def _version(folder: Path, program: str, lookalikes: list) -> tuple:
+    """(a student's version of `program`, what says which look-alike it is, or ""): the file
+    named after the program, else the look-alike kept for it, else _Unread."""
+    if lookalikes and not os.path.lexists(folder / program):
+        code = _read(folder / kept_programs.LOOKALIKE.format(program=program))
+        return code, "; ".join(TAKEN.format(file=escaped(path), name=name,
+                                            why=escaped(likeness(path, name)))
+                               for path, name in lookalikes)
+    return _read(folder / program), ""
+
+
+def _also_high(matches: list) -> list:
+    """The matches, each high in its program naming the other programs where the same two
+    students are high."""
+    high = {}
+    for match in matches:
+        if match.score >= HIGH:
+            high.setdefault((match.first, match.second), []).append(match)
+    return [replace(match, also=tuple((other.program, other.score)
+                                      for other in high.get((match.first, match.second), [])
+                                      if other is not match))
+            if match.score >= HIGH else match for match in matches]
 
 
 def _page(match) -> str:
     sides = [_side(*side) for side in zip((match.first, match.second), match.shares,
-                                          match.codes, match.slices)]
+                                          match.codes, match.slices, match.taken)]
     return _TEMPLATE.render(
         title=TITLE.format(program=match.program, first=match.first, second=match.second),
-        score=SCORE.format(percent=100 * match.score), note=NOTE, sides=sides)
+        score=SCORE.format(percent=100 * match.score, share=100 * match.share),
+        also=ALSO.format(programs=", ".join(ALSO_ONE.format(program=program, percent=100 * score)
+                                            for program, score in match.also))
+        if match.also else "",
+        note=NOTE, sides=sides, ALONE=ALONE)
 
 
 def _read(path: Path) -> _Code:
@@ -239,7 +324,34 @@ def _fingerprint(name: str, text: str, boilerplate, language: str) -> _Print:
     starts = np.fromiter((start for starts in groups.values() for start in starts), np.int64,
                          len(hashes))
     order = np.argsort(hashes)
-    return _Print(hashes[order], starts[order], found.token_coverage, found.offsets)
+    return _Print(hashes[order], starts[order], len(found.filtered_code), found.offsets)
+
+
+def _weigh(prints: dict, versions: list) -> dict:
+    """{text: _Weighed}: each fingerprint weighed by how many of `versions` (one per student,
+    a verbatim copy as often as it was handed in) hold each of its k-grams."""
+    if not versions:
+        return {}
+    held, counts = np.unique(np.concatenate([np.unique(found.hashes) for found in versions]),
+                             return_counts=True)
+    weighed = {}
+    for text, found in prints.items():
+        holders = counts[np.searchsorted(held, found.hashes)] if len(held) else np.ones(0, int)
+        weights = 1 / np.maximum(1, holders - 1)
+        each = _covered(found, np.ones(len(found.starts), bool), weights)
+        weighed[text] = _Weighed(found, weights, holders, float(np.count_nonzero(each)),
+                                 float(each.sum()))
+    return weighed
+
+
+def _covered(found: _Print, chosen: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Each filtered character's weight among the `chosen` k-grams covering it: the largest
+    (the rarest code it is part of), 0 where none does."""
+    each = np.zeros(found.length)
+    starts = found.starts[chosen]
+    np.maximum.at(each, (starts[:, None] + np.arange(NOISE)).ravel(),
+                  np.repeat(weights[chosen], NOISE))
+    return each
 
 
 def _boilerplate(shared: list, language: str):
@@ -257,48 +369,60 @@ def _boilerplate(shared: list, language: str):
 
 
 def _compare(program, names, one, other):
-    """The pair, when the two share anything beyond the boilerplate: compare_files's shares and
-    slices, the k-grams of each side that the other holds found in its sorted hashes."""
-    prints = one[1], other[1]
-    shared = [mine.starts[np.searchsorted(theirs.hashes, mine.hashes, "right")
-                          > np.searchsorted(theirs.hashes, mine.hashes)]
-              for mine, theirs in (prints, prints[::-1])]
-    if not len(shared[0]):
+    """The pair, when the two share anything beyond the boilerplate: for each side, the share of
+    it the other holds (in full, as compare_files, and weighed) and where it is, from the k-grams
+    of each side that the other holds, found in its sorted hashes."""
+    sides = one[1], other[1]
+    held = [mine.found.hashes for mine in sides]
+    shared = [np.searchsorted(theirs, mine.found.hashes, "right")
+              > np.searchsorted(theirs, mine.found.hashes) for mine, theirs in (
+                  (sides[0], held[1]), (sides[1], held[0]))]
+    if not shared[0].any():
         return []
-    sides = [_copied(*side) for side in zip(prints, shared)]
-    shares = tuple(share for share, _ in sides)
-    return [_Match(*names, program, max(shares), shares, tuple(slices for _, slices in sides),
-                   (one[0], other[0]))]
+    shares, weighed, slices = zip(*(_copied(mine, chosen) for mine, chosen in zip(sides, shared)))
+    return [_Match(*names, program, max(weighed), max(shares), shares, slices,
+                   (one[0], other[0]), (one[2], other[2]))]
 
 
-def _copied(mine: _Print, shared: np.ndarray):
-    """The share of my file that the other holds (at most 1), and where it is in my text, from
-    where the k-grams we share start: as compare_files computes them."""
-    slices = get_copied_slices(shared, NOISE)
-    share = np.sum(slices[1] - slices[0]) / mine.coverage
-    if len(mine.offsets):
-        slices += mine.offsets[:, 1][np.clip(np.searchsorted(mine.offsets[:, 0], slices),
-                                             0, mine.offsets.shape[0] - 1)]
-    return min(1.0, float(share)), slices
+def _copied(mine: _Weighed, shared: np.ndarray):
+    """(the share of my file the other holds, in full and weighed, each at most 1; where in my
+    text is code the other holds, and where code only the two of us hold): the shares as
+    compare_files computes them, from where the k-grams we share start."""
+    each = _covered(mine.found, shared, mine.weights)
+    share = np.count_nonzero(each) / mine.size if mine.size else 0.0
+    weighed = each.sum() / mine.weighed_size if mine.weighed_size else 0.0
+    alone = shared & (mine.holders <= 2)
+    return (min(1.0, float(share)), min(1.0, float(weighed)),
+            tuple(_in_text(mine.found, mine.found.starts[chosen]) for chosen in (shared, alone)))
 
 
-def _side(name, share, code, slices) -> dict:
-    """One column of a page: the file as pieces of (text, shared with the other file?), for the
-    template to escape."""
+def _in_text(found: _Print, starts: np.ndarray) -> np.ndarray:
+    """The pieces of code covered by k-grams starting at `starts`, as (starts, ends) in the text
+    as handed in: copydetect's slices of the filtered code, moved past what was filtered out."""
+    slices = get_copied_slices(starts, NOISE)
+    if len(found.offsets) and slices.size:
+        slices = slices + found.offsets[:, 1][np.clip(np.searchsorted(found.offsets[:, 0], slices),
+                                                      0, found.offsets.shape[0] - 1)]
+    return slices.astype(np.int64)
+
+
+def _side(name, share, code, slices, taken) -> dict:
+    """One column of a page: the file as pieces of (text, COMMON, ALONE or 0: shared with
+    other versions too, with the other only, or not), for the template to escape."""
     text = code.text
-    pieces, at = [], 0
-    for start, end in sorted(zip(slices[0].tolist(), slices[1].tolist())):
-        start, end = max(at, min(start, len(text))), min(end, len(text))
-        if start > at:
-            pieces.append((_drawn(text[at:start]), False))
-        if end > start:
-            pieces.append((_drawn(text[start:end]), True))
-            at = end
-    pieces.append((_drawn(text[at:]), False))
+    kinds = np.zeros(len(text), np.int8)
+    for kind, pieces in zip((COMMON, ALONE), slices):
+        for start, end in zip(pieces[0].tolist(), pieces[1].tolist()):
+            kinds[max(0, start):max(0, end)] = kind
+    ends = np.flatnonzero(np.diff(kinds)) + 1
+    pieces = [(_drawn(text[start:end]), int(kinds[start]))
+              for start, end in zip([0, *ends.tolist()], [*ends.tolist(), len(text)])
+              if end > start]
     return {"heading": SHARE.format(name=name, percent=100 * share),
+            "taken": TAKEN_SIDE.format(taken=taken) if taken else "",
             "truncated": (TRUNCATED.format(kib=MOST_BYTES // 1024, size=code.kib)
                           if code.truncated else ""),
-            "pieces": pieces}
+            "pieces": pieces or [("", 0)]}
 
 
 def _drawn(text: str) -> str:

@@ -34,6 +34,7 @@ ASSIGNMENTS = ROOT / "assignments"
 WRONG = ROOT / "tests" / "wrong"  # the kit's wrong programs, one folder per program
 SCHEMA = ASSIGNMENTS / "assignment.schema.json"
 COMPARED = ("status", "stderr")
+KIT_ONLY = "kit_only"  # what holds a golden case the assignment does not mark
 VISIBLE = "visible"  # the visibility of a case students see from the start
 STUDENT_CASES = "student_cases"  # the kind of a group of cases the student writes
 COUNTS = ("valid", "thorough", "own_code")  # what a student's cases are marked on
@@ -60,6 +61,7 @@ BAD_COUNTS = ("{path}: {program}: {files}: at least {least} and at most {most} c
               "(a name without a wildcard is one file)")
 BAD_DEADLINE = "{path}: deadline {deadline!r} is not a date and time such as 2027-03-09T09:00:00"
 BAD_ZONE = "{path}: unknown time zone {zone!r}"
+NO_SUCH_FILE = "no such file: {path}"
 NOT_A_FILE = "{path} is not an assignment file"
 ON_TIME = "on time"
 STANDS_ON_TIME = "on time: {raw:.2f} stands"
@@ -317,6 +319,8 @@ def _read(name: str, folder: Path) -> tuple:
     """(the assignment file's path, its data, checked against the schema)."""
     own = name.endswith(".toml")
     path = Path(name) if own else folder / f"{name}.toml"
+    if own and not path.exists():
+        raise AssignmentError(NO_SUCH_FILE.format(path=escaped(str(path))))
     if own and not path.is_file():
         raise AssignmentError(NOT_A_FILE.format(path=escaped(str(path))))
     if not path.is_file():
@@ -428,14 +432,18 @@ def _cases(path: Path, program: dict, declared: Program):
             raise AssignmentError(NO_PROGRAM.format(path=path, program=name,
                                                     folder=declared.cases_folder)) from None
         cases = []  # only cases the students write: the program needs no golden case
-    kit_only = [case for case in cases if _matches(case.name, program.get("kit_only", []))]
-    left = [case for case in cases if case not in kit_only]
+    held = [[] for _ in golden]
+    kit_only, left = [], []
+    for case in cases:
+        holder = _holder(program, case.name)
+        if holder == KIT_ONLY:
+            kit_only.append(case)
+        else:
+            (left if holder is None else held[golden.index(holder)]).append(case)
     marked = []
-    for group in golden:
-        members = [case for case in left if _matches(case.name, group["cases"])]
+    for group, members in zip(golden, held):
         if not members:
             raise AssignmentError(EMPTY_GROUP.format(path=path, program=name, group=group["name"]))
-        left = [case for case in left if case not in members]
         weights = group.get("weights", {})
         unknown = sorted(set(weights) - {case.name for case in members})
         if unknown:
@@ -450,6 +458,25 @@ def _cases(path: Path, program: dict, declared: Program):
                                                   cases=", ".join(case.name for case in left)))
     marked.sort(key=lambda marked: -marked.marks)  # stable: the file's order among equals
     return marked, kit_only
+
+
+def _holder(entry: dict, case: str):
+    """What holds the golden case `case` of the program `entry`: KIT_ONLY when kit_only
+    matches it, else the first golden group whose globs match it (its entry), else None."""
+    if _matches(case, entry.get("kit_only", [])):
+        return KIT_ONLY
+    return next((group for group in entry["groups"] if group.get("kind") != STUDENT_CASES
+                 and _matches(case, group["cases"])), None)
+
+
+def compared(name: str, program: str, case: str, folder: Path = ASSIGNMENTS):
+    """What the assignment NAME compares of `program`'s golden case `case` besides stdout
+    (its group's `compare`), read before the case exists: `make expected` says it of each
+    case it writes. KIT_ONLY for a case the assignment does not mark; None when nothing
+    holds it (loading would refuse the assignment)."""
+    entry = next(entry for entry in _read(name, folder)[1]["programs"] if entry["name"] == program)
+    holder = _holder(entry, case)
+    return holder if holder in (KIT_ONLY, None) else frozenset(holder.get("compare", COMPARED))
 
 
 def wrong_folder(path: Path, program: str) -> Path:

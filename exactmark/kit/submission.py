@@ -21,6 +21,12 @@ COPY_MARKS = re.compile(r"\s*\(\d+\)|[\s_-]*copy(?:\s*\d+)?$|^copy of\s+", re.IG
 LOOKS_LIKE = "{files} look{s} like it, but only the exact name {name} is marked: rename it"
 PROGRAM_LIKE_SUFFIXES = ("", ".py", ".txt", ".py.txt", ".ipynb", ".c", ".cpp", ".cc", ".h",
                          ".java")
+# How a look-alike differs from the exact name (likeness), in words.
+IN_FOLDER = "in the folder {folder}"
+SAME_NAME = "the exact name"
+SAME_BUT_MARKS = ("the same name but for letter case, spaces, punctuation or a copy mark such as "
+                  "(1)")
+NEAR_NAME = "a name spelt nearly like it"
 
 
 def skip_reason(name: str):
@@ -91,6 +97,21 @@ def lookalikes(folder: Path, wanted_name: str, programs) -> list:
         if closeness >= LOOKALIKE_RATIO:
             found.append((-closeness, len(relative.parts), str(relative)))
     return [path for _, _, path in sorted(found)[:LOOKALIKE_MOST]]
+
+
+def likeness(path: str, wanted_name: str) -> str:
+    """Why `path` (one of lookalikes(), relative to the folder) looks like `wanted_name`, in
+    words: "the same name but for letter case, ... , in the folder src"."""
+    relative = Path(path)
+    if relative.name == wanted_name:
+        how = SAME_NAME
+    elif _key(_split(relative.name)[0]) == _key(_split(wanted_name)[0]):
+        how = SAME_BUT_MARKS
+    else:
+        how = NEAR_NAME
+    if len(relative.parts) > 1:
+        how += ", " + IN_FOLDER.format(folder=relative.parent.as_posix())
+    return how
 
 
 def _files(folder: Path):
