@@ -541,11 +541,11 @@ def test_nothing_on_a_page_scrolls_sideways_at_1280_px(chromium, rendered, key, 
 # --- what the pages say, from markings made up here (no run) -----------------------------------
 
 from datetime import datetime, timezone  # noqa: E402
-from types import SimpleNamespace  # noqa: E402
 
 from exactmark.classroom import pages as class_pages  # noqa: E402
 from exactmark.classroom.mark_class import Outcome  # noqa: E402
 from exactmark.classroom.roster import Student  # noqa: E402
+from exactmark.classroom.similarity import Scan  # noqa: E402
 from exactmark.kit.assignment import load  # noqa: E402
 from exactmark.marking import records  # noqa: E402
 from exactmark.marking.verdicts import Kind  # noqa: E402
@@ -643,7 +643,7 @@ def test_a_quote_is_read_as_markdown_reads_it(text, shown):
 def test_the_summary_says_what_it_counts_in_words_that_fit_the_numbers(tmp_path):
     ann = made_up("ann")
     row = class_pages.grade_row(ann, SEEDED)
-    scanned = SimpleNamespace(pairs=[], cut={}, left_out={})
+    scanned = Scan(pairs=[], cut={}, left_out={}, taken={})
     class_pages.write_summary(tmp_path, [ann], [row], scanned, BEFORE_THE_DEADLINE,
                               {"ann": "students/ann"}, 0.5)
     page = (tmp_path / "summary.html").read_text(encoding="utf-8")
