@@ -336,9 +336,11 @@ def test_before_the_deadline_only_the_worked_examples_are_shown(marked):
             continue
         assert shown_files(files) == case_files(visible), student
     page = marked.before["ann"]["feedback.txt"].decode()
-    assert "72 cases shown from 2027-03-14 09:00 (Australia/Sydney), once no late submission " \
-           "can be accepted" in page
-    assert "12 cases never shown" in page
+    assert ("72 cases (solitaire_1, input and its end; solitaire_1, more games; solitaire_1, "
+            "simulate; solitaire_2, input and its end; solitaire_2, more games; solitaire_2, "
+            "simulate) shown from 2027-03-14 09:00 (Australia/Sydney), once no late "
+            "submission can be accepted") in page
+    assert "12 cases (solitaire_2, the viewer) never shown, now or later" in page
 
 
 def test_after_the_late_window_the_after_due_date_cases_are_shown(marked):
@@ -349,7 +351,8 @@ def test_after_the_late_window_the_after_due_date_cases_are_shown(marked):
     failing = [marked_case.case.id for marked_case in SEEDED.marked_cases["solitaire_1"]
                if b"Eighth" in marked_case.case.stdout and marked_case.visibility != "visible"]
     assert failing and all(f"{case}: failed" in eve for case in failing)
-    assert "12 cases never shown" in marked.after["eve"]["feedback.txt"].decode()
+    assert "12 cases (solitaire_2, the viewer) never shown, now or later" in \
+        marked.after["eve"]["feedback.txt"].decode()
 
 
 def test_no_hidden_case_reaches_a_student_s_folder(marked):
