@@ -57,7 +57,7 @@ TIMES = ("\ufeffstudent,submitted\r\n"  # as Excel's "CSV UTF-8" saves it
 MARKING_TIMEOUT = 900
 LATE_BEYOND = ("submitted 121 hours after the deadline: more than 5 days late (more than 120 "
                "hours), past what is accepted: 0")
-GUS_MISSING = ("solitaire_2.py is not in the submission (a link does not count): 0 of 6.50 "
+GUS_MISSING = ("solitaire_2.py is not in the submission: 0 of 6.50 "
                "marks; `Solitaire_2.py` looks like it, but only the exact name solitaire_2.py "
                "is marked: rename it")
 
@@ -239,7 +239,7 @@ def test_the_grade_sheet_applies_the_handout_s_late_rule(marked):
         "dan": [*full, "3", "11.05", "marked", "92/92"],
         "fay": [*full, "6", "0.00", "late beyond the limit", "92/92"],
         "gus": ["6.50", "0.00", "6.50", "6", "0.00", "late beyond the limit; missing program",
-                "50/92"],
+                "50/50"],  # solitaire_2 not handed in: said in the note, not counted
         "hal": [*full, "0", "13.00", "marked", "92/92"],
         "ivy": [*full, "1", "12.35", "marked", "92/92"],
         "jo": [*full, "", "13.00", "no submission time", "92/92"],
@@ -336,9 +336,11 @@ def test_before_the_deadline_only_the_worked_examples_are_shown(marked):
             continue
         assert shown_files(files) == case_files(visible), student
     page = marked.before["ann"]["feedback.txt"].decode()
-    assert "72 cases shown from 2027-03-14 09:00 (Australia/Sydney), once no late submission " \
-           "can be accepted" in page
-    assert "12 cases never shown" in page
+    assert ("72 cases (solitaire_1, input and its end; solitaire_1, more games; solitaire_1, "
+            "simulate; solitaire_2, input and its end; solitaire_2, more games; solitaire_2, "
+            "simulate) shown from 2027-03-14 09:00 (Australia/Sydney), once no late "
+            "submission can be accepted") in page
+    assert "12 cases (solitaire_2, the viewer) never shown, now or later" in page
 
 
 def test_after_the_late_window_the_after_due_date_cases_are_shown(marked):
@@ -349,7 +351,8 @@ def test_after_the_late_window_the_after_due_date_cases_are_shown(marked):
     failing = [marked_case.case.id for marked_case in SEEDED.marked_cases["solitaire_1"]
                if b"Eighth" in marked_case.case.stdout and marked_case.visibility != "visible"]
     assert failing and all(f"{case}: failed" in eve for case in failing)
-    assert "12 cases never shown" in marked.after["eve"]["feedback.txt"].decode()
+    assert "12 cases (solitaire_2, the viewer) never shown, now or later" in \
+        marked.after["eve"]["feedback.txt"].decode()
 
 
 def test_no_hidden_case_reaches_a_student_s_folder(marked):

@@ -313,7 +313,9 @@ def test_each_students_pages_say_where_the_student_pack_is_and_how_to_run_it(mar
         source = page.read_text(encoding="utf-8")
         link = f'<a href="{html.escape(PACK_URL)}"'
         assert link in source, f"{student}: no link to the pack"
-        assert html.unescape(re.sub(r"<[^>]+>", "", source)).count(PACK_SAID.format(url=PACK_URL)) == 1
+        shown = PACK_SAID.format(url=PACK_URL).replace("`", "")  # the command, as code
+        assert html.unescape(re.sub(r"<[^>]+>", "", source)).count(shown) == 1
+        assert "<code>python3 PACK/check.py</code>" in source
         text = page.with_name("feedback.txt").read_text(encoding="utf-8")
         assert PACK_SAID.format(url=PACK_URL) in text, student
 
@@ -534,3 +536,125 @@ def test_nothing_on_a_page_scrolls_sideways_at_1280_px(chromium, rendered, key, 
     found = re.search(r'<pre id="overflow">(.*?)</pre>', dom, re.S)
     assert found and found[1], f"the probe did not run:\n{dom[-2000:]}"
     assert json.loads(html.unescape(found[1])) == [], rendered.pages[key]
+
+
+# --- what the pages say, from markings made up here (no run) -----------------------------------
+
+from datetime import datetime, timezone  # noqa: E402
+
+from exactmark.classroom import pages as class_pages  # noqa: E402
+from exactmark.classroom.mark_class import Outcome  # noqa: E402
+from exactmark.classroom.roster import Student  # noqa: E402
+from exactmark.classroom.similarity import Scan  # noqa: E402
+from exactmark.kit.assignment import load  # noqa: E402
+from exactmark.marking import records  # noqa: E402
+from exactmark.marking.verdicts import Kind  # noqa: E402
+
+SEEDED = load("seeded")
+BEFORE_THE_DEADLINE = class_pages.View(SEEDED, datetime(2027, 1, 1, tzinfo=timezone.utc), False)
+QUOTING = "line 3: replace `<b>Eigth</b>` with `Eighth`"
+
+
+def made_up(name: str, handed_in=("solitaire_1", "solitaire_2"), refused: str = "",
+            failing: str = "") -> Outcome:
+    """A student's outcome as the marker would record it: every case of the programs
+    `handed_in` passes, but `failing` (a case id), whose sentence quotes two lines."""
+    student = Student(name, Path(name), "refused" if refused else "folder", folder=name)
+    if refused:
+        return Outcome(student, refused=refused)
+    cases, programs = [], {}
+    for program, marked_cases in SEEDED.marked_cases.items():
+        marks = SEEDED.program_marks(program)
+        if program not in handed_in:
+            programs[program] = records.Program(marks, 0.0, False,
+                                                missing=f"{program}.py is not in the submission")
+            continue
+        for marked in marked_cases:
+            failed = marked.case.id == failing
+            verdicts = (records.Verdict("stdout, stdin piped", Kind.WRONG, QUOTING, (), "", "", ""),
+                        ) if failed else ()
+            cases.append(records.Case(marked.case.id, program, marked.case.name, marked.group,
+                                      marked.visibility, marked.marks,
+                                      0.0 if failed else marked.marks, not failed,
+                                      Kind.WRONG if failed else Kind.PASS, "", "", verdicts))
+        programs[program] = records.Program(marks, sum(c.earned for c in cases
+                                                       if c.program == program), True)
+    data = records.MarkingRecord("seeded", (), "", (), (), sum(p.earned for p in programs.values()),
+                                 programs, None, tuple(cases))
+    return Outcome(student, {"score": data.raw_score, "extra_data": data.to_dict()})
+
+
+def page_of(outcome: Outcome, name: str = "feedback.txt") -> str:
+    row = class_pages.grade_row(outcome, SEEDED)
+    return class_pages.TEMPLATES.get_template(name).render(
+        **class_pages.feedback_of(outcome, row, BEFORE_THE_DEADLINE))
+
+
+def test_a_program_not_handed_in_is_said_once_and_its_cases_not_counted():
+    outcome = made_up("gus", handed_in=("solitaire_1",))
+    assert class_pages.grade_row(outcome, SEEDED).cases == 50
+    page = page_of(outcome)
+    assert "Status: missing program. Cases passed: 50 of 50.\n" in page
+    assert "  solitaire_2, the worked examples: 3 cases, none run, 0.00 / 1.50 (shown)\n" in page
+    assert "  solitaire_1, the worked examples: 3 of 3 cases passed, 1.50 / 1.50 (shown)\n" in page
+    assert ("4 cases of solitaire_2, not listed: it was not handed in (it is named above).\n"
+            in page), page
+    assert "0 of 3 cases passed" not in page and "of 92" not in page
+
+
+def test_a_refused_submission_counts_no_case_and_says_none_ran():
+    page = page_of(made_up("dan", refused="dan.zip: not a zip archive"))
+    assert "Status: refused.\n- dan.zip: not a zip archive\n" in page
+    assert "Cases passed" not in page and "cases passed" not in page, page
+    assert "No case ran: the submission was refused (why is above).\n" in page
+    assert "No case of this assignment is shown yet" not in page
+
+
+def test_a_group_never_shown_is_named_and_what_never_means_is_said():
+    page = page_of(made_up("ann"))
+    assert ("12 cases (solitaire_2, the viewer) never shown, now or later: neither their input "
+            "nor their output; how many pass and what they earn are in their groups above.\n"
+            in page), page
+    assert ("72 cases (solitaire_1, input and its end; solitaire_1, more games; solitaire_1, "
+            "simulate; solitaire_2, input and its end; solitaire_2, more games; solitaire_2, "
+            "simulate) shown from 2027-03-14 09:00 (Australia/Sydney), once no late submission "
+            "can be accepted; their marks are counted in their groups above.\n") in page, page
+
+
+def test_a_sentences_quotes_are_code_on_the_page_and_what_they_quote_is_escaped():
+    page = page_of(made_up("bob", failing="solitaire_1/seed_27"), "feedback.html")
+    assert ("wrong output</strong>: line 3: replace <code>&lt;b&gt;Eigth&lt;/b&gt;</code> with "
+            "<code>Eighth</code></p>") in page
+    assert "`" not in read_dom(page).text and html_problems(page) == []
+    assert QUOTING in page_of(made_up("bob", failing="solitaire_1/seed_27")), \
+        "a text page keeps the backticks"
+
+
+@pytest.mark.parametrize("text, shown", [
+    ("replace `a` with `b`", "replace <code>a</code> with <code>b</code>"),
+    ("`` a quote holding ` ``", "<code> a quote holding ` </code>"),
+    ("a lone ` stays", "a lone ` stays"),
+    ("`<script>`", "<code>&lt;script&gt;</code>"),
+])
+def test_a_quote_is_read_as_markdown_reads_it(text, shown):
+    assert class_pages.code_spans(text) == shown
+
+
+def test_the_summary_says_what_it_counts_in_words_that_fit_the_numbers(tmp_path):
+    ann = made_up("ann")
+    row = class_pages.grade_row(ann, SEEDED)
+    scanned = Scan(pairs=[], cut={}, left_out={}, taken={})
+    class_pages.write_summary(tmp_path, [ann], [row], scanned, BEFORE_THE_DEADLINE,
+                              {"ann": "students/ann"}, 0.5)
+    page = (tmp_path / "summary.html").read_text(encoding="utf-8")
+    assert html_problems(page) == []
+    text = read_dom(page).text
+    assert "1 student; mean mark 13.00 / 13.00" in text
+    assert ("No pair shares code beyond it with a score of at least 0.5: similarity.csv lists "
+            "none.") in text and "all 0" not in text
+    assert "<th></th>" not in page
+    edges = re.findall(r'<text x="[0-9.]+" y="228"[^>]*>([^<]*)</text>', page)
+    assert edges == ["0.00", "1.30", "2.60", "3.90", "5.20", "6.50", "7.80", "9.10", "10.40",
+                     "11.70", "13.00"], "each bar between its two edges"
+    assert "<title>0.00 to under 1.30: 0</title>" in page
+    assert "<title>11.70 to 13.00: 1</title>" in page

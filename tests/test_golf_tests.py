@@ -235,8 +235,7 @@ def test_a_team_without_its_program_still_gets_its_cases_marked(tmp_path):
         "1 valid case of the 6 asked for"
     assert tests["patience: your Golf cases: thorough"]["score"] > 0
     own = tests["patience: your Golf cases: own code"]
-    assert (own["score"], own["output"]) == (0, "patience.py is not in the submission (a link "
-                                                "does not count)")
+    assert (own["score"], own["output"]) == (0, "patience.py is not in the submission")
 
 
 @pytest.mark.parametrize("group", [GOLF, LITTLE_SPIDER], ids=lambda group: group.folder)
@@ -350,7 +349,8 @@ def test_an_invalid_case_s_diff_shows_once_late_submissions_close_beside_a_worke
         "before the late submissions close, no line of what the reference prints"
     late = (after / "students" / "few" / "feedback.txt").read_text(encoding="utf-8")
     assert f"+{KING_REFUSED}".replace(" ", "␠") in late
-    assert "- cases/golf/king_on_the_empty_homecell: invalid: the reference: wrong output: " in late
+    assert ("- cases/golf/king_on_the_empty_homecell: invalid: the reference: wrong output; for "
+            "your case to match it, ") in late
     assert ("A worked example: expected_outputs/patience/golf_won_seed_1.* beside this file;"
             in page)
     example = before / "students" / "few" / "expected_outputs" / "patience"
@@ -414,8 +414,10 @@ def test_the_student_pack_shows_the_case_format_and_the_worked_examples_alone():
             "you write, none of them refused") in said
     groups = json.loads(files["pack.json"])["programs"][0]["groups"]
     assert groups == [{"name": group.name, "folder": group.folder, "most": group.most,
-                       "most_bytes": group.most_bytes, "compare": sorted(group.compare)}
-                      for group in (GOLF, LITTLE_SPIDER)]
+                       "most_bytes": group.most_bytes, "compare": sorted(group.compare),
+                       "marks": 10, "asked": 6} for group in (GOLF, LITTLE_SPIDER)]
+    assert "0 visible cases" not in readme and "cannot see" not in readme
+    assert "- patience: no case of the marking's own; the cases you write (below)" in readme
     everything = b"".join(files.values())
     for group in (GOLF, LITTLE_SPIDER):
         for name in group.mistakes:

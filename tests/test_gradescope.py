@@ -394,7 +394,7 @@ def test_a_missing_program_scores_0_and_says_so_at_the_top(autograder):
     assert results["score"] == 0
     missing = by_name(results)["solitaire_1.py"]
     assert missing["status"] == "failed" and "not in the submission" in missing["output"]
-    assert ("**solitaire_1.py is not in the submission (a link does not count): 0 of 6.00 marks; "
+    assert ("**solitaire_1.py is not in the submission: 0 of 6.00 marks; "
             "\\`Solitaire_1.py\\` looks like it, but only the exact name solitaire_1.py is "
             "marked: rename it**") in results["output"], results["output"]
 

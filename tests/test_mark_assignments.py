@@ -43,7 +43,7 @@ def test_a_perfect_standalone_solitaire_1_gets_its_share_and_fails_for_the_missi
     (folder / "solitaire_2.py").unlink()
     status, report, _, written = run_marker(folder, "--only", "solitaire_1/seed_*")
     assert status == 1
-    assert "solitaire_2.py is not in the submission (a link does not count): 0 of 6.50 " \
+    assert "solitaire_2.py is not in the submission: 0 of 6.50 " \
            "marks" in report
     seeded = load("seeded")
     earned = sum(m.marks for m in seeded.marked_cases["solitaire_1"] if m.case.name.startswith("seed_"))

@@ -1,8 +1,10 @@
 """Marking a whole class: the grade sheet, the late rule from a times file, what a
 student sees, and a second run that keeps what did not change."""
 
+import argparse
 import csv
 import json
+import re
 import subprocess
 import sys
 import zipfile
@@ -10,6 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from exactmark.classroom.mark_class import ClassMarking, Outcome
+from exactmark.classroom.roster import Student
+from exactmark.kit.assignment import load
 from exactmark.kit.cases import ROOT, load_cases
 from exactmark.kit.bundle import write_all
 
@@ -118,8 +123,8 @@ def test_a_student_sees_the_visible_cases_in_full_and_the_others_only_counted(ma
     assert "solitaire_1/seed_27: failed" in feedback
     assert "-Eighth␠(and␠last)" in feedback and "+Eigth␠(and␠last)" in feedback
     assert "seed_43" not in feedback and "seed_705" not in feedback
-    assert "2 cases shown from 2027-03-14 09:00 (Australia/Sydney), once no late submission " \
-           "can be accepted" in feedback
+    assert "2 cases (solitaire_1, kept back) shown from 2027-03-14 09:00 (Australia/Sydney), " \
+           "once no late submission can be accepted" in feedback
     assert "more than 5 days late" in feedback
     page = (out / "students" / "bob" / "feedback.html").read_text(encoding="utf-8")
     assert '<pre class="diff">' in page and "seed_43" not in page
@@ -181,3 +186,26 @@ def test_a_program_not_handed_in_is_said_so_and_its_cases_not_counted(marked_cla
     page = (out / "students" / "cal" / "feedback.txt").read_text(encoding="utf-8")
     assert status in page.splitlines(), page
     assert f"<p>{status}</p>" in (out / "students" / "cal" / "feedback.html").read_text()
+
+
+class Instant(ClassMarking):
+    """The class marker with each student's marking stubbed: what it says as it goes."""
+
+    def mark_one(self, student):
+        return Outcome(student, refused="not a folder") if student.kind == "refused" else \
+            Outcome(student, {"score": 1, "extra_data": {}}, kept=student.name == "bob")
+
+
+def test_off_a_terminal_each_student_gets_a_line_with_its_time(tmp_path, capsys):
+    """A log or a CI job draws no bar: it gets a line per student as each is done (the
+    order of the lines is the order they finish in; two at once may end either way)."""
+    students = [Student(name, tmp_path / name, kind, folder=name)
+                for name, kind in (("ann", "folder"), ("bob", "folder"), ("cy.txt", "refused"))]
+    options = argparse.Namespace(student_budget=None, jobs=2)
+    outcomes = Instant(options, load("seeded"), tmp_path / "out", tmp_path).run(students)
+    assert [outcome.student.name for outcome in outcomes] == ["ann", "bob", "cy.txt"]
+    lines = capsys.readouterr().err.splitlines()
+    assert sorted(re.sub(r"^\d/3 students: | in \d+\.\d s$", "", line) for line in lines) == [
+        "ann marked", "bob kept from the last run", "cy.txt refused"], lines
+    assert [line.split(":")[0] for line in lines] == ["1/3 students", "2/3 students",
+                                                      "3/3 students"]

@@ -249,7 +249,8 @@ def test_only_files_the_assignment_names_are_compiled_and_a_link_is_none(tmp_pat
     folder = put(tmp_path / "linked", {"notes.txt": "int main() { return 1; }\n"})
     (folder / name).symlink_to(tmp_path / "course" / "reference" / name)
     status, report, _, _ = run_marker(folder, assignment=assignment)
-    assert status == 1 and "no *.cpp file is in the submission (a link does not count)" in report, report
+    assert status == 1 and (f"no *.cpp file is in the submission (`{name}` is a link, and a "
+                            "link does not count)") in report, report
     folder = put(tmp_path / "two", {name: code, "other.cpp": "int main() { return 1; }\n"})
     status, report, _, _ = run_marker(folder, assignment=assignment)
     assert "  build: did not build (the compiler's exit status 1)" in report

@@ -3,12 +3,15 @@ that breaks a rule, and each file that makes no case, is refused with its reason
 the rest are marked."""
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from exactmark.kit.assignment import StudentCases
-from exactmark.marking.verdicts import Kind
+from exactmark.marking.student_cases import in_words_to_match, judged_from_the_case
+from exactmark.marking.verdicts import PIPE, Kind, Rules
+from exactmark.running.record import Ran
 from exactmark.kit.written_cases import left_out_below, read_cases
 from exactmark.kit.submission import skip_reason
 from exactmark.base.tree import Limits, copy_tree
@@ -173,7 +176,8 @@ def test_the_three_counts_share_their_marks():
                              "thorough": "2 of 3 mistakes caught, 75% of their weight",
                              "own_code": "your program passes 2 of your 3 valid cases"}
     assert result.case_lines(own=False)[1] == ("invalid   cases/golf/king: the reference: wrong "
-                                               "output: line 9: replace X with Y")
+                                               "output; for your case to match it, line 9: "
+                                               "replace X with Y")
     nothing_valid = GroupResult(group, Read(), [marked("king", False)],
                                 [Hunted("golf_b", "...", 1, by="king")])
     assert nothing_valid.earned() == {"valid": 0, "thorough": 0, "own_code": 0}, \
@@ -307,3 +311,29 @@ def test_a_case_that_repeats_a_worked_example_or_a_longer_case_is_not_counted(tm
                    "own_cut": own, "own_again": own,
                    "bad_seed": "its .out is empty, as cases/golf/bad_game's, which counts, "
                                "with the same exit status and stderr: it shows nothing more"}
+
+
+@dataclass(frozen=True)
+class TeamCase:
+    """What judging reads of a case a team wrote: its files' bytes."""
+    id: str
+    stdout: bytes
+    stderr: bytes = None
+    status: int = None
+
+
+@pytest.mark.parametrize("case, printed, said", [
+    (TeamCase("cases/golf/won", b"Board\nYou win!\n"), Ran(b"Board\nYou won!\n", status=0),
+     "line 2: replace `You win!` with `You won!`"),
+    (TeamCase("cases/golf/extra", b"Board\nBoard\nYou won!\n"), Ran(b"Board\nYou won!\n"),
+     "1 line too many at line 2, otherwise as expected: `Board`"),
+    (TeamCase("cases/golf/ends", b"Board\n", status=0), Ran(b"Board\n", status=1),
+     "exit status 0, want 1"),
+], ids=["a word", "a line too many", "the exit status"])
+def test_an_invalid_case_says_what_the_case_must_change_to(case, printed, said):
+    """The team changes its case, not the reference: the sentence on an invalid case
+    replaces the case's line with the reference's, never the other way round."""
+    verdict = judged_from_the_case(case, PIPE, printed, Rules())
+    assert verdict.kind != Kind.PASS
+    assert in_words_to_match(verdict) == (f"the reference: {verdict.kind}; for your case to "
+                                          f"match it, {said}")

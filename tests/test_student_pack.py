@@ -39,7 +39,7 @@ PACKED = [*ASSIGNMENTS, "golf_tests"]  # golf_tests: no visible case, the cases 
 SYSTEM_PYTHON = getattr(sys, "_base_executable", sys.executable)
 LEAST_SEARCHED = 120  # bytes of a case's input or output: shorter ones occur by chance
 SUMMARY = re.compile(r"^(\d+) of (\d+) visible cases pass; the marking also uses cases you "
-                     r"cannot see$", re.MULTILINE)
+                     r"cannot see, worth [0-9.]+ marks?$", re.MULTILINE)
 needs_gxx = pytest.mark.skipif(shutil.which("g++") is None, reason="calculation_cpp needs g++")
 
 
@@ -303,6 +303,32 @@ def echo(tmp_path):
     return course, tmp_path / "pack", student
 
 
+def test_a_pack_says_what_its_cases_leave_out_only_where_they_leave_something_out(
+        echo, tmp_path):
+    """Echo hides one case, worth 1 of its 2 marks: its README names the group and its
+    checker the marks. With that case shown too, every case the marking runs is in the
+    pack, and neither says there are cases a student cannot see."""
+    course, pack, student = echo
+    (student / "echo.py").write_text(ECHO)
+    readme = (pack / "README.md").read_text(encoding="utf-8")
+    assert ("the marking also uses\ncases you cannot see, worth 1 of the 2 marks:\n\n- echo, not "
+            "shown: 1 mark, never shown: your feedback says how many pass, and what they "
+            "earn\n") in readme
+    done = check(pack, student, only_python(tmp_path))
+    assert ("1 of 1 visible cases pass; the marking also uses cases you cannot see, worth 1 "
+            "mark") in done.stdout.splitlines(), done.stdout
+    (course / "all_seen.toml").write_text(OWN.replace('"hidden"', '"visible"'))
+    assert pack_build.main(["--assignment", str(course / "all_seen.toml"),
+                            str(tmp_path / "all_seen")]) == 0
+    readme = (tmp_path / "all_seen" / "README.md").read_text(encoding="utf-8")
+    assert "cannot see" not in readme
+    assert "Every case the marking runs is in this pack" in readme
+    done = check(tmp_path / "all_seen", student, only_python(tmp_path))
+    assert "2 of 2 cases pass: the marking uses these cases and no others" in \
+        done.stdout.splitlines(), done.stdout
+    assert "cannot see" not in done.stdout and done.returncode == 0
+
+
 def test_an_instructors_own_pack_leaves_its_hidden_case_out(echo):
     _, pack, _ = echo
     for path, data in every_file(pack).items():
@@ -427,7 +453,7 @@ def test_a_missing_program_is_said_as_the_marker_says_it(echo, tmp_path):
     _, pack, student = echo
     (student / "Echo.py").write_text(ECHO)
     done = check(pack, student, only_python(tmp_path))
-    assert ("echo: missing: echo.py is not in the submission (a link does not count); "
+    assert ("echo: missing: echo.py is not in the submission; "
             "`Echo.py` looks like it, but only the exact name echo.py is marked: rename it"
             in done.stdout), done.stdout
     assert done.returncode == 1
@@ -601,8 +627,8 @@ def test_a_daemon_left_holding_the_output_is_not_waited_for_and_is_ended(echo, t
     assert not own_processes(token)
 
 
-TRUTH = "0 of 1 visible cases pass; the marking also uses cases you cannot see"
-LIE = "1 of 1 visible cases pass; the marking also uses cases you cannot see"
+TRUTH = "0 of 1 visible cases pass; the marking also uses cases you cannot see, worth 1 mark"
+LIE = "1 of 1 visible cases pass; the marking also uses cases you cannot see, worth 1 mark"
 # A process a run leaves that has shed every mark the checker once found leftovers by (the
 # run's session, process group and environment), renamed itself and ignores the polite
 # signals; then it waits, one way or another, and prints a false summary on the checker's
@@ -690,7 +716,8 @@ def test_what_a_case_left_is_ended_before_the_next_case_runs(echo, tmp_path):
     done = check(pack, student, only_python(tmp_path))
     assert done.returncode == 0, done.stdout + done.stderr
     assert LIE not in done.stdout, done.stdout
-    assert done.stdout.splitlines()[-1] == TRUTH.replace("0 of 1", "2 of 2"), done.stdout
+    assert done.stdout.splitlines()[-1] == ("2 of 2 cases pass: the marking uses these cases "
+                                            "and no others"), done.stdout
     assert not own_processes(token)
 
 
@@ -893,6 +920,26 @@ def test_without_a_folder_of_cases_it_says_so_as_the_marker_does(packs, tmp_path
     assert done.stderr == ""
 
 
+def test_a_game_without_a_case_is_said_in_a_sentence_and_the_check_does_not_pass(packs, tmp_path):
+    """Golf's cases all pass, Little Spider has none yet: the check says what that costs
+    (the group earns nothing) and exits 1, since the team is not ready to submit. It marks
+    no golden case, so it says nothing of visible or unseen ones."""
+    team = a_team(tmp_path / "team", [])
+    golf = team / GOLF.folder
+    golf.mkdir(parents=True)
+    for path in (packs / "golf_tests" / "expected_outputs" / "patience").glob("golf_won_seed_1.*"):
+        (golf / path.name.replace("golf_won", "mine")).write_bytes(path.read_bytes())
+    done = check(packs / "golf_tests", team, only_python(tmp_path))
+    assert "1 of 1 of the cases you write pass on your program; 1 group without a case" \
+        in done.stdout.splitlines(), done.stdout
+    assert ("cases/little_spider/ (your Little Spider cases) has no case yet: as it is, the "
+            "group earns none of its 10 marks, since each of its counts is a share of its cases; "
+            "the handout asks for at least 6") in done.stdout.splitlines(), done.stdout
+    assert "cases/golf/ (your Golf cases) has no case" not in done.stdout
+    assert "visible case" not in done.stdout and "cannot see" not in done.stdout, done.stdout
+    assert done.returncode == 1
+
+
 def test_each_refusal_is_the_marker_s_own(packs, tmp_path):
     """Every way a case or a file can be refused, in one folder: the checker's refusals
     are exactmark.kit.written_cases.read_cases' on the marker's copy, reason for reason, word
@@ -988,8 +1035,7 @@ def test_ctrl_c_on_its_own_cases_ends_the_check_in_one_line(packs, tmp_path):
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=30)
     assert process.returncode == 128 + signal.SIGINT, out + err
-    assert err == ("\nInterrupted: 0 of 0 visible cases and 0 of 2 of the cases you write "
-                   "checked\n"), err
+    assert err == "\nInterrupted: 0 of 2 of the cases you write checked\n", err
     assert not own_processes(token)
 
 

@@ -30,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor, as_completed, wait
 from dataclasses import dataclass
 from datetime import datetime
@@ -92,6 +93,10 @@ EXAMPLE = "example: exactmark class submissions --assignment seeded --out marked
 MARKER_FAILED = "the marker ended with status {status}: {said}"
 MARKER_ERROR = "the marker failed on a case (its report says which): mark this student again"
 OWN_FILES_FAILED = "the class marker's own work failed ({problem}): mark this student again"
+# Off a terminal (a log, a CI job) the bar is not drawn: a line per student instead.
+STUDENT_DONE = "{done}/{total} students: {name} {how} in {seconds:.1f} s"
+HOW_DONE = {"marked": "marked", "kept": "kept from the last run", "refused": "refused",
+            "failed": "not marked (grades.csv says why)", "interrupted": "interrupted"}
 DISK_FILLED = ("the disk filled during the run: {count} student(s)' cases are marker errors, "
                "marked again next run")
 
@@ -173,6 +178,8 @@ class ClassMarking:
         self.markers = set()  # the markers running now
         self.bar = None
         self.done = 0  # students marked or kept, when the run was interrupted
+        self.students = 0  # in the class
+        self.finished = 0  # students marked, kept or refused so far
         self.warned = set()
 
     def instructor_folder(self, student) -> Path:
@@ -190,6 +197,20 @@ class ClassMarking:
         return into
 
     def mark(self, student) -> Outcome:
+        """Mark one student, unless nothing changed since the last run; off a terminal,
+        say so in a line with the time it took."""
+        started = time.monotonic()
+        outcome = self.mark_one(student)
+        if self.bar is not None and self.bar.disable and not outcome.interrupted:
+            with self.lock:
+                self.finished += 1
+                print(STUDENT_DONE.format(done=self.finished, total=self.students,
+                                          name=outcome.student.name, how=HOW_DONE[how_done(outcome)],
+                                          seconds=time.monotonic() - started),
+                      file=sys.stderr, flush=True)
+        return outcome
+
+    def mark_one(self, student) -> Outcome:
         """Mark one student, unless nothing changed since the last run."""
         if self.stopping.is_set():
             return Outcome(student, interrupted=True)
@@ -349,6 +370,7 @@ class ClassMarking:
         """Every student's Outcome, in the class's order; KeyboardInterrupt once the
         markers in flight have stopped, when the run is interrupted."""
         outcomes = {}
+        self.students = len(students)
         with tqdm(total=len(students) * self.cases_each, unit="case", file=sys.stderr,
                   dynamic_ncols=True, disable=None,
                   desc=f"0/{len(students)} students") as self.bar:
@@ -379,6 +401,17 @@ class ClassMarking:
                 os.killpg(process.pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+
+
+def how_done(outcome: Outcome) -> str:
+    """How one student's marking ended, as HOW_DONE names it."""
+    if outcome.interrupted:
+        return "interrupted"
+    if outcome.refused:
+        return "refused"
+    if outcome.failed:
+        return "failed"
+    return "kept" if outcome.kept else "marked"
 
 
 def similar_pairs(out: Path, assignment, outcomes: list, options, scratch: Path):
@@ -523,7 +556,8 @@ def main(argv=None) -> int:
         sheet.write_grades(out / "grades.csv", list(assignment.marked_cases), rows)
         sheet.write_similarity(out / "similarity.csv", scanned.pairs)
         pages.write_summary(out, outcomes, rows, scanned, view,
-                            {o.student.name: f"{STUDENTS}/{o.student.folder}" for o in outcomes})
+                            {o.student.name: f"{STUDENTS}/{o.student.folder}" for o in outcomes},
+                            options.similarity_min)
     except KeyboardInterrupt:
         print(INTERRUPTED.format(done=marking.done, total=len(students), out=escaped(str(out))),
               file=sys.stderr)

@@ -16,12 +16,13 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup, escape
 
 from exactmark.classroom import sheet, visibility
+from exactmark.classroom.visibility import NEVER_SHOWN as NEVER
 from exactmark.classroom.sheet import Row
 from exactmark.base.visible import CUT, END_OF_LINE
 from exactmark.kit.assignment import COUNTS
 from exactmark.kit.written_cases import CASE_FILES
 from exactmark.marking.grouping import grouped
-from exactmark.marking.student_cases import COUNT_NAMES
+from exactmark.marking.student_cases import COUNT_NAMES, TO_MATCH
 from exactmark.marking.verdicts import Kind
 from exactmark.base.tree import remove_tree
 from exactmark.pack.published import CHECK_YOUR_WORK
@@ -31,11 +32,19 @@ CASES_FOLDER = "expected_outputs"  # as the handouts cite the cases
 BINS = 10
 SHOWN_SPACE, SHOWN_TAB = "\u00b7", "→"
 SPACE_RUN = re.compile(r" {2,}| +$|\t")  # the white space a reader cannot count by eye
+# A quote in a sentence, as the report writes it: a run of backticks, then the text, then a
+# run as long (a quote holding a backtick is fenced by two, as Markdown reads it).
+CODE_SPAN = re.compile(r"(`+)(.+?)(?<!`)\1(?!`)", re.DOTALL)
 PAGES = ("feedback.html", "feedback.txt")
 
-NOT_SHOWN = "{count} case{s} {when}"
+NOT_SHOWN = "{count} case{s} ({groups}) {when}; their marks are counted in their groups above"
+NEVER_SHOWN = ("{count} case{s} ({groups}) never shown, now or later: neither their input nor "
+               "their output; how many pass and what they earn are in their groups above")
 NOT_BUILT_CASES = "none of its {count} cases ran"
 NOT_BUILT_SHOWN = "{count} case{s} of {program}, not listed: it did not build (its build is above)"
+NOT_HANDED_IN_SHOWN = ("{count} case{s} of {program}, not listed: it was not handed in (it is "
+                       "named above)")
+REFUSED_NONE_RAN = "No case ran: the submission was refused (why is above)."
 NO_NEWLINE = "no newline at end"
 LATE_RULE = ("Due {deadline}. The maximum mark obtainable reduces by {share:.0%} per late day, "
              "for up to {days} days; a day late is any part of 24 hours after the deadline "
@@ -89,10 +98,22 @@ def drawn_line(line: dict) -> Markup:
     return Markup("").join(parts)
 
 
+def code_spans(text: str) -> Markup:
+    """A sentence for a page, escaped, its quotes (`...`) shown as code, not as backticks."""
+    parts, at = [], 0
+    for match in CODE_SPAN.finditer(text):
+        parts.append(escape(text[at:match.start()]))
+        parts.append(Markup("<code>{}</code>").format(match[2]))
+        at = match.end()
+    parts.append(escape(text[at:]))
+    return Markup("").join(parts)
+
+
 TEMPLATES = Environment(loader=PackageLoader("exactmark.classroom", "templates"),
                         autoescape=select_autoescape(["html"]), trim_blocks=True,
                         lstrip_blocks=True, keep_trailing_newline=True)
-TEMPLATES.filters.update(marks=sheet.shown_marks, drawn_line=drawn_line)
+TEMPLATES.filters.update(marks=sheet.shown_marks, drawn_line=drawn_line, code=code_spans,
+                         to_match=lambda how: TO_MATCH.format(how=how))
 
 
 def grade_row(outcome, assignment) -> Row:
@@ -102,7 +123,8 @@ def grade_row(outcome, assignment) -> Row:
                              else 0 for program in assignment.marked_cases},
               raw=data.raw_score, mark=(outcome.results or {}).get("score", 0),
               passed=sum(case.passed for case in data.cases),
-              cases=sum(len(marked) for marked in assignment.marked_cases.values()))
+              cases=sum(len(marked) for program, marked in assignment.marked_cases.items()
+                        if ran(data, program)))  # a program not handed in: said, not counted
     if outcome.refused:
         row.statuses.append(sheet.REFUSED)
         row.notes.append(outcome.refused)
@@ -131,6 +153,28 @@ def grade_row(outcome, assignment) -> Row:
     return row
 
 
+def ran(data, program: str) -> bool:
+    """Whether the marker ran `program`'s cases: it was handed in, in a submission not
+    refused (a program that did not build ran none, but is said by its build)."""
+    summary = data.programs.get(program)
+    return summary is not None and summary.submitted
+
+
+def not_shown(cases: list, view: View) -> list:
+    """The cases a page does not show now, counted by when they will be, with their groups."""
+    hidden = defaultdict(dict)  # when -> {(program, group): count}, in the cases' order
+    for case in cases:
+        if not view.shown(case.visibility):
+            groups = hidden[view.when(case.visibility)]
+            groups[case.program, case.group] = groups.get((case.program, case.group), 0) + 1
+    order = [(program, group) for program in view.assignment.marked_cases
+             for group in view.assignment.groups[program]]
+    return [(NEVER_SHOWN if when == NEVER else NOT_SHOWN).format(
+        count=count, s="s" * (count != 1), when=when,
+        groups="; ".join(f"{program}, {group}" for program, group in sorted(groups, key=order.index)))
+        for when, groups in hidden.items() for count in [sum(groups.values())]]
+
+
 def feedback_of(outcome, row: Row, view: View) -> dict:
     """What the student may see, as data for the templates: their marks, per program and
     per group; the cases shown now, in full; the others only counted, with when they
@@ -152,6 +196,7 @@ def feedback_of(outcome, row: Row, view: View) -> dict:
             groups[case.group]["earned"] += case.earned
         build = summary.build if summary else None
         programs.append({"name": program, "earned": row.programs.get(program, 0),
+                         "ran": ran(data, program),
                          "marks": assignment.program_marks(program),
                          "missing": summary.missing if summary and not summary.submitted else "",
                          "groups": list(groups.values()), "build": build,
@@ -163,8 +208,9 @@ def feedback_of(outcome, row: Row, view: View) -> dict:
                       and case.program in not_built)  # the build says it once
     shown = [case for case in cases if view.shown(case.visibility)
              and case.program not in not_built]
-    hidden = Counter(view.when(case.visibility) for case in cases
-                     if not view.shown(case.visibility))
+    missing = [(program, sum(view.shown(marked.visibility) for marked in marked_cases))
+               for program, marked_cases in assignment.marked_cases.items()
+               if data.programs.get(program) and not data.programs[program].submitted]
     return {"student": outcome.student.name, "assignment": assignment, "row": row,
             "cases_said": cases_said(outcome, row, assignment),
             "late": late.explanation if late else "", "programs": programs,
@@ -174,26 +220,26 @@ def feedback_of(outcome, row: Row, view: View) -> dict:
                 if len(cases) > 1 else ""}
                 for cases in grouped([case for case in shown if not case.passed], same_way)],
             "passing": [case for case in shown if case.passed],
-            "not_shown": [NOT_SHOWN.format(count=count, s="s" * (count != 1), when=when)
-                          for when, count in hidden.items()],
+            "not_shown": not_shown(cases, view),
             "unbuilt": [NOT_BUILT_SHOWN.format(count=count, s="s" * (count != 1), program=program)
-                        for program, count in unbuilt.items()],
+                        for program, count in unbuilt.items()] + [
+                NOT_HANDED_IN_SHOWN.format(count=count, s="s" * (count != 1), program=program)
+                for program, count in missing if count],
+            "none_ran": REFUSED_NONE_RAN if outcome.refused else "",
             "cases_folder": CASES_FOLDER, "written": written_groups(outcome, view),
             "pack_said": CHECK_YOUR_WORK.format(url=view.pack_url) if view.pack_url else ""}
 
 
 def cases_said(outcome, row: Row, assignment) -> str:
-    """How many cases passed, of those of the programs handed in, and which programs were
-    not handed in (their cases were never run: "0 of 92" would count them); nothing for a
-    refused submission, whose refusal says why none ran."""
-    programs = outcome.marking.programs
-    if outcome.refused or not programs:
+    """How many cases passed, of those of the programs handed in (the row counts no other),
+    and which programs were not handed in (their cases were never run: "0 of 92" would
+    count them); nothing for a refused submission, whose refusal says why none ran."""
+    data = outcome.marking
+    if outcome.refused or not data.programs:
         return ""
     missing = [name for name in assignment.marked_cases
-               if name in programs and not programs[name].submitted]
-    cases = sum(len(marked) for name, marked in assignment.marked_cases.items()
-                if name not in missing)
-    said = [CASES_PASSED.format(passed=row.passed, cases=cases)] if cases else []
+               if name in data.programs and not ran(data, name)]
+    said = [CASES_PASSED.format(passed=row.passed, cases=row.cases)] if row.cases else []
     if missing:
         said.append(NOT_HANDED_IN.format(programs=" and ".join(missing),
                                          were="were" if len(missing) > 1 else "was"))
@@ -348,7 +394,8 @@ def coverage(outcomes: list, scanned, assignment) -> list:
 
 
 def write_summary(out: Path, outcomes: list, rows: list, scanned, view: View,
-                  links: dict) -> None:
+                  links: dict, least: float = 0.0) -> None:
+    """summary.html; `least`: the score below which the similarity scan lists no pair."""
     assignment = view.assignment
     marks = [row.mark for row in rows]
     bars = histogram(marks, assignment.marks)
@@ -358,7 +405,7 @@ def write_summary(out: Path, outcomes: list, rows: list, scanned, view: View,
             "mistakes": mistakes_caught(outcomes, assignment),
             "kinds": near_miss_kinds(outcomes), "pairs": [pair for pair in scanned.pairs
                                                          if pair.view],
-            "all_pairs": len(scanned.pairs), "coverage": coverage(outcomes, scanned, assignment),
+            "all_pairs": len(scanned.pairs), "least": least, "coverage": coverage(outcomes, scanned, assignment),
             "links": links, "mean": sum(marks) / len(marks) if marks else 0,
             "late_rule": late_rule(assignment), "as_of": view.as_of,
             "shown_from": visibility.shown_from(assignment)}

@@ -74,7 +74,7 @@ def write_grades(path, programs: list, rows: list) -> None:
                 row.student, *[shown_marks(row.programs.get(p, 0)) for p in programs],
                 shown_marks(row.raw), "" if row.days_late is None else str(row.days_late),
                 NOT_MARKED if FAILED in row.statuses else shown_marks(row.mark), row.status,
-                f"{row.passed}/{row.cases}", row.note)])
+                f"{row.passed}/{row.cases}" if row.cases else "", row.note)])
 
 
 def write_similarity(path, pairs: list) -> None:

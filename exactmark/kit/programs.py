@@ -16,6 +16,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from exactmark.base.visible import escaped
 from exactmark.kit.cases import EXPECTED_OUTPUTS, ROOT, Case, load_cases
 
 BINARY = "program"  # what a build writes, and a case of a built program runs
@@ -25,8 +26,9 @@ OPTION_STARTS = "-@"  # a name that begins so reads as an option, or a response 
 PYTHON = "python3"
 MOST_SOURCES = 50  # files of one glob a compiled program's student may hand in
 
-NOT_SUBMITTED = "{glob} is not in the submission (a link does not count)"
-NONE_SUBMITTED = "no {glob} file is in the submission (a link does not count)"
+NOT_SUBMITTED = "{glob} is not in the submission{links}"
+NONE_SUBMITTED = "no {glob} file is in the submission{links}"
+LINKS_NOT_COUNTED = " ({names} {is_are} a link, and a link does not count)"
 TOO_FEW = "the submission holds {count} {glob} file{s}, fewer than the {least} it needs"
 TOO_MANY = "the submission holds {count} {glob} files, more than the {most} it may"
 REFERENCE_FAILS = "{program}: the reference does not build:\n{said}"
@@ -53,6 +55,16 @@ class Language:
 
 def is_glob(name: str) -> bool:
     return any(character in name for character in "*?[")
+
+
+def links_not_counted(links: list, glob: str) -> str:
+    """What the sentence of a program not handed in adds when a link stands where it would
+    be (a student who linked their file rather than copy it): nothing when none does."""
+    named = [f"`{escaped(name)}`" for name in links if fnmatch.fnmatchcase(name, glob)]
+    if not named:
+        return ""
+    return LINKS_NOT_COUNTED.format(names=" and ".join(named),
+                                    is_are="is" if len(named) == 1 else "are each")
 
 
 @dataclass(frozen=True)
@@ -82,22 +94,26 @@ class Program:
     def cases(self) -> list:
         return load_cases(self.name, folder=self.cases_folder or EXPECTED_OUTPUTS / self.name)
 
-    def files(self, folder: Path) -> tuple:
+    def files(self, folder: Path, links: tuple = ()) -> tuple:
         """(the program's files at the top of `folder`, each kind's in name order; why it is
         not there, one sentence per kind missing or out of bounds). A link is never one, and
-        a file counts for the first kind it matches only."""
+        a file counts for the first kind it matches only. `links`: the names of links at the
+        top a copy of the folder left out, said where they stand in a program's place."""
         try:
-            names = sorted(entry.name for entry in os.scandir(folder)
-                           if stat.S_ISREG(entry.stat(follow_symlinks=False).st_mode))
+            entries = [(entry.name, entry.stat(follow_symlinks=False).st_mode)
+                       for entry in os.scandir(folder)]
         except OSError:
-            names = []
+            entries = []
+        names = sorted(name for name, mode in entries if stat.S_ISREG(mode))
+        links = sorted({*links, *(name for name, mode in entries if stat.S_ISLNK(mode))})
         found, problems = [], []
         for kind in self.submit:
             matching = [name for name in names
                         if fnmatch.fnmatchcase(name, kind.glob) and name not in found]
             if not matching and kind.least == 1:
                 problems.append((NOT_SUBMITTED if kind.glob in self.exact_names()
-                                 else NONE_SUBMITTED).format(glob=kind.glob))
+                                 else NONE_SUBMITTED).format(
+                                     glob=kind.glob, links=links_not_counted(links, kind.glob)))
             elif len(matching) < kind.least:
                 problems.append(TOO_FEW.format(count=len(matching), glob=kind.glob,
                                                s="s" * (len(matching) != 1), least=kind.least))

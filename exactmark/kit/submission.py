@@ -10,6 +10,7 @@ import stat
 from pathlib import Path
 
 from exactmark.kit.cases import STATS_FILE
+from exactmark.base.tree import LINK
 from exactmark.base.visible import escaped
 
 NOT_COPIED = {"expected_outputs", "tests", "__pycache__", "__MACOSX", STATS_FILE}
@@ -52,11 +53,14 @@ def marked_folder(folder: Path, programs, own_folders=()) -> Path:
     return folder
 
 
-def why_missing(folder: Path, program, programs) -> tuple:
+def why_missing(folder: Path, program, programs, left_out: dict = None) -> tuple:
     """(why `program` is not in `folder`, a sentence per kind of file; a sentence per exact
     name that files of the folder look like): what the marker's report and a student's
-    checker say of a program that is not there."""
-    return program.files(folder)[1], [
+    checker say of a program that is not there. `left_out`: what the copy that `folder` is
+    left out (exactmark.base.tree.Copied.named, relative to `folder`), its links named."""
+    links = tuple(str(path) for path, why in (left_out or {}).items()
+                  if why == LINK and len(path.parts) == 1)
+    return program.files(folder, links)[1], [
         LOOKS_LIKE.format(files=" and ".join(f"`{escaped(path)}`" for path in found),
                           s="s" * (len(found) == 1), name=name)
         for name in program.exact_names()

@@ -323,11 +323,13 @@ class Marking:
         return [results[index] for index in range(len(items))]
 
     def run(self, marked, mode: str, snapshot: Path = None, part: str = None,
-            first: bool = False) -> Verdict:
+            first: bool = False, judged=judge) -> Verdict:
         """A run of the case, from the program's snapshot (or another: the reference or a
         wrong program, run on a case the student wrote), judged; within the budget of its
         `part` (by default its program's golden cases). `first`: with the first pass's cap,
-        where the part has a budget; None where that cap stopped it, which is no verdict."""
+        where the part has a budget; None where that cap stopped it, which is no verdict.
+        `judged` judges it (the reference's run on a student's case is said from the case's
+        side)."""
         case = marked.case
         program = self.programs[case.program]
         files = {STATS_FILE: case.stats} if case.stats is not None else {}
@@ -360,7 +362,7 @@ class Marking:
                                      else given.wall_seconds)
         if budget is not None and outcome.limit in (Limit.CPU, Limit.WALL):
             return None
-        return judge(case, mode, outcome, self.rules_of(marked))
+        return judged(case, mode, outcome, self.rules_of(marked))
 
     def sandboxed(self, snapshot: Path, arguments: tuple, **how):
         """A run in this student's session, or in a sandbox of its own where there is none."""
@@ -654,7 +656,7 @@ def mark_cases(sandbox, options, root: Path, assignment, selected: dict, header:
             kind, case_id = worst.kind if worst else "", cases[index].case.id
             progress(PROGRESS.format(done=count, total=len(cases), kind=kind, case=case_id))
             messages.send(messages.Progress(count, len(cases), case_id, str(kind)))
-        missing = {program: why_missing(root, declared[program], declared.values())
+        missing = {program: why_missing(root, declared[program], declared.values(), left_out)
                    for program in selected if not present[program]}
         student = {program: student_cases.mark_groups(
             marking, pool, declared[program], groups[program], root, left_out, scratch,

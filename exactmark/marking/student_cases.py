@@ -21,17 +21,18 @@ is a sandboxed run with the marking's limits and budget.
 
 import math
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from exactmark.base.visible import escaped
+from exactmark.base.visible import escaped, first_difference
 from exactmark.marking import records
 from exactmark.kit.assignment import COUNTS, MarkedCase
 from exactmark.kit.bundle import BundleError, write_program
 from exactmark.kit.variants import VariantError, read_variant
 from exactmark.marking.build import build
 from exactmark.marking.report import reproduce, shown_input
-from exactmark.marking.verdicts import PIPE, Kind, Verdict, how
+from exactmark.marking.near_miss import missed, regions
+from exactmark.marking.verdicts import PIPE, STATUS_DIFFERS, Kind, Verdict, how, judge
 from exactmark.kit.written_cases import NONE_MARKED, Read, Refusal, Written, read_cases
 
 # The report, the feedback and results.json: a group's marks, per count, and its cases.
@@ -63,6 +64,10 @@ REPEATS_EMPTY = ("its .out is empty, as {case}'s, which counts, with the same ex
                  "stderr: it shows nothing more")
 CAUGHT, MISSED, UNDECIDED = "caught", "missed", "not decided"
 THE_REFERENCE = "the reference: {how}"
+# An invalid case's sentence is said from the case's side (the case is what the team
+# changes): its `got` is what the case expects, its `want` what the reference prints.
+TO_MATCH = "for your case to match it, {how}"
+CASE_TO_MATCH = "the reference: {kind}; " + TO_MATCH
 YOUR_PROGRAM = "your program: {how}"
 MISTAKE_LINE = "    {verdict:<9} {name}{by}: {mistake}"
 CAUGHT_BY = " (by {case})"
@@ -93,6 +98,38 @@ def part(program: str, group, count: str) -> str:
 def in_words(verdict: Verdict) -> str:
     """A verdict in a line: what the run came to, and how close it came."""
     return ": ".join(filter(None, (str(verdict.kind), how(verdict))))
+
+
+def in_words_to_match(verdict: Verdict) -> str:
+    """The reference's verdict on an invalid case in a line, its sentence saying what the
+    case must change to (`judged_from_the_case`)."""
+    said = how(verdict)
+    return CASE_TO_MATCH.format(kind=verdict.kind, how=said) if said else THE_REFERENCE.format(
+        how=verdict.kind)
+
+
+def judged_from_the_case(case, mode: str, outcome, rules) -> Verdict:
+    """The reference's run on a case a student wrote, judged as any run is (the same
+    kind, diff and limits), but with its sentence turned round: what the case must change
+    to, to expect what the reference prints (judged as a program's run, it would say what
+    the reference must change to, to print what the case expects)."""
+    verdict = judge(case, mode, outcome, rules)
+    if verdict.kind == Kind.WRONG:
+        return turned(verdict, case.stdout, outcome.stdout)
+    if verdict.kind == Kind.WRONG_STDERR:
+        return turned(verdict, case.stderr, outcome.stderr)
+    if verdict.kind == Kind.WRONG_STATUS:
+        return replace(verdict, detail=STATUS_DIFFERS.format(got=case.status,
+                                                             want=outcome.status))
+    return verdict
+
+
+def turned(verdict: Verdict, expected: bytes, printed: bytes) -> Verdict:
+    near = missed(expected, printed)
+    detail = near.sentence if near else first_difference(
+        expected.decode("utf-8", "surrogateescape"), printed.decode("utf-8", "surrogateescape"))
+    return replace(verdict, detail=detail, near_miss=near,
+                   regions=tuple(regions(expected, printed)))
 
 
 def in_words_withheld(verdict: Verdict) -> str:
@@ -216,8 +253,8 @@ class GroupResult:
         lines = []
         for marked in self.cases:
             if not marked.valid:
-                detail = THE_REFERENCE.format(how=(in_words if reference_shown
-                                                   else in_words_withheld)(marked.reference))
+                detail = (in_words_to_match(marked.reference) if reference_shown
+                          else THE_REFERENCE.format(how=in_words_withheld(marked.reference)))
             elif own and marked.own is not None:
                 detail = YOUR_PROGRAM.format(how=in_words(marked.own))
             else:
@@ -270,8 +307,8 @@ class GroupResult:
             if verdict.diff:
                 lines.append(verdict.diff)
             found.append((f"{self.where(marked.case.name)}: "
-                          + (YOUR_PROGRAM if valid else THE_REFERENCE).format(how=in_words(verdict)),
-                          lines))
+                          + (YOUR_PROGRAM.format(how=in_words(verdict)) if valid
+                             else in_words_to_match(verdict)), lines))
         return found
 
     def tests(self, program) -> list:
@@ -489,7 +526,8 @@ def mark_groups(marking, pool, program, groups: list, root: Path, left_out: dict
     every = [(result, case) for result in results for case in result.read.cases]
     verdicts = marking.in_two_passes(
         pool, lambda item, first, _: marking.run(on(*item), PIPE, made.reference,
-                                                 part(program.name, item[0].group, "valid"), first),
+                                                 part(program.name, item[0].group, "valid"), first,
+                                                 judged=judged_from_the_case),
         every)
     for (result, case), verdict in zip(every, verdicts):
         result.cases.append(Marked(case, verdict))

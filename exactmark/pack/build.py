@@ -46,6 +46,28 @@ HEADER = ("The student pack's checker, written by `make student-pack` from {path
 NO_ASSIGNMENT = "give the assignment and the folder: --assignment NAME OUT (make student-pack ASSIGNMENT=NAME OUT=DIR)"
 EXAMPLE = "example: exactmark pack --assignment seeded seeded-pack"
 PROGRAM_LINE = "- {program}: {count} visible case{s}, in `{folder}/`"
+PROGRAM_ONLY_WRITTEN = "- {program}: no case of the marking's own; the cases you write (below)"
+PROGRAM_UNCHECKED = "- {program}: no visible case: this pack cannot check it"
+CHECKS_VISIBLE = "the assignment's **visible** cases"
+CHECKS_WRITTEN = "the cases you write"
+# What passing means: where some cases are not in the pack, which, and what they are worth.
+PASSING_UNSEEN = """Passing every visible case does **not** promise the mark: the marking also uses
+cases you cannot see, worth {unseen:g} of the {marks:g} marks:
+
+{groups}
+
+Read the handout for what your program must do, and test more than these cases."""
+UNSEEN_GROUP = "- {program}, {group}: {marks:g} mark{s}, {when}"
+UNSEEN_WHEN = {"after_due_date": "shown in your feedback once late submissions close",
+               "after_published": "shown in your feedback once your instructor publishes them",
+               "hidden": "never shown: your feedback says how many pass, and what they earn"}
+PASSING_ALL_SEEN = ("Every case the marking runs is in this pack: passing them all here means "
+                    "passing them in the marking, unless your program reaches what the "
+                    "marking's sandbox does not (above). Read the handout for what your "
+                    "program must do.")
+PASSING_WRITTEN_ONLY = ("The marking marks no case of its own: your marks are for the cases "
+                        "you write, and for your program passing them. Below: what this checker "
+                        "can and cannot say of them.")
 BUILT_WITH = "; built as the marking builds it: `{command}`"
 LINK_REFUSED = "{out} is a link: give the folder itself"
 NOT_EMPTY = "{out} holds files that are not a student pack: give a new folder, or an empty one"
@@ -56,8 +78,9 @@ NO_VISIBLE_WRITTEN = ("note: {program} has no visible case: the pack checks only
                       "a student writes of it")
 EXIT_VISIBLE = "The exit status is 0 only when every visible case passes."
 EXIT_WRITTEN = ("The exit status is 0 only when every visible case passes, and so does every "
-                "case you\nwrite, none of them refused (see [The cases you write]"
-                "(#the-cases-you-write)).")
+                "case you\nwrite, none of them refused, and each group of them has a case "
+                "(see [The cases you write](#the-cases-you-write)): a group without one earns "
+                "none of its marks.")
 WRITTEN = """
 ## The cases you write
 
@@ -133,15 +156,47 @@ def contents(assignment) -> dict:
     return files
 
 
+def program_line(entry: dict, program) -> str:
+    """What the pack checks of one program: its visible cases, or why none."""
+    count = len(entry["visible"])
+    if not count:
+        return PROGRAM_ONLY_WRITTEN.format(program=entry["name"]) if entry["groups"] else \
+            PROGRAM_UNCHECKED.format(program=entry["name"])
+    return PROGRAM_LINE.format(program=entry["name"], count=count, s="s" * (count != 1),
+                               folder=entry["cases"]) + (
+        BUILT_WITH.format(command=program.shell_build()) if program.built else "")
+
+
+def passing(assignment, data: dict) -> str:
+    """What passing here means: the groups of cases the pack does not hold and their marks,
+    where there are some; that it holds every case, where it does; that the marking marks
+    only the cases a student writes, where it does."""
+    if not any(marked for marked in assignment.marked_cases.values()):
+        return PASSING_WRITTEN_ONLY
+    if not data["unseen_marks"]:
+        return PASSING_ALL_SEEN
+    groups = {(program, group): [] for program in assignment.marked_cases
+              for group in assignment.groups[program]}  # in the assignment's order
+    for program, cases in assignment.marked_cases.items():
+        for marked in cases:
+            if not marked.visible:
+                groups[program, marked.group].append(marked)
+    return PASSING_UNSEEN.format(unseen=data["unseen_marks"], marks=assignment.marks,
+                                 groups="\n".join(
+        UNSEEN_GROUP.format(program=program, group=group, marks=round(marks, 4),
+                            s="s" * (marks != 1), when=UNSEEN_WHEN[members[0].visibility])
+        for (program, group), members in groups.items() if members
+        for marks in [sum(marked.marks for marked in members)]))
+
+
 def readme(assignment, data: dict) -> str:
-    programs = "\n".join(
-        PROGRAM_LINE.format(program=name, count=len(entry["visible"]),
-                            s="s" * (len(entry["visible"]) != 1), folder=entry["cases"])
-        + (BUILT_WITH.format(command=program.shell_build()) if program.built else "")
-        for entry in data["programs"]
-        for name, program in [(entry["name"], assignment.programs[entry["name"]])])
+    programs = "\n".join(program_line(entry, assignment.programs[entry["name"]])
+                          for entry in data["programs"])
+    checks = CHECKS_VISIBLE if any(entry["visible"] for entry in data["programs"]) or not any(
+        entry["groups"] for entry in data["programs"]) else CHECKS_WRITTEN
     return README_TEMPLATE.read_text(encoding="utf-8").format(
         title=assignment.title, programs=programs, written=written(assignment, data),
+        checks=checks, passing=passing(assignment, data),
         exit=EXIT_WRITTEN if any(entry["groups"] for entry in data["programs"]) else EXIT_VISIBLE,
         cpu=assignment.cpu_seconds,
         memory=mebibytes(MEMORY_BYTES), files=OPEN_FILES,

@@ -12,8 +12,9 @@ the assignment marks the cases you write, they are read as the marker reads them
 one it would refuse is refused, with its reason) and your program runs on each of the
 others as on a visible case; whether a case is valid or thorough it cannot say, since
 that takes the reference, which it does not hold. The exit status is 0 only when every
-visible case passes and so does every case you wrote, none refused. Passing them does
-not promise the mark: the marking also uses cases you cannot see.
+visible case passes and so does every case you wrote, none refused, and each group of
+them has a case. Where the marking also uses cases you cannot see, it says so: passing the
+visible ones then does not promise the mark.
 """
 
 import argparse
@@ -70,6 +71,8 @@ STOPS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # Ctrl-C, `kill`, a clos
 MOST_SHOWN = 4000  # characters of a line drawn from what a student wrote (a command, a reason)
 
 CHECKING = "Checking {folder} against {title}: its visible cases, as the marking runs them"
+CHECKING_ONLY_WRITTEN = ("Checking {folder} against {title}: the cases you write ({folders}), "
+                         "as the marking runs them")
 CHECKING_WRITTEN = ("Checking {folder} against {title}: its visible cases and the cases you "
                     "write ({folders}), as the marking runs them")
 AS_YOU = ("Your programs run as you, here, without a sandbox (it is your own code), with the "
@@ -94,6 +97,7 @@ WARNINGS_COST = ("  the marking deducts {share:.0%} of what this program's cases
 NOT_BUILT_LINE = "  {kind:<{width}} (its {count} visible case{s})"
 PROGRAM_HEAD = "{program}: {passed} of {total} visible case{s} pass"
 PROGRAM_ONLY_WRITTEN = "{program}: no visible case; the cases you write:"
+PROGRAM_WRITTEN_ALONE = "{program}: the cases you write:"  # where no golden case is marked
 CASE_LINE = "  {kind:<{width}} {case}{detail}"
 GROUP_HEAD = "  {group} ({folder}/): {passed} of {total} of your cases pass{refused}"
 GROUP_REFUSED = ", {count} refused"
@@ -109,12 +113,18 @@ CANNOT_JUDGE = ("This checker cannot say whether the cases you write are valid o
                 "the handout), and a case your program fails is wrong in one of the two: the "
                 "case or the program.")
 REPRODUCE = "  reproduce, in your folder: {command}"
-SUMMARY = "{passed} of {total} visible cases pass; the marking also uses cases you cannot see"
+SUMMARY = ("{passed} of {total} visible cases pass; the marking also uses cases you cannot "
+           "see, worth {unseen:g} mark{s}")
+SUMMARY_ALL_SEEN = "{passed} of {total} cases pass: the marking uses these cases and no others"
+NO_CASE_YET = ("{folder}/ ({group}) has no case yet: as it is, the group earns none of its "
+               "{marks:g} marks, since each of its counts is a share of its cases{asked}")
+ASKED_FOR = "; the handout asks for at least {asked}"
 WRITTEN_SUMMARY = ("{passed} of {total} of the cases you write pass on your program"
                    "{refused}{empty}")
 WRITTEN_SUMMARY_REFUSED = "; {count} refused"
 WRITTEN_SUMMARY_EMPTY = "; {count} group{s} without a case"
 INTERRUPTED = "Interrupted: {done} of {total} visible cases checked"
+INTERRUPTED_ONLY_WRITTEN = "Interrupted: {own_done} of {own_total} of the cases you write checked"
 INTERRUPTED_WRITTEN = ("Interrupted: {done} of {total} visible cases and {own_done} of "
                        "{own_total} of the cases you write checked")
 NO_FOLDER = "check.py: there is no folder {folder}: give the folder that holds your work"
@@ -335,7 +345,8 @@ class Check:
                                              s="s" * (len(cases) != 1),
                                              passed=sum(v.kind == Kind.PASS for v in verdicts))
                          if cases or not reads else
-                         PROGRAM_ONLY_WRITTEN.format(program=program.name))
+                         (PROGRAM_ONLY_WRITTEN if self.pack.unseen_marks
+                          else PROGRAM_WRITTEN_ALONE).format(program=program.name))
                 for checked, verdict in zip(cases, verdicts):
                     said = how(verdict)
                     self.say(CASE_LINE.format(kind=verdict.kind, width=KIND_WIDTH,
@@ -402,7 +413,8 @@ class Check:
         `written` ones, then do not pass)."""
         every = [*cases, *written]
         if not program.present(self.root):
-            why, alike = why_missing(self.root, program, [p for p, _ in self.pack.programs])
+            why, alike = why_missing(self.root, program, [p for p, _ in self.pack.programs],
+                                     self.left_out)
             self.say(MISSING.format(program=program.name, why="; ".join([*why, *alike])))
             return self.unpassed(every, Kind.NOT_RUN, MISSING_DETAIL)
         if not program.built:
@@ -556,10 +568,10 @@ def main(argv=None) -> int:
         folder = options.folder.resolve()
         out = sys.stdout
         groups = [group for chosen in pack.groups.values() for group in chosen]
-        print(CHECKING_WRITTEN.format(folder=escaped(str(folder)), title=pack.title,
-                                      folders=", ".join(f"{group.folder}/" for group in groups))
-              if groups else CHECKING.format(folder=escaped(str(folder)), title=pack.title),
-              file=out)
+        checking = (CHECKING if not groups else CHECKING_WRITTEN if any(
+            cases for _, cases in pack.programs) else CHECKING_ONLY_WRITTEN)
+        print(checking.format(folder=escaped(str(folder)), title=pack.title,
+                              folders=", ".join(f"{group.folder}/" for group in groups)), file=out)
         print(AS_YOU.format(cpu=pack.cpu_seconds), file=out)
         if not kept:
             print(NOT_KEPT, file=out)
@@ -580,15 +592,26 @@ def main(argv=None) -> int:
         check.read_written()
         check.every_program()
         check.runner.stop()  # nothing a run left may print after the last line
-        print(f"\n{SUMMARY.format(passed=check.passed(), total=check.total())}", file=out)
+        print(file=out)
+        if check.total() or not groups:
+            print((SUMMARY if pack.unseen_marks else SUMMARY_ALL_SEEN).format(
+                passed=check.passed(), total=check.total(), unseen=pack.unseen_marks,
+                s="s" * (pack.unseen_marks != 1)), file=out)
         if groups:
             print(summary_of_written(check), file=out)
+            for group, found in check.groups():
+                if not found.cases:
+                    print(NO_CASE_YET.format(group=group.name, folder=group.folder,
+                                             marks=group.marks, asked=ASKED_FOR.format(
+                                                 asked=group.asked) if group.asked > 1 else ""),
+                          file=out)
         return Exit.PASSED if check.complete() else Exit.FAILED
     except (KeyboardInterrupt, Stopped) as stop:
         ending()
         if check is not None:
             check.runner.stop()
-            print("\n" + (INTERRUPTED_WRITTEN.format(
+            written = INTERRUPTED_WRITTEN if check.total() else INTERRUPTED_ONLY_WRITTEN
+            print("\n" + (written.format(
                 done=len(check.verdicts), total=check.total(), own_done=len(check.written),
                 own_total=check.written_total()) if check.groups() else INTERRUPTED.format(
                 done=len(check.verdicts), total=check.total())), file=sys.stderr)

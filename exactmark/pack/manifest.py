@@ -5,8 +5,9 @@ limits and what is forgiven; and the groups of cases the student writes (where t
 how many, how large, what is compared), so that the checker reads them as the marker
 does. Written by `make student-pack`, read by the checker, which holds this module
 (standard library only). Nothing of a case that is not visible is written: no name, no
-input, no output, not how many there are; nor what a group's cases are marked against
-(its mistakes, their weights).
+input, no output, not how many there are, only the marks they carry in all (so that the
+checker says there are such cases only where there are); nor what a group's cases are
+marked against (its mistakes, their weights).
 """
 
 import json
@@ -18,7 +19,7 @@ from exactmark.kit.programs import Language, Program, Submitted
 
 MANIFEST = "pack.json"
 CASES = "expected_outputs"  # the cases, as the handouts cite them: CASES/FOLDER/NAME.*
-FORMAT = 2
+FORMAT = 3
 UNREADABLE = "{path} is not a pack this checker reads: {problem}"
 NO_CASE = "its case {case} has no {path}"
 
@@ -41,6 +42,8 @@ class Group:
     most: int  # cases marked; those beyond, in name order, are refused
     most_bytes: int  # a case any of whose files is larger is refused
     compare: frozenset  # besides stdout: "status", "stderr"
+    marks: float = 0.0  # its counts' marks in all
+    asked: int = 1  # cases the handout asks for
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,7 @@ class Pack:
     python: str  # the Python version (X.Y) the marking runs, or ""
     programs: tuple  # of (exactmark.kit.programs.Program, [Checked])
     groups: dict = field(default_factory=dict)  # program name -> (Group, ...)
+    unseen_marks: float = 0.0  # of the golden cases the pack does not hold
 
 
 def written(assignment, wall_seconds: float, idle_seconds: float, folders: dict) -> dict:
@@ -71,12 +75,20 @@ def written(assignment, wall_seconds: float, idle_seconds: float, folders: dict)
             "visible": [{"name": m.case.name, "compare": sorted(m.compare)}
                         for m in marked if m.visible],
             "groups": [{"name": group.name, "folder": group.folder, "most": group.most,
-                        "most_bytes": group.most_bytes, "compare": sorted(group.compare)}
+                        "most_bytes": group.most_bytes, "compare": sorted(group.compare),
+                        "marks": group.total, "asked": group.asked}
                        for group in assignment.student_groups(name)]})
     return {"format": FORMAT, "assignment": assignment.name, "title": assignment.title,
             "cpu_seconds": assignment.cpu_seconds, "wall_seconds": wall_seconds,
             "idle_seconds": idle_seconds, "normalise": dict(assignment.normalise or {}),
-            "python": assignment.python or "", "programs": programs}
+            "python": assignment.python or "", "programs": programs,
+            "unseen_marks": unseen_marks(assignment)}
+
+
+def unseen_marks(assignment) -> float:
+    """The marks of the golden cases a student cannot see before they submit."""
+    return round(sum(marked.marks for cases in assignment.marked_cases.values()
+                     for marked in cases if not marked.visible), 4)
 
 
 def read(folder: Path) -> Pack:
@@ -89,11 +101,12 @@ def read(folder: Path) -> Pack:
         programs = tuple(_program(folder, entry) for entry in data["programs"])
         groups = {entry["name"]: tuple(
             Group(entry["name"], group["name"], group["folder"], int(group["most"]),
-                  int(group["most_bytes"]), frozenset(group["compare"]))
+                  int(group["most_bytes"]), frozenset(group["compare"]), float(group["marks"]),
+                  int(group["asked"]))
             for group in entry["groups"]) for entry in data["programs"]}
         return Pack(data["assignment"], data["title"], data["cpu_seconds"],
                     data["wall_seconds"], data["idle_seconds"], data["normalise"],
-                    data["python"], programs, groups)
+                    data["python"], programs, groups, float(data["unseen_marks"]))
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as problem:
         raise ValueError(UNREADABLE.format(path=path, problem=problem)) from None
 
