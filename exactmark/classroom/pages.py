@@ -56,8 +56,6 @@ MISTAKES_COUNTED = "{caught} of {total} caught; which, {when}"
 REFERENCE_WITHHELD = "how it differs from what the reference prints: {when}"
 NO_TEAM = "no student has a valid case in this group"
 FAIL_THE_SAME_WAY = "{count} cases fail the same way: {cases}"  # then the first one's words
-CASES_PASSED = "Cases passed: {passed} of {cases}"
-NOT_HANDED_IN = "{programs} {were} not handed in"
 
 
 @dataclass(frozen=True)
@@ -212,7 +210,6 @@ def feedback_of(outcome, row: Row, view: View) -> dict:
                for program, marked_cases in assignment.marked_cases.items()
                if data.programs.get(program) and not data.programs[program].submitted]
     return {"student": outcome.student.name, "assignment": assignment, "row": row,
-            "cases_said": cases_said(outcome, row, assignment),
             "late": late.explanation if late else "", "programs": programs,
             "failing": [case for case in shown if not case.passed],
             "failing_groups": [{"cases": cases, "said": FAIL_THE_SAME_WAY.format(
@@ -228,22 +225,6 @@ def feedback_of(outcome, row: Row, view: View) -> dict:
             "none_ran": REFUSED_NONE_RAN if outcome.refused else "",
             "cases_folder": CASES_FOLDER, "written": written_groups(outcome, view),
             "pack_said": CHECK_YOUR_WORK.format(url=view.pack_url) if view.pack_url else ""}
-
-
-def cases_said(outcome, row: Row, assignment) -> str:
-    """How many cases passed, of those of the programs handed in (the row counts no other),
-    and which programs were not handed in (their cases were never run: "0 of 92" would
-    count them); nothing for a refused submission, whose refusal says why none ran."""
-    data = outcome.marking
-    if outcome.refused or not data.programs:
-        return ""
-    missing = [name for name in assignment.marked_cases
-               if name in data.programs and not ran(data, name)]
-    said = [CASES_PASSED.format(passed=row.passed, cases=row.cases)] if row.cases else []
-    if missing:
-        said.append(NOT_HANDED_IN.format(programs=" and ".join(missing),
-                                         were="were" if len(missing) > 1 else "was"))
-    return "; ".join(said)
 
 
 def same_way(case) -> tuple:
