@@ -111,6 +111,27 @@ def test_a_requirement_not_installed_is_named_with_the_extra_that_installs_it(tm
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.parametrize("command, extra", [("mark", "mark"), ("check-isolation", "mark"),
+                                            ("class", "class")])
+def test_a_linux_python_without_pyseccomp_is_refused_not_marked_without_seccomp(command, extra,
+                                                                                tmp_path):
+    """A system python3 with jsonschema but not the whole `mark` extra: the marker would run
+    every case with no seccomp filter, so it is refused with the extra to install."""
+    submission = tmp_path / "student"
+    write_assignment(load("seeded"), submission)
+    arguments = [command, *([str(submission)] if command != "check-isolation" else []),
+                 "--assignment", "seeded"]
+    done = subprocess.run([sys.executable, "-c", "import sys; sys.modules['pyseccomp'] = None; "
+                           "sys.platform = 'linux'; from exactmark.cli import main; "
+                           f"sys.exit(main({arguments!r}))"],
+                          cwd=tmp_path, env=ENVIRONMENT, capture_output=True, text=True,
+                          timeout=TIMEOUT)
+    assert done.returncode == Exit.REFUSED, done.stdout + done.stderr
+    assert done.stderr.splitlines() == [NOT_INSTALLED.format(command=command, module="pyseccomp",
+                                                             extra=extra)]
+    assert done.stdout == ""
+
+
 @pytest.fixture(scope="module")
 def bare_python(tmp_path_factory) -> str:
     """A fresh virtual environment's interpreter: the standard library alone, as a plain
@@ -122,7 +143,7 @@ def bare_python(tmp_path_factory) -> str:
 
 
 @pytest.mark.parametrize("command, module, extra", [("mark", "jsonschema", "mark"),
-                                                    ("class", "tqdm", "class")])
+                                                    ("class", "jsonschema", "class")])
 def test_a_python_without_the_extras_is_told_which_to_install(command, module, extra,
                                                                bare_python, tmp_path):
     """The kit's own folder on the path, its libraries not installed: one line, no
