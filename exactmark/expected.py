@@ -1,9 +1,9 @@
 """Write golden cases from the reference program: `make expected` calls this.
 
-    python3 -m exactmark.expected PROGRAM [--assignment NAME|FILE.toml] [--seed N]...
-                               [--simulate N I]... [--input NAME FILE]... [--inputs DIR]
-                               [--stats FILE] [--args "ARGS"] [--status N] [--head K]
-                               [--force]
+    exactmark expected PROGRAM [--assignment NAME|FILE.toml] [--seed N]...
+                       [--simulate N I]... [--input NAME FILE]... [--inputs DIR]
+                       [--stats FILE] [--args "ARGS"] [--status N] [--head K]
+                       [--force]
 
     make expected PROGRAM=NAME [ASSIGNMENT=NAME|FILE.toml] [SEEDS="3 14"]
                   [SIMULATE="1000,0"] [INPUTS=DIR] [ARGS="--status 1 --force ..."]

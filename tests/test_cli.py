@@ -76,6 +76,21 @@ def test_each_command_s_help_is_its_own_with_an_example(command, tmp_path):
     assert f"\nexample: exactmark {command} " in done.stdout
 
 
+# What a user's --help must not show: a module's command line, a source file's path, an
+# --assignment that seems to take a name alone (a FILE.toml works everywhere).
+NOT_FOR_USERS = {"a module's command line": re.compile(r"python3? -m exactmark"),
+                 "a source path": re.compile(r"exactmark/\S+\.py|exactmark\.[a-z_]+\.[a-z_]+"),
+                 "--assignment without FILE.toml": re.compile(r"--assignment NAME(?!\|FILE\.toml)")}
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_each_command_s_help_speaks_of_the_command_not_the_source(command, tmp_path):
+    done = exactmark(command, "--help", cwd=tmp_path)
+    for what, pattern in NOT_FOR_USERS.items():
+        found = [line for line in done.stdout.splitlines() if pattern.search(line)]
+        assert not found, f"exactmark {command} --help shows {what}:\n" + "\n".join(found)
+
+
 def test_an_unknown_command_is_refused_with_the_list(tmp_path):
     done = exactmark("marks", cwd=tmp_path)
     assert done.returncode == 2 and "invalid choice: 'marks'" in done.stderr

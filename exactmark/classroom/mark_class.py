@@ -1,13 +1,13 @@
 """Mark a whole class: `make mark-class SUBMISSIONS=DIR ASSIGNMENT=NAME [OUT=DIR]`.
 
-    python3 -m exactmark.classroom.mark_class DIR --assignment NAME [--out DIR] [--times CSV]
-                                    [--jobs N] [--force] [--isolation ...]
-                                    [--sandbox-per student|case] [--student-budget S]
-                                    [--as-of TIME] [--published] [--similarity-min S]
+    exactmark class DIR --assignment NAME|FILE.toml [--out DIR] [--times CSV]
+                    [--jobs N] [--force] [--isolation ...]
+                    [--sandbox-per student|case] [--student-budget S]
+                    [--as-of TIME] [--published] [--similarity-min S]
 
 Each entry of DIR is one student (a folder, or a .zip/.tar.gz archive, unpacked
 safely). Students are marked in parallel, each by the marker of one submission
-(`exactmark.marking.mark`, in its sandbox), and each student's results are kept as soon as
+(`exactmark mark`, in its sandbox), and each student's results are kept as soon as
 they are known: an interrupted run keeps what it finished, and the next run skips
 a student whose submission, submission time, assignment and golden cases are
 unchanged (--force marks everyone again). Then OUT gets grades.csv, similarity.csv,
@@ -472,8 +472,8 @@ def parser() -> argparse.ArgumentParser:
     parse = argparse.ArgumentParser(prog="exactmark class", description=__doc__, epilog=EXAMPLE,
                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parse.add_argument("submissions", type=Path, help="one entry per student")
-    parse.add_argument("--assignment", metavar="NAME",
-                       help="an assignment of assignments/, or the path of a FILE.toml")
+    parse.add_argument("--assignment", metavar="NAME|FILE.toml",
+                       help=f"one of: {', '.join(names())}; or an assignment file of your own")
     parse.add_argument("--out", type=Path, default=Path("marked"), help="where the results go")
     parse.add_argument("--times", type=Path, metavar="CSV",
                        help="submission times (columns student, submitted): applies the late rule")

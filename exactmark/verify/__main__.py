@@ -1,7 +1,7 @@
 """make verify [ASSIGNMENT=NAME|FILE.toml] [ARGS="--only 'solitaire_1/*'"]
 
-    python3 -m exactmark.verify [--assignment NAME|FILE.toml] [--only GLOB]... [--jobs N]
-                      [--isolation auto|namespaces|fallback]
+    exactmark verify [--assignment NAME|FILE.toml] [--only GLOB]... [--jobs N]
+                     [--isolation auto|namespaces|fallback]
 
 Marks, with the marker and each program's assignment, as a course would:
   1. the reference programs: every marked case must pass;
@@ -9,7 +9,7 @@ Marks, with the marker and each program's assignment, as a course would:
      line): every marked case must pass, piped and at a terminal;
   3. wrong variants: programs with a mistake students make: each must fail at
      least two marked cases (one case alone is a single point of failure);
-  4. the rule map of each handout (exactmark/kit/rules.py): every rule pinned by two
+  4. the rule map of each handout (the rules its text states): every rule pinned by two
      marked cases or more, each shown by a wrong program that breaks that rule
      alone (`rule` in its file): such a program is marked on its rule's cases,
      and on the others only when fewer than two of those fail;
@@ -17,7 +17,7 @@ Marks, with the marker and each program's assignment, as a course would:
      cases, handed in as a student's cases with the sample solution, are all
      valid and catch every wrong program the group names (else its thorough mark
      could never be full); only those a team could write, every line of their
-     screens shown by the student pack or the handouts (exactmark/verify/documented.py), and no
+     screens shown by the student pack or the handouts, and no
      worked example, which counts for nothing as a student's case.
 Each of them, piped, is also checked by the assignment's student pack (`make
 student-pack`): on every visible case its checker must say what the marker says (but
@@ -467,7 +467,7 @@ def selected(variants, patterns):
 def parser() -> argparse.ArgumentParser:
     parse = argparse.ArgumentParser(prog="exactmark verify", description=__doc__.split("\n\n")[1],
                                     epilog=EXAMPLE)
-    parse.add_argument("--assignment", metavar="NAME",
+    parse.add_argument("--assignment", metavar="NAME|FILE.toml",
                        help="one assignment (a name, or FILE.toml) instead of the kit's")
     parse.add_argument("--only", metavar="GLOB", action="append",
                        help="only the variants PROGRAM/NAME that match, no reference check")
