@@ -78,8 +78,8 @@ WROTE = ("Wrote {grades}, {similarity}, {summary}, and per student their feedbac
          "(theirs to see) and the marker's report in {instructor} (yours only)")
 NO_SUBMISSIONS = ("give the folder of the class's submissions: make mark-class SUBMISSIONS=DIR "
                   "ASSIGNMENT=NAME")
-NO_ASSIGNMENT = ("say which assignment to mark against: --assignment NAME (make mark-class "
-                 "ASSIGNMENT=NAME); the assignments are: {names}")
+NO_ASSIGNMENT = ("say which assignment to mark against: --assignment NAME|FILE.toml "
+                 "(make mark-class ASSIGNMENT=NAME|FILE.toml); the assignments are: {names}")
 NOT_A_CLASS = "{path}: not a folder of submissions"
 OUT_IN_CLASS = ("--out {out} lies inside the class folder {submissions}: it would be marked as a "
                 "student's, or inside one; give a folder outside it")

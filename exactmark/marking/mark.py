@@ -93,8 +93,8 @@ FILES_OPEN = ("warning: neither namespaces nor Landlock hide files here ({why}):
 LAYERS_MISSING = ("this machine cannot give each run {layers}, which this marking requires; "
                   "it has: {isolation}")
 NO_SUBMISSION = "give the folder to mark: make mark SUBMISSION=DIR ASSIGNMENT=NAME"
-NO_ASSIGNMENT = ("say which assignment to mark against: --assignment NAME (make mark "
-                 "ASSIGNMENT=NAME); the assignments are: {names}")
+NO_ASSIGNMENT = ("say which assignment to mark against: --assignment NAME|FILE.toml "
+                 "(make mark ASSIGNMENT=NAME|FILE.toml); the assignments are: {names}")
 NOTHING_MATCHES = "no case of {assignment} matches {patterns}"
 BAD_TIME = "--submitted: {text!r} is not a date and time such as 2027-03-11T14:30"
 NO_DEADLINE = "--submitted: {name} has no deadline, so no late rule to apply"
