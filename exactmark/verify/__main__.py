@@ -72,7 +72,13 @@ SCORE = "Wrong programs caught: {caught}/{total}; marked cases failed per wrong 
         "fewest {fewest}, median {median:g}, most {most}"
 USELESS = "Marked cases no wrong program fails ({count}): {cases}"
 VERDICT = "verify: {problems} problem(s): {summary}"
-ALL_GOOD = "verify: the references and honest variants pass everything; every wrong program is caught"
+# The last line when nothing is wrong: only what was checked (--only checks no reference; an
+# assignment may have no honest variant, or no wrong one).
+ALL_GOOD = "verify: {parts}"
+PASS_EVERYTHING = "{who} pass everything"
+REFERENCES, HONEST_VARIANTS = "the references", "honest variants"
+NO_HONEST = "no honest variant to try"
+CAUGHT, NO_WRONG = "every wrong program is caught", "no wrong program to catch"
 MARKER_FAILED = "the marker ended with status {status} on {name}:\n{stderr}"
 NO_VARIANT = "verify: no variant matches {patterns}"
 NOT_SUBMITTED = "none: the program's files are not there (a wrong name?)"
@@ -476,6 +482,14 @@ def parser() -> argparse.ArgumentParser:
     return parse
 
 
+def all_good(references: bool, honest: bool, wrong: bool) -> str:
+    """The last line of a verify that found nothing wrong, saying only what it checked."""
+    who = [REFERENCES] * references + [("the " * (not references)) + HONEST_VARIANTS] * honest
+    parts = [PASS_EVERYTHING.format(who=" and ".join(who))] * bool(who)
+    parts += [NO_HONEST] * (not honest) + [CAUGHT if wrong else NO_WRONG]
+    return ALL_GOOD.format(parts="; ".join(parts))
+
+
 def main(argv=None) -> int:
     options = parser().parse_args(argv)
     try:
@@ -525,7 +539,8 @@ def main(argv=None) -> int:
                   for program, cases in assignment.marked_cases.items() for m in cases}
         useless = sorted(marked - failing)
         say(USELESS.format(count=len(useless), cases=", ".join(useless) or "none"))
-    say(VERDICT.format(problems=len(problems), summary="; ".join(problems)) if problems else ALL_GOOD)
+    say(VERDICT.format(problems=len(problems), summary="; ".join(problems)) if problems
+        else all_good(not options.only, bool(honest), bool(wrong)))
     return Exit.FAILED if problems else Exit.PASSED
 
 
