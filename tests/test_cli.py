@@ -204,3 +204,16 @@ def test_make_mark_ends_as_the_marking_guide_s_table_says(status, submissions, t
     else:
         score = re.search(r"^Score: .*/13\.00", marked.stdout, re.MULTILINE).group()
         assert score in made.stdout
+
+
+def test_the_marker_run_as_a_module_without_pyseccomp_says_so_in_its_isolation(tmp_path):
+    """`python3 -m exactmark.marking.mark` is not refused (Gradescope's run is such a one):
+    whichever sandbox it finds, what it shows first says what is missing and how to get it."""
+    done = subprocess.run([sys.executable, "-c", "import runpy, sys; sys.modules['pyseccomp'] "
+                           "= None; sys.argv[1:] = ['--check-isolation', '--assignment', "
+                           "'seeded']; runpy.run_module('exactmark.marking.mark', "
+                           "run_name='__main__')"], cwd=tmp_path, env=ENVIRONMENT,
+                          capture_output=True, text=True, timeout=TIMEOUT)
+    shown = done.stdout.splitlines()[:2]
+    assert any("no seccomp filter (pyseccomp is not installed: pip install '.[mark]')" in line
+               for line in shown), done.stdout + done.stderr
