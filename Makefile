@@ -43,14 +43,17 @@ play:  ## play a program: make play PROGRAM=patience ARGS="golf --seed 3" (defau
 
 # What each job installs: the package itself, editable (the checkout's code is what runs,
 # from any folder, and an edit needs no new install), with pyproject.toml's extras, whose
-# pins are the requirements files: the tests everything; make mark the marker's alone;
-# make mark-class the marker's and the class's (copydetect, jinja2, tqdm).
+# pins are the requirements files: the tests and benches everything; each tool the marker's
+# alone (jsonschema, pyseccomp, pexpect: make mark, standalone, student-pack, expected,
+# verify, gradescope, check-isolation); make mark-class the marker's and the class's
+# (copydetect, jinja2, tqdm). An install that holds more stamps the lesser ones too: after
+# make test, no tool installs again; after make mark, make mark-class adds the class's.
 PACKAGE := pyproject.toml setup.py requirements-mark.txt
 
 $(STAMP): $(PACKAGE) requirements-class.txt requirements-fast.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) --editable '.[test]'
-	touch $@
+	touch $@ $(CLASS_STAMP) $(MARK_STAMP)
 
 $(MARK_STAMP): $(PACKAGE)
 	$(PYTHON) -m venv $(VENV)
@@ -60,7 +63,7 @@ $(MARK_STAMP): $(PACKAGE)
 $(CLASS_STAMP): $(PACKAGE) requirements-class.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) --editable '.[class]'
-	touch $@
+	touch $@ $(MARK_STAMP)
 
 test: $(STAMP)  ## the whole test suite, a worker per core (TEST_JOBS=1 for one; PYTEST_ARGS="-k hoyle" for some of it)
 	$(VENV_PYTHON) -m pytest -n $(TEST_JOBS) --dist worksteal $(PYTEST_ARGS)
@@ -71,23 +74,23 @@ expected: export MARK_SIMULATE = $(value SIMULATE)
 expected: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
 expected: export MARK_INPUTS = $(value INPUTS)
 expected: export MARK_ARGS = $(value ARGS)
-expected: $(STAMP)  ## golden cases from the reference: PROGRAM=solitaire_1 SEEDS="3 14" SIMULATE="1000,0", or ASSIGNMENT=FILE.toml PROGRAM=NAME INPUTS=DIR [ARGS="--status 1 --force"]
+expected: $(MARK_STAMP)  ## golden cases from the reference: PROGRAM=solitaire_1 SEEDS="3 14" SIMULATE="1000,0", or ASSIGNMENT=FILE.toml PROGRAM=NAME INPUTS=DIR [ARGS="--status 1 --force"]
 	$(VENV_PYTHON) -m exactmark expected
 
 verify: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
 verify: export MARK_ARGS = $(value ARGS)
-verify: $(STAMP)  ## the references, honest and wrong variants marked: [ASSIGNMENT=NAME|FILE.toml] [ARGS="--only 'solitaire_1/*'"]
+verify: $(MARK_STAMP)  ## the references, honest and wrong variants marked: [ASSIGNMENT=NAME|FILE.toml] [ARGS="--only 'solitaire_1/*'"]
 	$(VENV_PYTHON) -m exactmark verify
 
 standalone: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
 standalone: export MARK_OUT = $(value OUT)
-standalone: $(STAMP)  ## sample solutions: one file per Python program (OUT=solutions), or what a student of ASSIGNMENT=NAME hands in
+standalone: $(MARK_STAMP)  ## sample solutions: one file per Python program (OUT=solutions), or what a student of ASSIGNMENT=NAME hands in
 	$(VENV_PYTHON) -m exactmark standalone \
 		$${MARK_ASSIGNMENT:+--assignment="$$MARK_ASSIGNMENT"} -- "$${MARK_OUT:-solutions}"
 
 student-pack: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
 student-pack: export MARK_OUT = $(value OUT)
-student-pack: $(STAMP)  ## what students check their work with: ASSIGNMENT=NAME OUT=DIR (writes DIR/ and DIR.zip)
+student-pack: $(MARK_STAMP)  ## what students check their work with: ASSIGNMENT=NAME OUT=DIR (writes DIR/ and DIR.zip)
 	$(VENV_PYTHON) -m exactmark pack
 
 mark: export MARK_SUBMISSION = $(value SUBMISSION)
@@ -112,7 +115,7 @@ mark-class: $(CLASS_STAMP)  ## a class: SUBMISSIONS=DIR ASSIGNMENT=NAME [OUT=mar
 gradescope: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
 gradescope: export MARK_OUT = $(value OUT)
 gradescope: export MARK_ARGS = $(value ARGS)
-gradescope: $(STAMP)  ## Gradescope's autograder.zip: ASSIGNMENT=NAME|FILE.toml [OUT=autograder.zip] [ARGS="--budget 1200"]
+gradescope: $(MARK_STAMP)  ## Gradescope's autograder.zip: ASSIGNMENT=NAME|FILE.toml [OUT=autograder.zip] [ARGS="--budget 1200"]
 	$(VENV_PYTHON) -m exactmark gradescope
 
 GAME ?= golf

@@ -6,6 +6,7 @@ cannot differ, and `exactmark --help` imports no tool.
 """
 
 import argparse
+import importlib.util
 import runpy
 import sys
 
@@ -32,6 +33,15 @@ TOOL = __name__.split(".")[0]
 # What each command needs installed beyond the standard library: pyproject.toml's extras.
 EXTRA = {"class": "class"}
 EXTRA_OTHERWISE = "mark"
+# The libraries of its extra that a command running students' code checks for before it
+# starts. pyseccomp is imported only when the sandbox starts, and a marker without it would
+# mark with no seccomp filter: so the commands that mark, and check-isolation, which says how
+# they would mark, refuse instead. (tzdata is left out: only a system without zoneinfo reads it.)
+MARK_LIBRARIES = ("jsonschema", "pexpect",
+                  *(("pyseccomp",) if sys.platform.startswith("linux") else ()),
+                  *(("tomli",) if sys.version_info < (3, 11) else ()))
+CHECKED = {"mark": MARK_LIBRARIES, "check-isolation": MARK_LIBRARIES,
+           "class": (*MARK_LIBRARIES, "copydetect", "jinja2", "tqdm")}
 NOT_INSTALLED = ("exactmark {command}: it needs {module}, which is not installed here: "
                  "pip install 'exactmark[{extra}]' (in the kit's folder: pip install '.[{extra}]')")
 
@@ -70,6 +80,18 @@ def check_isolation(arguments: list) -> list:
     return [CHECK_ISOLATION, *arguments]
 
 
+def not_installed(command: str):
+    """The first library `command` checks for that cannot be imported here, or None."""
+    return next((name for name in CHECKED.get(command, ())
+                 if importlib.util.find_spec(name) is None), None)
+
+
+def refuse(command: str, module: str) -> int:
+    print(NOT_INSTALLED.format(command=command, module=module,
+                               extra=EXTRA.get(command, EXTRA_OTHERWISE)), file=sys.stderr)
+    return Exit.REFUSED
+
+
 def run(module: str, arguments: list) -> None:
     """Run `module` as `python3 -m MODULE ARGUMENTS` runs it: a SystemExit it raises is the
     command's exit status."""
@@ -89,12 +111,13 @@ def main(argv=None) -> int:
         command, rest = options.command, options.arguments
     if command == "check-isolation":
         rest = check_isolation(rest)
+    missing = not_installed(command)
+    if missing:
+        return refuse(command, missing)
     try:
         run(COMMANDS[command][0], rest)
     except ModuleNotFoundError as missing:
         if not missing.name or missing.name.split(".")[0] == TOOL:
             raise  # the tool's own module: a fault of the tool, with its traceback
-        print(NOT_INSTALLED.format(command=command, module=missing.name,
-                                   extra=EXTRA.get(command, EXTRA_OTHERWISE)), file=sys.stderr)
-        return Exit.REFUSED
+        return refuse(command, missing.name)
     return Exit.PASSED

@@ -1,9 +1,9 @@
 """Write golden cases from the reference program: `make expected` calls this.
 
-    python3 -m exactmark.expected PROGRAM [--assignment NAME|FILE.toml] [--seed N]...
-                               [--simulate N I]... [--input NAME FILE]... [--inputs DIR]
-                               [--stats FILE] [--args "ARGS"] [--status N] [--head K]
-                               [--force]
+    exactmark expected PROGRAM [--assignment NAME|FILE.toml] [--seed N]...
+                       [--simulate N I]... [--input NAME FILE]... [--inputs DIR]
+                       [--stats FILE] [--args "ARGS"] [--status N] [--head K]
+                       [--force]
 
     make expected PROGRAM=NAME [ASSIGNMENT=NAME|FILE.toml] [SEEDS="3 14"]
                   [SIMULATE="1000,0"] [INPUTS=DIR] [ARGS="--status 1 --force ..."]
@@ -32,6 +32,7 @@ import argparse
 import os
 import shlex
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -57,6 +58,9 @@ PIPE_CAPACITY = 1 << 16  # what a Linux pipe holds by default: written, never re
 TOO_SHORT_FOR_HEAD = ("the program writes {size} bytes piped: with --head {head} it could end "
                       "before it meets the closed pipe (it must write more than {most}); "
                       "nothing written")
+# The last line: git's commands only where the cases are in a git work tree.
+REVIEW_IN_GIT = "Review the new files (git status, git diff) before committing them."
+REVIEW = "Review the new files in {folder} before you mark with them."
 EXAMPLE = "example: exactmark expected solitaire_1 --seed 3 --seed 14 --simulate 1000 0"
 NO_SIMULATE = "simulate({n}, {i}): n must be 1 or more (the specification excludes n < 1)"
 NO_SIMULATE_IN = "--simulate calls simulate(n, i) by import, which {language} does not have"
@@ -157,6 +161,16 @@ def write_case(program, reference: Path, name: str, stdin, stats, args, force: b
 def kit_programs() -> dict:
     """Each program the kit's assignments declare, and the assignment that does."""
     return {program: name for name in names() for program in declarations(name)}
+
+
+def in_git_work_tree(folder: Path) -> bool:
+    """Whether git (if there is one) has `folder` in a work tree."""
+    try:
+        asked = subprocess.run(["git", "-C", str(folder), "rev-parse", "--is-inside-work-tree"],
+                               stdin=subprocess.DEVNULL, capture_output=True, text=True)
+    except OSError:
+        return False
+    return asked.returncode == 0 and asked.stdout.strip() == "true"
 
 
 def declared(program: str, assignment=None) -> tuple:
@@ -264,7 +278,8 @@ def main(argv=None) -> int:
                               compared(assignment, program.name, name), shown)
                    for name, stdin, case_stats, case_args in jobs]
     print("\n".join(reports))
-    print("Review the new files (git status, git diff) before committing them.")
+    folder = program.cases_folder
+    print(REVIEW_IN_GIT if in_git_work_tree(folder) else REVIEW.format(folder=folder))
     return Exit.FAILED if any(report.startswith("FAILED") for report in reports) else Exit.PASSED
 
 

@@ -1,8 +1,9 @@
 """Sample solutions: each of the kit's Python programs as one file, standard library only;
-or, for an assignment, exactly what its student hands in (the bundler: exactmark/kit/bundle.py).
+or, for an assignment, exactly what its student hands in (each program's
+modules bundled into its one file).
 
     exactmark standalone [OUT]                       (make standalone [OUT=solutions])
-    exactmark standalone --assignment NAME OUT       (make standalone ASSIGNMENT=NAME)"""
+    exactmark standalone --assignment NAME|FILE.toml OUT   (make standalone ASSIGNMENT=NAME)"""
 
 import argparse
 import sys

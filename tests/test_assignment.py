@@ -190,10 +190,24 @@ def test_a_mistake_in_an_assignment_is_named(tmp_path, change, message):
     assert message in str(refused.value), str(refused.value)
 
 
-def test_an_unknown_assignment_lists_those_there_are():
-    with pytest.raises(AssignmentError, match="no assignment 'chess'; the assignments are: "
-                                              "calculation, calculation_cpp, golf_tests, patience, seeded"):
+def test_an_unknown_assignment_lists_those_there_are_and_says_a_file_works(tmp_path,
+                                                                           monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(AssignmentError) as refused:
         load("chess")
+    assert str(refused.value) == ("no assignment 'chess'; the assignments are: calculation, "
+                                  "calculation_cpp, golf_tests, patience, seeded; or give the "
+                                  "path of an assignment file of your own, FILE.toml")
+
+
+def test_an_unknown_assignment_whose_file_is_here_asks_for_the_file(tmp_path, monkeypatch):
+    """`make mark ASSIGNMENT=warm-up` beside warm-up.toml: the name is the kit's, the file
+    the instructor's."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "warm-up.toml").write_text(GOOD.read_text())
+    with pytest.raises(AssignmentError) as refused:
+        load("warm-up")
+    assert str(refused.value).endswith("FILE.toml (did you mean ./warm-up.toml?)"), refused.value
 
 
 STUDENT_CASES = '''title = "Golf tests"

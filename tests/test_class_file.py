@@ -106,6 +106,18 @@ def test_two_names_for_one_folder_get_two_folders(careless):
     assert "Ann Lee" not in (out / "similarity.csv").read_text(encoding="utf-8")
 
 
+@pytest.mark.parametrize("name, plain", [("Łukasz Wójcik", "Lukasz_Wojcik"),
+                                         ("Zoë O'Brien", "Zoe_O_Brien"),
+                                         ("Ana María", "Ana_Maria"),
+                                         ("Søren Ærø", "Soren_AEro"),
+                                         ("Straße Œuvre Þór Đorđe", "Strasse_OEuvre_Thor_Dorde"),
+                                         ("李雷", "student")])
+def test_a_name_with_letters_beyond_ascii_keeps_them_readable_in_its_folder(name, plain):
+    """Spelled in ASCII, not dropped; the hash of the whole name still keeps names apart."""
+    digest = hashlib.sha256(name.encode("utf-8")).hexdigest()[:8]
+    assert folder_name(name) == f"{plain}-{digest}"
+
+
 def test_names_that_are_one_name_are_both_refused_and_shown_visibly(careless):
     _, _, out, _ = careless
     rows = sheet(out)

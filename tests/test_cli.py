@@ -76,6 +76,21 @@ def test_each_command_s_help_is_its_own_with_an_example(command, tmp_path):
     assert f"\nexample: exactmark {command} " in done.stdout
 
 
+# What a user's --help must not show: a module's command line, a source file's path, an
+# --assignment that seems to take a name alone (a FILE.toml works everywhere).
+NOT_FOR_USERS = {"a module's command line": re.compile(r"python3? -m exactmark"),
+                 "a source path": re.compile(r"exactmark/\S+\.py|exactmark\.[a-z_]+\.[a-z_]+"),
+                 "--assignment without FILE.toml": re.compile(r"--assignment NAME(?!\|FILE\.toml)")}
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_each_command_s_help_speaks_of_the_command_not_the_source(command, tmp_path):
+    done = exactmark(command, "--help", cwd=tmp_path)
+    for what, pattern in NOT_FOR_USERS.items():
+        found = [line for line in done.stdout.splitlines() if pattern.search(line)]
+        assert not found, f"exactmark {command} --help shows {what}:\n" + "\n".join(found)
+
+
 def test_an_unknown_command_is_refused_with_the_list(tmp_path):
     done = exactmark("marks", cwd=tmp_path)
     assert done.returncode == 2 and "invalid choice: 'marks'" in done.stderr
@@ -111,6 +126,27 @@ def test_a_requirement_not_installed_is_named_with_the_extra_that_installs_it(tm
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.parametrize("command, extra", [("mark", "mark"), ("check-isolation", "mark"),
+                                            ("class", "class")])
+def test_a_linux_python_without_pyseccomp_is_refused_not_marked_without_seccomp(command, extra,
+                                                                                tmp_path):
+    """A system python3 with jsonschema but not the whole `mark` extra: the marker would run
+    every case with no seccomp filter, so it is refused with the extra to install."""
+    submission = tmp_path / "student"
+    write_assignment(load("seeded"), submission)
+    arguments = [command, *([str(submission)] if command != "check-isolation" else []),
+                 "--assignment", "seeded"]
+    done = subprocess.run([sys.executable, "-c", "import sys; sys.modules['pyseccomp'] = None; "
+                           "sys.platform = 'linux'; from exactmark.cli import main; "
+                           f"sys.exit(main({arguments!r}))"],
+                          cwd=tmp_path, env=ENVIRONMENT, capture_output=True, text=True,
+                          timeout=TIMEOUT)
+    assert done.returncode == Exit.REFUSED, done.stdout + done.stderr
+    assert done.stderr.splitlines() == [NOT_INSTALLED.format(command=command, module="pyseccomp",
+                                                             extra=extra)]
+    assert done.stdout == ""
+
+
 @pytest.fixture(scope="module")
 def bare_python(tmp_path_factory) -> str:
     """A fresh virtual environment's interpreter: the standard library alone, as a plain
@@ -122,7 +158,7 @@ def bare_python(tmp_path_factory) -> str:
 
 
 @pytest.mark.parametrize("command, module, extra", [("mark", "jsonschema", "mark"),
-                                                    ("class", "tqdm", "class")])
+                                                    ("class", "jsonschema", "class")])
 def test_a_python_without_the_extras_is_told_which_to_install(command, module, extra,
                                                                bare_python, tmp_path):
     """The kit's own folder on the path, its libraries not installed: one line, no
@@ -168,3 +204,16 @@ def test_make_mark_ends_as_the_marking_guide_s_table_says(status, submissions, t
     else:
         score = re.search(r"^Score: .*/13\.00", marked.stdout, re.MULTILINE).group()
         assert score in made.stdout
+
+
+def test_the_marker_run_as_a_module_without_pyseccomp_says_so_in_its_isolation(tmp_path):
+    """`python3 -m exactmark.marking.mark` is not refused (Gradescope's run is such a one):
+    whichever sandbox it finds, what it shows first says what is missing and how to get it."""
+    done = subprocess.run([sys.executable, "-c", "import runpy, sys; sys.modules['pyseccomp'] "
+                           "= None; sys.argv[1:] = ['--check-isolation', '--assignment', "
+                           "'seeded']; runpy.run_module('exactmark.marking.mark', "
+                           "run_name='__main__')"], cwd=tmp_path, env=ENVIRONMENT,
+                          capture_output=True, text=True, timeout=TIMEOUT)
+    shown = done.stdout.splitlines()[:2]
+    assert any("no seccomp filter (pyseccomp is not installed: pip install '.[mark]')" in line
+               for line in shown), done.stdout + done.stderr

@@ -62,10 +62,12 @@ def course(tmp_path) -> Path:
 
 
 def expected(course: Path, *argv) -> tuple:
-    """(exit status, {case: what the line written for it says after its id}, all output)."""
+    """(exit status, {case: what the line written for it says after its id}, all output).
+    git looks for a work tree no higher than the course's folder (wherever the test runs)."""
     done = subprocess.run([sys.executable, "-m", "exactmark.expected", "echo", "--assignment",
                            str(course / "own.toml"), *argv], cwd=ROOT, capture_output=True,
-                          text=True, timeout=120)
+                          text=True, timeout=120,
+                          env={**os.environ, "GIT_CEILING_DIRECTORIES": str(course.parent)})
     said = dict(line.split()[1:2] + [line.split(" ", 5)[-1]] for line in done.stdout.splitlines()
                 if line.startswith("wrote "))
     return done.returncode, said, done.stdout + done.stderr
@@ -78,6 +80,18 @@ def stdin(course: Path, name: str, text: str) -> str:
 
 def written(course: Path, name: str) -> list:
     return sorted(path.suffix for path in (course / "cases").glob(f"{name}.*"))
+
+
+def test_git_is_named_only_where_the_cases_are_in_a_git_work_tree(course):
+    status, _, output = expected(course, "--input", "one", stdin(course, "one", "a\n"))
+    assert status == 0, output
+    assert output.splitlines()[-1] == f"Review the new files in {course / 'cases'} before you " \
+                                      "mark with them.", output
+    subprocess.run(["git", "init", "-q", str(course)], check=True, timeout=60)
+    status, _, output = expected(course, "--input", "two", stdin(course, "two", "b\n"))
+    assert status == 0, output
+    assert output.splitlines()[-1] == "Review the new files (git status, git diff) before " \
+                                      "committing them.", output
 
 
 def test_a_case_compares_stderr_only_where_the_reference_writes_to_it(course):

@@ -165,3 +165,12 @@ def test_the_layers_are_said_as_the_report_says_them():
         assert layers[0] == f"Landlock ABI {CONFINEMENT.abi}"
     if CONFINEMENT.seccomp:
         assert layers[-1] == "seccomp"
+
+
+def test_without_pyseccomp_the_isolation_says_which_extra_installs_it(monkeypatch):
+    """The marker run as a module (python3 -m ...), which no extra check stops."""
+    monkeypatch.setitem(sys.modules, "pyseccomp", None)
+    confinement = Confinement(landlock=False)
+    assert not confinement.seccomp
+    assert "no seccomp filter (pyseccomp is not installed: pip install '.[mark]')" \
+        in confinement.missing(), confinement.missing()

@@ -206,3 +206,20 @@ def test_verify_fails_where_the_student_pack_says_otherwise_than_the_marker(monk
             in said), said
     assert "the pack pass" in said
     assert "the student pack disagrees with the marker on wrong solitaire_1/and_last_without_its_space" in said
+
+
+def test_verify_says_only_what_it_checked_when_nothing_is_wrong(tmp_path, monkeypatch, capsys):
+    """One wrong variant alone (--only: no reference checked), no honest variant: the last
+    line claims neither the references nor honest variants."""
+    import exactmark.verify.__main__ as verify
+
+    name = "ace_and_the_0_cards_after"
+    shutil.copytree(WRONG / "solitaire_1", tmp_path / "solitaire_1",
+                    ignore=lambda _, files: [file for file in files if file != f"{name}.toml"])
+    monkeypatch.setattr(verify, "WRONG", tmp_path)
+    monkeypatch.setattr(verify, "HONEST", tmp_path / "none")
+    assert verify.main(["--assignment", "seeded", "--only", f"solitaire_1/{name}"]) == 0
+    said = capsys.readouterr().out
+    assert f"caught  wrong       solitaire_1/{name}" in said, said
+    assert said.splitlines()[-1] == ("verify: no honest variant to try; every wrong program is "
+                                     "caught"), said

@@ -1,13 +1,13 @@
 """Mark a whole class: `make mark-class SUBMISSIONS=DIR ASSIGNMENT=NAME [OUT=DIR]`.
 
-    python3 -m exactmark.classroom.mark_class DIR --assignment NAME [--out DIR] [--times CSV]
-                                    [--jobs N] [--force] [--isolation ...]
-                                    [--sandbox-per student|case] [--student-budget S]
-                                    [--as-of TIME] [--published] [--similarity-min S]
+    exactmark class DIR --assignment NAME|FILE.toml [--out DIR] [--times CSV]
+                    [--jobs N] [--force] [--isolation ...]
+                    [--sandbox-per student|case] [--student-budget S]
+                    [--as-of TIME] [--published] [--similarity-min S]
 
 Each entry of DIR is one student (a folder, or a .zip/.tar.gz archive, unpacked
 safely). Students are marked in parallel, each by the marker of one submission
-(`exactmark.marking.mark`, in its sandbox), and each student's results are kept as soon as
+(`exactmark mark`, in its sandbox), and each student's results are kept as soon as
 they are known: an interrupted run keeps what it finished, and the next run skips
 a student whose submission, submission time, assignment and golden cases are
 unchanged (--force marks everyone again). Then OUT gets grades.csv, similarity.csv,
@@ -68,6 +68,9 @@ SIMILARITY = "exactmark.classroom.similarity"  # a second to import (copydetect 
 MARKED_NORMALLY = (Exit.PASSED, Exit.FAILED, Exit.MARKER_ERROR)  # the marker's ends with results
 STOP_SECONDS = 30  # for the markers in flight to stop their runs after Ctrl-C
 SHOWN_PAGES = 20  # pairs with a side-by-side page
+# The bar's size on a terminal that says none (0 by 0, as `script` in a pipe gives): tqdm
+# would draw nothing.
+BAR_COLUMNS, BAR_ROWS = 80, 24
 
 NO_DEADLINE = "--times: {name} has no deadline, so no late rule to apply"
 UNKNOWN_STUDENTS = "warning: the times file names students not in the class: {names}"
@@ -78,8 +81,8 @@ WROTE = ("Wrote {grades}, {similarity}, {summary}, and per student their feedbac
          "(theirs to see) and the marker's report in {instructor} (yours only)")
 NO_SUBMISSIONS = ("give the folder of the class's submissions: make mark-class SUBMISSIONS=DIR "
                   "ASSIGNMENT=NAME")
-NO_ASSIGNMENT = ("say which assignment to mark against: --assignment NAME (make mark-class "
-                 "ASSIGNMENT=NAME); the assignments are: {names}")
+NO_ASSIGNMENT = ("say which assignment to mark against: --assignment NAME|FILE.toml "
+                 "(make mark-class ASSIGNMENT=NAME|FILE.toml); the assignments are: {names}")
 NOT_A_CLASS = "{path}: not a folder of submissions"
 OUT_IN_CLASS = ("--out {out} lies inside the class folder {submissions}: it would be marked as a "
                 "student's, or inside one; give a folder outside it")
@@ -97,6 +100,9 @@ OWN_FILES_FAILED = "the class marker's own work failed ({problem}): mark this st
 STUDENT_DONE = "{done}/{total} students: {name} {how} in {seconds:.1f} s"
 HOW_DONE = {"marked": "marked", "kept": "kept from the last run", "refused": "refused",
             "failed": "not marked (grades.csv says why)", "interrupted": "interrupted"}
+# Said once the class is marked, on a terminal too, where the bar does not name students.
+ENTRY_REFUSED = "refused: {name}: {reason}"
+NOTHING_HANDED_IN = "handed in none of the programs ({count}): {names}"
 DISK_FILLED = ("the disk filled during the run: {count} student(s)' cases are marker errors, "
                "marked again next run")
 
@@ -372,8 +378,7 @@ class ClassMarking:
         outcomes = {}
         self.students = len(students)
         with tqdm(total=len(students) * self.cases_each, unit="case", file=sys.stderr,
-                  dynamic_ncols=True, disable=None,
-                  desc=f"0/{len(students)} students") as self.bar:
+                  disable=None, desc=f"0/{len(students)} students", **bar_width()) as self.bar:
             pool = ThreadPoolExecutor(self.options.jobs)
             futures = {pool.submit(self.mark, student): student for student in students}
             try:
@@ -401,6 +406,28 @@ class ClassMarking:
                 os.killpg(process.pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+
+
+def bar_width() -> dict:
+    """tqdm's size: the terminal's, followed as it changes, where it says one."""
+    try:
+        columns = os.get_terminal_size(sys.stderr.fileno()).columns
+    except (OSError, ValueError):
+        columns = 0
+    return {"dynamic_ncols": True} if columns else {"ncols": BAR_COLUMNS, "nrows": BAR_ROWS}
+
+
+def entries_said(outcomes: list) -> list:
+    """The entries marked as nothing: each refused with its reason, then those that handed
+    in none of the assignment's programs (an empty folder, say)."""
+    lines = [ENTRY_REFUSED.format(name=outcome.student.name, reason=outcome.refused)
+             for outcome in outcomes if outcome.refused]
+    empty = [outcome.student.name for outcome in outcomes
+             if not outcome.refused and outcome.marking.programs
+             and not any(program.submitted for program in outcome.marking.programs.values())]
+    if empty:
+        lines.append(NOTHING_HANDED_IN.format(count=len(empty), names=", ".join(empty)))
+    return lines
 
 
 def how_done(outcome: Outcome) -> str:
@@ -472,8 +499,8 @@ def parser() -> argparse.ArgumentParser:
     parse = argparse.ArgumentParser(prog="exactmark class", description=__doc__, epilog=EXAMPLE,
                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parse.add_argument("submissions", type=Path, help="one entry per student")
-    parse.add_argument("--assignment", metavar="NAME",
-                       help="an assignment of assignments/, or the path of a FILE.toml")
+    parse.add_argument("--assignment", metavar="NAME|FILE.toml",
+                       help=f"one of: {', '.join(names())}; or an assignment file of your own")
     parse.add_argument("--out", type=Path, default=Path("marked"), help="where the results go")
     parse.add_argument("--times", type=Path, metavar="CSV",
                        help="submission times (columns student, submitted): applies the late rule")
@@ -545,6 +572,8 @@ def main(argv=None) -> int:
         full = sum(outcome.disk_full for outcome in outcomes)
         if full:
             print(DISK_FILLED.format(count=full), file=sys.stderr)
+        for line in entries_said(outcomes):
+            print(line, file=sys.stderr)
         kept = sum(outcome.kept for outcome in outcomes)
         if kept:
             print(SKIPPED.format(count=kept), file=sys.stderr)

@@ -4,6 +4,7 @@ submitted. Nothing here runs a student's code or reads their files."""
 
 import hashlib
 import re
+import unicodedata
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -12,6 +13,12 @@ from exactmark.classroom.unpack import entries, name_key, student_name
 
 PLAIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,80}")
 HASHED = re.compile(r"-[0-9a-f]{8}$")  # what `folder_name` adds: a plain name may not end so
+# The letters NFKD leaves whole (no base letter and a mark): their usual ASCII spelling, so
+# that a folder keeps a name readable (Łukasz Wójcik: Lukasz_Wojcik-...).
+SPELLED = str.maketrans({"Ł": "L", "ł": "l", "Ø": "O", "ø": "o", "Đ": "D", "đ": "d", "Ð": "D",
+                         "ð": "d", "ß": "ss", "Æ": "AE", "æ": "ae", "Œ": "OE", "œ": "oe",
+                         "Þ": "Th", "þ": "th", "Ħ": "H", "ħ": "h", "ı": "i", "Ŋ": "N", "ŋ": "n",
+                         "ĸ": "k", "Ŧ": "T", "ŧ": "t"})
 
 
 @dataclass
@@ -31,8 +38,15 @@ def folder_name(name: str, hashed: bool = False) -> str:
     folder: a plain name is kept only when it cannot be mistaken for a hashed one."""
     if not hashed and PLAIN.fullmatch(name) and not HASHED.search(name):
         return name
-    plain = re.sub(r"[^A-Za-z0-9._-]+", "_", name)[:40].strip("._") or "student"
+    plain = re.sub(r"[^A-Za-z0-9._-]+", "_", ascii_spelling(name))[:40].strip("._") or "student"
     return f"{plain}-{hashlib.sha256(name.encode('utf-8', 'surrogateescape')).hexdigest()[:8]}"
+
+
+def ascii_spelling(name: str) -> str:
+    """`name` with each accented or special Latin letter as its ASCII letters (Zoë: Zoe);
+    what has no such spelling stays, for folder_name to replace."""
+    parts = unicodedata.normalize("NFKD", name.translate(SPELLED))
+    return "".join(char for char in parts if not unicodedata.combining(char))
 
 
 def class_of(folder: Path, times: dict = None) -> list:

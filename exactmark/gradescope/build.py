@@ -1,11 +1,10 @@
 """Gradescope's autograder for an assignment: `make gradescope ASSIGNMENT=NAME`.
 
-    python3 -m exactmark.gradescope.build NAME|FILE.toml [--out autograder.zip] [--budget SECONDS]
+    exactmark gradescope NAME|FILE.toml [--out autograder.zip] [--budget SECONDS]
 
 The zip holds, and holds only: setup.sh and run_autograder (Gradescope's two
-entry points), the marker (the floors of exactmark/ from the marking down, whole,
-and what it imports from outside the package: `MARKER_FLOORS`, `SHIPPED`), this package's
-runtime (run.py, the results schema, the autograder's settings), the assignment
+entry points), the marker (the kit's marking code and what it imports, whole), the autograder's
+runtime (its entry, the results schema, the autograder's settings), the assignment
 file and its schema, requirements-mark.txt, and the golden case files of the
 assignment's programs (no other program's, no kit tests). No tool the autograder
 never runs (the class marker, verify, the student pack, this builder), and no

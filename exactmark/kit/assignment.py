@@ -49,7 +49,9 @@ REQUIREMENTS = {
     "cgroup": "each run's memory, processes and CPU time are held for the whole run",
 }
 
-NO_SUCH = "no assignment {name!r}; the assignments are: {names}"
+NO_SUCH = ("no assignment {name!r}; the assignments are: {names}; or give the path of an "
+           "assignment file of your own, FILE.toml{nearby}")
+NEARBY = " (did you mean ./{file}?)"  # NAME.toml is in the current folder
 UNREADABLE = "{path}: {problem}"
 MARKS_DO_NOT_ADD_UP = "{path}: the groups' marks add up to {total:g}, not the assignment's {marks:g}"
 UNCLASSIFIED = ("{path}: {program}: golden cases neither marked nor kit-only: {cases} "
@@ -324,7 +326,10 @@ def _read(name: str, folder: Path) -> tuple:
     if own and not path.is_file():
         raise AssignmentError(NOT_A_FILE.format(path=escaped(str(path))))
     if not path.is_file():
-        raise AssignmentError(NO_SUCH.format(name=escaped(name), names=", ".join(names()) or "none"))
+        nearby = Path(f"{name}.toml")
+        raise AssignmentError(NO_SUCH.format(
+            name=escaped(name), names=", ".join(names()) or "none",
+            nearby=NEARBY.format(file=escaped(nearby.name)) if nearby.is_file() else ""))
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as problem:

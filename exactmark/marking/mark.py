@@ -1,17 +1,18 @@
 """Mark a submission against an assignment: `make mark SUBMISSION=DIR ASSIGNMENT=NAME`.
 
-    python3 -m exactmark.marking.mark DIR --assignment NAME [--tty] [--jobs N] [--json FILE]
-                                [--submitted TIME] [--only GLOB]... [--timeout S]
-                                [--python PATH] [--isolation auto|namespaces|fallback]
-                                [--student-budget S [--waiting-budget S]]
+    exactmark mark DIR --assignment NAME|FILE.toml [--tty] [--jobs N] [--json FILE]
+                   [--submitted TIME] [--only GLOB]... [--timeout S]
+                   [--python PATH] [--isolation auto|namespaces|fallback]
+                   [--student-budget S [--waiting-budget S]]
 
-The assignment (assignments/NAME.toml) says which golden cases count and what
+The assignment (one of the kit's by its NAME, or an assignment file of your own) says which golden cases count and what
 each is worth. The submission is copied once, before any of its code runs,
 into a folder only the marker can read (a folder holding just one folder, as a
 download from a learning platform does, is entered); every marked case of each
-program runs against a fresh copy in the sandbox (exactmark/sandbox/sandbox.py), stdin
+program runs against a fresh copy in a sandbox (its own processes, files and
+limits, no network: --check-isolation says which layers this machine has), stdin
 piped, stdout compared byte for byte, and the exit status and stderr where the
-case gives them (--tty: the terminal screen too). Exit status (exactmark.base.exits)
+case gives them (--tty: the terminal screen too). Exit status
 0 only when every program is there and every case marked passes, else 1; 2 for a
 refused submission or option; 3 when the marker failed on a case; 130 when
 interrupted (Ctrl-C kills every run and prints what was marked).
@@ -92,8 +93,8 @@ FILES_OPEN = ("warning: neither namespaces nor Landlock hide files here ({why}):
 LAYERS_MISSING = ("this machine cannot give each run {layers}, which this marking requires; "
                   "it has: {isolation}")
 NO_SUBMISSION = "give the folder to mark: make mark SUBMISSION=DIR ASSIGNMENT=NAME"
-NO_ASSIGNMENT = ("say which assignment to mark against: --assignment NAME (make mark "
-                 "ASSIGNMENT=NAME); the assignments are: {names}")
+NO_ASSIGNMENT = ("say which assignment to mark against: --assignment NAME|FILE.toml "
+                 "(make mark ASSIGNMENT=NAME|FILE.toml); the assignments are: {names}")
 NOTHING_MATCHES = "no case of {assignment} matches {patterns}"
 BAD_TIME = "--submitted: {text!r} is not a date and time such as 2027-03-11T14:30"
 NO_DEADLINE = "--submitted: {name} has no deadline, so no late rule to apply"
@@ -157,7 +158,7 @@ def parser() -> argparse.ArgumentParser:
     parse = Parser(prog="exactmark mark", description=__doc__, epilog=EXAMPLE,
                    formatter_class=argparse.RawDescriptionHelpFormatter)
     parse.add_argument("submission", type=Path, nargs="?")
-    parse.add_argument("--assignment", metavar="NAME", help=f"one of: {', '.join(names())}; "
+    parse.add_argument("--assignment", metavar="NAME|FILE.toml", help=f"one of: {', '.join(names())}; "
                        "or the path of an assignment file of your own, FILE.toml")
     parse.add_argument("--tty", action="store_true", help="also compare the terminal screens")
     parse.add_argument("--jobs", type=jobs, default=1, help="cases run at once")

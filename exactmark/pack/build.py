@@ -1,7 +1,7 @@
 """The student pack: what an instructor publishes with the handout, so that students can
 check their work before they submit it, as the marking will run it.
 
-    python3 -m exactmark.pack.build --assignment NAME OUT     (make student-pack ASSIGNMENT=NAME OUT=DIR)
+    exactmark pack --assignment NAME|FILE.toml OUT     (make student-pack ASSIGNMENT=NAME OUT=DIR)
 
 Writes OUT/ and OUT.zip (the same files, in one folder) holding the assignment's visible
 cases alone, laid out as the handouts cite them (expected_outputs/FOLDER/NAME.*, no
@@ -259,7 +259,7 @@ def write(out: Path, files: dict) -> Path:
 def parser() -> argparse.ArgumentParser:
     parse = argparse.ArgumentParser(prog="exactmark pack", description=__doc__, epilog=EXAMPLE,
                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parse.add_argument("--assignment", metavar="NAME",
+    parse.add_argument("--assignment", metavar="NAME|FILE.toml",
                        help=f"one of: {', '.join(names())}; or an assignment file of your own")
     parse.add_argument("out", nargs="?", type=Path, help="the pack's folder; OUT.zip beside it")
     return parse

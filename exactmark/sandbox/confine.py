@@ -76,6 +76,8 @@ NAMESPACE_FLAGS = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0
 
 NO_LANDLOCK = "the kernel has no Landlock ({why})"
 NO_SECCOMP = "no seccomp filter ({why})"
+# Where the marker runs without `exactmark` (python3 -m ...), which refuses to mark without it.
+NO_PYSECCOMP = "pyseccomp is not installed: pip install '.[mark]'"
 LOAD_FAILS = "entering it fails here"
 LANDLOCK_LAYER = "Landlock ABI {abi}"
 SECCOMP_LAYER = "seccomp"
@@ -144,6 +146,10 @@ class Confinement:
         self.program, self.why_no_seccomp = None, ""
         try:
             self.program = seccomp_program()
+        except ModuleNotFoundError as missing:
+            if missing.name != "pyseccomp":
+                raise
+            self.why_no_seccomp = NO_PYSECCOMP
         except (ImportError, OSError, RuntimeError, ValueError) as problem:
             self.why_no_seccomp = str(problem) or type(problem).__name__
         self.abi, self.why_no_landlock = landlock_abi() if landlock else (0, "not used")

@@ -224,6 +224,8 @@ class Sandbox:
             found += self.confinement.layers()[:1]
         if self.confinement.seccomp:
             found.append(self.confinement.layers()[-1])
+        elif self.namespaces:  # the fallback's Reach line says it: here nothing else would
+            found.append(self.confinement.missing()[-1])
         found.append(self.groups.describe() if self.groups else f"no cgroup ({self.why_no_group})")
         found.append(DESCRIBE_USERS if self.as_root else DESCRIBE_OWN_USER)
         return found

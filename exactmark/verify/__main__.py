@@ -1,7 +1,7 @@
 """make verify [ASSIGNMENT=NAME|FILE.toml] [ARGS="--only 'solitaire_1/*'"]
 
-    python3 -m exactmark.verify [--assignment NAME|FILE.toml] [--only GLOB]... [--jobs N]
-                      [--isolation auto|namespaces|fallback]
+    exactmark verify [--assignment NAME|FILE.toml] [--only GLOB]... [--jobs N]
+                     [--isolation auto|namespaces|fallback]
 
 Marks, with the marker and each program's assignment, as a course would:
   1. the reference programs: every marked case must pass;
@@ -9,7 +9,7 @@ Marks, with the marker and each program's assignment, as a course would:
      line): every marked case must pass, piped and at a terminal;
   3. wrong variants: programs with a mistake students make: each must fail at
      least two marked cases (one case alone is a single point of failure);
-  4. the rule map of each handout (exactmark/kit/rules.py): every rule pinned by two
+  4. the rule map of each handout (the rules its text states): every rule pinned by two
      marked cases or more, each shown by a wrong program that breaks that rule
      alone (`rule` in its file): such a program is marked on its rule's cases,
      and on the others only when fewer than two of those fail;
@@ -17,7 +17,7 @@ Marks, with the marker and each program's assignment, as a course would:
      cases, handed in as a student's cases with the sample solution, are all
      valid and catch every wrong program the group names (else its thorough mark
      could never be full); only those a team could write, every line of their
-     screens shown by the student pack or the handouts (exactmark/verify/documented.py), and no
+     screens shown by the student pack or the handouts, and no
      worked example, which counts for nothing as a student's case.
 Each of them, piped, is also checked by the assignment's student pack (`make
 student-pack`): on every visible case its checker must say what the marker says (but
@@ -72,7 +72,13 @@ SCORE = "Wrong programs caught: {caught}/{total}; marked cases failed per wrong 
         "fewest {fewest}, median {median:g}, most {most}"
 USELESS = "Marked cases no wrong program fails ({count}): {cases}"
 VERDICT = "verify: {problems} problem(s): {summary}"
-ALL_GOOD = "verify: the references and honest variants pass everything; every wrong program is caught"
+# The last line when nothing is wrong: only what was checked (--only checks no reference; an
+# assignment may have no honest variant, or no wrong one).
+ALL_GOOD = "verify: {parts}"
+PASS_EVERYTHING = "{who} pass everything"
+REFERENCES, HONEST_VARIANTS = "the references", "honest variants"
+NO_HONEST = "no honest variant to try"
+CAUGHT, NO_WRONG = "every wrong program is caught", "no wrong program to catch"
 MARKER_FAILED = "the marker ended with status {status} on {name}:\n{stderr}"
 NO_VARIANT = "verify: no variant matches {patterns}"
 NOT_SUBMITTED = "none: the program's files are not there (a wrong name?)"
@@ -467,13 +473,21 @@ def selected(variants, patterns):
 def parser() -> argparse.ArgumentParser:
     parse = argparse.ArgumentParser(prog="exactmark verify", description=__doc__.split("\n\n")[1],
                                     epilog=EXAMPLE)
-    parse.add_argument("--assignment", metavar="NAME",
+    parse.add_argument("--assignment", metavar="NAME|FILE.toml",
                        help="one assignment (a name, or FILE.toml) instead of the kit's")
     parse.add_argument("--only", metavar="GLOB", action="append",
                        help="only the variants PROGRAM/NAME that match, no reference check")
     parse.add_argument("--jobs", type=int, default=2, help="cases marked at once (default 2)")
     parse.add_argument("--isolation", default="auto", choices=("auto", "namespaces", "fallback"))
     return parse
+
+
+def all_good(references: bool, honest: bool, wrong: bool) -> str:
+    """The last line of a verify that found nothing wrong, saying only what it checked."""
+    who = [REFERENCES] * references + [("the " * (not references)) + HONEST_VARIANTS] * honest
+    parts = [PASS_EVERYTHING.format(who=" and ".join(who))] * bool(who)
+    parts += [NO_HONEST] * (not honest) + [CAUGHT if wrong else NO_WRONG]
+    return ALL_GOOD.format(parts="; ".join(parts))
 
 
 def main(argv=None) -> int:
@@ -525,7 +539,8 @@ def main(argv=None) -> int:
                   for program, cases in assignment.marked_cases.items() for m in cases}
         useless = sorted(marked - failing)
         say(USELESS.format(count=len(useless), cases=", ".join(useless) or "none"))
-    say(VERDICT.format(problems=len(problems), summary="; ".join(problems)) if problems else ALL_GOOD)
+    say(VERDICT.format(problems=len(problems), summary="; ".join(problems)) if problems
+        else all_good(not options.only, bool(honest), bool(wrong)))
     return Exit.FAILED if problems else Exit.PASSED
 
 
