@@ -16,7 +16,7 @@ import exactmark.sandbox.sandbox
 from exactmark.kit.cases import ROOT
 from exactmark.kit.assignment import REQUIREMENTS, SCHEMA
 from exactmark.sandbox.cgroups import enclosing_limits
-from exactmark.running.limits import MEMORY_BYTES, PROCESSES
+from exactmark.running.limits import MEMORY_BYTES, PROCESSES, WALL_FACTOR
 from exactmark.sandbox.sandbox import MARKER_ROOM_BYTES, run_limits
 from tests.test_mark import open_scratch, submission
 from tests.test_mark_class import ASSIGNMENT, HIDDEN, VISIBLE, others
@@ -216,6 +216,13 @@ SPIN_AT_END_OF_INPUT = ("    if (cin.eof()) {\n        exit(0);\n    }\n",
                         "        cin >> ws;\n    }\n")
 
 
+def spun(cpu_seconds: int) -> tuple:
+    """How a spinning run's verdict begins: its CPU limit ended it, or, where a loaded
+    machine gave it less than 1/WALL_FACTOR of a core, the wall-clock cap did first."""
+    return (f"timeout: over the CPU time limit of {cpu_seconds} s",
+            f"timeout: no end within the wall-clock cap of {WALL_FACTOR * cpu_seconds} s")
+
+
 def spinning_at_end_of_input(tmp_path: Path) -> Path:
     """The C++ sample, changed only to ask again for ever at end of input."""
     folder = tmp_path / "submission"
@@ -234,18 +241,19 @@ def test_the_c_plus_plus_sample_spinning_at_end_of_input_keeps_its_passing_cases
     """The C++ sample changed only to ask again for ever at end of input: each eof_* case
     spins to its CPU limit (1 s here), and the *_checks cases, seven of which come after
     them, pass. A budget of 1.5 s per spinning case holds them where the whole run is held
-    at its limit, as it now is in the container; RLIMIT_CPU alone let each run 2 s."""
+    at its limit, as it now is in the container; RLIMIT_CPU alone let each run 2 s. (A
+    waiting budget of 300 s: a loaded machine counts a starved spinner's wall as waiting.)"""
     folder = spinning_at_end_of_input(tmp_path)
     report, tests = marked_in_replica(folder, "--only", "calculation_cpp/eof_*", "--only",
                                       "calculation_cpp/*_checks", "--timeout", "1", "--jobs",
                                       "1", "--student-budget", f"{11 * 1.5:g}",
-                                      assignment="calculation_cpp")
+                                      "--waiting-budget", "300", assignment="calculation_cpp")
     spinning = {name: test for name, test in tests.items() if "/eof_" in name}
     checks = {name: test for name, test in tests.items() if name.endswith("_checks")}
     assert len(spinning) == 11 and len(checks) == 11, sorted(tests)
     assert all(test["score"] == test["max_score"] > 0 for test in checks.values()), \
         {name: test["output"][:300] for name, test in checks.items()}
-    assert all(test["output"].startswith("timeout: over the CPU time limit of 1 s")
+    assert all(test["output"].startswith(spun(1))
                for test in spinning.values()), {name: test["output"][:200]
                                                 for name, test in spinning.items()}
 
@@ -276,6 +284,6 @@ def test_the_spinning_c_plus_plus_sample_earns_every_passing_case_within_a_budge
             if not test["score"] == test["max_score"] > 0}
     assert not lost, lost
     said = {name: test["output"].split("\n")[0] for name, test in spinning.items()}
-    assert all(line.startswith(("timeout: over the CPU time limit of 10 s",
+    assert all(line.startswith((*spun(10),
                                 "not run: budget: the cases before it used their share"))
                for line in said.values()), said
