@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from exactmark.kit.cases import ROOT, load_cases
+from exactmark.running.limits import WALL_FACTOR
 from tests.interrupt import BACKSTOP_SECONDS, sigint_as_at_a_terminal, started_under
 
 TIMEOUT = 3
@@ -58,6 +59,14 @@ def mark(folder, *options, assignment="seeded"):
         shutil.rmtree(scratch, ignore_errors=True)
     tests = {test["name"]: test for test in written["tests"]}
     return done.returncode, done.stdout.decode(), tests
+
+
+def spun(cpu_seconds: int) -> tuple:
+    """How the verdict of a run that spins begins: its CPU limit ended it, or, where a
+    loaded machine gave it less than 1/WALL_FACTOR of a core, the wall-clock cap did first
+    (the marker's own rule: exactmark.running.limits)."""
+    return (f"timeout: over the CPU time limit of {cpu_seconds} s",
+            f"timeout: no end within the wall-clock cap of {WALL_FACTOR * cpu_seconds} s")
 
 
 def open_scratch() -> Path:

@@ -16,9 +16,9 @@ import exactmark.sandbox.sandbox
 from exactmark.kit.cases import ROOT
 from exactmark.kit.assignment import REQUIREMENTS, SCHEMA
 from exactmark.sandbox.cgroups import enclosing_limits
-from exactmark.running.limits import MEMORY_BYTES, PROCESSES, WALL_FACTOR
+from exactmark.running.limits import MEMORY_BYTES, PROCESSES
 from exactmark.sandbox.sandbox import MARKER_ROOM_BYTES, run_limits
-from tests.test_mark import open_scratch, submission
+from tests.test_mark import open_scratch, spun, submission
 from tests.test_mark_class import ASSIGNMENT, HIDDEN, VISIBLE, others
 
 IS_ROOT = os.geteuid() == 0
@@ -214,13 +214,6 @@ def test_a_looping_program_costs_its_own_cases_alone_where_no_cgroup_is(tmp_path
 SPIN_AT_END_OF_INPUT = ("    if (cin.eof()) {\n        exit(0);\n    }\n",
                         "    while (cin.eof()) {  // asks again for ever\n        cin.clear();\n"
                         "        cin >> ws;\n    }\n")
-
-
-def spun(cpu_seconds: int) -> tuple:
-    """How a spinning run's verdict begins: its CPU limit ended it, or, where a loaded
-    machine gave it less than 1/WALL_FACTOR of a core, the wall-clock cap did first."""
-    return (f"timeout: over the CPU time limit of {cpu_seconds} s",
-            f"timeout: no end within the wall-clock cap of {WALL_FACTOR * cpu_seconds} s")
 
 
 def spinning_at_end_of_input(tmp_path: Path) -> Path:
