@@ -246,7 +246,9 @@ def test_the_report_says_which_sandbox_each_case_had(tmp_path):
 
 def test_the_budget_cuts_the_same_cases_every_time_most_marks_first(tmp_path):
     """A program that loops: its first case uses its 3 s of CPU, and a budget of 2 s
-    leaves every other case not run, said so; twice, the same cases."""
+    leaves every other case not run, said so; twice, the same cases. (The timeout's own
+    words may differ: a loaded machine may end the loop at the wall-clock cap first, and
+    say how much CPU it had by then.)"""
     from tests.test_mark import submission
 
     folder = submission(tmp_path, "solitaire_1.py", "def main() -> None:\n",
@@ -258,7 +260,9 @@ def test_the_budget_cuts_the_same_cases_every_time_most_marks_first(tmp_path):
         tests = {test["name"]: test["output"].split("\n")[0] for test in written["tests"]}
         outcomes.append(tests)
         assert "A budget of 2 s of CPU, and 30 s of waiting, for all the cases together" in report
-    assert outcomes[0] == outcomes[1]
+    kinds = [{name: said if said.startswith("not run") else said.split(":")[0]
+              for name, said in outcome.items()} for outcome in outcomes]
+    assert kinds[0] == kinds[1]
     not_run = [name for name, said in outcomes[0].items() if said.startswith("not run: budget")]
     timed_out = [name for name, said in outcomes[0].items() if said.startswith("timeout")]
     assert len(timed_out) == 1 and len(not_run) == len(outcomes[0]) - 1, \
