@@ -12,6 +12,7 @@ import pytest
 from exactmark.kit.cases import ROOT, Case, EXPECTED_OUTPUTS
 from exactmark.running.run import run_piped
 from tests.bytes_check import expect_same
+from tests.interrupt import sigint_as_at_a_terminal
 
 # program: (a case that prints every kind of character it uses, its arguments,
 #           its first prompt, its exit status on Ctrl-C)
@@ -45,7 +46,8 @@ def test_output_is_utf8_whatever_the_locale(program, locale):
 def test_ctrl_c_at_the_first_prompt_ends_quietly(program, tmp_path):
     _, args, prompt, status = PROGRAMS[program]
     child = pexpect.spawn(sys.executable, [str(ROOT / f"{program}.py"), *args], cwd=str(tmp_path),
-                          env={**os.environ, "HOYLE_STATS_FILE": str(tmp_path / "stats")}, timeout=30)
+                          env={**os.environ, "HOYLE_STATS_FILE": str(tmp_path / "stats")}, timeout=30,
+                          preexec_fn=sigint_as_at_a_terminal)
     child.expect_exact(prompt)
     child.sendintr()
     child.expect(pexpect.EOF)

@@ -556,7 +556,7 @@ def test_a_team_of_cases_written_from_the_documents_alone_catches_every_mistake(
         for name in set(GOLF.mistakes) - set(named):  # nor weighs them
             text = re.sub(rf"^ *{name} = .*\n", "", text, flags=re.MULTILINE)
         (tmp_path / f"team_{number}.toml").write_text(text, encoding="utf-8")
-        status, report, tests, _ = mark(folder, assignment=tmp_path / f"team_{number}.toml")
+        status, report, tests = mark(folder, assignment=tmp_path / f"team_{number}.toml")
         assert status in (0, 1), report
         for group in (GOLF, LITTLE_SPIDER):
             count = len(team.get(group.folder, []))

@@ -14,6 +14,7 @@ import pytest
 from exactmark.kit.cases import ROOT, load_cases
 from exactmark.running.run import run_piped
 from tests.bytes_check import expect_same
+from tests.interrupt import sigint_as_at_a_terminal
 
 PROGRAM = str(ROOT / "hoyle_cli.py")
 CASES = load_cases("hoyle_cli")
@@ -64,8 +65,9 @@ def test_closed_standard_streams_end_quietly(tmp_path):
         assert (done.returncode, done.stderr) == (0, b""), redirect
 
 
-def read_until(stream, text: bytes, seconds: float = 10) -> bytes:
-    """What the program writes until `text` appears, failing if it does not within `seconds`."""
+def read_until(stream, text: bytes, seconds: float = 120) -> bytes:
+    """What the program writes until `text` appears, failing if it does not within `seconds`
+    (a backstop for a program that never writes it, far beyond a loaded machine's delay)."""
     got, deadline = b"", time.monotonic() + seconds
     while text not in got:
         ready, _, _ = select.select([stream], [], [], max(0.0, deadline - time.monotonic()))
@@ -104,12 +106,12 @@ def test_each_prompt_is_flushed_before_the_program_waits(tmp_path):
 
 
 def test_ctrl_c_in_a_game_ends_at_once_with_status_0_and_no_message(tmp_path):
-    child = pexpect.spawn(sys.executable, [PROGRAM], cwd=str(tmp_path), env=environment(tmp_path), timeout=10)
+    child = pexpect.spawn(sys.executable, [PROGRAM], cwd=str(tmp_path), env=environment(tmp_path),
+                          timeout=120, preexec_fn=sigint_as_at_a_terminal)
     try:
         for line in (START + b"1\n14\n").splitlines():
             child.sendline(line)
-        child.expect_exact(b"1. Play Drawn Card\r\n")
-        time.sleep(0.2)  # let the program block in its read
+        child.expect_exact(b"1. Play Drawn Card\r\n")  # the game's last line before it reads
         child.sendintr()
         child.expect(pexpect.EOF)
         assert child.before.replace(b"\r\n", b"\n").strip(b"\n") in (b"^C", b"")

@@ -50,9 +50,10 @@ def test_leading_zeros_and_a_last_line_without_lf():
 
 
 def test_huge_numbers_average_to_inf_quickly():
-    started = time.monotonic()
+    """Within a second of this process's CPU (a loaded machine stretches the wall clock)."""
+    started = time.process_time()
     assert shown(b"0\n" + b"9" * 100_000 + b"\n").endswith("Average Score: inf\n")
-    assert time.monotonic() - started < 1
+    assert time.process_time() - started < 1
     assert shown(b"2" + b"0" * 308 + b"\n").endswith("Average Score: inf\n")  # 2e308 > the largest double
 
 

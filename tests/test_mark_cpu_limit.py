@@ -4,8 +4,10 @@ however many processes it spreads over, one that waits is stopped at the cap,
 and an honest program passes however loaded the machine is.
 
 Each test runs `Sandbox` itself on a snapshot of one program, `prog.py`, in
-both isolations, piped and in a terminal. Times are asserted only with wide
-margins: the machine may be busy with other work."""
+both isolations, piped and in a terminal. What ended a run is asserted by the limit
+it names and the CPU time it used, never by the wall-clock seconds it took, which
+other work on the machine stretches: a cap the CPU limit must beat is set out of any
+load's reach (FAR), and a doze's CPU is counted, not timed."""
 
 import os
 import shutil
@@ -23,6 +25,7 @@ import exactmark.sandbox.sandbox
 from exactmark.kit.cases import ROOT
 from exactmark.sandbox.cgroups import Unavailable
 from exactmark.running.record import Limit
+from exactmark.running.supervise import BUSY_CPU_SECONDS
 from exactmark.sandbox.sandbox import Sandbox
 from tests.test_mark import open_scratch
 
@@ -35,6 +38,7 @@ BOTH = [NAMESPACES, FALLBACK]
 TERMINAL = pytest.param(True, id="terminal")
 PIPED = pytest.param(False, id="piped")
 BUSY = "while True:\n    pass\n"
+FAR = 600  # a wall-clock cap no load reaches before a CPU limit of a second or two
 
 BURN_IN_THREE = """\
     import os
@@ -49,11 +53,11 @@ SLEEP = """\
     print("asleep", flush=True)
     time.sleep(120)
     """
-DOZE = """\
+DOZE = f"""\
     import time
     print("asleep", flush=True)
     for _ in range(600):  # a little CPU now and then: waiting for something, not idle
-        end = time.process_time() + 0.005
+        end = time.process_time() + {BUSY_CPU_SECONDS}  # each nap's CPU alone is busy
         while time.process_time() < end:
             pass
         time.sleep(0.2)
@@ -112,16 +116,15 @@ def needs_cpu_measured(box: Sandbox) -> None:
 @pytest.mark.parametrize("isolation", BOTH)
 def test_three_processes_burning_cpu_are_killed_at_the_limit_of_the_whole_run(scratch, isolation,
                                                                              terminal):
-    with sandbox(scratch, isolation, 1, wall_seconds=60) as box:
+    with sandbox(scratch, isolation, 1, wall_seconds=FAR) as box:
         needs_cpu_measured(box)
         assert "1 s of CPU for the whole run (cgroup v" in box.describe()[2]
-        assert "wall-clock cap 60 s" in box.describe()[2]
-        outcome, seconds = run(box, snapshot_of(scratch, BURN_IN_THREE), terminal)
+        assert f"wall-clock cap {FAR} s" in box.describe()[2]
+        outcome, _ = run(box, snapshot_of(scratch, BURN_IN_THREE), terminal)
     assert outcome.timed_out and outcome.limit is Limit.CPU and outcome.status is None, outcome
     assert outcome.cpu_seconds >= 1, outcome
     # Three processes held to 1 s each (the rlimits alone) would use 3 s; the backstop, 6 s.
     assert outcome.cpu_seconds < 2, f"{outcome.cpu_seconds:.2f} s of CPU for a limit of 1 s"
-    assert seconds < box.wall_seconds / 2, f"killed after {seconds:.1f} s, not at the CPU limit"
 
 
 @pytest.mark.parametrize("terminal", [PIPED, TERMINAL])
@@ -132,7 +135,6 @@ def test_a_run_that_dozes_is_killed_at_the_wall_clock_cap(scratch, isolation, te
         outcome, seconds = run(box, snapshot_of(scratch, DOZE), terminal)
     assert outcome.timed_out and outcome.limit is Limit.WALL and outcome.status is None, outcome
     assert seconds >= box.wall_seconds - 0.1, f"killed after {seconds:.1f} s"
-    assert seconds < box.wall_seconds + 30, f"killed only after {seconds:.1f} s"
     assert outcome.stdout.startswith(b"asleep")
     if box.measures_cpu:
         assert outcome.cpu_seconds < 1, outcome
@@ -141,16 +143,15 @@ def test_a_run_that_dozes_is_killed_at_the_wall_clock_cap(scratch, isolation, te
 @pytest.mark.parametrize("terminal", [PIPED, TERMINAL])
 @pytest.mark.parametrize("isolation", BOTH)
 def test_a_run_that_only_sleeps_ends_once_idle_for_its_cpu_allowance(scratch, isolation, terminal):
-    """No CPU used for as long as its whole allowance (2 s here): it ends then, well
-    before the wall-clock cap, where the CPU time is measured."""
+    """No CPU used for as long as its whole allowance (2 s here): it ends then, before
+    the wall-clock cap (the limit that ended it says so), where the CPU time is measured."""
     with sandbox(scratch, isolation, 2) as box:
-        outcome, seconds = run(box, snapshot_of(scratch, SLEEP), terminal)
+        outcome, _ = run(box, snapshot_of(scratch, SLEEP), terminal)
     assert outcome.timed_out and outcome.status is None, outcome
     if not box.measures_cpu:
         assert outcome.limit is Limit.WALL, outcome
         return
     assert outcome.limit is Limit.IDLE, outcome
-    assert seconds < box.wall_seconds - 2, f"killed only after {seconds:.1f} s"
 
 
 @pytest.mark.parametrize("terminal", [PIPED, TERMINAL])
@@ -158,11 +159,11 @@ def test_a_run_that_only_sleeps_ends_once_idle_for_its_cpu_allowance(scratch, is
 def test_an_honest_program_passes_on_a_loaded_machine(scratch, isolation, terminal):
     """0.5 s of CPU under a 2 s limit, while 4 busy processes of this test share one core
     with the run: at a fifth of a core it needs some 2.5 s of wall clock, more than
-    the limit, and passes all the same (the wall-clock cap is set well away, so that
+    the limit, and passes all the same (the wall-clock cap is set out of reach, so that
     other work on the machine cannot reach it)."""
     everywhere = os.sched_getaffinity(0)
     busy = []
-    with sandbox(scratch, isolation, 2, wall_seconds=60) as box:
+    with sandbox(scratch, isolation, 2, wall_seconds=FAR) as box:
         try:
             os.sched_setaffinity(0, {min(everywhere)})  # this thread, and what it starts
             # Each in a session of its own, as each run is: with the kernel's autogroups,
@@ -207,26 +208,24 @@ def test_without_a_group_the_whole_run_is_measured_from_proc(scratch, monkeypatc
     CPU times of the run's processes, read from /proc, hold the whole run to its limit (three
     processes held to 1 s each by their rlimits alone would use 3 s)."""
     no_groups(monkeypatch)
-    with sandbox(scratch, isolation, 1, wall_seconds=60) as box:
+    with sandbox(scratch, isolation, 1, wall_seconds=FAR) as box:
         assert box.measures_cpu and not box.cpu_by_group
         assert ("1 s of CPU for the whole run (its processes' CPU times, read from /proc: no "
                 "cgroup counts them, none here (this test))") in box.describe()[2]
-        outcome, seconds = run(box, snapshot_of(scratch, BURN_IN_THREE), terminal)
+        outcome, _ = run(box, snapshot_of(scratch, BURN_IN_THREE), terminal)
     assert outcome.timed_out and outcome.limit is Limit.CPU and outcome.status is None, outcome
     assert 1 <= outcome.cpu_seconds < 2, f"{outcome.cpu_seconds:.2f} s of CPU for a limit of 1 s"
-    assert seconds < box.wall_seconds / 2, f"killed after {seconds:.1f} s, not at the CPU limit"
 
 
 @pytest.mark.parametrize("terminal", [PIPED, TERMINAL])
 @pytest.mark.parametrize("isolation", BOTH)
 def test_without_a_group_a_sleeper_ends_once_idle(scratch, monkeypatch, isolation, terminal):
     """What a sleeper costs where no control group is: its idle allowance (2 s here), not the
-    wall-clock cap (300 s)."""
+    wall-clock cap (FAR): the limit that ended it says which."""
     no_groups(monkeypatch)
-    with sandbox(scratch, isolation, 2, wall_seconds=300) as box:
-        outcome, seconds = run(box, snapshot_of(scratch, SLEEP), terminal)
+    with sandbox(scratch, isolation, 2, wall_seconds=FAR) as box:
+        outcome, _ = run(box, snapshot_of(scratch, SLEEP), terminal)
     assert outcome.limit is Limit.IDLE and outcome.status is None, outcome
-    assert seconds < 60, f"killed only after {seconds:.1f} s"
 
 
 @pytest.mark.parametrize("isolation", BOTH)
@@ -237,11 +236,10 @@ def test_where_nothing_measures_the_run_each_process_is_held_by_its_rlimit(
     the limit holds per process, and a loop that runs into RLIMIT_CPU (SIGXCPU, which
     bubblewrap passes on as status 152) is a timeout, never a crash or a wrong output."""
     no_groups(monkeypatch)
-    with sandbox(scratch, isolation, 1, wall_seconds=60) as box:
+    with sandbox(scratch, isolation, 1, wall_seconds=FAR) as box:
         box.measures_cpu = False
         assert "1 s of CPU per process (rlimits only" in box.describe()[2]
-        outcome, seconds = run(box, snapshot_of(scratch, BUSY), terminal)
+        outcome, _ = run(box, snapshot_of(scratch, BUSY), terminal)
     assert outcome.timed_out and outcome.limit is Limit.CPU and outcome.status is None, outcome
     if isolation == "fallback" and not terminal:
         assert outcome.cpu_seconds >= 1, outcome
-    assert seconds < box.wall_seconds / 2, f"killed after {seconds:.1f} s"

@@ -12,12 +12,12 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 
 import pytest
 
 from exactmark.kit.cases import ROOT
 from exactmark.marking.report import KIND_WIDTH
+from tests.interrupt import BACKSTOP_SECONDS, sigint_as_at_a_terminal, started_under
 from tests.test_mark_assignments import run_marker
 from exactmark.kit.variants import read_variant
 
@@ -207,10 +207,11 @@ def test_ctrl_c_during_a_build_ends_the_marking_cleanly(tmp_path):
     assignment = tiny_assignment(tmp_path, "cpp")
     process = subprocess.Popen([sys.executable, "-m", "exactmark.marking.mark", str(folder),
                                 "--assignment", str(assignment)], cwd=ROOT,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    time.sleep(2)
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               preexec_fn=sigint_as_at_a_terminal)
+    started_under(process, name)  # the compiler is at work on it
     process.send_signal(signal.SIGINT)
-    out, err = process.communicate(timeout=120)
+    out, err = process.communicate(timeout=BACKSTOP_SECONDS)
     assert b"Traceback" not in err, err.decode()
     assert process.returncode == 130, (process.returncode, out.decode(), err.decode())
     report = out.decode()

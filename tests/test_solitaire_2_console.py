@@ -14,6 +14,7 @@ from common.console import EXIT_END_OF_INPUT, EXIT_INTERRUPTED, NOT_AN_INTEGER, 
 from exactmark.kit.cases import EXPECTED_OUTPUTS, ROOT
 from common.viewer import MENU, PROMPT
 from tests.bytes_check import expect_same
+from tests.interrupt import sigint_as_at_a_terminal
 
 PROGRAM = str(ROOT / "solitaire_2.py")
 CASES = EXPECTED_OUTPUTS / "solitaire_2"
@@ -73,7 +74,7 @@ def test_a_closed_pipe_ends_the_program_quietly():
 
 
 def test_ctrl_c_at_the_viewer_exits_130_without_traceback():
-    child = pexpect.spawn(sys.executable, [PROGRAM], timeout=30)
+    child = pexpect.spawn(sys.executable, [PROGRAM], timeout=30, preexec_fn=sigint_as_at_a_terminal)
     child.expect_exact(SEED_PROMPT)
     child.sendline("4")
     child.expect_exact(VIEWER_PROMPT.decode().replace("\n", "\r\n"))

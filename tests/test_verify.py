@@ -59,6 +59,16 @@ replace = 'b'
 """))
 
 
+def test_a_variant_that_spins_may_be_marked_with_a_lower_cpu_limit(tmp_path):
+    """Its own `cpu_seconds`, which verify gives the marker as --timeout; none by default."""
+    text = 'mistake = "spins"\n[[change]]\nfind = "a"\nreplace = "b"\n'
+    assert read_variant(variant_file(tmp_path, text)).cpu_seconds is None
+    assert read_variant(variant_file(tmp_path, "cpu_seconds = 3\n" + text)).cpu_seconds == 3
+    for wrong in ("0", "-1", "true", '"3"'):
+        with pytest.raises(VariantError, match="cpu_seconds must be a number of seconds above 0"):
+            read_variant(variant_file(tmp_path, f"cpu_seconds = {wrong}\n" + text))
+
+
 def test_only_the_kits_variants_that_say_so_are_undefined():
     undefined = [variant.id for variant in read_variants(WRONG) if variant.undefined]
     assert undefined == ["calculation_cpp/waste_pile_shown_from_one_past_the_top",

@@ -15,7 +15,9 @@ finds its text fails loudly instead of leaving a right program behind. Where the
 solution is several files (a C++ program's main.cpp and calculation.cpp), each
 change names its own: `file = "main.cpp"`. A variant whose output depends on more than
 its input (memory it never wrote, in C++) says so in `undefined`: its output may differ
-between any two runs that differ in anything, so no two of its runs are compared.
+between any two runs that differ in anything, so no two of its runs are compared. A
+variant that spins until the CPU limit ends it may give its own, lower `cpu_seconds`:
+it is marked with that limit instead of the assignment's, which it reaches as surely.
 """
 
 import sys
@@ -31,6 +33,7 @@ NOT_FOUND = "{path}: change {index}: the text to find occurs {found} times, not 
 UNCHANGED = "{path}: the changes leave the sample solution as it was"
 BAD_FILE = "{path}: {problem}"
 NEEDS = "{path}: needs `mistake` (what the student did, in words) and at least one [[change]]"
+BAD_CPU_SECONDS = "{path}: cpu_seconds must be a number of seconds above 0"
 WHICH_FILE = "{path}: change {index}: say which file it changes (`file`), one of: {names}"
 
 
@@ -47,6 +50,7 @@ class Variant:
     path: Path
     undefined: str = ""  # what, besides its input, its output depends on
     rule: str = ""  # the id of the one rule of the handout it breaks (exactmark/kit/rules.py)
+    cpu_seconds: float = None  # its CPU limit when marked, where it is not the assignment's
 
     @property
     def id(self) -> str:
@@ -84,10 +88,16 @@ def read_variant(path: Path) -> Variant:
             or not isinstance(data.get("undefined", ""), str) \
             or not isinstance(data.get("rule", ""), str):
         raise VariantError(NEEDS.format(path=path))
+    cpu_seconds = data.get("cpu_seconds")
+    if cpu_seconds is not None and (isinstance(cpu_seconds, bool)
+                                    or not isinstance(cpu_seconds, (int, float))
+                                    or cpu_seconds <= 0):
+        raise VariantError(BAD_CPU_SECONDS.format(path=path))
     return Variant(program=path.parent.name, name=path.stem, mistake=data["mistake"],
                    changes=tuple((c.get("file"), c["find"], c["replace"], c.get("count", 1))
                                  for c in changes),
-                   path=path, undefined=data.get("undefined", ""), rule=data.get("rule", ""))
+                   path=path, undefined=data.get("undefined", ""), rule=data.get("rule", ""),
+                   cpu_seconds=cpu_seconds)
 
 
 def read_variants(folder: Path) -> list:

@@ -34,6 +34,7 @@ class MarkRequest:
     require: tuple = ()
     only: tuple = ()
     tty: bool = False
+    timeout: float = None  # CPU seconds a case, instead of the assignment's
     submitted: str = None  # ISO 8601
     student_budget: float = None
     waiting_budget: float = None

@@ -157,11 +157,13 @@ def variants(assignments: list) -> tuple:
 
 
 def marked_by_the_marker(folder: Path, assignment, patterns: list, options, scratch: Path,
-                         tty: bool = False) -> dict:
-    """The results.json of the marker on `folder`, the cases of `patterns` only."""
+                         tty: bool = False, cpu_seconds: float = None) -> dict:
+    """The results.json of the marker on `folder`, the cases of `patterns` only (with
+    `cpu_seconds` as each run's CPU limit, where given)."""
     results = scratch / "results.json"
     asked = MarkRequest(str(assignment.path), str(folder), json=str(results), jobs=options.jobs,
-                        isolation=options.isolation, only=tuple(patterns), tty=tty)
+                        isolation=options.isolation, only=tuple(patterns), tty=tty,
+                        timeout=cpu_seconds)
     done = subprocess.run(asked.argv(), cwd=ROOT, stdout=subprocess.DEVNULL,
                           stderr=subprocess.PIPE, env=marker_environment(os.environ))
     if done.returncode not in MARKED or not results.exists():
@@ -172,14 +174,14 @@ def marked_by_the_marker(folder: Path, assignment, patterns: list, options, scra
 
 
 def mark(folder: Path, assignment, program: str, options, tty: bool = False,
-         pack: Path = None, cases: list = None) -> Marked:
+         pack: Path = None, cases: list = None, cpu_seconds: float = None) -> Marked:
     """Mark `folder` as the marker does, the cases of `program` only (of those named in
     `cases`, if given); with `pack`, check it with that student pack too, and say where
     the two disagree on a visible case (where the marker marked one)."""
     with tempfile.TemporaryDirectory(prefix="verify-") as scratch:
         written = marked_by_the_marker(folder, assignment,
                                        [f"{program}/{case}" for case in (cases or ["*"])],
-                                       options, Path(scratch), tty)
+                                       options, Path(scratch), tty, cpu_seconds)
         marking = records.MarkingRecord.from_dict(written.get("extra_data", {}))
         pack = pack if any(case.program == program and case.visibility == "visible"
                            for case in marking.cases) else None  # nothing to compare
@@ -298,11 +300,11 @@ def marked_variant(variant, assignments, solutions, scratch, options, packs: dic
     elif found is not None:
         marked_here = {m.case.name for m in assignment.marked_cases[variant.program]}
         claimed = [case for case in found.cases_of(variant.rule) if case in marked_here]
-    first = mark(folder, assignment, variant.program, options, pack=pack,
-                 cases=claimed) if claimed else None
+    first = mark(folder, assignment, variant.program, options, pack=pack, cases=claimed,
+                 cpu_seconds=variant.cpu_seconds) if claimed else None
     if first is None or (not first.unmarked and len(first.failed) < AT_LEAST):
         return problem, claimed, first, mark(folder, assignment, variant.program, options,
-                                             pack=pack)
+                                             pack=pack, cpu_seconds=variant.cpu_seconds)
     return problem, claimed, first, first
 
 
