@@ -39,6 +39,7 @@ REPRODUCE_THERE = "  reproduce, in the submission's folder: {command}"
 RUNAWAY = "  {line}"  # a line of what an output stopped for size showed
 REPRODUCE_PAST_BYTES = 2000  # what a too-large output's reproduce shows beyond the expected
 AT_A_TERMINAL = "{run}  # at a terminal: the screen should read as {screen}"
+TIMEOUT = "timeout {seconds:g}"  # coreutils': ends the run after that long
 TYPING = ", typing each line of {input} as it asks"
 SCORE = "Score: {score:.2f}/{total:.2f} in {seconds:.1f} s"
 LATE = "Late rule: {explanation}"
@@ -172,7 +173,7 @@ def case_folder(case) -> str:
 
 
 def reproduce(case, program, kind: Kind = Kind.WRONG, folder: str = None,
-              mode: str = PIPE) -> str:
+              mode: str = PIPE, bound: float = None) -> str:
     """The command that reruns the case at a shell, in the submission's folder, and shows
     what cost the marks: the stdout's diff, the exit status (stderr left on the terminal,
     where its traceback explains it), the stderr's diff, or an output too large up to a
@@ -181,13 +182,16 @@ def reproduce(case, program, kind: Kind = Kind.WRONG, folder: str = None,
     `folder` (by default `expected_outputs/CASES`, as a student's feedback lays them out),
     never a long printf. A case at a TERMINAL is the program run there, its input typed as
     it asks (no shell tool types a line only once a program waits for it), its screen to
-    compare."""
+    compare. A run stopped for its time is given `bound` seconds (`timeout`), so that the
+    command ends by itself."""
     at = (folder or case_folder(case)).rstrip("/")
 
     def file(suffix: str) -> str:
         path = f"{at}/{case.name}{suffix}"
         return path if SHELL_SAFE.fullmatch(path) else shlex.quote(path)
     run = shlex.join(program.shell_run(case))
+    if bound is not None:
+        run = f"{TIMEOUT.format(seconds=bound)} {run}"
     typed = case.simulate is None
     if typed and mode != TERMINAL:
         run = f"{run} < {file('.in')}"
@@ -300,7 +304,7 @@ def write_report(results: Results, out) -> None:
         print(INPUT.format(text=shown_input(case)), file=out)
         print(REPRODUCE_THERE.format(command=reproduce(
             case, results.assignment.programs[case.program], kind, str(case.folder),
-            verdict.mode)), file=out)
+            verdict.mode, verdict.bound)), file=out)
         if verdict.diff:
             print(verdict.diff, file=out)
         for line in verdict.runaway:
@@ -348,7 +352,7 @@ def gradescope(results: Results, confined: dict) -> dict:
                                         INPUT.format(text=shown_input(case)).strip(),
                                         REPRODUCE.format(command=reproduce(
                                             case, declared, verdict.kind,
-                                            mode=verdict.mode)).strip(),
+                                            mode=verdict.mode, bound=verdict.bound)).strip(),
                                         verdict.diff, *verdict.runaway]))
                 for verdict in result.failed) or Kind.PASS
             add({"name": case.id, "status": "passed" if result.earned_all else "failed",
@@ -447,7 +451,8 @@ def verdict_data(case, program, verdict) -> records.Verdict:
     failed = verdict.kind not in (Kind.PASS, Kind.NOT_RUN)
     return records.Verdict(verdict.mode, verdict.kind, how(verdict), tuple(verdict.regions),
                            shown_input(case),
-                           reproduce(case, program, verdict.kind, mode=verdict.mode)
+                           reproduce(case, program, verdict.kind, mode=verdict.mode,
+                                     bound=verdict.bound)
                            if failed else "",
                            verdict.diff,
                            verdict.diff_lines.to_json() if verdict.diff_lines else None,

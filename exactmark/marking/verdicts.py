@@ -88,6 +88,7 @@ TAIL_BYTES = 1 << 16
 MOST_BLOCK = 4096
 REPEATS = 3
 BACK_STEP = 1 << 16  # bytes compared at a time, looking back for where the repeating began
+REPRODUCE_MARGIN = 5  # seconds a timeout's reproduce command gives a run beyond its limit
 
 
 @dataclass(frozen=True)
@@ -103,6 +104,8 @@ class Verdict:
     regions: tuple = ()  # a sentence per region that differs (exactmark.marking.near_miss.regions)
     runaway: tuple = ()  # an output stopped for size: its first lines and what it repeated,
     # escaped, as lines to show (`runaway_lines`)
+    bound: float = None  # a run stopped for its time: the seconds its reproduce command
+    # gives it (the limit and REPRODUCE_MARGIN), so that the command ends by itself
 
     @property
     def passed(self) -> bool:
@@ -179,15 +182,17 @@ def _limit_hit(case, mode, outcome, got, want, rules):
     if outcome.timed_out:
         used = outcome.cpu_seconds
         if outcome.limit is Limit.CPU:
-            detail = OVER_CPU.format(seconds=rules.cpu_seconds)
+            limit, detail = rules.cpu_seconds, OVER_CPU.format(seconds=rules.cpu_seconds)
         elif outcome.limit is Limit.IDLE:
-            detail = IDLE_DETAIL.format(seconds=rules.idle_seconds)
+            limit, detail = rules.idle_seconds, IDLE_DETAIL.format(seconds=rules.idle_seconds)
         else:
-            detail = NO_END.format(seconds=rules.wall_seconds) + (
+            limit, detail = rules.wall_seconds, NO_END.format(seconds=rules.wall_seconds) + (
                 USED_CPU.format(seconds=used) if used is not None else "")
+        if outcome.read_all_input is not None:
+            detail += READ_ALL if outcome.read_all_input else NOT_ALL_READ
         return Verdict(case.id, mode, Kind.TIMEOUT, detail,
                        near_miss=missed(got, want, THE_TIME_LIMIT),
-                       **_differences(got, want, case.id))
+                       bound=limit + REPRODUCE_MARGIN, **_differences(got, want, case.id))
     if outcome.out_of_memory and got != want:
         return Verdict(case.id, mode, Kind.OUT_OF_MEMORY, MEMORY.format(memory=mebibytes(rules.memory_bytes)),
                        near_miss=missed(got, want, THE_MEMORY_LIMIT),

@@ -373,7 +373,7 @@ class Check:
                 for region in verdict.regions:
                     self.say(REGION.format(sentence=region))
             self.say(INPUT.format(text=shown_input(case)))
-            command = reproduce(case, program, kind, at)
+            command = reproduce(case, program, kind, at, bound=verdict.bound)
             self.say(REPRODUCE.format(command=escaped(command, most=MOST_SHOWN)
                                       if isinstance(case, Written) else command))
             if verdict.diff:
