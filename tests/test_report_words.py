@@ -8,7 +8,7 @@ import pytest
 from exactmark.kit.assignment import load
 from exactmark.marking.report import (CASE_LINE, KIND_WIDTH, MISSING, MISSING_LINE,
                                       NOT_BUILT_LINE, reproduce, verdict_data)
-from exactmark.marking.verdicts import PIPE, TERMINAL, Kind, how, judge
+from exactmark.marking.verdicts import PIPE, TERMINAL, Kind, Rules, how, judge
 from exactmark.running.record import Limit, Ran
 
 TABLE = b"a\nb\n"  # a case's expected stdout
@@ -37,7 +37,7 @@ def test_a_missing_program_and_an_unbuilt_one_keep_the_column():
 @pytest.mark.parametrize("ran, said", [
     (Ran(b"debug\n" + TABLE, b"", 0), "1 line too many at line 1, otherwise as expected: `debug`"),
     (Ran(b"debug\n" + TABLE, b"oops\n", 2),
-     "1 line too many at line 1: `debug`; exit status 2, stderr ends: oops"),
+     "1 line too many at line 1: `debug`; and exit status 2, want 0; stderr ends: oops"),
     (Ran(b"debug\n" + TABLE, b"Traceback (most recent call last):\nValueError: boom\n", 1),
      "ValueError: boom; 1 line too many at line 1: `debug`"),
     (Ran(b"debug\n" + TABLE, b"", None, Limit.CPU),
@@ -76,3 +76,21 @@ def test_a_terminal_case_is_reproduced_at_a_terminal_not_piped():
         "expected_outputs/solitaire_1/seed_0.in as it asks")
     verdict = judge(seed_0, TERMINAL, Ran(b"not the screen\n"))
     assert verdict_data(seed_0, program, verdict).reproduce == at_a_terminal
+
+
+@pytest.mark.parametrize("ran, compare, stderr, said", [
+    (Ran(TABLE + b"extra\n", b"", 0), {"status"}, None,
+     "1 extra line after the expected end, from line 3: `extra`; and exit status 0, want 1"),
+    (Ran(TABLE + b"extra\n", b"why\n", 0), {"status", "stderr"}, b"",
+     "1 extra line after the expected end, from line 3: `extra`; and exit status 0, want 1; "
+     "stderr ends: why; and its stderr differs from the case's"),
+    (Ran(TABLE + b"extra\n", b"why\n", 0), set(), b"",
+     "1 extra line after the expected end, from line 3: `extra`"),
+], ids=["the status compared", "the status and stderr compared", "neither compared"])
+def test_a_wrong_output_says_each_other_comparison_that_failed(ran, compare, stderr, said):
+    """A group that compares the exit status makes it the point: a wrong output beside a
+    wrong status says both."""
+    wrong = case(status=1)
+    wrong.stderr = stderr
+    verdict = judge(wrong, PIPE, ran, Rules(compare=frozenset(compare)))
+    assert (verdict.kind, how(verdict)) == (Kind.WRONG, said)

@@ -41,6 +41,9 @@ TRACEBACK_AFTER_PASS = "but stderr ends: {line}"
 STATUS_DIFFERS = "exit status {got}, want {want}"
 STDERR_SAID = "; stderr ends: {line}"
 STDERR_ENDS = "; exit status {status}, stderr ends: {line}"
+# After a wrong output, each other comparison that failed too
+STATUS_TOO = "; and exit status {got}, want {want}"
+STDERR_TOO = "; and its stderr differs from the case's"
 KILLED = "killed by signal {signal}"
 NO_END = "no end within the wall-clock cap of {seconds:g} s"
 USED_CPU = " (it used {seconds:.1f} s of CPU)"
@@ -157,12 +160,21 @@ def judge(case, mode: str, outcome, rules: Rules = Rules()) -> Verdict:
         return Verdict(case.id, mode, Kind.CRASH, reason, near_miss=missed(got, want, A_CRASH),
                        **differences)
     line = last_line(stderr)
+    status_differs = (not terminal and "status" in rules.compare and case.status is not None
+                      and status != case.status)
+    stderr_differs = (not terminal and "stderr" in rules.compare and case.stderr is not None
+                      and stderr != case.stderr)
     said_after = bool(status and line and not terminal)  # how the run ended, after the output
-    near_miss = missed(got, want, alone=not said_after)
+    near_miss = missed(got, want, alone=not (said_after or status_differs or stderr_differs))
     detail = near_miss.sentence if near_miss else first_difference(
         got.decode("utf-8", "surrogateescape"), want.decode("utf-8", "surrogateescape"))
-    if said_after:
+    if status_differs:
+        detail += STATUS_TOO.format(got=status, want=case.status) + (
+            STDERR_SAID.format(line=line) if line else "")
+    elif said_after:
         detail += STDERR_ENDS.format(status=status, line=line)
+    if stderr_differs:
+        detail += STDERR_TOO
     return Verdict(case.id, mode, Kind.WRONG, detail, near_miss=near_miss, **differences)
 
 
