@@ -176,7 +176,7 @@ def reproduce(case, program, kind: Kind = Kind.WRONG, folder: str = None,
               mode: str = PIPE, bound: float = None) -> str:
     """The command that reruns the case at a shell, in the submission's folder, and shows
     what cost the marks: the stdout's diff, the exit status (stderr left on the terminal,
-    where its traceback explains it), the stderr's diff, or an output too large up to a
+    where its traceback explains it), a crash's traceback alone, the stderr's diff, or an output too large up to a
     little past the expected (head ends the program once it has that much); a compiled
     `program` is built first. Its input and expected output are the case's files in
     `folder` (by default `expected_outputs/CASES`, as a student's feedback lays them out),
@@ -213,6 +213,8 @@ def reproduce(case, program, kind: Kind = Kind.WRONG, folder: str = None,
         if head:
             return f'{{ {run}; echo "exit status $?, want {case.status}" >&2; }}{head} > /dev/null'
         return f'{run} > /dev/null; echo "exit status $?, want {case.status}"'
+    if kind == Kind.CRASH:
+        return f"{run}{head} > /dev/null"
     if kind == Kind.WRONG_STDERR:
         if head:
             return f"{{ {run}{head} > /dev/null; }} 2>&1 | diff - {file('.err')}"

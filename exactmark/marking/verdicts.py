@@ -1,5 +1,6 @@
 """The verdict on one run of a case: what differs, said with the run's bytes escaped."""
 
+import re
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -38,6 +39,7 @@ PIPE = "stdout, stdin piped"
 TERMINAL = "terminal screen"
 
 TRACEBACK_AFTER_PASS = "but stderr ends: {line}"
+ERROR_AT = "{error} ({file}, line {line})"  # Python's error, where its report places it
 STATUS_DIFFERS = "exit status {got}, want {want}"
 STDERR_SAID = "; stderr ends: {line}"
 STDERR_ENDS = "; exit status {status}, stderr ends: {line}"
@@ -120,6 +122,29 @@ def last_line(stderr: bytes) -> str:
     return escaped(lines[-1]) if lines else ""
 
 
+# Python's report of an error: a traceback's frames, or a SyntaxError's one place, each a
+# `File "...", line N` line; then the error's name and message on the last line.
+PYTHON_PLACE = re.compile(r'^ *File "(.*)", line ([0-9]+)')
+PYTHON_ERROR = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Interrupt|Exit)\b")
+
+
+def python_error(stderr: bytes) -> str:
+    """What a Python program's stderr says of the error that ended it, escaped: its last
+    line, and the file (its name alone: the folder a run is in differs from run to run)
+    and line of the last place it names (a SyntaxError has no "Traceback" line, only its
+    place); "" when stderr holds no such report."""
+    lines = stderr.decode("utf-8", "surrogateescape").strip().splitlines()
+    places = [found for found in map(PYTHON_PLACE.match, lines) if found]
+    traceback = any(line.startswith("Traceback") for line in lines)
+    if not (traceback or (places and PYTHON_ERROR.match(lines[-1]))):
+        return ""
+    error = escaped(lines[-1])
+    if not places:
+        return error
+    file, line = places[-1].groups()
+    return ERROR_AT.format(error=error, file=escaped(file.rpartition("/")[2]), line=line)
+
+
 @dataclass(frozen=True)
 class Rules:
     """How an assignment compares: what besides stdout, what it forgives at what cost,
@@ -142,7 +167,7 @@ def judge(case, mode: str, outcome, rules: Rules = Rules()) -> Verdict:
     if verdict is not None:
         return verdict
     status = outcome.status
-    traceback = b"Traceback" in stderr and last_line(stderr)
+    traceback = python_error(stderr)
     if got == want or _forgiven(got, want, rules):
         extra = None if terminal else _status_and_stderr(case, mode, status, stderr, rules)
         if extra is not None:
@@ -158,7 +183,7 @@ def judge(case, mode: str, outcome, rules: Rules = Rules()) -> Verdict:
     if status is not None and status != 0 and (traceback or status < 0):
         reason = traceback or KILLED.format(signal=-status)
         return Verdict(case.id, mode, Kind.CRASH, reason, near_miss=missed(got, want, A_CRASH),
-                       **differences)
+                       **(differences if got else {}))  # no diff against nothing printed
     line = last_line(stderr)
     status_differs = (not terminal and "status" in rules.compare and case.status is not None
                       and status != case.status)
