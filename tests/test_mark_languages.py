@@ -155,7 +155,7 @@ def test_warnings_are_shown_and_cost_what_the_assignment_says(tmp_path, how):
         assert re.search(r"warning: unused variable .unused.", report), report
     else:
         assert "a #pragma turns the compiler's warnings off: counted as warnings" in report
-    assert "greet: 3/3 cases pass, 2.25 of 3 marks" in report and "Score: 2.25/3.00" in report
+    assert "greet: 3/3 cases pass, 2.25 of 3.00 marks" in report and "Score: 2.25/3.00" in report
     assert "  build: its warnings cost 25% of what the program's cases earn: -0.75" in report
     build = written["tests"][0]
     assert (build["name"], build["score"], build["max_score"]) == ("greet: build", -0.75, 0)

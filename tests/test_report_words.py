@@ -1,6 +1,7 @@
 """The marker's report says what is true, each thing once, in columns that line up:
 its sentences tried one at a time, without marking anything."""
 
+import re
 from types import SimpleNamespace
 
 import pytest
@@ -94,3 +95,18 @@ def test_a_wrong_output_says_each_other_comparison_that_failed(ran, compare, std
     wrong.stderr = stderr
     verdict = judge(wrong, PIPE, ran, Rules(compare=frozenset(compare)))
     assert (verdict.kind, how(verdict)) == (Kind.WRONG, said)
+
+
+def test_every_mark_the_report_and_the_checker_say_has_two_decimals():
+    """The guide says so: 6.5 marks read 6.50, 6 marks 6.00, beside 2.19 earned."""
+    from exactmark.marking.mark import MARKING
+    from exactmark.marking.report import PROGRAM_HEAD, PROGRAM_MARKS
+    from exactmark.pack.check import NO_CASE_YET, SUMMARY
+    said = [PROGRAM_HEAD.format(program="p", passed=14, total=50, earned=2.1875, marks=6.5),
+            PROGRAM_MARKS.format(program="p", earned=6, marks=6),
+            MARKING.format(submission="s", assignment="a", title="t", marks=13),
+            SUMMARY.format(passed=1, total=2, unseen=1),
+            NO_CASE_YET.format(folder="f", group="g", marks=10, asked="")]
+    assert [re.findall(r"\b[0-9]+(?:\.[0-9]+)?(?= marks)", line) for line in said] == [
+        ["6.50"], ["6.00"], ["13.00"], ["1.00"], ["10.00"]], said
+    assert said[0].endswith("2.19 of 6.50 marks"), said[0]

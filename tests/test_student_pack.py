@@ -933,7 +933,7 @@ def test_a_game_without_a_case_is_said_in_a_sentence_and_the_check_does_not_pass
     assert "1 of 1 of the cases you write pass on your program; 1 group without a case" \
         in done.stdout.splitlines(), done.stdout
     assert ("cases/little_spider/ (your Little Spider cases) has no case yet: as it is, the "
-            "group earns none of its 10 marks, since each of its counts is a share of its cases; "
+            "group earns none of its 10.00 marks, since each of its counts is a share of its cases; "
             "the handout asks for at least 6") in done.stdout.splitlines(), done.stdout
     assert "cases/golf/ (your Golf cases) has no case" not in done.stdout
     assert "visible case" not in done.stdout and "cannot see" not in done.stdout, done.stdout

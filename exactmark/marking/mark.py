@@ -57,7 +57,7 @@ UNBUILT_DETAILS = {Kind.NOT_BUILT: NOT_BUILT_DETAIL, Kind.NOT_RUN: INTERRUPTED,
 
 MOST_SECONDS = 3600
 
-MARKING = "Marking {submission} against {assignment}: {title} ({marks:g} marks)"
+MARKING = "Marking {submission} against {assignment}: {title} ({marks:.2f} marks)"
 RUNS = "{cases} cases, {jobs} at once"
 WRITTEN = "and the cases the student wrote, of {groups}"
 BUDGET = ("A budget of {seconds:g} s of CPU, and {waiting:g} s of waiting, for all the cases "

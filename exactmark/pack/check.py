@@ -114,10 +114,10 @@ CANNOT_JUDGE = ("This checker cannot say whether the cases you write are valid o
                 "case or the program.")
 REPRODUCE = "  reproduce, in your folder: {command}"
 SUMMARY = ("{passed} of {total} visible cases pass; the marking also uses cases you cannot "
-           "see, worth {unseen:g} mark{s}")
+           "see, worth {unseen:.2f} marks")
 SUMMARY_ALL_SEEN = "{passed} of {total} cases pass: the marking uses these cases and no others"
 NO_CASE_YET = ("{folder}/ ({group}) has no case yet: as it is, the group earns none of its "
-               "{marks:g} marks, since each of its counts is a share of its cases{asked}")
+               "{marks:.2f} marks, since each of its counts is a share of its cases{asked}")
 ASKED_FOR = "; the handout asks for at least {asked}"
 WRITTEN_SUMMARY = ("{passed} of {total} of the cases you write pass on your program"
                    "{refused}{empty}")
@@ -595,8 +595,8 @@ def main(argv=None) -> int:
         print(file=out)
         if check.total() or not groups:
             print((SUMMARY if pack.unseen_marks else SUMMARY_ALL_SEEN).format(
-                passed=check.passed(), total=check.total(), unseen=pack.unseen_marks,
-                s="s" * (pack.unseen_marks != 1)), file=out)
+                passed=check.passed(), total=check.total(), unseen=pack.unseen_marks),
+                  file=out)
         if groups:
             print(summary_of_written(check), file=out)
             for group, found in check.groups():
