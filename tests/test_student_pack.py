@@ -202,6 +202,8 @@ def test_beside_the_sample_solutions_every_visible_case_passes(packs, name, tmp_
     assert done.returncode == 0, done.stdout + done.stderr
     assert SUMMARY.search(done.stdout).groups() == (str(visible), str(visible)), done.stdout
     assert sorted(path.name for path in work.rglob("*")) == before, "it wrote into the folder"
+    for program in assignment.programs:  # once, its build (if any) under it
+        assert len(re.findall(rf"^{program}:", done.stdout, re.M)) == 1, done.stdout
 
 
 def marker_verdicts(folder: Path, assignment, cases: list, tmp_path: Path) -> dict:
