@@ -99,6 +99,8 @@ def test_a_tiny_program_is_built_and_marked_in_its_language(tmp_path, language):
     status, report, stderr, written = run_marker(right, assignment=assignment)
     assert status == 0 and "Score: 3.00/3.00" in report, report + stderr
     assert "  build: built in " in report and "[build] greet: built in" in stderr
+    limits = next(line for line in report.splitlines() if line.startswith("Limits per run: "))
+    assert "Python" not in limits, f"a {language} program's runs name no interpreter: {limits}"
     build = written["extra_data"]["programs"]["greet"]["build"]
     assert build["ok"] and not build["warnings"] and build["seconds"] > 0
     assert [test["name"] for test in written["tests"]] == \

@@ -56,6 +56,7 @@ UNBUILT_DETAILS = {Kind.NOT_BUILT: NOT_BUILT_DETAIL, Kind.NOT_RUN: INTERRUPTED,
                    Kind.MARKER_ERROR: NOT_BUILT_DETAIL}
 
 MOST_SECONDS = 3600
+PYTHON_RUN = "{python}"  # in a language's run command: the sandbox's interpreter (languages.toml)
 
 MARKING = "Marking {submission} against {assignment}: {title} ({marks:.2f} marks)"
 RUNS = "{cases} cases, {jobs} at once"
@@ -519,11 +520,17 @@ def check_isolation(options, parse, scratch: Path, assignment) -> int:
     Gradescope's setup.sh, which fails when a required layer is missing."""
     sandbox = open_sandbox(options, parse, scratch, assignment, [*kept_apart(assignment), scratch])
     try:
-        for line in sandbox.describe():
+        for line in sandbox.describe(python=runs_python(assignment, assignment.programs)):
             print(line)
     finally:
         sandbox.close()
     return Exit.PASSED
+
+
+def runs_python(assignment, programs) -> bool:
+    """Whether any of the `programs` runs in the sandbox's Python (its language's command
+    names it), for the header to name that interpreter only then."""
+    return any(PYTHON_RUN in assignment.programs[program].language.run for program in programs)
 
 
 def mark(options, parse, scratch: Path, assignment, selected: dict, groups: dict,
@@ -549,7 +556,8 @@ def mark(options, parse, scratch: Path, assignment, selected: dict, groups: dict
         notes.append(LEFT_OUT.format(what=copied.described()))
     header = [MARKING.format(submission=escaped(options.named or str(submission), most=1000),
                              assignment=assignment.name, title=assignment.title,
-                             marks=assignment.marks), *sandbox.describe(), *notes]
+                             marks=assignment.marks),
+              *sandbox.describe(python=runs_python(assignment, selected)), *notes]
     warn(sandbox)
     try:
         with stopped_by_signals(sandbox):
