@@ -7,6 +7,7 @@ from types import SimpleNamespace
 import pytest
 
 from exactmark.kit.assignment import load
+from exactmark.kit.cases import ROOT
 from exactmark.marking.report import (CASE_LINE, KIND_WIDTH, MISSING, MISSING_LINE,
                                       NOT_BUILT_LINE, reproduce, verdict_data)
 from exactmark.marking.verdicts import PIPE, TERMINAL, Kind, Rules, how, judge
@@ -110,3 +111,22 @@ def test_every_mark_the_report_and_the_checker_say_has_two_decimals():
     assert [re.findall(r"\b[0-9]+(?:\.[0-9]+)?(?= marks)", line) for line in said] == [
         ["6.50"], ["6.00"], ["13.00"], ["1.00"], ["10.00"]], said
     assert said[0].endswith("2.19 of 6.50 marks"), said[0]
+
+
+def test_in_a_log_of_stdout_and_stderr_the_header_comes_before_the_progress(tmp_path):
+    """`exactmark mark ... >log 2>&1`: the report's header is printed (and flushed) before
+    the first progress line on stderr, and said once."""
+    import subprocess
+    import sys
+    from tests.test_mark import submission
+
+    folder = submission(tmp_path, "solitaire_2.py")
+    with open(tmp_path / "log", "wb") as log:
+        subprocess.run([sys.executable, "-m", "exactmark.marking.mark", str(folder),
+                        "--assignment", "seeded", "--only", "solitaire_2/no_input"],
+                       cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, timeout=300)
+    lines = (tmp_path / "log").read_text(encoding="utf-8").splitlines()
+    marking = [index for index, line in enumerate(lines) if line.startswith("Marking ")]
+    progress = [index for index, line in enumerate(lines) if line.startswith("[1/1] ")]
+    assert len(marking) == 1 and len(progress) == 1 and marking[0] < progress[0], lines
+    assert sum(line.startswith("Limits per run: ") for line in lines) == 1, lines

@@ -636,6 +636,10 @@ def mark_cases(sandbox, options, root: Path, assignment, selected: dict, header:
         split = ", ".join(SHARE.format(part=share.part, share=share.cpu / options.student_budget)
                           for share in budget.values())
         header.append(BUDGET.format(seconds=options.student_budget, waiting=waiting, shares=split))
+    said = len(header)  # the header so far, printed before the first progress line: in a log
+    report = Terminal(sys.stdout)  # of stdout and stderr together, it comes first
+    for line in header:
+        print(line, file=report)
     modes = [PIPE, TERMINAL] if options.tty else [PIPE]
     rules = {}
 
@@ -678,7 +682,8 @@ def mark_cases(sandbox, options, root: Path, assignment, selected: dict, header:
         header.append(SESSIONS_REFUSED.format(why=escaped(sessions.refused)))
     programs = {program: [done[marked.case.id] for marked in chosen] if present[program] else None
                 for program, chosen in selected.items()}
-    return Results(assignment, header, programs, missing=missing, builds=builds, student=student)
+    return Results(assignment, header, programs, missing=missing, builds=builds, student=student,
+                   header_said=said)
 
 
 def progress(line: str) -> None:

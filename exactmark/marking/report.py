@@ -92,6 +92,7 @@ class Results:
     builds: dict = field(default_factory=dict)  # program -> exactmark.marking.build.Build
     student: dict = field(default_factory=dict)  # program -> [exactmark.marking.student_cases.GroupResult]
     notes: list = field(default_factory=list)  # the header's lines on the submission itself
+    header_said: int = 0  # the header's first lines, printed already (before the progress)
 
     def golden_marks(self, program: str) -> float:
         """What the program's golden cases are worth (its groups of student cases aside)."""
@@ -249,7 +250,7 @@ def said_once(verdicts: list, said: str, name=shown_case) -> list:
 
 
 def write_report(results: Results, out) -> None:
-    for line in results.header:
+    for line in results.header[results.header_said:]:
         print(line, file=out)
     failures = []  # (result, verdict) of each failed run
     for program, program_results in results.programs.items():
