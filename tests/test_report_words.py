@@ -130,3 +130,16 @@ def test_in_a_log_of_stdout_and_stderr_the_header_comes_before_the_progress(tmp_
     progress = [index for index, line in enumerate(lines) if line.startswith("[1/1] ")]
     assert len(marking) == 1 and len(progress) == 1 and marking[0] < progress[0], lines
     assert sum(line.startswith("Limits per run: ") for line in lines) == 1, lines
+
+
+def test_lines_on_stderr_where_none_is_expected_are_one_way_of_failing_per_program():
+    """Whatever the lines say (the seed, in a debug line): one way for a program's cases,
+    another for another program's."""
+    from exactmark.marking.grouping import difference
+
+    def debugged(case_id: str, seed: int):
+        quiet = SimpleNamespace(id=case_id, stdout=TABLE, screen=None, stderr=b"", status=0)
+        return judge(quiet, PIPE, Ran(TABLE, f"DEBUG: seed is {seed}\n".encode(), 0))
+    first, second, other = debugged("p/a", 1), debugged("p/b", 2), debugged("q/a", 1)
+    assert first.kind == Kind.WRONG_STDERR
+    assert difference(first) == difference(second) != difference(other)
