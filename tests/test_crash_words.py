@@ -33,7 +33,12 @@ def solitaire_2_cases() -> list:
     (b'Traceback (most recent call last):\n  File "/x/y/solitaire_2.py", line 7, in <module>\n'
      b"    main()\nValueError: no\n", "ValueError: no (solitaire_2.py, line 7)"),
     (b"Traceback (most recent call last):\nKeyboardInterrupt\n", "KeyboardInterrupt"),
-], ids=["a SyntaxError, without a Traceback line", "a traceback", "a traceback without a place"])
+    (b'Traceback (most recent call last):\n  File "/x/solitaire_2.py", line 9, in <module>\n'
+     b'  File "/usr/lib/python3.11/subprocess.py", line 1883, in _execute_child\n'
+     b"BlockingIOError: [Errno 11] Resource temporarily unavailable\n",
+     "BlockingIOError: [Errno 11] Resource temporarily unavailable (solitaire_2.py, line 9)"),
+], ids=["a SyntaxError, without a Traceback line", "a traceback", "a traceback without a place",
+        "a traceback through Python's library"])
 def test_a_python_error_is_a_crash_named_with_its_file_and_line(stderr, said):
     case = solitaire_2_cases()[0]
     verdict = judge(case, PIPE, Ran(b"", stderr, 1))

@@ -317,8 +317,8 @@ def test_a_pack_says_what_its_cases_leave_out_only_where_they_leave_something_ou
             "shown: 1 mark, never shown: your feedback says how many pass, and what they "
             "earn\n") in readme
     done = check(pack, student, only_python(tmp_path))
-    assert ("1 of 1 visible cases pass; the marking also uses cases you cannot see, worth 1 "
-            "mark") in done.stdout.splitlines(), done.stdout
+    assert ("1 of 1 visible cases pass; the marking also uses cases you cannot see, worth 1.00 "
+            "marks") in done.stdout.splitlines(), done.stdout
     (course / "all_seen.toml").write_text(OWN.replace('"hidden"', '"visible"'))
     assert pack_build.main(["--assignment", str(course / "all_seen.toml"),
                             str(tmp_path / "all_seen")]) == 0
@@ -629,8 +629,8 @@ def test_a_daemon_left_holding_the_output_is_not_waited_for_and_is_ended(echo, t
     assert not own_processes(token)
 
 
-TRUTH = "0 of 1 visible cases pass; the marking also uses cases you cannot see, worth 1 mark"
-LIE = "1 of 1 visible cases pass; the marking also uses cases you cannot see, worth 1 mark"
+TRUTH = "0 of 1 visible cases pass; the marking also uses cases you cannot see, worth 1.00 marks"
+LIE = "1 of 1 visible cases pass; the marking also uses cases you cannot see, worth 1.00 marks"
 # A process a run leaves that has shed every mark the checker once found leftovers by (the
 # run's session, process group and environment), renamed itself and ignores the polite
 # signals; then it waits, one way or another, and prints a false summary on the checker's

@@ -123,21 +123,24 @@ def last_line(stderr: bytes) -> str:
 
 
 # Python's report of an error: a traceback's frames, or a SyntaxError's one place, each a
-# `File "...", line N` line; then the error's name and message on the last line.
+# `File "...", line N` line; then the error's name and message on the last line. A place
+# in Python's own library (or frozen in the interpreter) is no line of the program's.
 PYTHON_PLACE = re.compile(r'^ *File "(.*)", line ([0-9]+)')
+PYTHONS_OWN = re.compile(r"^<|/lib/python[0-9.]*/")
 PYTHON_ERROR = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Interrupt|Exit)\b")
 
 
 def python_error(stderr: bytes) -> str:
     """What a Python program's stderr says of the error that ended it, escaped: its last
     line, and the file (its name alone: the folder a run is in differs from run to run)
-    and line of the last place it names (a SyntaxError has no "Traceback" line, only its
-    place); "" when stderr holds no such report."""
+    and line of the last place it names in the program's files (a SyntaxError has no
+    "Traceback" line, only its place); "" when stderr holds no such report."""
     lines = stderr.decode("utf-8", "surrogateescape").strip().splitlines()
     places = [found for found in map(PYTHON_PLACE.match, lines) if found]
     traceback = any(line.startswith("Traceback") for line in lines)
     if not (traceback or (places and PYTHON_ERROR.match(lines[-1]))):
         return ""
+    places = [found for found in places if not PYTHONS_OWN.search(found[1])]
     error = escaped(lines[-1])
     if not places:
         return error
