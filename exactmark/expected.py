@@ -54,6 +54,7 @@ NO_STDERR = " (not stderr: the reference writes none)"
 NOT_MARKED = "kit-only: {assignment} does not mark it"
 HELD_BY_NONE = "no group of {assignment} holds it: add it to one, or to kit_only"
 ENDS_AT_END_OF_INPUT = "; ends at end of input (it asked for more after the last line)"
+ENDS_AT_NO_INPUT = "; ends at end of input (it asked for input and got none)"  # an empty .in
 PIPE_CAPACITY = 1 << 16  # what a Linux pipe holds by default: written, never read
 TOO_SHORT_FOR_HEAD = ("the program writes {size} bytes piped: with --head {head} it could end "
                       "before it meets the closed pipe (it must write more than {most}); "
@@ -147,7 +148,8 @@ def write_case(program, reference: Path, name: str, stdin, stats, args, force: b
             screen = run_on_terminal(trial, reference, program=program)
             if screen.limit:
                 return f"FAILED   {case.id}: {UNFINISHED_SCREEN}"
-            ends = ENDS_AT_END_OF_INPUT if screen.read_past_input else ""
+            ends = "" if not screen.read_past_input else \
+                ENDS_AT_END_OF_INPUT if trial.stdin else ENDS_AT_NO_INPUT
             trial.file(".tty").write_bytes(screen.stdout)
         for suffix in SUFFIXES:
             case.file(suffix).unlink(missing_ok=True)

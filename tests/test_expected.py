@@ -202,3 +202,11 @@ def test_a_missing_assignment_file_is_no_such_file(tmp_path):
                                "--assignment", str(given), "--seed", "1"], cwd=ROOT,
                               capture_output=True, text=True, timeout=60)
         assert done.returncode == 2 and said in done.stderr, done.stderr
+
+
+def test_an_empty_input_is_said_to_end_at_once_not_after_a_last_line(course):
+    """With no line to read, the program asked for input and got none: no "last line"."""
+    status, said, output = expected(course, "--input", "all_none", stdin(course, "none", ""))
+    assert status == 0, output
+    assert said["echo/all_none"].endswith(
+        "; ends at end of input (it asked for input and got none)"), output

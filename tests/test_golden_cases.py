@@ -135,7 +135,7 @@ def test_a_case_about_its_exit_status_says_so_and_ends_at_end_of_input(tmp_path)
     status, output = expected(tmp_path, "solitaire_1", "--input", "no_input", "nothing",
                               "--status", "1")
     assert status == 0, output
-    assert "; ends at end of input (it asked for more after the last line)" in output
+    assert "; ends at end of input (it asked for input and got none)" in output
     folder = tmp_path / "expected_outputs" / "solitaire_1"
     assert (folder / "no_input.status").read_bytes() == b"1\n"
     assert (folder / "no_input.out").read_bytes() == (EXPECTED_OUTPUTS / "solitaire_1" / "no_input.out").read_bytes()

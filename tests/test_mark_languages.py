@@ -99,6 +99,8 @@ def test_a_tiny_program_is_built_and_marked_in_its_language(tmp_path, language):
     status, report, stderr, written = run_marker(right, assignment=assignment)
     assert status == 0 and "Score: 3.00/3.00" in report, report + stderr
     assert "  build: built in " in report and "[build] greet: built in" in stderr
+    limits = next(line for line in report.splitlines() if line.startswith("Limits per run: "))
+    assert "Python" not in limits, f"a {language} program's runs name no interpreter: {limits}"
     build = written["extra_data"]["programs"]["greet"]["build"]
     assert build["ok"] and not build["warnings"] and build["seconds"] > 0
     assert [test["name"] for test in written["tests"]] == \
@@ -155,7 +157,7 @@ def test_warnings_are_shown_and_cost_what_the_assignment_says(tmp_path, how):
         assert re.search(r"warning: unused variable .unused.", report), report
     else:
         assert "a #pragma turns the compiler's warnings off: counted as warnings" in report
-    assert "greet: 3/3 cases pass, 2.25 of 3 marks" in report and "Score: 2.25/3.00" in report
+    assert "greet: 3/3 cases pass, 2.25 of 3.00 marks" in report and "Score: 2.25/3.00" in report
     assert "  build: its warnings cost 25% of what the program's cases earn: -0.75" in report
     build = written["tests"][0]
     assert (build["name"], build["score"], build["max_score"]) == ("greet: build", -0.75, 0)

@@ -148,7 +148,7 @@ def test_a_run_that_ends_without_reading_its_input_still_ends_with_its_status():
     """The pipe's own read end, which counts what is unread, never keeps a run's input
     waiting once the run has ended: more input than a pipe holds, none of it read."""
     ran = supervised("print('done')", b"x" * 1_000_000)
-    assert (ran.stdout, ran.status, ran.limit, ran.read_all_input) == (b"done\n", 0, None, None)
+    assert (ran.stdout, ran.status, ran.limit, ran.read_all_input) == (b"done\n", 0, None, False)
 
 
 def test_at_a_terminal_a_run_that_read_past_its_input_had_read_it_all(tmp_path):

@@ -73,3 +73,32 @@ def test_one_wrong_word_across_its_cases_is_one_section_of_the_page(one_word, tm
     assert text.count("--- expected") == 1, text
     for case in winners:  # its files, to reproduce any of them
         assert (folder / "expected_outputs" / Path(case).parent.name / f"{Path(case).name}.in").exists()
+
+
+@pytest.fixture(scope="module")
+def debug_line(tmp_path_factory):
+    """(the report, results.json) of solitaire_1 printing its seed on stderr in each game."""
+    folder = submission(tmp_path_factory.mktemp("debug_line"), "solitaire_1.py",
+                        "    seed = console.read_seed()\n",
+                        "    seed = console.read_seed()\n"
+                        "    print('DEBUG: seed is', seed, file=__import__('sys').stderr)\n")
+    status, report, _, written = run_marker(folder, "--only", "solitaire_1/seed_*")
+    assert status == 1, report
+    return report, written
+
+
+def test_a_debug_line_on_stderr_in_every_case_is_one_way_of_failing(debug_line):
+    """The seeded cases expect an empty stderr; the line differs in every case (its seed),
+    and is one line to remove: one group, said with why stderr counts."""
+    report, written = debug_line
+    seeds = [test["name"] for test in written["tests"] if test["name"].startswith("solitaire_1/seed_")]
+    differs = what_differs(report)
+    assert differs.count("--- expected") == 1, differs
+    assert differs.startswith(f"\n{len(seeds)} cases differ the same way: {', '.join(seeds)}\n"), \
+        differs
+    assert re.search(r"^  as in solitaire_1/seed_0: 1 line on stderr, where the case expects an "
+                     r"empty stderr \(the assignment's `compare` includes stderr\): "
+                     r"`DEBUG: seed is 0`$", differs, re.M), differs
+    groups = {verdict["difference"] for case in written["extra_data"]["cases"]
+              for verdict in case["verdicts"]}
+    assert len(groups) == 1, groups

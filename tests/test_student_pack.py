@@ -203,6 +203,8 @@ def test_beside_the_sample_solutions_every_visible_case_passes(packs, name, tmp_
     assert done.returncode == 0, done.stdout + done.stderr
     assert SUMMARY.search(done.stdout).groups() == (str(visible), str(visible)), done.stdout
     assert sorted(path.name for path in work.rglob("*")) == before, "it wrote into the folder"
+    for program in assignment.programs:  # once, its build (if any) under it
+        assert len(re.findall(rf"^{program}:", done.stdout, re.M)) == 1, done.stdout
 
 
 def marker_verdicts(folder: Path, assignment, cases: list, tmp_path: Path) -> dict:
@@ -317,8 +319,8 @@ def test_a_pack_says_what_its_cases_leave_out_only_where_they_leave_something_ou
             "shown: 1 mark, never shown: your feedback says how many pass, and what they "
             "earn\n") in readme
     done = check(pack, student, only_python(tmp_path))
-    assert ("1 of 1 visible cases pass; the marking also uses cases you cannot see, worth 1 "
-            "mark") in done.stdout.splitlines(), done.stdout
+    assert ("1 of 1 visible cases pass; the marking also uses cases you cannot see, worth 1.00 "
+            "marks") in done.stdout.splitlines(), done.stdout
     (course / "all_seen.toml").write_text(OWN.replace('"hidden"', '"visible"'))
     assert pack_build.main(["--assignment", str(course / "all_seen.toml"),
                             str(tmp_path / "all_seen")]) == 0
@@ -629,8 +631,8 @@ def test_a_daemon_left_holding_the_output_is_not_waited_for_and_is_ended(echo, t
     assert not own_processes(token)
 
 
-TRUTH = "0 of 1 visible cases pass; the marking also uses cases you cannot see, worth 1 mark"
-LIE = "1 of 1 visible cases pass; the marking also uses cases you cannot see, worth 1 mark"
+TRUTH = "0 of 1 visible cases pass; the marking also uses cases you cannot see, worth 1.00 marks"
+LIE = "1 of 1 visible cases pass; the marking also uses cases you cannot see, worth 1.00 marks"
 # A process a run leaves that has shed every mark the checker once found leftovers by (the
 # run's session, process group and environment), renamed itself and ignores the polite
 # signals; then it waits, one way or another, and prints a false summary on the checker's
@@ -937,7 +939,7 @@ def test_a_game_without_a_case_is_said_in_a_sentence_and_the_check_does_not_pass
     assert "1 of 1 of the cases you write pass on your program; 1 group without a case" \
         in done.stdout.splitlines(), done.stdout
     assert ("cases/little_spider/ (your Little Spider cases) has no case yet: as it is, the "
-            "group earns none of its 10 marks, since each of its counts is a share of its cases; "
+            "group earns none of its 10.00 marks, since each of its counts is a share of its cases; "
             "the handout asks for at least 6") in done.stdout.splitlines(), done.stdout
     assert "cases/golf/ (your Golf cases) has no case" not in done.stdout
     assert "visible case" not in done.stdout and "cannot see" not in done.stdout, done.stdout

@@ -6,12 +6,16 @@ Two failures differ the same way when they are of the same kind, in the same mod
 a wrong output's (or stderr's) diffs replace, leave out or add the same lines wherever
 those fall in the outputs; any other failure (a wrong exit status, a crash, a run stopped
 by a limit) when its detail is the same: the same traceback's last line, the same limit.
+Lines on stderr where a case expects none are one way of failing for all the cases of a
+folder (a program's, or a group's the student wrote), whatever the lines say: a debug line
+that prints the seed differs in every case, and is one line to remove.
 The report groups its verdicts by `difference`, and a student's page its cases by the
 differences stored with each verdict (exactmark/marking/records.py)."""
 
 import hashlib
 
 from exactmark.base.visible import SAME
+from exactmark.marking.near_miss import KINDS, ON_STDERR
 from exactmark.marking.verdicts import Kind
 
 # The kinds whose detail quotes the output at a line of its own: their diff's changed lines
@@ -23,7 +27,9 @@ def difference(verdict) -> str:
     """What a failed verdict shares with every failure that differs the same way, as a short
     digest (kept in results.json, where a page reads it)."""
     said = verdict.detail
-    if verdict.kind in SAID_BY_THE_DIFF and verdict.diff_lines:
+    if verdict.near_miss and verdict.near_miss.kind == KINDS[ON_STDERR]:
+        said = (verdict.case_id.rpartition("/")[0], verdict.near_miss.kind)  # its folder
+    elif verdict.kind in SAID_BY_THE_DIFF and verdict.diff_lines:
         said = tuple((line.tag, line.text, line.newline, line.cut)
                      for hunk in verdict.diff_lines.hunks for line in hunk.lines
                      if line.tag != SAME)

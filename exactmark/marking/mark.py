@@ -57,8 +57,9 @@ UNBUILT_DETAILS = {Kind.NOT_BUILT: NOT_BUILT_DETAIL, Kind.NOT_RUN: INTERRUPTED,
                    Kind.MARKER_ERROR: NOT_BUILT_DETAIL}
 
 MOST_SECONDS = 3600
+PYTHON_RUN = "{python}"  # in a language's run command: the sandbox's interpreter (languages.toml)
 
-MARKING = "Marking {submission} against {assignment}: {title} ({marks:g} marks)"
+MARKING = "Marking {submission} against {assignment}: {title} ({marks:.2f} marks)"
 RUNS = "{cases} cases, {jobs} at once"
 WRITTEN = "and the cases the student wrote, of {groups}"
 BUDGET = ("A budget of {seconds:g} s of CPU, and {waiting:g} s of waiting, for all the cases "
@@ -520,11 +521,17 @@ def check_isolation(options, parse, scratch: Path, assignment) -> int:
     Gradescope's setup.sh, which fails when a required layer is missing."""
     sandbox = open_sandbox(options, parse, scratch, assignment, [*kept_apart(assignment), scratch])
     try:
-        for line in sandbox.describe():
+        for line in sandbox.describe(python=runs_python(assignment, assignment.programs)):
             print(line)
     finally:
         sandbox.close()
     return Exit.PASSED
+
+
+def runs_python(assignment, programs) -> bool:
+    """Whether any of the `programs` runs in the sandbox's Python (its language's command
+    names it), for the header to name that interpreter only then."""
+    return any(PYTHON_RUN in assignment.programs[program].language.run for program in programs)
 
 
 def mark(options, parse, scratch: Path, assignment, selected: dict, groups: dict,
@@ -550,7 +557,8 @@ def mark(options, parse, scratch: Path, assignment, selected: dict, groups: dict
         notes.append(LEFT_OUT.format(what=copied.described()))
     header = [MARKING.format(submission=escaped(options.named or str(submission), most=1000),
                              assignment=assignment.name, title=assignment.title,
-                             marks=assignment.marks), *sandbox.describe(), *notes]
+                             marks=assignment.marks),
+              *sandbox.describe(python=runs_python(assignment, selected)), *notes]
     warn(sandbox)
     try:
         with stopped_by_signals(sandbox):
@@ -629,6 +637,10 @@ def mark_cases(sandbox, options, root: Path, assignment, selected: dict, header:
         split = ", ".join(SHARE.format(part=share.part, share=share.cpu / options.student_budget)
                           for share in budget.values())
         header.append(BUDGET.format(seconds=options.student_budget, waiting=waiting, shares=split))
+    said = len(header)  # the header so far, printed before the first progress line: in a log
+    report = Terminal(sys.stdout)  # of stdout and stderr together, it comes first
+    for line in header:
+        print(line, file=report)
     modes = [PIPE, TERMINAL] if options.tty else [PIPE]
     rules = {}
 
@@ -671,7 +683,8 @@ def mark_cases(sandbox, options, root: Path, assignment, selected: dict, header:
         header.append(SESSIONS_REFUSED.format(why=escaped(sessions.refused)))
     programs = {program: [done[marked.case.id] for marked in chosen] if present[program] else None
                 for program, chosen in selected.items()}
-    return Results(assignment, header, programs, missing=missing, builds=builds, student=student)
+    return Results(assignment, header, programs, missing=missing, builds=builds, student=student,
+                   header_said=said)
 
 
 def progress(line: str) -> None:

@@ -24,8 +24,8 @@ BUILD_LINE = "  build: {said}"
 NOT_BUILT_LINE = "  {kind:<{width}} (all {count} cases: 0)"
 WARNINGS_COST = "its warnings cost {share:.0%} of what the program's cases earn: -{marks:.2f}"
 BUILD_TEST = "{program}: build"  # never a case's PROGRAM/CASE
-PROGRAM_HEAD = "{program}: {passed}/{total} cases pass, {earned:.2f} of {marks:g} marks"
-PROGRAM_MARKS = "{program}: {earned:.2f} of {marks:g} marks"  # it marks no golden case
+PROGRAM_HEAD = "{program}: {passed}/{total} cases pass, {earned:.2f} of {marks:.2f} marks"
+PROGRAM_MARKS = "{program}: {earned:.2f} of {marks:.2f} marks"  # it marks no golden case
 CASE_LINE = "  {kind:<{width}} {marks:5.2f}  {case}{detail}"
 KIND_WIDTH = max(len(kind.value) for kind in Kind)  # every verdict's word fits its column
 WHAT_DIFFERS = "What differs"
@@ -39,6 +39,7 @@ REPRODUCE_THERE = "  reproduce, in the submission's folder: {command}"
 RUNAWAY = "  {line}"  # a line of what an output stopped for size showed
 REPRODUCE_PAST_BYTES = 2000  # what a too-large output's reproduce shows beyond the expected
 AT_A_TERMINAL = "{run}  # at a terminal: the screen should read as {screen}"
+TIMEOUT = "timeout {seconds:g}"  # coreutils': ends the run after that long
 TYPING = ", typing each line of {input} as it asks"
 SCORE = "Score: {score:.2f}/{total:.2f} in {seconds:.1f} s"
 LATE = "Late rule: {explanation}"
@@ -91,6 +92,7 @@ class Results:
     builds: dict = field(default_factory=dict)  # program -> exactmark.marking.build.Build
     student: dict = field(default_factory=dict)  # program -> [exactmark.marking.student_cases.GroupResult]
     notes: list = field(default_factory=list)  # the header's lines on the submission itself
+    header_said: int = 0  # the header's first lines, printed already (before the progress)
 
     def golden_marks(self, program: str) -> float:
         """What the program's golden cases are worth (its groups of student cases aside)."""
@@ -172,22 +174,25 @@ def case_folder(case) -> str:
 
 
 def reproduce(case, program, kind: Kind = Kind.WRONG, folder: str = None,
-              mode: str = PIPE) -> str:
+              mode: str = PIPE, bound: float = None) -> str:
     """The command that reruns the case at a shell, in the submission's folder, and shows
     what cost the marks: the stdout's diff, the exit status (stderr left on the terminal,
-    where its traceback explains it), the stderr's diff, or an output too large up to a
+    where its traceback explains it), a crash's traceback alone, the stderr's diff, or an output too large up to a
     little past the expected (head ends the program once it has that much); a compiled
     `program` is built first. Its input and expected output are the case's files in
     `folder` (by default `expected_outputs/CASES`, as a student's feedback lays them out),
     never a long printf. A case at a TERMINAL is the program run there, its input typed as
     it asks (no shell tool types a line only once a program waits for it), its screen to
-    compare."""
+    compare. A run stopped for its time is given `bound` seconds (`timeout`), so that the
+    command ends by itself."""
     at = (folder or case_folder(case)).rstrip("/")
 
     def file(suffix: str) -> str:
         path = f"{at}/{case.name}{suffix}"
         return path if SHELL_SAFE.fullmatch(path) else shlex.quote(path)
     run = shlex.join(program.shell_run(case))
+    if bound is not None:
+        run = f"{TIMEOUT.format(seconds=bound)} {run}"
     typed = case.simulate is None
     if typed and mode != TERMINAL:
         run = f"{run} < {file('.in')}"
@@ -209,6 +214,8 @@ def reproduce(case, program, kind: Kind = Kind.WRONG, folder: str = None,
         if head:
             return f'{{ {run}; echo "exit status $?, want {case.status}" >&2; }}{head} > /dev/null'
         return f'{run} > /dev/null; echo "exit status $?, want {case.status}"'
+    if kind == Kind.CRASH:
+        return f"{run}{head} > /dev/null"
     if kind == Kind.WRONG_STDERR:
         if head:
             return f"{{ {run}{head} > /dev/null; }} 2>&1 | diff - {file('.err')}"
@@ -243,7 +250,7 @@ def said_once(verdicts: list, said: str, name=shown_case) -> list:
 
 
 def write_report(results: Results, out) -> None:
-    for line in results.header:
+    for line in results.header[results.header_said:]:
         print(line, file=out)
     failures = []  # (result, verdict) of each failed run
     for program, program_results in results.programs.items():
@@ -300,7 +307,7 @@ def write_report(results: Results, out) -> None:
         print(INPUT.format(text=shown_input(case)), file=out)
         print(REPRODUCE_THERE.format(command=reproduce(
             case, results.assignment.programs[case.program], kind, str(case.folder),
-            verdict.mode)), file=out)
+            verdict.mode, verdict.bound)), file=out)
         if verdict.diff:
             print(verdict.diff, file=out)
         for line in verdict.runaway:
@@ -348,7 +355,7 @@ def gradescope(results: Results, confined: dict) -> dict:
                                         INPUT.format(text=shown_input(case)).strip(),
                                         REPRODUCE.format(command=reproduce(
                                             case, declared, verdict.kind,
-                                            mode=verdict.mode)).strip(),
+                                            mode=verdict.mode, bound=verdict.bound)).strip(),
                                         verdict.diff, *verdict.runaway]))
                 for verdict in result.failed) or Kind.PASS
             add({"name": case.id, "status": "passed" if result.earned_all else "failed",
@@ -447,7 +454,8 @@ def verdict_data(case, program, verdict) -> records.Verdict:
     failed = verdict.kind not in (Kind.PASS, Kind.NOT_RUN)
     return records.Verdict(verdict.mode, verdict.kind, how(verdict), tuple(verdict.regions),
                            shown_input(case),
-                           reproduce(case, program, verdict.kind, mode=verdict.mode)
+                           reproduce(case, program, verdict.kind, mode=verdict.mode,
+                                     bound=verdict.bound)
                            if failed else "",
                            verdict.diff,
                            verdict.diff_lines.to_json() if verdict.diff_lines else None,

@@ -300,8 +300,8 @@ class GroupResult:
             lines = [f"  - {region}" for region in verdict.regions if len(verdict.regions) > 1]
             lines.append(INPUT.format(text=shown_input(marked.case)))
             if valid:
-                lines.append(REPRODUCE.format(command=reproduce(marked.case, program, verdict.kind,
-                                                                self.group.folder)))
+                lines.append(REPRODUCE.format(command=reproduce(
+                    marked.case, program, verdict.kind, self.group.folder, bound=verdict.bound)))
             elif verdict.diff:
                 lines.append(REFERENCE_DIFF)
             if verdict.diff:
@@ -353,7 +353,8 @@ class GroupResult:
             return records.Verdict(
                 verdict.mode, verdict.kind, how(verdict), tuple(verdict.regions),
                 shown_input(marked.case),
-                reproduce(marked.case, program, verdict.kind, self.group.folder)
+                reproduce(marked.case, program, verdict.kind, self.group.folder,
+                          bound=verdict.bound)
                 if own and failed else "", verdict.diff,
                 verdict.diff_lines.to_json() if verdict.diff_lines else None)
         return records.StudentGroup(

@@ -1,5 +1,6 @@
 """The verdict on one run of a case: what differs, said with the run's bytes escaped."""
 
+import re
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -38,9 +39,13 @@ PIPE = "stdout, stdin piped"
 TERMINAL = "terminal screen"
 
 TRACEBACK_AFTER_PASS = "but stderr ends: {line}"
+ERROR_AT = "{error} ({file}, line {line})"  # Python's error, where its report places it
 STATUS_DIFFERS = "exit status {got}, want {want}"
 STDERR_SAID = "; stderr ends: {line}"
 STDERR_ENDS = "; exit status {status}, stderr ends: {line}"
+# After a wrong output, each other comparison that failed too
+STATUS_TOO = "; and exit status {got}, want {want}"
+STDERR_TOO = "; and its stderr differs from the case's"
 KILLED = "killed by signal {signal}"
 NO_END = "no end within the wall-clock cap of {seconds:g} s"
 USED_CPU = " (it used {seconds:.1f} s of CPU)"
@@ -88,6 +93,7 @@ TAIL_BYTES = 1 << 16
 MOST_BLOCK = 4096
 REPEATS = 3
 BACK_STEP = 1 << 16  # bytes compared at a time, looking back for where the repeating began
+REPRODUCE_MARGIN = 5  # seconds a timeout's reproduce command gives a run beyond its limit
 
 
 @dataclass(frozen=True)
@@ -103,6 +109,8 @@ class Verdict:
     regions: tuple = ()  # a sentence per region that differs (exactmark.marking.near_miss.regions)
     runaway: tuple = ()  # an output stopped for size: its first lines and what it repeated,
     # escaped, as lines to show (`runaway_lines`)
+    bound: float = None  # a run stopped for its time: the seconds its reproduce command
+    # gives it (the limit and REPRODUCE_MARGIN), so that the command ends by itself
 
     @property
     def passed(self) -> bool:
@@ -112,6 +120,32 @@ class Verdict:
 def last_line(stderr: bytes) -> str:
     lines = stderr.decode("utf-8", "surrogateescape").strip().splitlines()
     return escaped(lines[-1]) if lines else ""
+
+
+# Python's report of an error: a traceback's frames, or a SyntaxError's one place, each a
+# `File "...", line N` line; then the error's name and message on the last line. A place
+# in Python's own library (or frozen in the interpreter) is no line of the program's.
+PYTHON_PLACE = re.compile(r'^ *File "(.*)", line ([0-9]+)')
+PYTHONS_OWN = re.compile(r"^<|/lib/python[0-9.]*/")
+PYTHON_ERROR = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Interrupt|Exit)\b")
+
+
+def python_error(stderr: bytes) -> str:
+    """What a Python program's stderr says of the error that ended it, escaped: its last
+    line, and the file (its name alone: the folder a run is in differs from run to run)
+    and line of the last place it names in the program's files (a SyntaxError has no
+    "Traceback" line, only its place); "" when stderr holds no such report."""
+    lines = stderr.decode("utf-8", "surrogateescape").strip().splitlines()
+    places = [found for found in map(PYTHON_PLACE.match, lines) if found]
+    traceback = any(line.startswith("Traceback") for line in lines)
+    if not (traceback or (places and PYTHON_ERROR.match(lines[-1]))):
+        return ""
+    places = [found for found in places if not PYTHONS_OWN.search(found[1])]
+    error = escaped(lines[-1])
+    if not places:
+        return error
+    file, line = places[-1].groups()
+    return ERROR_AT.format(error=error, file=escaped(file.rpartition("/")[2]), line=line)
 
 
 @dataclass(frozen=True)
@@ -136,7 +170,7 @@ def judge(case, mode: str, outcome, rules: Rules = Rules()) -> Verdict:
     if verdict is not None:
         return verdict
     status = outcome.status
-    traceback = b"Traceback" in stderr and last_line(stderr)
+    traceback = python_error(stderr)
     if got == want or _forgiven(got, want, rules):
         extra = None if terminal else _status_and_stderr(case, mode, status, stderr, rules)
         if extra is not None:
@@ -152,14 +186,23 @@ def judge(case, mode: str, outcome, rules: Rules = Rules()) -> Verdict:
     if status is not None and status != 0 and (traceback or status < 0):
         reason = traceback or KILLED.format(signal=-status)
         return Verdict(case.id, mode, Kind.CRASH, reason, near_miss=missed(got, want, A_CRASH),
-                       **differences)
+                       **(differences if got else {}))  # no diff against nothing printed
     line = last_line(stderr)
+    status_differs = (not terminal and "status" in rules.compare and case.status is not None
+                      and status != case.status)
+    stderr_differs = (not terminal and "stderr" in rules.compare and case.stderr is not None
+                      and stderr != case.stderr)
     said_after = bool(status and line and not terminal)  # how the run ended, after the output
-    near_miss = missed(got, want, alone=not said_after)
+    near_miss = missed(got, want, alone=not (said_after or status_differs or stderr_differs))
     detail = near_miss.sentence if near_miss else first_difference(
         got.decode("utf-8", "surrogateescape"), want.decode("utf-8", "surrogateescape"))
-    if said_after:
+    if status_differs:
+        detail += STATUS_TOO.format(got=status, want=case.status) + (
+            STDERR_SAID.format(line=line) if line else "")
+    elif said_after:
         detail += STDERR_ENDS.format(status=status, line=line)
+    if stderr_differs:
+        detail += STDERR_TOO
     return Verdict(case.id, mode, Kind.WRONG, detail, near_miss=near_miss, **differences)
 
 
@@ -179,15 +222,17 @@ def _limit_hit(case, mode, outcome, got, want, rules):
     if outcome.timed_out:
         used = outcome.cpu_seconds
         if outcome.limit is Limit.CPU:
-            detail = OVER_CPU.format(seconds=rules.cpu_seconds)
+            limit, detail = rules.cpu_seconds, OVER_CPU.format(seconds=rules.cpu_seconds)
         elif outcome.limit is Limit.IDLE:
-            detail = IDLE_DETAIL.format(seconds=rules.idle_seconds)
+            limit, detail = rules.idle_seconds, IDLE_DETAIL.format(seconds=rules.idle_seconds)
         else:
-            detail = NO_END.format(seconds=rules.wall_seconds) + (
+            limit, detail = rules.wall_seconds, NO_END.format(seconds=rules.wall_seconds) + (
                 USED_CPU.format(seconds=used) if used is not None else "")
+        if outcome.read_all_input is not None:
+            detail += READ_ALL if outcome.read_all_input else NOT_ALL_READ
         return Verdict(case.id, mode, Kind.TIMEOUT, detail,
                        near_miss=missed(got, want, THE_TIME_LIMIT),
-                       **_differences(got, want, case.id))
+                       bound=limit + REPRODUCE_MARGIN, **_differences(got, want, case.id))
     if outcome.out_of_memory and got != want:
         return Verdict(case.id, mode, Kind.OUT_OF_MEMORY, MEMORY.format(memory=mebibytes(rules.memory_bytes)),
                        near_miss=missed(got, want, THE_MEMORY_LIMIT),

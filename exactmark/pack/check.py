@@ -114,10 +114,10 @@ CANNOT_JUDGE = ("This checker cannot say whether the cases you write are valid o
                 "case or the program.")
 REPRODUCE = "  reproduce, in your folder: {command}"
 SUMMARY = ("{passed} of {total} visible cases pass; the marking also uses cases you cannot "
-           "see, worth {unseen:g} mark{s}")
+           "see, worth {unseen:.2f} marks")
 SUMMARY_ALL_SEEN = "{passed} of {total} cases pass: the marking uses these cases and no others"
 NO_CASE_YET = ("{folder}/ ({group}) has no case yet: as it is, the group earns none of its "
-               "{marks:g} marks, since each of its counts is a share of its cases{asked}")
+               "{marks:.2f} marks, since each of its counts is a share of its cases{asked}")
 ASKED_FOR = "; the handout asks for at least {asked}"
 WRITTEN_SUMMARY = ("{passed} of {total} of the cases you write pass on your program"
                    "{refused}{empty}")
@@ -289,6 +289,7 @@ class Check:
         self.verdicts = {}  # case id -> Verdict, as the marker's
         self.written = {}  # a case the student wrote, by its path (cases/golf/won) -> Verdict
         self.reads = {}  # program -> [(exactmark.pack.manifest.Group, exactmark.kit.written_cases.Read)]
+        self.build_lines = []  # how the program's build went, said under its head line
         self.runs = 0
 
     def total(self) -> int:
@@ -347,6 +348,8 @@ class Check:
                          if cases or not reads else
                          (PROGRAM_ONLY_WRITTEN if self.pack.unseen_marks
                           else PROGRAM_WRITTEN_ALONE).format(program=program.name))
+                for line in self.build_lines:
+                    self.say(line)
                 for checked, verdict in zip(cases, verdicts):
                     said = how(verdict)
                     self.say(CASE_LINE.format(kind=verdict.kind, width=KIND_WIDTH,
@@ -373,7 +376,7 @@ class Check:
                 for region in verdict.regions:
                     self.say(REGION.format(sentence=region))
             self.say(INPUT.format(text=shown_input(case)))
-            command = reproduce(case, program, kind, at)
+            command = reproduce(case, program, kind, at, bound=verdict.bound)
             self.say(REPRODUCE.format(command=escaped(command, most=MOST_SHOWN)
                                       if isinstance(case, Written) else command))
             if verdict.diff:
@@ -410,8 +413,10 @@ class Check:
     def runs_from(self, program, cases, written=()):
         """The folder the program's cases run from: the student's, or its build's; None,
         said, when it is missing or does not build (its cases, the visible ones and the
-        `written` ones, then do not pass)."""
+        `written` ones, then do not pass). A build that went well is said under the
+        program's head line (`build_lines`), which names the program once."""
         every = [*cases, *written]
+        self.build_lines = []
         if not program.present(self.root):
             why, alike = why_missing(self.root, program, [p for p, _ in self.pack.programs],
                                      self.left_out)
@@ -432,13 +437,17 @@ class Check:
                                   build_budget(MEMORY_BYTES, PROCESSES))
         built = build_record(program, files, outcome, time.monotonic() - started,
                         MEMORY_BYTES)
-        self.say(f"{program.name}:")
-        self.say(BUILD_LINE.format(said=built.said()))
+        said = [BUILD_LINE.format(said=built.said())]
         if built.ok and built.warnings and program.warnings_cost:
-            self.say(WARNINGS_COST.format(share=program.warnings_cost))
+            said.append(WARNINGS_COST.format(share=program.warnings_cost))
         if built.messages:
-            self.say("\n".join(f"    {line}" for line in built.messages.splitlines()))
-        if not built.ok:
+            said += [f"    {line}" for line in built.messages.splitlines()]
+        if built.ok:
+            self.build_lines = said
+        else:
+            self.say(f"{program.name}:")
+            for line in said:
+                self.say(line)
             if cases:
                 self.say(NOT_BUILT_LINE.format(kind=Kind.NOT_BUILT, width=KIND_WIDTH,
                                                count=len(cases), s="s" * (len(cases) != 1)))
@@ -595,8 +604,8 @@ def main(argv=None) -> int:
         print(file=out)
         if check.total() or not groups:
             print((SUMMARY if pack.unseen_marks else SUMMARY_ALL_SEEN).format(
-                passed=check.passed(), total=check.total(), unseen=pack.unseen_marks,
-                s="s" * (pack.unseen_marks != 1)), file=out)
+                passed=check.passed(), total=check.total(), unseen=pack.unseen_marks),
+                  file=out)
         if groups:
             print(summary_of_written(check), file=out)
             for group, found in check.groups():

@@ -31,8 +31,9 @@ class Ran:
     out_of_memory: bool = False  # its control group killed a process for want of memory
     cpu_seconds: float = None  # its CPU time, where that is known
     read_past_input: bool = False  # at a terminal: it asked for more after the last line
-    read_all_input: bool = None  # stopped over an output cap: it had read all of its stdin
-    # by then (True), some was still unread (False), or that is not known (None)
+    read_all_input: bool = None  # it had read all of its stdin (True) when it went over an
+    # output cap, else when it ended or was stopped for its time; some was still unread
+    # (False); or that is not known (None)
 
     @property
     def timed_out(self) -> bool:

@@ -38,8 +38,9 @@ def collect(process, stdin: bytes, deadline: float, most_stdout: int, most_stder
     (a threading.Event) is set, the program has ended: what it wrote is read, and a process
     it left holding the pipes is not waited for, as a sandbox whose last process is gone
     does not wait. (stdout, stderr, whether the deadline passed, "stdout" or "stderr" when
-    one overflowed, or "", and with an overflow, whether the program had read all of its
-    stdin by then: None where that is not known)."""
+    one overflowed, or "", and whether the program had read all of its stdin when it
+    overflowed, else when the reading stopped (a run stopped for its time: was it at end
+    of input?): None where that is not known)."""
     unread = Unread(process.stdin, len(stdin))
     threading.Thread(target=feed, args=(process.stdin, stdin, unread), daemon=True).start()
     outputs = {process.stdout: bytearray(), process.stderr: bytearray()}
@@ -76,6 +77,8 @@ def collect(process, stdin: bytes, deadline: float, most_stdout: int, most_stder
                 name, most = caps[key.fileobj]
                 if len(outputs[key.fileobj]) > most:
                     too_large, read_all = name, unread.none_left()
+    if not too_large:
+        read_all = unread.none_left()
     for stream in outputs:
         stream.close()
     unread.close()
@@ -304,7 +307,7 @@ class Gathered:
     stderr: bytes
     timed_out: bool  # the wall-clock cap passed
     overflowed: str  # STDOUT or STDERR, when one went over its cap; else ""
-    read_all_input: bool = None  # with an overflow: the run had read all of its stdin by then
+    read_all_input: bool = None  # the run had read all of its stdin (see `collect`)
 
 
 def gather(streams, stdin: bytes, budget: Budget, ended: threading.Event, kill,

@@ -230,7 +230,9 @@ class Sandbox:
         found.append(DESCRIBE_USERS if self.as_root else DESCRIBE_OWN_USER)
         return found
 
-    def describe(self) -> list:
+    def describe(self, python: bool = True) -> list:
+        """The header's lines on what confines each run; the Python interpreter named
+        only where a program runs in it (`python`): a C program's runs have none."""
         if self.files_hidden:
             how = BY_NAMESPACES if self.namespaces else self.confinement.layers()[0]
             reach = [SEES_OWN_FILES.format(how=how)]
@@ -255,11 +257,12 @@ class Sandbox:
             tmp = f"a private /tmp of {mebibytes(TMP_BYTES)}"
         else:
             tmp = NO_SIZE
+        interpreter = [STDLIB_ONLY.format(python=self.base_python,
+                                          version=self.identity.version.split()[0])] * python
         return [f"Isolation: {', '.join(self.layers())}",
                 f"Reach: {'; '.join(reach)}",
-                f"Limits per run: {time_limit}; {limits}; {mebibytes(FILE_BYTES)} per file; {tmp}; "
-                + STDLIB_ONLY.format(python=self.base_python,
-                                     version=self.identity.version.split()[0])]
+                "Limits per run: " + "; ".join([time_limit, limits, f"{mebibytes(FILE_BYTES)} per file",
+                                                tmp, *interpreter])]
 
     def one_per(self, asked: str) -> str:
         """What a sandbox is made for, as asked: per student only as root, where the
