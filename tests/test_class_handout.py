@@ -20,10 +20,10 @@ more than 24 hours late and no more than 48 hours late), then the maximum mark o
 11.7". Days late are the ceiling of hours late / 24; 13 marks; at most 5 days.
 """
 
-import re
 import csv
 import io
 import json
+import re
 import shutil
 import stat
 import subprocess
