@@ -62,6 +62,7 @@ TOO_SHORT_FOR_HEAD = ("the program writes {size} bytes piped: with --head {head}
 # The last line: git's commands only where the cases are in a git work tree.
 REVIEW_IN_GIT = "Review the new files (git status, git diff) before committing them."
 REVIEW = "Review the new files in {folder} before you mark with them."
+WROTE = "wrote "  # how the line of a case written begins: only then is there something to review
 EXAMPLE = "example: exactmark expected solitaire_1 --seed 3 --seed 14 --simulate 1000 0"
 NO_SIMULATE = "simulate({n}, {i}): n must be 1 or more (the specification excludes n < 1)"
 NO_SIMULATE_IN = "--simulate calls simulate(n, i) by import, which {language} does not have"
@@ -105,7 +106,8 @@ def write_case(program, reference: Path, name: str, stdin, stats, args, force: b
     """Run the case of `program` (a exactmark.kit.programs.Program) from `reference` (the folder its
     reference runs from) in a scratch folder; only a run that ends as the case says (without
     a traceback or a time-out, with exit status 0 or `status`) replaces the case's files, all
-    of them: its exit status always, its stderr where the reference writes any. With
+    of them: its exit status always, its stderr where the reference writes any or the case
+    compared it before (--force keeps what a case compares). With
     `head`, stdout's reader goes away after that many bytes. The line it returns says
     what the case compares under `assignment`, whose group compares `compare`."""
     folder = program.cases_folder
@@ -142,7 +144,7 @@ def write_case(program, reference: Path, name: str, stdin, stats, args, force: b
         trial.file(".out").write_bytes(piped.stdout)
         if case.simulate is None:
             trial.file(".status").write_bytes(f"{piped.status}\n".encode())
-            if piped.stderr:
+            if piped.stderr or case.file(".err").exists():  # written again: still compared
                 trial.file(".err").write_bytes(piped.stderr)
         if case.simulate is None and head is None and not typed_cr(trial):
             screen = run_on_terminal(trial, reference, program=program)
@@ -281,7 +283,8 @@ def main(argv=None) -> int:
                    for name, stdin, case_stats, case_args in jobs]
     print("\n".join(reports))
     folder = program.cases_folder
-    print(REVIEW_IN_GIT if in_git_work_tree(folder) else REVIEW.format(folder=folder))
+    if any(report.startswith(WROTE) for report in reports):
+        print(REVIEW_IN_GIT if in_git_work_tree(folder) else REVIEW.format(folder=folder))
     return Exit.FAILED if any(report.startswith("FAILED") for report in reports) else Exit.PASSED
 
 

@@ -94,6 +94,26 @@ def test_git_is_named_only_where_the_cases_are_in_a_git_work_tree(course):
                                       "committing them.", output
 
 
+def test_nothing_written_is_nothing_to_review(course):
+    expected(course, "--input", "one", stdin(course, "one", "a\n"))
+    status, said, output = expected(course, "--input", "one", stdin(course, "one", "a\n"))
+    assert status == 0 and not said, output
+    assert output.splitlines()[-1].startswith("kept     echo/one"), output
+
+
+def test_a_case_written_again_keeps_comparing_an_empty_stderr(course):
+    """As the kit's own cases do (an empty NAME.err: nothing may go to stderr): --force
+    rewrites the case, not what it compares."""
+    expected(course, "--input", "all_again", stdin(course, "again", "a\n"))
+    (course / "cases" / "all_again.err").write_bytes(b"")
+    status, said, output = expected(course, "--force", "--input", "all_again",
+                                    stdin(course, "again", "a\n"))
+    assert status == 0, output
+    assert (course / "cases" / "all_again.err").read_bytes() == b""
+    assert said["echo/all_again"].startswith(
+        ".in .out .tty .status .err (exit status 0): compares stdout, the exit status and stderr"), said
+
+
 def test_a_case_compares_stderr_only_where_the_reference_writes_to_it(course):
     status, said, output = expected(course, "--input", "all_quiet", stdin(course, "quiet", "a\n"),
                                     "--input", "all_warned", stdin(course, "warned", "warn\n"))
@@ -111,7 +131,7 @@ def test_the_line_written_says_what_the_cases_group_compares(course):
     """The group `plain` has `compare = []`: its cases compare stdout alone."""
     status, said, output = expected(course, "--input", "plain_warned",
                                     stdin(course, "warned", "warn\n"), "--input", "nowhere",
-                                    stdin(course, "quiet", "a\n"))
+                                    stdin(course, "again", "a\n"))
     assert status == 0, output
     assert said == {
         "echo/plain_warned": ".in .out .tty .status .err (exit status 0): compares stdout; "

@@ -50,8 +50,8 @@ def test_otherwise_as_expected_only_when_nothing_else_differs(ran, said):
 
 
 @pytest.mark.parametrize("stderr, expected, said, kind", [
-    (b"debug\n", b"", "1 line on stderr, where the case expects an empty stderr (the "
-     "assignment's `compare` includes stderr): `debug`", "lines on stderr"),
+    (b"debug\n", b"", "1 line on stderr, where the case expects none (stderr is checked "
+     "too): `debug`", "lines on stderr"),
     (b"Bad seed\ndebug\n", b"Bad seed\n",
      "1 extra line after the expected end, from line 2: `debug`",
      "on stderr: output goes on too long"),

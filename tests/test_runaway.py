@@ -226,7 +226,7 @@ def test_the_students_page_shows_the_lines_repeated_at_end_of_input(looping, tmp
             "then, from line 2 on, again and again:\n"
             "  1. Start Game\n  2. Options\n  3. Quit\n"
             "  That is not a valid choice.</pre>") in page, page
-    assert "it had read all its input: it went on at end of input" in page
+    assert "it had read all its input and went on after end of input" in page
     text = (tmp_path / "Sam" / "feedback.txt").read_text(encoding="utf-8")
     assert "  then, from line 2 on, again and again:\n    1. Start Game\n" in text, text
 

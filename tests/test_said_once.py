@@ -96,9 +96,8 @@ def test_a_debug_line_on_stderr_in_every_case_is_one_way_of_failing(debug_line):
     assert differs.count("--- expected") == 1, differs
     assert differs.startswith(f"\n{len(seeds)} cases differ the same way: {', '.join(seeds)}\n"), \
         differs
-    assert re.search(r"^  as in solitaire_1/seed_0: 1 line on stderr, where the case expects an "
-                     r"empty stderr \(the assignment's `compare` includes stderr\): "
-                     r"`DEBUG: seed is 0`$", differs, re.M), differs
+    assert re.search(r"^  as in solitaire_1/seed_0: 1 line on stderr, where the case expects "
+                     r"none \(stderr is checked too\): `DEBUG: seed is 0`$", differs, re.M), differs
     groups = {verdict["difference"] for case in written["extra_data"]["cases"]
               for verdict in case["verdicts"]}
     assert len(groups) == 1, groups

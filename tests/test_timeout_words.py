@@ -63,8 +63,10 @@ def test_a_timeouts_reproduce_command_is_bounded_and_ends_by_itself(tmp_path):
     verdict = judge(case, PIPE, Ran(b"", limit=Limit.IDLE, read_all_input=True),
                     Rules(idle_seconds=1))
     command = reproduce(case, seeded.programs["solitaire_1"], verdict.kind, bound=verdict.bound)
-    assert command == (f"timeout {1 + REPRODUCE_MARGIN} python3 solitaire_1.py "
-                       "< expected_outputs/solitaire_1/end_after_bad_seed.in "
+    bound = 1 + REPRODUCE_MARGIN
+    assert command == (f"{{ timeout {bound} python3 solitaire_1.py "
+                       "< expected_outputs/solitaire_1/end_after_bad_seed.in; "
+                       f'[ $? -ne 124 ] || echo "still running after {bound} s: stopped" >&2; }} '
                        "| diff - expected_outputs/solitaire_1/end_after_bad_seed.out"), command
     (tmp_path / "solitaire_1.py").write_text(AT_END + SLEEP, encoding="utf-8")
     cases = tmp_path / "expected_outputs" / "solitaire_1"
@@ -75,3 +77,4 @@ def test_a_timeouts_reproduce_command_is_bounded_and_ends_by_itself(tmp_path):
     done = subprocess.run(["bash", "-c", command], cwd=tmp_path, capture_output=True,
                           timeout=GUARD_SECONDS)
     assert done.returncode == 1, done  # diff's: the sleeper printed nothing
+    assert done.stderr.decode() == f"still running after {bound} s: stopped\n", done

@@ -66,6 +66,12 @@ def test_a_difference_deep_in_a_long_output_is_shown_with_its_context():
     assert "(the 89998 lines before are the same)" in report
 
 
+def test_one_line_before_the_window_is_said_as_one():
+    want = b"".join(b"line %d\n" % number for number in range(10))
+    report = visible_diff(want.replace(b"line 3\n", b"line 3 \n"), want)
+    assert "(the line before is the same)" in report.splitlines(), report
+
+
 def test_escape_sequences_a_run_wrote_are_drawn_not_played():
     from exactmark.base.visible import escaped
 

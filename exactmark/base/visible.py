@@ -14,6 +14,7 @@ END_OF_LINE = "⏎"
 NO_FINAL_NEWLINE = "(no newline at end)"
 LABELLED = "{label}: {sentence}"
 SAME_BEFORE = "(the {count} lines before are the same)"
+SAME_LINE_BEFORE = "(the line before is the same)"
 FROM_FILE = "--- expected"
 TO_FILE = "+++ got"
 HUNK = "@@ -{expected} +{got} @@"
@@ -173,7 +174,8 @@ class VisibleDiff:
         """As a terminal shows it: `visible_diff`."""
         lines = [LABELLED.format(label=label, sentence=self.first_difference)]
         if self.same_before:
-            lines.append(SAME_BEFORE.format(count=self.same_before))
+            lines.append(SAME_BEFORE.format(count=self.same_before) if self.same_before > 1
+                         else SAME_LINE_BEFORE)
         if self.hunks:
             lines += [FROM_FILE, TO_FILE]
         for hunk in self.hunks:

@@ -56,8 +56,7 @@ LINES_DIFFER = ("different lines from line {line} ({count} for {total} expected)
                 "{got} where {want} is expected")
 # Said of stderr: where the case expects nothing on it, and the kind of any other near miss
 # there, so that a class's count does not take a debug line for output that goes on too long.
-ON_STDERR = ("{count} on stderr, where the case expects an empty stderr (the assignment's "
-             "`compare` includes stderr): {first}")
+ON_STDERR = "{count} on stderr, where the case expects none (stderr is checked too): {first}"
 STDERR_KIND = "on stderr: {kind}"
 # Said after the regions: not near misses, so of no kind.
 MORE_REGIONS = "and {count} more regions differ, from line {line}"

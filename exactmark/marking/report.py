@@ -40,6 +40,9 @@ RUNAWAY = "  {line}"  # a line of what an output stopped for size showed
 REPRODUCE_PAST_BYTES = 2000  # what a too-large output's reproduce shows beyond the expected
 AT_A_TERMINAL = "{run}  # at a terminal: the screen should read as {screen}"
 TIMEOUT = "timeout {seconds:g}"  # coreutils': ends the run after that long
+# 124: what timeout exits with when it stopped the run.
+STOPPED_AFTER = ('{{ {run}; [ $? -ne 124 ] || echo "still running after {seconds:g} s: '
+                 'stopped" >&2; }}')
 TYPING = ", typing each line of {input} as it asks"
 SCORE = "Score: {score:.2f}/{total:.2f} in {seconds:.1f} s"
 LATE = "Late rule: {explanation}"
@@ -202,6 +205,8 @@ def reproduce(case, program, kind: Kind = Kind.WRONG, folder: str = None,
     head = f" | head -c {case.head}" if case.head is not None else ""
     if program.built:
         run = f"{program.shell_build()} && {run}"
+    if bound is not None:  # says that it was stopped: a diff alone would not
+        run = STOPPED_AFTER.format(run=run, seconds=bound)
     if kind == Kind.TOO_LARGE:  # what it writes, to a little past the expected: it ends there
         most = case.head if case.head is not None else len(case.stdout) + REPRODUCE_PAST_BYTES
         run = f"{run} 2>&1 | head -c {most}"
