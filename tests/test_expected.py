@@ -111,7 +111,8 @@ def test_a_case_written_again_keeps_comparing_an_empty_stderr(course):
     assert status == 0, output
     assert (course / "cases" / "all_again.err").read_bytes() == b""
     assert said["echo/all_again"].startswith(
-        ".in .out .tty .status .err (exit status 0): compares stdout, the exit status and stderr"), said
+        ".in .out .tty .status .err (exit status 0): compares stdout, the exit status and "
+        "stderr"), said
 
 
 def test_a_case_compares_stderr_only_where_the_reference_writes_to_it(course):
