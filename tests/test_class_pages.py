@@ -649,7 +649,7 @@ def test_the_summary_says_what_it_counts_in_words_that_fit_the_numbers(tmp_path)
     page = (tmp_path / "summary.html").read_text(encoding="utf-8")
     assert html_problems(page) == []
     text = read_dom(page).text
-    assert "1 student; mean mark 13.00 / 13.00" in text
+    assert "1 student marked; mean mark 13.00 / 13.00." in text
     assert ("No pair shares code beyond it with a score of at least 0.5: similarity.csv lists "
             "none.") in text and "all 0" not in text
     assert "<th></th>" not in page
@@ -658,3 +658,19 @@ def test_the_summary_says_what_it_counts_in_words_that_fit_the_numbers(tmp_path)
                      "11.70", "13.00"], "each bar between its two edges"
     assert "<title>0.00 to under 1.30: 0</title>" in page
     assert "<title>11.70 to 13.00: 1</title>" in page
+
+
+def test_entries_refused_count_in_neither_the_mean_nor_the_chart(tmp_path):
+    """A stray notes.txt in the class folder is listed, refused, with 0: it is no student's
+    mark, so the class's mean is that of the students marked."""
+    outcomes = [made_up("ann"), made_up("bob", handed_in=("solitaire_1",)),
+                made_up("notes.txt", refused="'notes.txt' is neither a folder nor an archive")]
+    rows = [class_pages.grade_row(outcome, SEEDED) for outcome in outcomes]
+    scanned = Scan(pairs=[], cut={}, left_out={}, taken={})
+    class_pages.write_summary(tmp_path, outcomes, rows, scanned, BEFORE_THE_DEADLINE,
+                              {row.student: f"students/{row.student}" for row in rows}, 0.5)
+    page = (tmp_path / "summary.html").read_text(encoding="utf-8")
+    mean = (rows[0].mark + rows[1].mark) / 2
+    assert (f"2 students marked; mean mark {mean:.2f} / 13.00; 1 entry refused, below, not "
+            "counted in the mean or the chart.") in read_dom(page).text
+    assert sum(int(count) for count in re.findall(r"<title>[^<]*: (\d+)</title>", page)) == 2

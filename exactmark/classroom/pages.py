@@ -378,9 +378,10 @@ def write_summary(out: Path, outcomes: list, rows: list, scanned, view: View,
                   links: dict, least: float = 0.0) -> None:
     """summary.html; `least`: the score below which the similarity scan lists no pair."""
     assignment = view.assignment
-    marks = [row.mark for row in rows]
+    marks = [row.mark for row in rows if sheet.REFUSED not in row.statuses]  # entries marked
     bars = histogram(marks, assignment.marks)
-    page = {"assignment": assignment, "rows": rows, "bars": bars,
+    page = {"assignment": assignment, "rows": rows, "bars": bars, "marked": len(marks),
+            "refused": len(rows) - len(marks),
             "tallest": max([count for _, _, count in bars] + [1]),
             "groups": failures_by_group(outcomes, assignment),
             "mistakes": mistakes_caught(outcomes, assignment),
