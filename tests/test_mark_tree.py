@@ -41,6 +41,17 @@ def test_a_link_given_as_the_submission_is_refused(tmp_path):
         copy_tree(tmp_path / "alias", tmp_path)
 
 
+@pytest.mark.parametrize("name, said", [
+    ("ann.zip", "ann.zip is an archive, not a folder: unpack it and give its folder, or mark it "
+                "with exactmark class"),
+    ("ann.py", "ann.py is not a folder")])
+def test_a_file_given_as_the_submission_is_refused_with_what_to_give(tmp_path, name, said):
+    (tmp_path / name).write_bytes(b"PK\x05\x06" + bytes(18))
+    with pytest.raises(Refused) as refused:
+        copy_tree(tmp_path / name, tmp_path / "copy")
+    assert str(refused.value).replace(f"{tmp_path}/", "").startswith(said), refused.value
+
+
 @pytest.mark.parametrize("limits, files, message", [
     (Limits(files=3), {f"f{n}": b"" for n in range(4)}, "more than 3 files and folders"),
     (Limits(bytes=10), {"big": b"x" * 11}, "more than 0 MiB"),

@@ -22,6 +22,9 @@ NOT_PLAIN = "not a plain file"
 UNREADABLE_FILE = "unreadable"
 LINK_REFUSED = "{path} is a link; give the folder itself"
 NOT_A_FOLDER = "{path} is not a folder"
+AN_ARCHIVE = ("{path} is an archive, not a folder: unpack it and give its folder, or mark "
+              "it with exactmark class, which unpacks each student's archive")
+ARCHIVES = (".zip", ".tar.gz", ".tgz")  # what a learning platform hands in
 UNREADABLE = "{path} cannot be read: {reason}"
 TOO_MANY_FILES = "{path} holds more than {most} files and folders: leave out what the programs do not need"
 TOO_DEEP = "{path} has folders nested more than {most} deep: no submission needs that"
@@ -65,6 +68,8 @@ def open_folder(path: Path) -> int:
     except OSError as error:
         if os.path.islink(path):
             raise Refused(LINK_REFUSED.format(path=path)) from None
+        if error.errno == errno.ENOTDIR and str(path).lower().endswith(ARCHIVES):
+            raise Refused(AN_ARCHIVE.format(path=path)) from None
         if error.errno in (errno.ENOTDIR, errno.ENOENT):
             raise Refused(NOT_A_FOLDER.format(path=path)) from None
         raise Refused(UNREADABLE.format(path=path, reason=error.strerror)) from None

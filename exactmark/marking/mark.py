@@ -158,10 +158,16 @@ class Parser(argparse.ArgumentParser):
 def parser() -> argparse.ArgumentParser:
     parse = Parser(prog="exactmark mark", description=__doc__, epilog=EXAMPLE,
                    formatter_class=argparse.RawDescriptionHelpFormatter)
-    parse.add_argument("submission", type=Path, nargs="?")
-    parse.add_argument("--assignment", metavar="NAME|FILE.toml", help=f"one of: {', '.join(names())}; "
-                       "or the path of an assignment file of your own, FILE.toml")
-    parse.add_argument("--tty", action="store_true", help="also compare the terminal screens")
+    parse.add_argument("submission", type=Path, nargs="?",
+                       help="the folder of the student's programs (unpack an archive first, "
+                            "or mark it with exactmark class)")
+    parse.add_argument("--assignment", metavar="NAME|FILE.toml",
+                       help=f"one of: {', '.join(names())}; or the path of an assignment file "
+                            "of your own, FILE.toml")
+    parse.add_argument("--tty", action="store_true",
+                       help="also compare the terminal screens (NAME.tty): a screen shows "
+                            "stderr too, so a line on stderr changes it whatever the case's "
+                            "compare")
     parse.add_argument("--jobs", type=jobs, default=1, help="cases run at once")
     parse.add_argument("--timeout", type=seconds,
                        help="CPU seconds per case, instead of the assignment's")
