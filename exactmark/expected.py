@@ -244,9 +244,12 @@ def make_arguments(parser: argparse.ArgumentParser) -> list:
 
 
 def main(argv=None) -> int:
+    return streams.quiet_on_closed_stdout(lambda: write_cases(argv))
+
+
+def write_cases(argv) -> int:
     parser = arguments_parser()
     options = parser.parse_args(argv)
-    streams.end_on_closed_pipe()
     try:
         assignment, program = declared(options.program, options.assignment)
     except (AssignmentError, ValueError) as problem:

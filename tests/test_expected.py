@@ -4,6 +4,7 @@ program that reads until end of input, the options make hands it, a missing file
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import textwrap
@@ -92,6 +93,27 @@ def test_git_is_named_only_where_the_cases_are_in_a_git_work_tree(course):
     assert status == 0, output
     assert output.splitlines()[-1] == "Review the new files (git status, git diff) before " \
                                       "committing them.", output
+
+
+def test_a_reference_that_stops_reading_its_input_is_a_normal_end(course):
+    """More input than a pipe holds, of which the reference reads one line: writing the
+    rest meets a closed pipe, which ends the writing, never the tool (SIGPIPE)."""
+    (course / "echo.py").write_text("import sys\nprint(sys.stdin.readline(), end='')\n")
+    status, said, output = expected(course, "--input", "all_first",
+                                    stdin(course, "first", "a\n" * 100_000))
+    assert status == 0, output
+    assert (course / "cases" / "all_first.out").read_bytes() == b"a\n"
+
+
+def test_its_own_stdout_closed_ends_the_tool_quietly_as_a_c_program_ends(course):
+    """`make expected ... | head -0`: the reader is gone before the tool says a word."""
+    writer = subprocess.Popen([sys.executable, "-m", "exactmark.expected", "echo", "--assignment",
+                               str(course / "own.toml"), "--input", "all_one",
+                               stdin(course, "one", "a\n")], cwd=ROOT, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    writer.stdout.close()  # before the reference has run, let alone the tool printed
+    _, errors = writer.communicate(timeout=120)
+    assert (writer.returncode, errors) == (128 + signal.SIGPIPE, ""), errors
 
 
 def test_nothing_written_is_nothing_to_review(course):
