@@ -10,6 +10,7 @@ import sys
 from exactmark.running.limits import Budget
 from exactmark.running.record import STDOUT, Limit
 from exactmark.running.supervise import Piped, gather, kill_group, piped_ran
+from tests.interrupt import BACKSTOP_SECONDS
 
 # A wall-clock cap no load reaches: a run ends by itself or at the cap a test means (a
 # loaded machine may take seconds to start Python at all).
@@ -49,3 +50,25 @@ def test_with_a_head_the_reader_goes_away_after_that_many_bytes():
                      head=10)
     assert ran.stdout == b"y" * 10, ran
     assert ran.limit is None and ran.status != 0, ran  # it met a closed pipe, and ended
+
+
+def test_a_run_waiting_on_the_marker_is_never_idle_however_late_the_watch_looks():
+    """A program at a terminal blocked on the line the marker is slow to type, on a loaded
+    machine: no CPU used, yet not idle while it waits on the marker; idle once it does not."""
+    import threading
+
+    from exactmark.running.supervise import CpuWatch
+
+    killed, waiting, looks = threading.Event(), threading.Event(), []
+    waiting.set()
+
+    def read():
+        looks.append(1)
+        if len(looks) == 20:  # well past the allowance: still waiting on the marker
+            waiting.clear()
+        return 0.0
+    watch = CpuWatch(read, limit=60, idle=0.01, kill=killed.set, poll=0.02)
+    watch.excuse(waiting.is_set)
+    assert killed.wait(BACKSTOP_SECONDS), "never idle, even once it no longer waited on the marker"
+    assert len(looks) >= 20 and watch.idle and not watch.hit
+    watch.stop()

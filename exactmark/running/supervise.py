@@ -179,6 +179,7 @@ class CpuWatch:
         self.poll = poll
         self.hit = False  # the run was killed for its CPU time
         self.idle = False  # the run was killed for using none for as long as its allowance
+        self.excused = lambda: False  # the run waits on the marker (`excuse`): never idle
         self._done = threading.Event()
         self._thread = threading.Thread(target=self._watch, daemon=True)
         self._thread.start()
@@ -192,10 +193,17 @@ class CpuWatch:
             now = time.monotonic()
             if seconds - last >= BUSY_CPU_SECONDS:
                 last, since = seconds, now
+            if now - since > self.idle_limit and self.excused():
+                since = now  # the marker owes it input, however loaded the machine
             if seconds > self.limit or now - since > self.idle_limit:
                 self.hit, self.idle = seconds > self.limit, seconds <= self.limit
                 self.kill()
                 return
+
+    def excuse(self, waiting_on_the_marker) -> None:
+        """Never idle while `waiting_on_the_marker()` holds: a program at a terminal that
+        waits for the line the marker types is waiting on the marker, not sleeping."""
+        self.excused = waiting_on_the_marker
 
     def stop(self):
         """Stop watching (a kill under way ends first); the run's CPU time, None if unknown."""

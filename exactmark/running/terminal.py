@@ -148,6 +148,12 @@ class _Session:
             seen = state
         return False
 
+    def waits_for_typing(self) -> bool:
+        """Whether the program is blocked reading the terminal: the typist always answers
+        (a line, or end of input), so it waits on the marker."""
+        program = self.program_pid()
+        return program is not None and bool(_blocked_on_input(program))
+
     def type(self, text: bytes) -> None:
         try:
             self.child.send(text)
@@ -179,12 +185,15 @@ class _Session:
 
 def run_in_terminal(argv, stdin: bytes, cwd, env, timeout: float,
                     most_output: int = MOST_OUTPUT, depth: int = 0, started=None,
-                    preexec_fn=None, pass_fds=()) -> Ran:
+                    preexec_fn=None, pass_fds=(), watch=None) -> Ran:
     """Type `stdin` line by line at the program's prompts, then end of input (Ctrl-D) at
     every further read; return everything the terminal showed. The program is
     `depth` generations below the process started; `started(pid)` is told that process;
-    `preexec_fn` runs in the child before exec, and `pass_fds` stay open in it."""
+    `preexec_fn` runs in the child before exec, and `pass_fds` stay open in it. Its `watch`
+    (a CpuWatch) never counts as idle the time the program waits for what the typist types."""
     session = _Session(argv, cwd, env, timeout, most_output, depth, preexec_fn, pass_fds)
+    if watch is not None:
+        watch.excuse(session.waits_for_typing)
     if started:
         started(session.child.pid)
     lines = stdin.split(b"\n")

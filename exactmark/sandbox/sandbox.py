@@ -332,7 +332,7 @@ class Sandbox:
 
                 screen = run_in_terminal(wrapped, stdin, "/", env, budget.wall_seconds,
                                          depth=2 if self.namespaces else 0, started=started,
-                                         preexec_fn=entering, pass_fds=passed)
+                                         preexec_fn=entering, pass_fds=passed, watch=watch)
                 return self._within_share(self._terminal_outcome(screen, watch, usage, budget),
                                           written)
             return self._within_share(self._piped(wrapped, stdin, env, started, usage, watch, head,
