@@ -58,6 +58,7 @@ every module's imports and holds them to FLOORS):
         standalone.py     sample solutions, one file each (exactmark standalone)
         expected.py       golden cases from the reference (exactmark expected)
         pack/             the student pack and its checker (exactmark pack)
+        platforms/        Canvas, Moodle and Gradescope downloads read, and marks written back
         classroom/        a class: unpack, mark each, the late rule, grades, pages, similarity
         gradescope/       the autograder zip, and its runner on the platform
         verify/           the references, honest and wrong variants marked (exactmark verify)
@@ -92,6 +93,7 @@ FLOORS = (
     ("exactmark.running",),
     ("exactmark.sandbox",),
     ("exactmark.marking",),
+    ("exactmark.platforms",),
     ("exactmark.standalone", "exactmark.expected", "exactmark.pack", "exactmark.classroom",
      "exactmark.gradescope", "exactmark.verify"),
     ("exactmark.cli", "exactmark.__main__"),
