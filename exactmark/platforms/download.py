@@ -6,10 +6,10 @@ Each platform module (canvas.py, moodle.py, gradescope_export.py) gives:
     NAME                      "canvas", "moodle" or "gradescope" (what --from takes)
     looks_like(folder)        whether an unpacked download is this platform's (for --from's
                               detection: used only when exactly one platform says yes)
-    read(folder, expected)    a Download; `expected` is the set of file names the
-                              assignment's programs declare (to restore renamed files)
-    write_back(out, download, returned)
-                              the marks in the platform's import format, in OUT; returns the
+    read(folder, context)     a Download (context: Context, below)
+    write_back(out, download, returned, context)
+                              the marks (Returned, one per Person of the roster and of every
+                              hand-in) in the platform's import format, in OUT; returns the
                               file written, or None where the platform needs none
 
 `folder` is the download already unpacked by the class marker (or given as a folder): a
@@ -18,8 +18,18 @@ hand-in by where it lies, never copying it.
 """
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, tzinfo
 from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a reader or writer needs to know of the marking beyond the download itself."""
+    expected: frozenset  # the file names the assignment's programs declare
+    zone: tzinfo  # the assignment's time zone: for a time a platform writes without one
+    assignment: str  # the kit assignment's name (a column's name where the platform has none)
+    worksheet: Path = None  # Moodle's grading worksheet (--worksheet), when given
+    platform_assignment: str = ""  # the platform's id of the assignment, when given
 
 
 @dataclass(frozen=True)
