@@ -16,6 +16,7 @@ every module's imports and holds them to FLOORS):
         messages.py       what a marker tells the process that started it, a record a line
         from_make.py      what `make` hands a tool: its variables, unexpanded
         streams.py        the tool's own output, UTF-8 whatever the locale
+        spreadsheet.py    CSV cells no spreadsheet runs, files replaced whole
     kit/        what the kit reads as data
         cases.py          golden cases: stdin, arguments, expected stdout, terminal, status
         programs.py       programs and their languages: how one is built and run

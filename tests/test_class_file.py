@@ -19,7 +19,7 @@ import pytest
 pytest.importorskip("jinja2", reason="marking a class needs requirements-class.txt")
 
 from exactmark.classroom.roster import folder_name  # noqa: E402
-from exactmark.classroom.sheet import FORMULA_STARTS, spreadsheet_text  # noqa: E402
+from exactmark.base.spreadsheet import FORMULA_STARTS, spreadsheet_text  # noqa: E402
 from exactmark.classroom.times import read_times  # noqa: E402
 from exactmark.classroom.unpack import name_key  # noqa: E402
 from exactmark.kit.cases import ROOT  # noqa: E402

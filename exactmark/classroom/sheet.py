@@ -1,20 +1,12 @@
 """The class's data for a spreadsheet: grades.csv (a row per student) and similarity.csv
-(a row per pair of programs that share code). UTF-8, and no cell that a spreadsheet could
-run: a student's folder named `=HYPERLINK(...)`, or `mallory;=1+1` in a sheet that splits
-on `;`, is text wherever the file is split."""
+(a row per pair of programs that share code), UTF-8, every cell by the formula rule of
+exactmark/base/spreadsheet.py."""
 
 import csv
-import os
-import re
-import tempfile
-from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 
-FORMULA_STARTS = "=+-@\t\r"
-SEPARATORS = ",;\t\n"
-# A formula may start a cell, or any piece a spreadsheet splits a cell into.
-FORMULA = re.compile(f"(^|[{re.escape(SEPARATORS)}])([{re.escape(FORMULA_STARTS)}])")
+from exactmark.base.spreadsheet import replaced, spreadsheet_text
+
 GRADE_COLUMNS = ("student", "{program}", "raw total", "days late", "mark", "status",
                  "cases passed", "note")
 SIMILARITY_COLUMNS = ("program", "student_a", "student_b", "score", "share_in_full",
@@ -57,13 +49,6 @@ def shown_marks(value: float) -> str:
     return f"{value:.2f}"
 
 
-def spreadsheet_text(text: str) -> str:
-    """A cell a spreadsheet shows as text: wherever it starts, or wherever a split on a
-    comma, semicolon, tab or line end would start a piece, a character that starts a
-    formula (`=`, `+`, `-`, `@`, a tab, a CR) gets an apostrophe before it."""
-    return FORMULA.sub(lambda match: f"{match[1]}'{match[2]}", text)
-
-
 def write_grades(path, programs: list, rows: list) -> None:
     with replaced(path) as file:
         sheet = csv.writer(file)
@@ -90,17 +75,3 @@ def write_similarity(path, pairs: list) -> None:
                 f"{pair.share:.{SCORE_DIGITS}f}",
                 "; ".join(ALSO_HIGH.format(program=program, score=f"{score:.{SCORE_DIGITS}f}")
                           for program, score in pair.also))])
-
-
-@contextmanager
-def replaced(path: Path):
-    """A new file, renamed over `path` once whole: an interrupted run leaves the last
-    sheet, never half of one."""
-    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", newline="", encoding="utf-8") as file:
-            yield file
-        os.chmod(temporary, 0o600)
-        os.replace(temporary, path)
-    finally:
-        Path(temporary).unlink(missing_ok=True)
