@@ -10,7 +10,8 @@ Requests, as canvasapi makes them (canvas.py, course.py, assignment.py, paginate
     GET /api/v1/courses/:course                                  the course
     GET /api/v1/courses/:course/assignments/:assignment          name, points_possible
     GET /api/v1/courses/:course/assignments/:assignment/submissions?include[]=user&include[]=group
-    GET /api/v1/courses/:course/users?enrollment_type[]=student&include[]=enrollments&include[]=email
+    GET /api/v1/courses/:course/search_users?enrollment_type[]=student
+        &include[]=enrollments&include[]=email                   the roster
     GET /api/v1/courses/:course/sections                         section names
 
 each list paged by its Link header (rel="next"). A server error (5xx) or a dropped
