@@ -7,6 +7,7 @@ the sheet's layout is Canvas's gradebook export (lib/gradebook_exporter.rb, comm
 0140a2effa6366ea3b73aeefa4bbc384b943934f), read back by lib/gradebook_importer.rb."""
 
 import json
+import socket
 import threading
 import traceback
 import unicodedata
@@ -185,6 +186,9 @@ def test_without_the_api_the_column_is_named_from_the_assignment_id_given(tmp_pa
     assert path.read_bytes() == (b"Student,ID,SIS User ID,SIS Login ID,Section,solitaires (77)\r\n"
                                  b"    Points Possible,,,,,15\r\n"
                                  b"doejane,101,,,,12\r\n")
+    path = canvas.write_back(tmp_path, Download("canvas", []), returned, CONTEXT)
+    assert path.read_bytes().splitlines()[0] == (
+        b"Student,ID,SIS User ID,SIS Login ID,Section,solitaires")  # matched by title
 
 
 # The Canvas API, answered on 127.0.0.1 as Canvas documents it
@@ -232,6 +236,9 @@ class Canvas(BaseHTTPRequestHandler):
         if self.headers.get("Authorization") != f"Bearer {server.token}":
             return self.answer(401, {"errors": [{"message": "Invalid access token."}]},
                                {"WWW-Authenticate": 'Bearer realm="canvas-lms"'})
+        if server.forbidden:
+            return self.answer(403, {"status": "unauthorized", "errors": [
+                {"message": "user not authorized to perform that action"}]})
         if failing:
             return self.answer(500, {"errors": [{"message": "An error occurred."}]})
         base = f"/api/v1/courses/{COURSE}"
@@ -276,7 +283,7 @@ def server():
     """A Canvas on 127.0.0.1 for one test; shut down when the test ends, whatever it did."""
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Canvas)
     httpd.lock, httpd.asked, httpd.failures, httpd.token = threading.Lock(), [], 0, TOKEN
-    httpd.users, httpd.submissions = list(USERS), list(SUBMISSIONS)
+    httpd.users, httpd.submissions, httpd.forbidden = list(USERS), list(SUBMISSIONS), False
     thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05},
                               daemon=True)
     thread.start()
@@ -333,6 +340,24 @@ def test_a_refused_token_is_one_line_that_never_holds_the_token(server):
     shown = "".join(traceback.format_exception(refused.value))
     assert TOKEN not in shown and "secret" not in shown
     assert len(server.asked) == 1  # refused: never tried again
+
+
+def test_a_token_without_the_right_to_the_course_is_one_line(server):
+    server.forbidden = True
+    with pytest.raises(ValueError) as refused:
+        fetch(server)
+    assert str(refused.value) == canvas_api.REFUSED.format(status=403)
+    assert TOKEN not in "".join(traceback.format_exception(refused.value))
+
+
+def test_a_canvas_that_does_not_answer_is_tried_a_bounded_number_of_times():
+    with socket.socket() as listener:  # a port nothing listens on once closed
+        listener.bind(("127.0.0.1", 0))
+        port = listener.getsockname()[1]
+    address = f"http://127.0.0.1:{port}"
+    with pytest.raises(ValueError) as failed:
+        canvas_api.fetch(address, COURSE, ASSIGNMENT, environ={"CANVAS_TOKEN": TOKEN}, backoff=0)
+    assert str(failed.value) == canvas_api.UNREACHABLE.format(url=address, why="ConnectionError")
 
 
 def test_a_server_error_is_tried_again_then_answers(server):

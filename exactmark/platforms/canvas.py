@@ -162,21 +162,17 @@ def handin(files: list, context) -> Handin:
                   late=any(file.late for file in files), older=older, notes=notes)
 
 
-def display_name(file: CanvasFile) -> str:
-    return unicodedata.normalize("NFC", file.display)
-
-
 def own_name(file: CanvasFile, uploads: list, expected: frozenset) -> str:
     """The file's name as the student gave it: Canvas's "-N" undone only where the name
     without it is one the assignment declares, or another of the student's files has it
     (so "game-2.py" a student named so stays "game-2.py")."""
-    shown = display_name(file)
+    shown = file.display
     suffixed = UNIQUE_SUFFIX.fullmatch(shown)
     if not suffixed:
         return shown
     plain = suffixed["base"] + suffixed["extension"]
-    others = {unsuffixed(display_name(other)) for other in uploads if other is not file}
-    others |= {display_name(other) for other in uploads if other is not file}
+    others = {name for other in uploads if other is not file
+              for name in (other.display, unsuffixed(other.display))}
     return plain if plain in expected or plain in others else shown
 
 
@@ -188,13 +184,7 @@ def unsuffixed(name: str) -> str:
 def write_back(out: Path, download: Download, returned: list, context) -> Path:
     """OUT/canvas-grades.csv: the roster's students in its order, then anyone else marked;
     a blank cell where no mark stands (a marker error), never 0."""
-    assignment = download.sheet if isinstance(download.sheet, CanvasAssignment) else None
-    column = (ASSIGNMENT_COLUMN.format(name=assignment.name, id=assignment.id) if assignment
-              else ASSIGNMENT_COLUMN.format(name=context.assignment,
-                                            id=context.platform_assignment)
-              if context.platform_assignment else context.assignment)
-    points = assignment.points if assignment else max(
-        (r.possible for r in returned), default=0)
+    column, points = assignment_column(download, returned, context)
     roster = {person.id: person for person in download.roster}
     order = {person.id: index for index, person in enumerate(download.roster)}
     rows = sorted(returned, key=lambda r: order.get(r.person.id, len(order)))
@@ -212,6 +202,20 @@ def write_back(out: Path, download: Download, returned: list, context) -> Path:
                      "" if one.mark is None else number(one.mark))
             sheet.writerow([spreadsheet_text(cell) for cell in cells])
     return path
+
+
+def assignment_column(download: Download, returned: list, context) -> tuple:
+    """The assignment's column and its points: as Canvas's API gave them (title_with_id),
+    else the kit's assignment with the id given (Context.platform_assignment), else the kit's name
+    alone (the import then matches the column by title, or makes a new assignment)."""
+    if isinstance(download.sheet, CanvasAssignment):
+        assignment = download.sheet
+        return ASSIGNMENT_COLUMN.format(name=assignment.name, id=assignment.id), assignment.points
+    points = max((one.possible for one in returned), default=0)
+    if context.platform_assignment:
+        return ASSIGNMENT_COLUMN.format(name=context.assignment,
+                                        id=context.platform_assignment), points
+    return context.assignment, points
 
 
 def number(value: float) -> str:

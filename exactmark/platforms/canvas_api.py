@@ -89,7 +89,7 @@ def fetch(url: str, course_id: str, assignment_id: str, environ=os.environ,
     canvas = Canvas(url.rstrip("/"), token(environ))
     guarded(canvas, backoff)
     try:
-        return fetched(canvas, course_id, assignment_id)
+        return ask(canvas, course_id, assignment_id)
     except Refused as refused:
         raise ValueError(str(refused)) from None
     except ResourceDoesNotExist:
@@ -131,7 +131,7 @@ def refusing(response, *args, **kwargs):
     return response
 
 
-def fetched(canvas: Canvas, course_id: str, assignment_id: str) -> Fetched:
+def ask(canvas: Canvas, course_id: str, assignment_id: str) -> Fetched:
     course = canvas.get_course(course_id)
     assignment = course.get_assignment(assignment_id)
     sections = {section.id: section.name for section in course.get_sections()}
