@@ -106,7 +106,9 @@ def fetch(url: str, course_id: str, assignment_id: str, environ=os.environ,
 def guarded(canvas: Canvas, backoff: float) -> None:
     """canvasapi sends every request through one requests session and has no retry of its
     own: mount urllib3's on it (GET only; a 5xx or a dropped connection), and say a refused
-    token from the status alone (canvasapi would parse the body, which need not be JSON)."""
+    token from the status alone (canvasapi would parse the body, which need not be JSON).
+    The session is a private attribute of the pinned canvasapi: the retry tests fail if a
+    new version moves it."""
     retry = Retry(total=RETRIES - 1, status_forcelist=SERVER_ERRORS, backoff_factor=backoff,
                   allowed_methods=frozenset({"GET"}), raise_on_status=True)
     session = canvas._Canvas__requester._session
