@@ -7,6 +7,7 @@ worksheet from mod/assign/gradingtable.php, commit 1494620bfbb33538251bc1a222027
 see its docstring for each rule and where Moodle has it."""
 
 import unicodedata
+import zipfile
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
@@ -304,3 +305,54 @@ def test_a_malformed_worksheet_is_refused_in_one_line_saying_where(tmp_path, bod
     with pytest.raises(ValueError) as refused:
         moodle.read_worksheet(sheet)
     assert str(refused.value) in (f"{sheet}, {problem}", f"{sheet}: {problem}")
+
+
+def test_what_belongs_to_no_one_is_refused_each_with_why(tmp_path):
+    when = md.userdate(SUBMITTED)
+    download = {
+        **md.entries("Ann Lee_1003", {"solitaire_1.py": PROGRAM}),
+        **md.entries("Ann Lee_1003", {"solitaire_1.py": PROGRAM}, folders=False),
+        "Ann Lee_1003_assignsubmission_file_x.py/a.py": PROGRAM,
+        "Bo Chen_1004_assignsubmission_file": PROGRAM,
+        "__MACOSX/._x": b"",
+    }
+    rows = [_row("Ann Lee", 1003, "a@x", when), _row("Bo Chen", 1004, "b@x", "-")]
+    read, _ = _read(tmp_path, rows=rows, download=download)
+    assert [(r.name, r.reason) for r in read.refused] == [
+        ("Ann Lee_1003_assignsubmission_file_solitaire_1.py",
+         moodle.TWICE.format(first="Ann Lee_1003_assignsubmission_file/solitaire_1.py")),
+        ("Ann Lee_1003_assignsubmission_file_x.py", moodle.FOLDER_AS_FILE),
+        ("Bo Chen_1004_assignsubmission_file", moodle.FILE_AS_FOLDER),
+        ("__MACOSX", moodle.NOT_MOODLE)]
+    assert [(h.key, sorted(h.files), h.notes) for h in read.handins] == [
+        ("1003", ["solitaire_1.py"], [])]
+
+
+def test_a_team_the_worksheet_cannot_place_is_refused(tmp_path):
+    download = {**md.entries(md.team_prefix("Red", 7), {"a.py": PROGRAM}),
+                **md.entries(md.team_prefix("Red", 8), {"a.py": PROGRAM}),
+                **md.entries(md.team_prefix("Blue", 9), {"a.py": PROGRAM})}
+    rows = [_row("Ann Lee", 2001, "a@x", Group="Red")]
+    read, _ = _read(tmp_path, rows=rows, columns=md.TEAM, download=download)
+    assert read.handins == []
+    assert [(r.name, r.reason) for r in read.refused] == [
+        ("Blue_9_assignsubmission_file", moodle.NO_SUCH_GROUP.format(group="Blue")),
+        ("Red_7_assignsubmission_file", moodle.TWO_GROUPS.format(group="Red", ids="7, 8")),
+        ("Red_8_assignsubmission_file", moodle.TWO_GROUPS.format(group="Red", ids="7, 8"))]
+
+
+def test_files_with_no_time_in_the_worksheet_say_so_and_the_worksheet_itself_is_no_ones(
+        tmp_path):
+    folder = md.write_folder(tmp_path / "download", md.entries("Bo Chen_1004", {"a.py": PROGRAM}))
+    sheet = folder / "worksheet.csv"
+    sheet.write_bytes(md.worksheet([_row("Bo Chen", 1004, "b@x", "-")]))
+    read = moodle.read(folder, _context(sheet))
+    assert [(h.key, h.submitted, h.notes) for h in read.handins] == [
+        ("1004", None, [moodle.NO_SUBMISSION_TIME])]
+    assert read.refused == []
+
+
+def test_the_builders_zip_holds_the_download_by_moodles_names(tmp_path):
+    download = _class_download(folders=True)
+    with zipfile.ZipFile(md.write_zip(tmp_path / "moodle.zip", download)) as archive:
+        assert {name: archive.read(name) for name in archive.namelist()} == download
