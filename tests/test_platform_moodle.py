@@ -356,3 +356,22 @@ def test_the_builders_zip_holds_the_download_by_moodles_names(tmp_path):
     download = _class_download(folders=True)
     with zipfile.ZipFile(md.write_zip(tmp_path / "moodle.zip", download)) as archive:
         assert {name: archive.read(name) for name in archive.namelist()} == download
+
+
+@pytest.mark.parametrize("body, problem", [
+    (b"Identifier,Grade,Maximum Grade\nParticipant 1001,,10.00\n",
+     moodle.OTHER_MAXIMUM.format(path="{path}", moodle="10.00", kit="100")),
+    (b"Identifier,Grade,Scale\nParticipant 1001,,\"Pass\nFail\"\n",
+     moodle.NOT_POINTS.format(path="{path}")),
+])
+def test_marks_out_of_another_total_than_moodles_are_refused_never_skipped_unsaid(
+        tmp_path, body, problem):
+    sheet = tmp_path / "w.csv"
+    sheet.write_bytes(body)
+    people = moodle.read_worksheet(sheet)
+    returned = [Returned(Person("1001", "José Álvarez"), 87.5, 100, "")]
+    with pytest.raises(ValueError) as refused:
+        moodle.write_back(tmp_path, Download(moodle.NAME, [], sheet=people), returned,
+                          _context(sheet))
+    assert str(refused.value) == problem.format(path=sheet)
+    assert not (tmp_path / moodle.WRITTEN).exists()

@@ -59,6 +59,7 @@ FULL_NAME = "Full name"
 EMAIL = "Email address"
 GROUP = "Group"
 GRADE = "Grade"
+MAXIMUM = "Maximum Grade"  # absent when the assignment is graded on a scale ("Scale")
 CAN_CHANGE = "Grade can be changed"
 SUBMITTED = "Last modified (submission)"
 COMMENTS = "Feedback comments"
@@ -97,6 +98,12 @@ NO_SUBMISSION_TIME = "Moodle's grading worksheet gives no submission time"
 UNREADABLE_TIME = ("Moodle's grading worksheet gives the submission time as {text}, not a time "
                    "as Moodle writes one in English (Thursday, 11 March 2027, 2:30 PM)")
 LOCKED = "Moodle says this grade cannot be changed: its upload will skip it"
+NOT_POINTS = ("{path}: the assignment is graded on a scale in Moodle (no Maximum Grade column): "
+              "the kit's marks are points; grade it out of points in Moodle and download the "
+              "worksheet again")
+OTHER_MAXIMUM = ("{path}: Moodle's maximum grade is {moodle}, the kit marks out of {kit}: Moodle's "
+                 "upload would skip every mark above its maximum and take the rest as they are; "
+                 "make them the same and download the worksheet again")
 NO_WORKSHEET = ("moodle-worksheet.csv needs Moodle's grading worksheet: download it (Download "
                 "grading worksheet) and give it with --worksheet")
 
@@ -395,7 +402,8 @@ def write_back(out: Path, download: Download, returned: list, context):
     """OUT/moodle-worksheet.csv: the worksheet as Moodle gave it, every row and column, with
     the Grade and Feedback comments cells of each returned student filled in (Grade left
     empty where no mark stands: Moodle's upload then keeps the grade it has). None when no
-    worksheet was given: NO_WORKSHEET says what to do."""
+    worksheet was given: NO_WORKSHEET says what to do. Raises ValueError, writing nothing,
+    where Moodle's upload would not take the marks as they are (a scale, another maximum)."""
     sheet = download.sheet
     if sheet is None:
         return None
@@ -403,6 +411,7 @@ def write_back(out: Path, download: Download, returned: list, context):
         raise ValueError(BAD_SHEET.format(path=sheet.path, problem=NO_COLUMN.format(column=GRADE)))
     grade, comments = sheet.columns[GRADE], sheet.columns.get(COMMENTS)
     back = {item.person.id: item for item in returned}
+    _check_maximum(sheet, back)
     rows = {id(record): number for number, record in sheet.rows.items()}
     path = Path(out) / WRITTEN
     with replaced(path) as file:
@@ -416,6 +425,25 @@ def write_back(out: Path, download: Download, returned: list, context):
                     raw[comments] = _cell(item.comment)
             file.write(",".join(raw) + record.end)
     return path
+
+
+def _check_maximum(sheet: Worksheet, back: dict):
+    """Refuse marks out of a total Moodle would not take as they are: its upload neither
+    scales a grade nor says it skipped one above its maximum."""
+    if MAXIMUM not in sheet.columns:
+        raise ValueError(NOT_POINTS.format(path=sheet.path))
+    for number, item in back.items():
+        record = sheet.rows.get(number)
+        if record is None:
+            continue
+        maximum = sheet.cell(record, MAXIMUM)
+        try:
+            same = float(maximum.replace(",", ".")) == float(item.possible)
+        except ValueError:
+            same = False
+        if not same:
+            raise ValueError(OTHER_MAXIMUM.format(path=sheet.path, moodle=escaped(maximum),
+                                                  kit=_number(item.possible)))
 
 
 def _number(mark: float) -> str:
