@@ -93,6 +93,7 @@ def test_moodles_naming_gives_each_rule_as_the_builder_applies_it():
     assert md.student_prefix("Mary Watts", 1006, blind=True) == "Participant_1006"
     assert md.team_prefix("Team_Alpha", 42) == "Team Alpha_42"
     assert md.team_prefix() == "Default group"
+    assert md.team_prefix("R&D", 43) == "Ramp;D_43"
     assert md.entries("Ann Lee_1003", {"lib/a.py": b""}) == {
         "Ann Lee_1003_assignsubmission_file/lib/a.py": b""}
     assert md.entries("Ann Lee_1003", {"lib/a.py": b""}, folders=False) == {
@@ -147,19 +148,22 @@ def test_a_flat_download_is_read_as_the_folders_are_each_file_by_its_own_name(tm
 
 def test_a_team_submission_goes_to_every_member_the_worksheet_puts_in_its_group(tmp_path):
     download = {**md.entries(md.team_prefix("Team_Alpha", 42), {"solitaire_1.py": PROGRAM}),
+                **md.entries(md.team_prefix("R&D", 43), {"solitaire_1.py": PROGRAM}),
                 **md.entries(md.team_prefix(), {"solitaire_1.py": PROGRAM}, folders=False)}
     when = md.userdate(SUBMITTED)
     rows = [_row("Ann Lee", 2001, "a@x", when, Group="Team_Alpha"),
             _row("Bo Chen", 2002, "b@x", when, Group="Team_Alpha"),
             _row("Cy Dar", 2003, "c@x", when, Group="Team_Alpha"),
             _row("Di Eve", 2004, "d@x", when, Group="Default group"),
-            _row("Ed Fox", 2005, "e@x", Group="Not a member of any group")]
+            _row("Ed Fox", 2005, "e@x", Group="Not a member of any group"),
+            _row("Flo Gee", 2006, "f@x", when, Group="R&D")]
     read, _ = _read(tmp_path, rows=rows, columns=md.TEAM, download=download)
     assert [(h.key, h.name, [p.id for p in h.members], sorted(h.files), h.submitted)
             for h in read.handins] == [
         ("Default group", "Default group", ["2004"], ["solitaire_1.py"], SUBMITTED),
+        ("43", "R&D", ["2006"], ["solitaire_1.py"], SUBMITTED),
         ("42", "Team_Alpha", ["2001", "2002", "2003"], ["solitaire_1.py"], SUBMITTED)]
-    assert [p.id for p in read.roster] == ["2001", "2002", "2003", "2004", "2005"]
+    assert [p.id for p in read.roster] == ["2001", "2002", "2003", "2004", "2005", "2006"]
     assert read.refused == []
 
 

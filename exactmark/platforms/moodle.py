@@ -80,6 +80,8 @@ USERDATE = re.compile(rf"(?:{'|'.join(DAYS)}), (\d{{1,2}}) ({'|'.join(MONTHS)}) 
                       r"(\d{1,2}):(\d{2}) (AM|PM)")
 # What PHP's fputcsv quotes a cell for: the kit's cells are quoted the same way.
 NEEDS_QUOTES = re.compile(r'[,"\r\n\t \\]')
+# format_string's replace_ampersands_not_followed_by_entity (lib/weblib.php), on a group's name.
+BARE_AMPERSAND = re.compile(r"&(?![a-zA-Z0-9#]{1,8};)")
 # clean_param(PARAM_FILE): what Moodle drops from a name before it names a file.
 NOT_IN_FILE_NAMES = re.compile(r"[\x00-\x1f\x7f&<>\"`|':\\/]")
 
@@ -313,8 +315,8 @@ def _entries(folder: Path, sheet) -> tuple:
         if not path.is_dir() and match["file"] is None:
             refused.append(Refusal(shown, FILE_AS_FOLDER))
             continue
-        prefix = path.name[:match.start("plugin") - len("_assignsubmission_")]
-        entry = entries.setdefault(prefix, _Entry(match["name"], match["id"] or ""))
+        entry = entries.setdefault(match["id"] or match["name"],
+                                   _Entry(match["name"], match["id"] or ""))
         entry.shown.append(shown)
         found = ({match["file"]: path} if match["file"] is not None else {
             inner.relative_to(path).as_posix(): inner
@@ -388,9 +390,10 @@ def _other_notes(entry: _Entry) -> list:
             for plugin, names in sorted(entry.other.items())]
 
 
-def _cleaned(name: str) -> str:
-    """A name as Moodle writes it into a file name (get_student_prefix)."""
-    return NOT_IN_FILE_NAMES.sub("", name.replace("_", " "))
+def _cleaned(group: str) -> str:
+    """A group's name as Moodle writes it into a file name (get_student_prefix: format_string
+    makes a bare "&" "&amp;", then clean_filename drops the "&")."""
+    return NOT_IN_FILE_NAMES.sub("", BARE_AMPERSAND.sub("&amp;", group).replace("_", " "))
 
 
 def _same(one: str, other: str) -> bool:

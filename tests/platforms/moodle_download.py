@@ -22,6 +22,7 @@ import zipfile
 from pathlib import Path
 
 NOT_IN_FILE_NAMES = re.compile(r"[\x00-\x1f\x7f&<>\"`|':\\/]")
+BARE_AMPERSAND = re.compile(r"&(?![a-zA-Z0-9#]{1,8};)")
 FPUTCSV_QUOTES = re.compile(r'[,"\\ \t\r\n]')
 BOM = b"\xef\xbb\xbf"
 
@@ -45,9 +46,12 @@ def student_prefix(full_name: str, participant: int, blind: bool = False) -> str
 
 
 def team_prefix(group: str = None, group_id: int = None) -> str:
-    """downloader.php get_student_prefix, a team submission: no group is "Default group"."""
+    """downloader.php get_student_prefix, a team submission: no group is "Default group".
+    The group's name goes through format_string first, which makes a bare "&" "&amp;"
+    (replace_ampersands_not_followed_by_entity, lib/weblib.php)."""
     if group is None:
         return clean_filename("Default group")
+    group = BARE_AMPERSAND.sub("&amp;", group)
     return clean_filename(group.replace("_", " ") + "_" + str(group_id))
 
 
