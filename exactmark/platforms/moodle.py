@@ -65,7 +65,6 @@ SUBMITTED = "Last modified (submission)"
 COMMENTS = "Feedback comments"
 NO = "No"  # "Grade can be changed" when Moodle will not take a grade
 NO_TIME = "-"  # userdate's place holder where there is no time
-DEFAULT_GROUP = "Default group"  # get_string('defaultteam', 'mod_assign')
 FILE_PLUGIN = "file"  # assignsubmission_file: the files a student uploaded
 
 # prefix ("_" id)? "_assignsubmission_" plugin ("_" file's own name)?: the prefix holds no
@@ -259,7 +258,8 @@ def _quoted_end(text: str, at: int, line: int, path: Path, first: int) -> tuple:
 
 @dataclass
 class _Entry:
-    """What the download gives under one prefix: one student's (or team's) submission."""
+    """What the download gives under one participant's (or group's) id, or under "Default
+    group": one submission, in folders, flat, or both."""
     name: str  # the name part of the prefix, as Moodle cleaned it
     id: str  # the participant's (or group's) id; "" for "Default group"
     files: dict = field(default_factory=dict)
