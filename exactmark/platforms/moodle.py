@@ -1,0 +1,461 @@
+"""Moodle: an assignment's "Download all submissions", read as it comes, with its grading
+worksheet ("Download grading worksheet"); the marks written back into that worksheet for
+"Upload grading worksheet".
+
+How Moodle names what it gives, from its source (github.com/moodle/moodle):
+
+- mod/assign/classes/downloader.php (commit da5455238d1a24a0246b11f4b682b73664993c0b),
+  get_student_prefix and load_submissionplugin_filelist: a student's prefix is
+  clean_filename(fullname with "_" made " ", "_", the participant id
+  (get_uniqueid_for_user: the assignment's own number for the student, the one the
+  worksheet's "Identifier" carries)); blind marking writes "Participant" for the name. A
+  team submission's prefix is the group's name ("_" made " "), "_" and the group's id, or
+  "Default group" with no id. Then "_assignsubmission_" and the plugin ("file",
+  "onlinetext"): with "Download submissions in folders" on (the default) a folder of that
+  name holds the files and the student's own subfolders; off, each file lies flat, named
+  prefix + "_assignsubmission_file_" + its own name. Online text comes as onlinetext.html:
+  never a program, so it is left out and said on the hand-in's notes.
+  clean_filename (clean_param PARAM_FILE, lib/moodlelib.php) drops control characters and
+  & < > " ` | ' : \\ /, so "O'Brien" comes as "OBrien": the worksheet has the name as written.
+- mod/assign/gradingtable.php (commit 1494620bfbb33538251bc1a222027f665b7da2ea), the table
+  downloaded as the worksheet: "Identifier" ("Participant " + the same id), "Full name"
+  (absent under blind marking), the identity fields ("Email address"), "Status", "Group"
+  (team submissions), "Grade", "Maximum Grade", "Grade can be changed", "Last modified
+  (submission)" and "Last modified (grade)" (userdate: "Thursday, 11 March 2027, 2:30 PM" in
+  English, in the downloading user's zone; "-" for none), then "Feedback comments".
+  dataformat/csv/classes/writer.php (commit adab385387d6642cb74b21dbfe8eff35bde68374) writes
+  it through Spout's CSV writer: a UTF-8 byte-order mark, PHP's fputcsv quoting, "\\n".
+- mod/assign/feedback/offline/importgradeslib.php (commit
+  9762977c028cbd1884ed311a94c49efbae87591b) and locallib.php (commit
+  04975560d10b517e76e53b7936ca13ed7f3218be), the upload: it finds "Identifier", "Grade" and
+  "Last modified (grade)" by header, matches a row by the number after "Participant ", and
+  reads the feedback plugins' columns ("Feedback comments"). An empty grade, or one equal to
+  Moodle's, is skipped; a grade whose "Last modified (grade)" is older than Moodle's is
+  skipped unless "Allow updating records that have been modified more recently in Moodle than
+  in the spreadsheet" is ticked; a grade Moodle says cannot be changed is skipped. So every
+  cell the kit does not fill is written back byte for byte as Moodle gave it.
+
+The headers are Moodle's English ones: a worksheet downloaded in another language is refused
+with one line naming the column it lacks.
+"""
+
+import codecs
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from exactmark.base.spreadsheet import replaced, spreadsheet_text
+from exactmark.base.visible import escaped
+from exactmark.platforms.download import Download, Handin, Person, Refusal
+
+NAME = "moodle"
+WRITTEN = "moodle-worksheet.csv"
+
+# The worksheet's columns, as Moodle's English language pack heads them.
+IDENTIFIER = "Identifier"
+FULL_NAME = "Full name"
+EMAIL = "Email address"
+GROUP = "Group"
+GRADE = "Grade"
+MAXIMUM = "Maximum Grade"  # absent when the assignment is graded on a scale ("Scale")
+CAN_CHANGE = "Grade can be changed"
+SUBMITTED = "Last modified (submission)"
+COMMENTS = "Feedback comments"
+NO = "No"  # "Grade can be changed" when Moodle will not take a grade
+NO_TIME = "-"  # userdate's place holder where there is no time
+FILE_PLUGIN = "file"  # assignsubmission_file: the files a student uploaded
+
+# prefix ("_" id)? "_assignsubmission_" plugin ("_" file's own name)?: the prefix holds no
+# "_" of its own (Moodle made every one a space), so the first "_" ends the name.
+ENTRY = re.compile(r"(?P<name>[^_]*)(?:_(?P<id>\d+))?_assignsubmission_(?P<plugin>[a-z0-9]+)"
+                   r"(?:_(?P<file>.+))?", re.DOTALL)
+TRAILING_NUMBER = re.compile(r"(\d+)\s*$")
+MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
+          "September", "October", "November", "December")
+DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+USERDATE = re.compile(rf"(?:{'|'.join(DAYS)}), (\d{{1,2}}) ({'|'.join(MONTHS)}) (\d{{4}}), "
+                      r"(\d{1,2}):(\d{2}) (AM|PM)")
+# What PHP's fputcsv quotes a cell for: the kit's cells are quoted the same way.
+NEEDS_QUOTES = re.compile(r'[,"\r\n\t \\]')
+# format_string's replace_ampersands_not_followed_by_entity (lib/weblib.php), on a group's name.
+BARE_AMPERSAND = re.compile(r"&(?![a-zA-Z0-9#]{1,8};)")
+# clean_param(PARAM_FILE): what Moodle drops from a name before it names a file.
+NOT_IN_FILE_NAMES = re.compile(r"[\x00-\x1f\x7f&<>\"`|':\\/]")
+
+NOT_MOODLE = "not named as Moodle names a submission (name_id_assignsubmission_plugin)"
+FOLDER_AS_FILE = "a folder where Moodle puts a file (name_id_assignsubmission_plugin_file)"
+FILE_AS_FOLDER = "a file named as Moodle names a student's folder, with no file name after it"
+TWICE = "the same file as {first}: Moodle gives each file once"
+NOT_IN_WORKSHEET = "participant {id} is not in the grading worksheet (one from another assignment?)"
+NO_SUCH_GROUP = "the grading worksheet names no one in the group {group}"
+TWO_GROUPS = ("two of Moodle's groups are named {group} ({ids}): the worksheet cannot tell "
+              "their members apart")
+DEFAULT_NEEDS_WORKSHEET = ("Moodle's team submission of those in no group: the grading "
+                           "worksheet (--worksheet) says who they are")
+NOT_A_PROGRAM = "Moodle's {plugin} submission ({names}) is not a program: left out"
+NO_SUBMISSION_TIME = "Moodle's grading worksheet gives no submission time"
+UNREADABLE_TIME = ("Moodle's grading worksheet gives the submission time as {text}, not a time "
+                   "as Moodle writes one in English (Thursday, 11 March 2027, 2:30 PM)")
+LOCKED = "Moodle says this grade cannot be changed: its upload will skip it"
+NOT_POINTS = ("{path}: the assignment is graded on a scale in Moodle (no Maximum Grade column): "
+              "the kit's marks are points; grade it out of points in Moodle and download the "
+              "worksheet again")
+OTHER_MAXIMUM = ("{path}: Moodle's maximum grade is {moodle}, the kit marks out of {kit}: Moodle's "
+                 "upload would skip every mark above its maximum and take the rest as they are; "
+                 "make them the same and download the worksheet again")
+NO_WORKSHEET = ("moodle-worksheet.csv needs Moodle's grading worksheet: download it (Download "
+                "grading worksheet) and give it with --worksheet")
+
+BAD_SHEET = "{path}: {problem}"
+BAD_ROW = "{path}, line {line}: {problem}"
+NOT_TEXT = "not UTF-8 text, as Moodle writes its worksheet"
+UNREADABLE = "cannot be read: {problem}"
+EMPTY = "empty: not Moodle's grading worksheet"
+NO_COLUMN = "no {column} column: not Moodle's grading worksheet (in English)"
+CELLS = "{count} cells where the header has {header}"
+UNCLOSED = "a quoted cell that never ends"
+AFTER_QUOTE = "text after a quoted cell's closing quote"
+NO_NUMBER = "the {column} cell {cell} has no participant number"
+SAME_ID = "participant {id} again (first on line {first})"
+
+
+@dataclass
+class Record:
+    """One line of the worksheet as Moodle wrote it: its cells' values, their text exactly as
+    written (quotes and all), and the line ending, so that a cell the kit leaves alone goes
+    back byte for byte."""
+    values: list
+    raw: list
+    end: str
+    line: int
+
+    def blank(self) -> bool:
+        return self.values == [""]
+
+
+@dataclass
+class Worksheet:
+    path: Path
+    bom: bool
+    records: list  # Record: the header first
+    columns: dict  # header -> index
+    rows: dict = field(default_factory=dict)  # participant id -> Record
+
+    def cell(self, record: Record, column: str) -> str:
+        index = self.columns.get(column)
+        return "" if index is None else record.values[index]
+
+
+def looks_like(folder: Path) -> bool:
+    """Whether any entry at the top of `folder` is named as Moodle names a submission
+    (name_id_assignsubmission_plugin, or "Default group_assignsubmission_plugin"): no other
+    platform writes "_assignsubmission_"."""
+    return any(ENTRY.fullmatch(entry.name) for entry in Path(folder).iterdir())
+
+
+def parse_time(text: str, zone):
+    """A time as Moodle's userdate writes it in English, in `zone` (the zone of whoever
+    downloaded the worksheet); None for Moodle's "-". Raises ValueError for anything else."""
+    if text.strip() in ("", NO_TIME):
+        return None
+    match = USERDATE.fullmatch(text.strip())
+    if not match:
+        raise ValueError(text)
+    day, month, year, hour, minute, half = match.groups()
+    hour = int(hour) % 12 + (12 if half == "PM" else 0)
+    return datetime(int(year), MONTHS.index(month) + 1, int(day), hour, int(minute), tzinfo=zone)
+
+
+def read_worksheet(path: Path) -> Worksheet:
+    """Moodle's grading worksheet, every record kept as written. Raises ValueError with one
+    line saying where and why: a mark must never go back on half a worksheet."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as problem:
+        raise ValueError(BAD_SHEET.format(path=path, problem=UNREADABLE.format(
+            problem=problem.strerror or problem))) from None
+    bom = data.startswith(codecs.BOM_UTF8)
+    try:
+        text = data[len(codecs.BOM_UTF8) if bom else 0:].decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(BAD_SHEET.format(path=path, problem=NOT_TEXT)) from None
+    records = _records(text, path)
+    if not records or records[0].blank():
+        raise ValueError(BAD_SHEET.format(path=path, problem=EMPTY))
+    columns = {}
+    for index, header in enumerate(records[0].values):
+        columns.setdefault(header, index)
+    if IDENTIFIER not in columns:
+        raise ValueError(BAD_SHEET.format(path=path, problem=NO_COLUMN.format(column=IDENTIFIER)))
+    sheet = Worksheet(path, bom, records, columns)
+    width = len(records[0].values)
+    for record in records[1:]:
+        if record.blank():
+            continue
+        if len(record.values) != width:
+            raise ValueError(BAD_ROW.format(path=path, line=record.line, problem=CELLS.format(
+                count=len(record.values), header=width)))
+        identifier = sheet.cell(record, IDENTIFIER)
+        number = TRAILING_NUMBER.search(identifier)
+        if not number:
+            raise ValueError(BAD_ROW.format(path=path, line=record.line, problem=NO_NUMBER.format(
+                column=IDENTIFIER, cell=escaped(identifier))))
+        if number[1] in sheet.rows:
+            raise ValueError(BAD_ROW.format(path=path, line=record.line, problem=SAME_ID.format(
+                id=number[1], first=sheet.rows[number[1]].line)))
+        sheet.rows[number[1]] = record
+    return sheet
+
+
+def _records(text: str, path: Path) -> list:
+    """The CSV's records, each cell's value and its text as written (a comma between cells;
+    a cell quoted with '"', '""' inside for one; a record ends at \\n, \\r\\n or \\r)."""
+    records, at, line = [], 0, 1
+    while at < len(text):
+        values, raw, first = [], [], line
+        while True:
+            if text.startswith('"', at):
+                end, line = _quoted_end(text, at, line, path, first)
+                values.append(text[at + 1:end - 1].replace('""', '"'))
+            else:
+                end = at
+                while end < len(text) and text[end] not in ",\r\n":
+                    end += 1
+                values.append(text[at:end])
+            raw.append(text[at:end])
+            at = end
+            if text.startswith(",", at):
+                at += 1
+                continue
+            ending = "\r\n" if text.startswith("\r\n", at) else text[at:at + 1]
+            at += len(ending)
+            line += 1
+            records.append(Record(values, raw, ending, first))
+            break
+    return records
+
+
+def _quoted_end(text: str, at: int, line: int, path: Path, first: int) -> tuple:
+    """Where the quoted cell starting at `at` ends (just past its closing quote), and the
+    line reached."""
+    scan = at + 1
+    while True:
+        close = text.find('"', scan)
+        if close < 0:
+            raise ValueError(BAD_ROW.format(path=path, line=first, problem=UNCLOSED))
+        if text.startswith('""', close):
+            scan = close + 2
+            continue
+        end = close + 1
+        if end < len(text) and text[end] not in ",\r\n":
+            raise ValueError(BAD_ROW.format(path=path, line=first, problem=AFTER_QUOTE))
+        cell = text[at:end]
+        return end, line + cell.count("\n") + cell.replace("\r\n", "\n").count("\r")
+
+
+@dataclass
+class _Entry:
+    """What the download gives under one participant's (or group's) id, or under "Default
+    group": one submission, in folders, flat, or both."""
+    name: str  # the name part of the prefix, as Moodle cleaned it
+    id: str  # the participant's (or group's) id; "" for "Default group"
+    files: dict = field(default_factory=dict)
+    other: dict = field(default_factory=dict)  # plugin -> its files' names
+    shown: list = field(default_factory=list)  # the download's entries, for a refusal
+
+
+def read(folder: Path, context) -> Download:
+    """One hand-in per participant (or team) in Moodle's download, folders or flat files;
+    the roster, names, emails and submission times from the worksheet when it is given."""
+    folder = Path(folder)
+    sheet = read_worksheet(context.worksheet) if context.worksheet else None
+    team = sheet is not None and GROUP in sheet.columns
+    entries, refused = _entries(folder, sheet)
+    roster = {} if sheet is None else {
+        number: _person(sheet, number, record) for number, record in sheet.rows.items()}
+    handins = []
+    for entry in entries.values():
+        if team or not entry.id:
+            handin = _team_handin(entry, entries, sheet, roster, context)
+        elif sheet is None:
+            handin = Handin(key=entry.id, name=entry.name,
+                            members=[Person(id=entry.id, name=entry.name)], files=entry.files)
+        elif entry.id in roster:
+            handin = _handin(entry, [entry.id], roster[entry.id].name, sheet, roster, context)
+        else:
+            handin = Refusal(", ".join(entry.shown), NOT_IN_WORKSHEET.format(id=entry.id))
+        if isinstance(handin, Refusal):
+            refused.append(handin)
+        else:
+            handin.notes[:0] = _other_notes(entry)
+            handins.append(handin)
+    refused.sort(key=lambda refusal: refusal.name)  # in the download's order, as listed
+    return Download(platform=NAME, handins=handins, refused=refused,
+                    roster=list(roster.values()), sheet=sheet)
+
+
+def _entries(folder: Path, sheet) -> tuple:
+    """The download's entries gathered by prefix, and the entries that are no one's."""
+    entries, refused = {}, []
+    worksheet = sheet.path.resolve() if sheet else None
+    for path in sorted(folder.iterdir()):
+        if worksheet is not None and path.resolve() == worksheet:
+            continue
+        shown = escaped(path.name)
+        match = ENTRY.fullmatch(path.name)
+        if not match:
+            refused.append(Refusal(shown, NOT_MOODLE))
+            continue
+        if path.is_dir() and match["file"] is not None:
+            refused.append(Refusal(shown, FOLDER_AS_FILE))
+            continue
+        if not path.is_dir() and match["file"] is None:
+            refused.append(Refusal(shown, FILE_AS_FOLDER))
+            continue
+        entry = entries.setdefault(match["id"] or match["name"],
+                                   _Entry(match["name"], match["id"] or ""))
+        entry.shown.append(shown)
+        found = ({match["file"]: path} if match["file"] is not None else {
+            inner.relative_to(path).as_posix(): inner
+            for inner in sorted(path.rglob("*")) if inner.is_file()})
+        if match["plugin"] != FILE_PLUGIN:
+            entry.other.setdefault(match["plugin"], []).extend(found)
+            continue
+        for name, where in found.items():
+            if name in entry.files:
+                refused.append(Refusal(escaped(str(where.relative_to(folder))),
+                                       TWICE.format(first=escaped(str(
+                                           entry.files[name].relative_to(folder))))))
+            else:
+                entry.files[name] = where
+    return entries, refused
+
+
+def _person(sheet: Worksheet, number: str, record: Record) -> Person:
+    return Person(id=number, name=sheet.cell(record, FULL_NAME) or sheet.cell(record, IDENTIFIER),
+                  email=sheet.cell(record, EMAIL))
+
+
+def _team_handin(entry: _Entry, entries: dict, sheet, roster: dict, context):
+    """A team submission: its members are the worksheet's rows whose Group, cleaned as Moodle
+    cleans a prefix, is the entry's name."""
+    shown = ", ".join(entry.shown)
+    if sheet is None:
+        return Refusal(shown, DEFAULT_NEEDS_WORKSHEET)
+    namesakes = sorted(other.id for other in entries.values()
+                       if _same(other.name, entry.name))
+    if len(namesakes) > 1:
+        return Refusal(shown, TWO_GROUPS.format(group=escaped(entry.name),
+                                                ids=", ".join(namesakes)))
+    members = [number for number, record in sheet.rows.items()
+               if _same(_cleaned(sheet.cell(record, GROUP)), entry.name)]
+    if not members:
+        return Refusal(shown, NO_SUCH_GROUP.format(group=escaped(entry.name)))
+    name = sheet.cell(sheet.rows[members[0]], GROUP)
+    return _handin(entry, members, name, sheet, roster, context)
+
+
+def _handin(entry: _Entry, members: list, name: str, sheet: Worksheet, roster: dict,
+            context) -> Handin:
+    """The hand-in of these members, its time the latest the worksheet gives them (a team's
+    members all show the team's), and what the worksheet says that Moodle will do."""
+    handin = Handin(key=entry.id or entry.name, name=name,
+                    members=[roster[number] for number in members], files=entry.files)
+    times, unread = [], []
+    for number in members:
+        text = sheet.cell(sheet.rows[number], SUBMITTED)
+        try:
+            when = parse_time(text, context.zone)
+        except ValueError:
+            unread.append(text)
+            continue
+        if when is not None:
+            times.append(when)
+    if times:
+        handin.submitted = max(times)
+    elif unread:
+        handin.notes.append(UNREADABLE_TIME.format(text=escaped(unread[0])))
+    elif SUBMITTED in sheet.columns:
+        handin.notes.append(NO_SUBMISSION_TIME)
+    if any(sheet.cell(sheet.rows[number], CAN_CHANGE) == NO for number in members):
+        handin.notes.append(LOCKED)
+    return handin
+
+
+def _other_notes(entry: _Entry) -> list:
+    return [NOT_A_PROGRAM.format(plugin=plugin, names=", ".join(escaped(name) for name in names))
+            for plugin, names in sorted(entry.other.items())]
+
+
+def _cleaned(group: str) -> str:
+    """A group's name as Moodle writes it into a file name (get_student_prefix: format_string
+    makes a bare "&" "&amp;", then clean_filename drops the "&")."""
+    return NOT_IN_FILE_NAMES.sub("", BARE_AMPERSAND.sub("&amp;", group).replace("_", " "))
+
+
+def _same(one: str, other: str) -> bool:
+    """One name, whether a zip tool gave it composed or decomposed."""
+    return unicodedata.normalize("NFC", one) == unicodedata.normalize("NFC", other)
+
+
+def write_back(out: Path, download: Download, returned: list, context):
+    """OUT/moodle-worksheet.csv: the worksheet as Moodle gave it, every row and column, with
+    the Grade and Feedback comments cells of each returned student filled in (Grade left
+    empty where no mark stands: Moodle's upload then keeps the grade it has). None when no
+    worksheet was given: NO_WORKSHEET says what to do. Raises ValueError, writing nothing,
+    where Moodle's upload would not take the marks as they are (a scale, another maximum)."""
+    sheet = download.sheet
+    if sheet is None:
+        return None
+    if GRADE not in sheet.columns:
+        raise ValueError(BAD_SHEET.format(path=sheet.path, problem=NO_COLUMN.format(column=GRADE)))
+    grade, comments = sheet.columns[GRADE], sheet.columns.get(COMMENTS)
+    back = {item.person.id: item for item in returned}
+    _check_maximum(sheet, back)
+    rows = {id(record): number for number, record in sheet.rows.items()}
+    path = Path(out) / WRITTEN
+    with replaced(path) as file:
+        file.write("\ufeff" if sheet.bom else "")
+        for record in sheet.records:
+            raw = list(record.raw)
+            item = back.get(rows.get(id(record)))
+            if item is not None:
+                raw[grade] = _cell("" if item.mark is None else _number(item.mark))
+                if comments is not None:
+                    raw[comments] = _cell(item.comment)
+            file.write(",".join(raw) + record.end)
+    return path
+
+
+def _check_maximum(sheet: Worksheet, back: dict):
+    """Refuse marks out of a total Moodle would not take as they are: its upload neither
+    scales a grade nor says it skipped one above its maximum."""
+    if MAXIMUM not in sheet.columns:
+        raise ValueError(NOT_POINTS.format(path=sheet.path))
+    for number, item in back.items():
+        record = sheet.rows.get(number)
+        if record is None:
+            continue
+        maximum = sheet.cell(record, MAXIMUM)
+        try:
+            same = float(maximum.replace(",", ".")) == float(item.possible)
+        except ValueError:
+            same = False
+        if not same:
+            raise ValueError(OTHER_MAXIMUM.format(path=sheet.path, moodle=escaped(maximum),
+                                                  kit=_number(item.possible)))
+
+
+def _number(mark: float) -> str:
+    """A mark as Moodle's upload reads it (unformat_float): a point, no exponent, at most
+    the five decimals Moodle keeps."""
+    return f"{mark:.5f}".rstrip("0").rstrip(".")
+
+
+def _cell(text: str) -> str:
+    """One of the kit's cells, safe from formulas, quoted where PHP's fputcsv would."""
+    text = spreadsheet_text(text)
+    return f'"{text.replace(chr(34), chr(34) * 2)}"' if NEEDS_QUOTES.search(text) else text
