@@ -360,3 +360,39 @@ def test_a_submitter_listed_twice_in_one_submission_is_one_member(tmp_path):
     handin = gradescope.read(export, CONTEXT).handins[0]
     assert (handin.name, [person.id for person in handin.members]) == ("Ann Lee, Bo Chen",
                                                                        ["1001", "1002"])
+
+
+def test_a_folder_named_in_another_case_is_not_the_entry_s_folder(tmp_path):
+    export = write_export(tmp_path, class_of_three())
+    (export / "submission_3").rename(export / "Submission_3")
+    download = gradescope.read(export, CONTEXT)
+    assert rows(download)[2] == ("3", "Eve Ng", [("1005", "Eve Ng", "eve@example.edu")], {},
+                                 "2026-03-02T10:30:00+05:30", [gradescope.NO_FOLDER])
+    assert refusals(download) == [("Submission_3", gradescope.UNNAMED_FOLDER)]
+
+
+def test_an_entry_named_by_another_s_digits_keeps_its_whole_name_as_key(tmp_path):
+    metadata = "".join(f"{key}:\n  :submitters:\n  - :name: {name}\n    :sid: '{sid}'\n"
+                       for key, name, sid in (("submission_5", "Ann Lee", "1001"),
+                                              ("5", "Bo Chen", "1002")))
+    export = write_export(tmp_path, [], metadata=metadata)
+    (export / "submission_5").mkdir()
+    (export / "5").mkdir()
+    assert [handin.key for handin in gradescope.read(export, CONTEXT).handins] == ["submission_5",
+                                                                                   "5"]
+
+
+def test_a_metadata_fifo_is_refused_without_waiting_on_it(tmp_path):
+    export = tmp_path / export_folder_name()
+    export.mkdir()
+    os.mkfifo(export / METADATA)
+    with pytest.raises(Refused) as refused:
+        gradescope.read(export, CONTEXT)
+    assert str(refused.value) == gradescope.METADATA_NOT_A_FILE.format(file=export / METADATA)
+
+
+def test_a_refused_name_is_shown_escaped(tmp_path):
+    export = write_export(tmp_path, class_of_three())
+    (export / "evil\x1b[2J").mkdir()
+    (shown, reason), = refusals(gradescope.read(export, CONTEXT))
+    assert "\x1b" not in shown and shown.startswith("evil") and reason == gradescope.UNNAMED_FOLDER

@@ -64,6 +64,7 @@ What is read how:
 
 import os
 import re
+import stat
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
@@ -76,8 +77,9 @@ from exactmark.platforms.download import Download, Handin, Person, Refusal
 NAME = "gradescope"
 METADATA = "submission_metadata.yml"
 # A programming assignment's metadata carries every test's output of every submission, older
-# ones too: tens of megabytes for a large class. safe_load is pure Python (its C twin crashes on
-# deep nesting), some seconds a megabyte, so the limit also bounds the wait.
+# ones too: tens of megabytes for a large class (300 students, 20 tests, 5 older submissions each:
+# 17 MB). safe_load is pure Python (its C twin crashes on deep nesting) and took 0.7 s of CPU a
+# megabyte here, so the limit also bounds the wait to under a minute.
 METADATA_MOST = 64 << 20
 SUBMISSION_KEY = re.compile(r"submission_(\d+)")
 # A time as YAML (and Ruby) write it, for one that comes quoted.
@@ -95,6 +97,7 @@ NO_METADATA = ("{folder} holds no submission_metadata.yml, at its top or one fol
                "the zip (or its folder) that Gradescope's Export Submissions gives")
 SEVERAL_EXPORTS = "{folder} holds several Gradescope exports ({names}): give one"
 METADATA_LINK = "{file} is a link: give the export itself"
+METADATA_NOT_A_FILE = "{file} is not a plain file"
 METADATA_UNREADABLE = "{file} cannot be read: {reason}"
 METADATA_TOO_LARGE = "{file} is {size:,} bytes, more than {most:,}: is it Gradescope's?"
 METADATA_MALFORMED = "{file} is not YAML, at line {line}, column {column}: {problem}"
@@ -149,11 +152,13 @@ def read(folder: Path, context) -> Download:
         beside = BESIDE_EXPORT.format(export=escaped(export.name))
         refused += [Refusal(escaped(name), beside) for name in sorted(os.listdir(folder))
                     if name != export.name]
-    metadata = load_metadata(export / METADATA)
+    # An unquoted number as a key is its digits, as for an SID.
+    metadata = {_text(key) or key: entry
+                for key, entry in load_metadata(export / METADATA).items()}
     present = {name: export / name for name in os.listdir(export) if name != METADATA}
     handins = []
     for key, entry in metadata.items():
-        handin = _handin(key, entry, present, context)
+        handin = _handin(key, entry, present, metadata, context)
         if isinstance(handin, Refusal):
             refused.append(handin)
         else:
@@ -181,11 +186,15 @@ def load_metadata(path: Path) -> dict:
     if path.is_symlink():
         raise Refused(METADATA_LINK.format(file=shown))
     try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        # Not blocking: a FIFO in its place would wait forever for a writer.
+        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError as error:
         raise Refused(METADATA_UNREADABLE.format(file=shown, reason=error.strerror)) from None
     with os.fdopen(descriptor, "rb") as stream:
-        size = os.fstat(stream.fileno()).st_size
+        status = os.fstat(stream.fileno())
+        if not stat.S_ISREG(status.st_mode):
+            raise Refused(METADATA_NOT_A_FILE.format(file=shown))
+        size = status.st_size
         data = stream.read(METADATA_MOST + 1)
     if max(size, len(data)) > METADATA_MOST:
         raise Refused(METADATA_TOO_LARGE.format(file=shown, size=max(size, len(data)),
@@ -223,7 +232,7 @@ def _exports(folder: Path) -> list:
     return [entry for entry in below if (entry / METADATA).exists()]
 
 
-def _handin(key, entry, present: dict, context):
+def _handin(key, entry, present: dict, metadata: dict, context):
     """One metadata entry as a Handin, or the Refusal that says why it is no one's."""
     shown = escaped(str(key))
     if not _folder_name(key):
@@ -254,7 +263,8 @@ def _handin(key, entry, present: dict, context):
         notes.append(ONE_FILE)
     submitted = _time(entry.get(CREATED_AT), context.zone, notes)
     match = SUBMISSION_KEY.fullmatch(key)
-    return Handin(key=match.group(1) if match else key,
+    # The submission id is the key unless another entry is named by the very digits.
+    return Handin(key=match.group(1) if match and match.group(1) not in metadata else key,
                   name=", ".join(person.name or person.id for person in members),
                   members=members, files=files, submitted=submitted, notes=notes)
 
@@ -360,8 +370,8 @@ def _one_each(handins: list) -> tuple:
             refused.append(Refusal(escaped(handin.key), ALL_SUBMITTED_LATER.format(later=keys)))
         else:
             for person, other in later:
-                handin.notes.append(SUBMITTED_LATER.format(person=person.name or person.id,
-                                                           later=other.key))
+                handin.notes.append(SUBMITTED_LATER.format(
+                    person=escaped(person.name or person.id), later=escaped(other.key)))
             gone = {person.id for person, _ in later}
             handin.members = [person for person in handin.members if person.id not in gone]
             handin.name = ", ".join(person.name or person.id for person in handin.members)
