@@ -396,3 +396,15 @@ def test_a_refused_name_is_shown_escaped(tmp_path):
     (export / "evil\x1b[2J").mkdir()
     (shown, reason), = refusals(gradescope.read(export, CONTEXT))
     assert "\x1b" not in shown and shown.startswith("evil") and reason == gradescope.UNNAMED_FOLDER
+
+
+def test_an_entry_naming_a_file_as_a_pdf_assignment_s_export_does_is_a_handin_of_it(tmp_path):
+    metadata = ("file1.pdf:\n  :submitters:\n  - :name: Some Student\n    :email: s@example.edu\n"
+                "    :sid: '12345'\n  :created_at: 2019-09-04 21:03:57.297916000 Z\n"
+                "  :score: 10.0\n  :original_filename: hw01.pdf\n")
+    export = write_export(tmp_path, [], metadata=metadata)
+    (export / "file1.pdf").write_bytes(b"%PDF-1.4\n")
+    assert rows(gradescope.read(export, CONTEXT)) == [
+        ("file1.pdf", "Some Student", [("12345", "Some Student", "s@example.edu")],
+         {"file1.pdf": f"{export_folder_name()}/file1.pdf"}, "2019-09-04T21:03:57.297916+00:00",
+         [gradescope.ONE_FILE])]

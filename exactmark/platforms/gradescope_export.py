@@ -28,8 +28,8 @@ Relied on, each for the part it shows:
     with a key of its own (section_name); the keys of a PDF assignment's export naming files.
   - hazelgrove/hazel, src/haz3lschool/Gradescope-Utils-2023.02.17/bin/join.pl (commit
     4b387236f2c7c126e9e666cc287578e0c87c7d5c): the zip unpacks to "assignment*export/", which
-    holds submission_metadata.yml and the folder named by each key; the email is the student's
-    even when staff uploaded for them.
+    holds submission_metadata.yml and the folder named by each key; its author reads the email
+    as the student's even when staff uploaded for them.
   - Tools read by meaning and not citable by repository: S. Pai's run_offline.py (keys
     "submission_<id>", a folder of that name per key, ":history" entries with ":created_at" and
     ":results", ":created_at" loaded as a datetime) and a class's homework reading ":history"
@@ -40,7 +40,8 @@ offset as an aware datetime ("Z" as UTC).
 Assumed, and handled either way: ":sid" may be missing or empty (the person's id is then the
 email); a time may come quoted (a string, read the same way) or without an offset (read in the
 assignment's zone, said on the row); ":score", ":status", ":results" and ":history" are not read
-(the kit marks afresh, and the export's folder holds the active submission only).
+(the kit marks afresh; the folder is taken to hold the active submission, the one Gradescope
+marks, its older ones being in ":history" only).
 
 What is read how:
   - The export's folder is the given folder when submission_metadata.yml is at its top, or its
