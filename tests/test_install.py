@@ -28,7 +28,7 @@ TIMEOUT = 300
 NOT_READ_FILES = {".gitignore", "Makefile", "README.md", "pytest.ini", "pyproject.toml",
                   "setup.py", "requirements-class.txt", "requirements-dev.txt",
                   "requirements-fast.txt"}
-NOT_READ_TREES = (".ci/", "bench/", "tests/oracles/")
+NOT_READ_TREES = (".ci/", "bench/", "tests/oracles/", "tests/platforms/")
 MARKED = ["solitaire_1/seed_27", "solitaire_2/seed_4_full"]
 
 
