@@ -8,9 +8,12 @@ its format."""
 import argparse
 import contextlib
 import csv
+import dataclasses
 import io
 import json
 import os
+import sys
+import types
 import unicodedata
 import zipfile
 from datetime import datetime
@@ -21,6 +24,7 @@ import pytest
 
 from exactmark.base.tree import Limits, Refused
 from exactmark.classroom import mark_class, platform_class, sheet
+from exactmark.kit.assignment import load
 from exactmark.kit.bundle import write_all
 from exactmark.platforms.download import Download, Handin, Person
 from tests.test_mark_class import ASSIGNMENT, HIDDEN, VISIBLE, others
@@ -233,6 +237,44 @@ def test_a_platform_s_option_without_its_download_is_refused(tmp_path, given, sa
     (tmp_path / "ann").mkdir()
     with pytest.raises(ValueError, match=said):
         platform_class.take(options(tmp_path, **given), None, tmp_path / "scratch")
+
+
+def test_a_class_zip_that_holds_a_link_is_refused_in_one_line_before_any_marking(tmp_path):
+    zipped = tmp_path / "submissions.zip"
+    with zipfile.ZipFile(zipped, "w") as archive:
+        link = zipfile.ZipInfo("fake.json")
+        link.external_attr = (0o120777) << 16  # a symbolic link, as Info-ZIP stores one
+        archive.writestr(link, "/etc/passwd")
+    (tmp_path / "scratch").mkdir()
+    with pytest.raises(ValueError) as said:
+        platform_class.take(options(zipped), None, tmp_path / "scratch")
+    assert str(said.value) == (f"{zipped}: member 'fake.json' is a symbolic link: a submission "
+                               "holds plain files and folders")
+    assert not any((tmp_path / "scratch").iterdir())
+
+
+def test_canvas_times_come_from_its_api_module_as_called_here(monkeypatch, tmp_path):
+    """The call the Canvas helper's module answers: fetch(url, course, assignment), then
+    with_times(download, fetched); the token is its business (CANVAS_TOKEN), never an option."""
+    calls = []
+    api = types.ModuleType("fake_canvas_api")
+    api.fetch = lambda url, course, assignment: calls.append((url, course, assignment)) or "fetched"
+    api.with_times = lambda download, fetched: calls.append(fetched) or dataclasses.replace(
+        download, handins=[dataclasses.replace(handin, submitted=DEADLINE)
+                           for handin in download.handins])
+    monkeypatch.setitem(sys.modules, "fake_canvas_api", api)
+    monkeypatch.setattr(platform_class, "CANVAS_API", "fake_canvas_api")
+    monkeypatch.setitem(platform_class.PLATFORMS, "canvas", ("tests.platform_fake", "Canvas"))
+    (tmp_path / "fake.json").write_text(json.dumps({"handins": [
+        {"key": "1", "name": "Al", "members": [["1", "Al"]], "files": {}}],
+        "refused": [], "roster": []}))
+    found = platform_class.take(options(tmp_path, platform="canvas",
+                                        canvas_url="https://canvas.example", canvas_course="7",
+                                        canvas_assignment="42"),
+                                load("seeded"), tmp_path / "scratch")
+    assert calls == [("https://canvas.example", "7", "42"), "fetched"]
+    assert [handin.submitted for handin in found.handins] == [DEADLINE]
+    assert found.context.platform_assignment == "42"
 
 
 # Teams from a roster file, times, and the copy of a hand-in, without marking.

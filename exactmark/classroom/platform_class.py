@@ -47,6 +47,7 @@ DETECTED = "read as a {platform} download (detected): --from {name} to say so"
 AMBIGUOUS = ("{path} looks like a download of {platforms}: read as a class folder (one entry "
              "per student); --from NAME to read it as one")
 NOT_LIKE = "{path} does not look like a {platform} download: give the download as it came"
+ARCHIVE_AMBIGUOUS = "{path} looks like a download of {platforms}: say which with --from NAME"
 NO_PLATFORM_SEEN = ("{path} is an archive, and no platform's download: give --from "
                     "canvas|moodle|gradescope, or unpack it into a class folder")
 NO_READER = "--from {name}: this kit has no {platform} reader ({module})"
@@ -135,12 +136,14 @@ def take(options, assignment, scratch: Path):
     else:
         found = detected(folder)
         if len(found) != 1:
+            shown = escaped(str(submissions))
+            platforms = " and ".join(PLATFORMS[name][1] for name, _ in found)
             if archive:
-                raise ValueError(NO_PLATFORM_SEEN.format(path=escaped(str(submissions))))
+                raise ValueError((ARCHIVE_AMBIGUOUS if found else NO_PLATFORM_SEEN).format(
+                    path=shown, platforms=platforms))
             check_options(options, None)
             if found:
-                raise Ambiguous(AMBIGUOUS.format(path=escaped(str(submissions)), platforms=(
-                    " and ".join(PLATFORMS[name][1] for name, _ in found))))
+                raise Ambiguous(AMBIGUOUS.format(path=shown, platforms=platforms))
             return None
         (name, module), = found
         said = DETECTED.format(platform=PLATFORMS[name][1], name=name)
