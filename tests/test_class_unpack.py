@@ -9,6 +9,7 @@ import stat
 import struct
 import tarfile
 import time
+import unicodedata
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -191,6 +192,54 @@ def test_a_zip_made_on_windows_cannot_climb_out_with_backslashes(tmp_path):
 def test_a_zip_made_on_windows_has_its_backslashes_read_as_folders(tmp_path):
     unpack(archive(tmp_path / "ann.zip", file("pkg\\a.py", b"1")), tmp_path / "ann")
     assert everything(tmp_path / "ann") == {"pkg", "pkg/a.py"}
+
+
+class RawName(zipfile.ZipInfo):
+    """A member whose name is written as the given bytes, the UTF-8 flag (bit 0x800) clear:
+    as Windows's own zip tools write a name (cp437), and as some Linux and macOS tools write
+    a UTF-8 one."""
+
+    def __init__(self, raw: bytes):
+        super().__init__(raw.decode("cp437"), date_time=(1980, 1, 1, 0, 0, 0))
+        self.raw = raw
+
+    def _encodeFilenameFlags(self):  # what zipfile writes in both headers
+        return self.raw, self.flag_bits & ~0x800
+
+
+def raw_zip(path: Path, *members: tuple) -> Path:
+    """A zip of (raw name, data) members, every name unflagged."""
+    with zipfile.ZipFile(path, "w") as made:
+        for raw, data in members:
+            made.writestr(RawName(raw), data)
+    with zipfile.ZipFile(path) as made:
+        assert not any(info.flag_bits & 0x800 for info in made.infolist())
+    return path
+
+
+def test_a_zip_made_on_windows_has_its_cp437_names_and_backslashes_read_as_written(tmp_path):
+    """Windows's "Send to compressed folder": names in cp437 (\x83 is â, \x82 is é), no
+    UTF-8 flag, backslashes between folders."""
+    built = raw_zip(tmp_path / "ann.zip", (b"T\x83che\\solitaire_1.py", b"1"),
+                    (b"r\x82sum\x82 d'Ann.txt", b"2"))
+    unpack(built, tmp_path / "ann")
+    assert everything(tmp_path / "ann") == {"Tâche", "Tâche/solitaire_1.py", "résumé d'Ann.txt"}
+    assert (tmp_path / "ann" / "Tâche" / "solitaire_1.py").read_bytes() == b"1"
+
+
+def test_an_unflagged_name_whose_bytes_are_utf8_is_read_as_utf8(tmp_path):
+    """macOS writes names decomposed (NFD: e and a combining accent), often with no flag."""
+    name = unicodedata.normalize("NFD", "José O'Brien/solitaire_1 copy.py")
+    unpack(raw_zip(tmp_path / "jose.zip", (name.encode("utf-8"), b"x")), tmp_path / "jose")
+    assert everything(tmp_path / "jose") == {name.split("/")[0], name}
+
+
+@pytest.mark.parametrize("raw, said", [(b"..\\\x82vasion.py", "climbs out"),
+                                       (b"\\etc\\\x82vasion.py", "is an absolute path")])
+def test_a_windows_name_that_climbs_or_is_absolute_is_still_refused(tmp_path, raw, said):
+    reason = refused(tmp_path, raw_zip(tmp_path / "ann.zip", (raw, b"x")),
+                     repr(raw.decode("cp437")))
+    assert said in reason, reason
 
 
 # Members that are not plain files or folders.

@@ -142,9 +142,23 @@ def _open_child(name: str, folder_fd: int, flags: int):
         return None
 
 
-def _copy_file(name: str, source_fd: int, target_fd: int, file_mode, room: int):
-    """Copy one plain file, reading at most `room` + 1 bytes (its size as read,
-    not as listed, is what counts); or why it was left out."""
+def copy_file(source: Path, target: Path, room: int,
+              file_mode=lambda mode: mode & 0o700 | 0o600):
+    """Copy the plain file `source` to the new name `target` in an existing folder, as
+    copy_tree copies each file (its folder opened without following a link, nor the file
+    itself), reading at most `room` + 1 bytes: the bytes read, or why it was left out."""
+    source_fd, target_fd = open_folder(source.parent), os.open(target.parent, FOLDER)
+    try:
+        return _copy_file(source.name, source_fd, target_fd, file_mode, room, target.name)
+    finally:
+        os.close(source_fd)
+        os.close(target_fd)
+
+
+def _copy_file(name: str, source_fd: int, target_fd: int, file_mode, room: int,
+               target: str = None):
+    """Copy one plain file (to the name `target`, else its own), reading at most `room` + 1
+    bytes (its size as read, not as listed, is what counts); or why it was left out."""
     fd = _open_child(name, source_fd, FILE)
     if fd is None:
         return UNREADABLE_FILE
@@ -153,7 +167,8 @@ def _copy_file(name: str, source_fd: int, target_fd: int, file_mode, room: int):
         if not stat.S_ISREG(mode):  # swapped for something else since it was listed
             return NOT_PLAIN
         written = 0
-        out = os.open(name, NEW_FILE, file_mode(stat.S_IMODE(mode)), dir_fd=target_fd)
+        out = os.open(target or name, NEW_FILE, file_mode(stat.S_IMODE(mode)),
+                      dir_fd=target_fd)
         try:
             while written <= room and (chunk := os.read(fd, CHUNK)):
                 written += len(chunk)

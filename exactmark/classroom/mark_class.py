@@ -1,12 +1,26 @@
 """Mark a whole class: `make mark-class SUBMISSIONS=DIR ASSIGNMENT=NAME [OUT=DIR]`.
 
-    exactmark class DIR --assignment NAME|FILE.toml [--out DIR] [--times CSV]
+    exactmark class DIR|DOWNLOAD.zip --assignment NAME|FILE.toml [--out DIR] [--times CSV]
+                    [--from canvas|moodle|gradescope] [--worksheet CSV] [--roster CSV]
+                    [--canvas-url URL --canvas-course ID --canvas-assignment ID]
                     [--jobs N] [--force] [--isolation ...]
                     [--sandbox-per student|case] [--student-budget S]
                     [--as-of TIME] [--published] [--similarity-min S]
 
 Each entry of DIR is one student (a folder, or a .zip/.tar.gz archive, unpacked
-safely). Students are marked in parallel, each by the marker of one submission
+safely). Or DIR (or the zip itself) is a learning platform's download as it comes:
+--from canvas|moodle|gradescope reads it as that platform writes it (without --from, a
+download exactly one platform recognises is read so, and the run's first line says so):
+each hand-in is one student (a team's, one row per member), keeping the platform's id and
+name; its submission times feed the late rule (a times file, when given too, wins for the
+students it names: matched by the platform's id, else by name); Moodle's times come from
+its grading worksheet (--worksheet), Canvas's from its API (--canvas-url, --canvas-course,
+--canvas-assignment; the token from CANVAS_TOKEN in the environment, never an option).
+--roster CSV (columns student, id, email, team) makes each team's hand-in everyone's in
+it. Everyone the platform lists gets a row, "no submission" if nothing came, and the
+marks go back in the platform's own import format beside grades.csv (canvas-grades.csv,
+moodle-worksheet.csv). grades.csv's last columns are the platform's id and the student's
+folder of pages. Students are marked in parallel, each by the marker of one submission
 (`exactmark mark`, in its sandbox), and each student's results are kept as soon as
 they are known: an interrupted run keeps what it finished, and the next run skips
 a student whose submission, submission time, assignment and golden cases are
@@ -38,7 +52,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from exactmark.classroom import kept_programs, pages, sheet
+from exactmark.classroom import kept_programs, pages, platform_class, sheet
 from exactmark.classroom.roster import class_of, unknown_in_times
 from exactmark.classroom.times import read_times
 from exactmark.classroom.unpack import name_key, unpack
@@ -83,7 +97,7 @@ NO_SUBMISSIONS = ("give the folder of the class's submissions: make mark-class S
                   "ASSIGNMENT=NAME")
 NO_ASSIGNMENT = ("say which assignment to mark against: --assignment NAME|FILE.toml "
                  "(make mark-class ASSIGNMENT=NAME|FILE.toml); the assignments are: {names}")
-NOT_A_CLASS = "{path}: not a folder of submissions"
+NOT_A_CLASS = "{path}: not a folder of submissions, nor a platform's download (.zip)"
 OUT_IN_CLASS = ("--out {out} lies inside the class folder {submissions}: it would be marked as a "
                 "student's, or inside one; give a folder outside it")
 BAD_AS_OF = "--as-of: {text!r} is not a date and time such as 2027-03-20T09:00"
@@ -92,7 +106,13 @@ BAD_SHARE = "a score from 0 to 1"
 BAD_BUDGET = "a number of CPU seconds from 1 to 3600"
 INTERRUPTED = ("interrupted: {done} of {total} students marked or kept, their results in {out}; "
                "nothing else was written. Run the same command again to go on")
-EXAMPLE = "example: exactmark class submissions --assignment seeded --out marked --times times.csv"
+EXAMPLE = ("example: exactmark class submissions --assignment seeded --out marked "
+           "--times times.csv\n"
+           "example: exactmark class moodle.zip --from moodle --worksheet Grades.csv "
+           "--assignment seeded\n"
+           "example: make mark-class SUBMISSIONS=submissions.zip ASSIGNMENT=seeded "
+           "ARGS=\"--from canvas\"")
+WROTE_BACK = "; and {path}, the marks in {platform}'s import format"
 MARKER_FAILED = "the marker ended with status {status}: {said}"
 MARKER_ERROR = "the marker failed on a case (its report says which): mark this student again"
 OWN_FILES_FAILED = "the class marker's own work failed ({problem}): mark this student again"
@@ -195,7 +215,9 @@ class ClassMarking:
         """The submission in a folder of ours, unpacked or copied without following a link,
         leaving out what the marker leaves out."""
         into = self.scratch / student.folder
-        if student.kind == "archive":
+        if student.kind == platform_class.HANDIN:
+            platform_class.copy_handin(student, into, Limits())
+        elif student.kind == "archive":
             unpack(student.entry, into, Limits())
         else:
             into.mkdir(mode=0o700)
@@ -498,12 +520,27 @@ def within(kind, low, high, said: str):
 def parser() -> argparse.ArgumentParser:
     parse = argparse.ArgumentParser(prog="exactmark class", description=__doc__, epilog=EXAMPLE,
                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parse.add_argument("submissions", type=Path, help="one entry per student")
+    parse.add_argument("submissions", type=Path,
+                       help="one entry per student, or a platform's download (folder or zip)")
     parse.add_argument("--assignment", metavar="NAME|FILE.toml",
                        help=f"one of: {', '.join(names())}; or an assignment file of your own")
     parse.add_argument("--out", type=Path, default=Path("marked"), help="where the results go")
     parse.add_argument("--times", type=Path, metavar="CSV",
                        help="submission times (columns student, submitted): applies the late rule")
+    parse.add_argument("--from", dest="platform", choices=sorted(platform_class.PLATFORMS),
+                       help="read SUBMISSIONS as this platform's download (default: the one "
+                            "platform that recognises it, else a class folder)")
+    parse.add_argument("--worksheet", type=Path, metavar="CSV",
+                       help="Moodle's grading worksheet: the submission times, and the sheet "
+                            "the marks go back in (moodle-worksheet.csv)")
+    parse.add_argument("--roster", type=Path, metavar="CSV",
+                       help="teams (columns student, id, email, team): each team's hand-in "
+                            "marked once, the mark given to each member")
+    parse.add_argument("--canvas-url", metavar="URL",
+                       help="Canvas's address, for the submission times its download lacks "
+                            "(the token from CANVAS_TOKEN in the environment)")
+    parse.add_argument("--canvas-course", metavar="ID", help="the Canvas course's id")
+    parse.add_argument("--canvas-assignment", metavar="ID", help="the Canvas assignment's id")
     parse.add_argument("--jobs", type=within(int, 1, 64, BAD_JOBS), default=min(os.cpu_count() or 1, 64),
                        help="students marked at once (default: the machine's cores)")
     parse.add_argument("--force", action="store_true", help="mark unchanged students again")
@@ -539,7 +576,8 @@ def main(argv=None) -> int:
     options = parse.parse_args(argv)
     if not options.assignment:
         parse.error(NO_ASSIGNMENT.format(names=", ".join(names())))
-    if not options.submissions.is_dir() or options.submissions.is_symlink():
+    if (not options.submissions.is_dir() or options.submissions.is_symlink()) \
+            and not platform_class.is_download_archive(options.submissions):
         parse.error(NOT_A_CLASS.format(path=escaped(str(options.submissions))))
     if inside(options.out, options.submissions):
         parse.error(OUT_IN_CLASS.format(out=escaped(str(options.out)),
@@ -556,13 +594,19 @@ def main(argv=None) -> int:
         as_of = moment(options.as_of, zone) if options.as_of else datetime.now().astimezone()
     except ValueError:
         parse.error(BAD_AS_OF.format(text=options.as_of))
-    students = class_of(options.submissions, times)
-    warn(students, times)
+    scratch = Path(tempfile.mkdtemp(prefix="mark-class-"))
+    try:
+        taken, students = the_class(options, assignment, times, scratch)
+    except ValueError as problem:
+        remove_tree(scratch)
+        parse.error(str(problem))
+    except BaseException:
+        remove_tree(scratch)
+        raise
     out = options.out.absolute()
     os.umask(0o077)  # the class's files are the instructor's alone: a run never reads them
     (out / INSTRUCTOR).mkdir(mode=0o700, parents=True, exist_ok=True)
     own_only(out)
-    scratch = Path(tempfile.mkdtemp(prefix="mark-class-"))
     threading.Thread(target=importlib.import_module, args=(SIMILARITY,), daemon=True).start()
     before = {number: signal.signal(number, signal.default_int_handler)  # even if inherited
               for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}  # as ignored
@@ -581,12 +625,19 @@ def main(argv=None) -> int:
         rows = [pages.grade_row(outcome, assignment) for outcome in outcomes]
         view = pages.View(assignment, as_of, options.published, options.pack_url or "")
         for outcome, row in zip(outcomes, rows):
+            row.page = f"{STUDENTS}/{outcome.student.folder}"
             pages.write_feedback(out / STUDENTS / outcome.student.folder, outcome, row, view)
-        sheet.write_grades(out / "grades.csv", list(assignment.marked_cases), rows)
+        pairs = platform_class.member_rows(taken, outcomes, rows, list(assignment.marked_cases)) \
+            if taken else [(None, row) for row in rows]
+        sheet.write_grades(out / "grades.csv", list(assignment.marked_cases),
+                           [row for _, row in pairs])
         sheet.write_similarity(out / "similarity.csv", scanned.pairs)
         pages.write_summary(out, outcomes, rows, scanned, view,
                             {o.student.name: f"{STUDENTS}/{o.student.folder}" for o in outcomes},
                             options.similarity_min)
+        back = taken and taken.module.write_back(out, taken.download, platform_class.returned(
+            pairs, assignment, {f"{STUDENTS}/{outcome.student.folder}": outcome.student.submitted
+                                for outcome in outcomes}), taken.context)
     except KeyboardInterrupt:
         print(INTERRUPTED.format(done=marking.done, total=len(students), out=escaped(str(out))),
               file=sys.stderr)
@@ -597,15 +648,36 @@ def main(argv=None) -> int:
         remove_tree(scratch)
     print(WROTE.format(grades=out / "grades.csv", similarity=out / "similarity.csv",
                        summary=out / "summary.html", students=out / STUDENTS,
-                       instructor=out / INSTRUCTOR))
+                       instructor=out / INSTRUCTOR)
+          + (WROTE_BACK.format(platform=taken.platform, path=back) if back else ""))
     return Exit.PASSED
 
 
-def warn(students: list, times) -> None:
-    """What the times file and the class do not agree on, said before marking."""
+def the_class(options, assignment, times, scratch: Path) -> tuple:
+    """(the platform's download as taken, or None for a class folder; the students), what
+    is said of them said first. ValueError: a line that stops the run."""
+    try:
+        taken = platform_class.take(options, assignment, scratch)
+    except platform_class.Ambiguous as said:
+        print(said, file=sys.stderr)
+        taken = None
+    if taken is None:
+        students = class_of(options.submissions, times)
+        warn(students, times)
+        return None, students
+    print(taken.said, file=sys.stderr)
+    students, unknown = platform_class.students_of(taken, options.submissions, times,
+                                                   assignment.deadline)
+    warn(students, times, unknown)
+    return taken, students
+
+
+def warn(students: list, times, unknown: list = None) -> None:
+    """What the times file and the class do not agree on, said before marking (`unknown`:
+    the names of the times file no student has, when the class says them itself)."""
     if times is None:
         return
-    unknown = unknown_in_times(students, times)
+    unknown = unknown_in_times(students, times) if unknown is None else unknown
     if unknown:
         print(UNKNOWN_STUDENTS.format(names=", ".join(escaped(name) for name in unknown)),
               file=sys.stderr)

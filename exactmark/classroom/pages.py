@@ -18,7 +18,7 @@ from markupsafe import Markup, escape
 from exactmark.classroom import sheet, visibility
 from exactmark.classroom.visibility import NEVER_SHOWN as NEVER
 from exactmark.classroom.sheet import Row
-from exactmark.base.visible import CUT, END_OF_LINE
+from exactmark.base.visible import CUT, END_OF_LINE, escaped
 from exactmark.kit.assignment import COUNTS
 from exactmark.kit.written_cases import CASE_FILES
 from exactmark.marking.grouping import grouped
@@ -56,6 +56,8 @@ MISTAKES_COUNTED = "{caught} of {total} caught; which, {when}"
 REFERENCE_WITHHELD = "how it differs from what the reference prints: {when}"
 NO_TEAM = "no student has a valid case in this group"
 FAIL_THE_SAME_WAY = "{count} cases fail the same way: {cases}"  # then the first one's words
+TEAM = "a team of {members}: each gets this mark"
+MEMBER = "{name} ({id})"
 
 
 @dataclass(frozen=True)
@@ -119,7 +121,7 @@ def grade_row(outcome, assignment) -> Row:
     student, data = outcome.student, outcome.marking
     row = Row(student.name, {program: data.programs[program].earned if program in data.programs
                              else 0 for program in assignment.marked_cases},
-              raw=data.raw_score, mark=(outcome.results or {}).get("score", 0),
+              raw=data.raw_score, mark=(outcome.results or {}).get("score", 0), id=student.id,
               passed=sum(case.passed for case in data.cases),
               cases=sum(len(marked) for program, marked in assignment.marked_cases.items()
                         if ran(data, program)))  # a program not handed in: said, not counted
@@ -142,9 +144,10 @@ def grade_row(outcome, assignment) -> Row:
         elif program.build and not program.build.ok:
             row.statuses.append(sheet.NOT_BUILT)
             row.notes.append(sheet.NOT_BUILT_NOTE.format(program=name, said=program.build.said))
+    row.notes.extend(student.notes)
     if student.untimed:
         row.statuses.append(sheet.UNTIMED)
-        row.notes.append(sheet.NO_TIME)
+        row.notes.append(student.untimed_note or sheet.NO_TIME)
     if outcome.refused:
         row.mark = 0
     row.statuses = list(dict.fromkeys(row.statuses))  # two programs missing: said once
@@ -210,6 +213,10 @@ def feedback_of(outcome, row: Row, view: View) -> dict:
                for program, marked_cases in assignment.marked_cases.items()
                if data.programs.get(program) and not data.programs[program].submitted]
     return {"student": outcome.student.name, "assignment": assignment, "row": row,
+            "members": TEAM.format(members=", ".join(MEMBER.format(name=escaped(person.name),
+                                                                   id=escaped(person.id))
+                                                     for person in outcome.student.members))
+            if len(outcome.student.members) > 1 else "",
             "late": late.explanation if late else "", "programs": programs,
             "failing": [case for case in shown if not case.passed],
             "failing_groups": [{"cases": cases, "said": FAIL_THE_SAME_WAY.format(

@@ -5,7 +5,7 @@ submitted. Nothing here runs a student's code or reads their files."""
 import hashlib
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
@@ -30,6 +30,12 @@ class Student:
     folder: str = ""  # their folder under OUT/students/ and OUT/instructor/
     submitted: datetime = None
     untimed: bool = False  # a times file was given, and it does not name them
+    untimed_note: str = ""  # why, when not the times file's silence (sheet.NO_TIME)
+    # A platform's hand-in (exactmark/classroom/platform_class.py): kind "handin".
+    id: str = ""  # the platform's id: the student's, or a team's submission's
+    members: list = field(default_factory=list)  # exactmark.platforms.download.Person
+    files: dict = None  # name in the submission folder -> the file in the download
+    notes: list = field(default_factory=list)  # what the row says of how it was read
 
 
 def folder_name(name: str, hashed: bool = False) -> str:

@@ -1,4 +1,5 @@
-"""The class's data for a spreadsheet: grades.csv (a row per student) and similarity.csv
+"""The class's data for a spreadsheet: grades.csv (a row per student: each member of a
+team its own, and a platform's student with no submission too) and similarity.csv
 (a row per pair of programs that share code), UTF-8, every cell by the formula rule of
 exactmark/base/spreadsheet.py."""
 
@@ -7,16 +8,17 @@ from dataclasses import dataclass, field
 
 from exactmark.base.spreadsheet import replaced, spreadsheet_text
 
+# id and page last: added after sheets were made with the columns before them.
 GRADE_COLUMNS = ("student", "{program}", "raw total", "days late", "mark", "status",
-                 "cases passed", "note")
+                 "cases passed", "note", "id", "page")
 SIMILARITY_COLUMNS = ("program", "student_a", "student_b", "score", "share_in_full",
                       "also_high_in")
 SCORE_DIGITS = 4
 ALSO_HIGH = "{program} {score}"  # a cell of also_high_in, each program with its score, by "; "
 
-MARKED, MISSING, NOT_BUILT, REFUSED, TOO_LATE, FAILED, UNTIMED = (
+MARKED, MISSING, NOT_BUILT, REFUSED, TOO_LATE, FAILED, UNTIMED, NO_SUBMISSION = (
     "marked", "missing program", "did not build", "refused", "late beyond the limit",
-    "marker error", "no submission time")
+    "marker error", "no submission time", "no submission")
 NOT_MARKED = "not marked"  # a marker error's mark: no score stands for it until marked again
 NOT_BUILT_NOTE = "{program}: {said}"
 NO_TIME = "the times file does not name this student: marked without the late rule"
@@ -34,6 +36,8 @@ class Row:
     passed: int = 0
     cases: int = 0
     notes: list = field(default_factory=list)
+    id: str = ""  # the platform's id of the student (a download's), else empty
+    page: str = ""  # the student's folder of pages in OUT (students/NAME), if any
 
     @property
     def status(self) -> str:
@@ -59,7 +63,8 @@ def write_grades(path, programs: list, rows: list) -> None:
                 row.student, *[shown_marks(row.programs.get(p, 0)) for p in programs],
                 shown_marks(row.raw), "" if row.days_late is None else str(row.days_late),
                 NOT_MARKED if FAILED in row.statuses else shown_marks(row.mark), row.status,
-                f"{row.passed}/{row.cases}" if row.cases else "", row.note)])
+                f"{row.passed}/{row.cases}" if row.cases else "", row.note, row.id,
+                row.page)])
 
 
 def write_similarity(path, pairs: list) -> None:

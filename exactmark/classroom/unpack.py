@@ -3,7 +3,8 @@
 A learning platform's bulk download gives a folder or an archive per student.
 An archive is the student's own work, so it is read as hostile: each member is
 checked before anything is written for it (a name of plain text, no absolute
-path, no '..', no link, no device, FIFO or socket), every file and folder is
+path, no '..' (a '\\' in a zip member's name is a folder separator, as Windows's tools
+write it), no link, no device, FIFO or socket), every file and folder is
 created relative to a descriptor of the folder it goes in and never through a
 link, the limits of exactmark/base/tree.py count what is really written (an archive's
 claimed sizes can lie), and a refusal leaves nothing behind. `zipfile` and
@@ -89,6 +90,7 @@ MEMBER_OVERHEAD = 16 << 10
 ARCHIVE_OVERHEAD = 128 << 10
 CENTRAL_ENTRY_MOST = 8 << 10  # a zip's directory entry: 46 bytes, a name, small extras
 SHOWN_MOST = 200
+UTF8_FLAG = 0x800  # a zip member's general purpose bit 11: its name is UTF-8
 
 # Errors a name from the archive can cause when written: the archive's fault.
 NAME_ERRNOS = {errno.ENAMETOOLONG, errno.EINVAL, errno.EILSEQ, errno.ENOTDIR, errno.ELOOP,
@@ -266,12 +268,27 @@ def _unpack_zip(source, writer: "_Writer") -> None:
                 member=_shown(members[writer.limits.files].filename)))
         for info in members:
             _check_text(info.orig_filename)  # the name before zipfile cut it at a NUL
-            _check_text(info.filename)
-            name = info.filename.replace("\\", "/")  # some Windows tools write '\'
-            shown = _shown(info.filename)
+            meant = _zip_name(info)
+            _check_text(meant)
+            name = meant.replace("\\", "/")  # Windows tools write '\' between folders
+            shown = _shown(meant)
             parts = _parts(name, shown)
             kind = _zip_kind(info, name, shown)
             writer.place(parts, kind, shown, lambda: archive.open(info))
+
+
+def _zip_name(info: zipfile.ZipInfo) -> str:
+    """A member's name as its writer meant it. Flagged UTF-8 (bit 0x800), zipfile read it so;
+    unflagged, it is UTF-8 when its bytes are (as Linux and macOS tools write it, flag or
+    not), else cp437, the zip format's own encoding and what Windows's tools write (and
+    what zipfile assumes of every unflagged name)."""
+    if info.flag_bits & UTF8_FLAG:
+        return info.filename
+    raw = info.filename.encode("cp437")  # zipfile decoded the raw bytes as cp437: undone
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return info.filename
 
 
 def _check_central_directory(source, writer: "_Writer") -> None:

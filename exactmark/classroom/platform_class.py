@@ -1,0 +1,419 @@
+"""A learning platform's download marked as a class (`exactmark class DOWNLOAD --from
+canvas|moodle|gradescope`): the download unpacked safely, read by its platform's module
+(exactmark/platforms/: NAME, looks_like, read, write_back, as download.py says), each
+hand-in made one student of the class, and the marks handed back in the platform's format.
+
+The platforms are listed here, by module name, and imported only when a run needs them: the
+class folder's marking never loads a platform's code, and the class marker is the only user
+of the list (a platform module knows its own format, never the others'). A platform module
+reads names and its own sheets; everything that copies, unpacks or runs is here and in
+mark_class.py, with the checks the class folder's entries get.
+"""
+
+import csv
+import dataclasses
+import errno
+import importlib
+import io
+import unicodedata
+from datetime import timezone
+from pathlib import Path
+
+from exactmark.base.tree import Limits, Refused, copy_file
+from exactmark.base.visible import escaped
+from exactmark.classroom import sheet
+from exactmark.classroom.roster import Student, folder_name
+from exactmark.classroom.times import SEPARATORS
+from exactmark.classroom.unpack import STUDENT_ARCHIVES, name_key, unpack
+from exactmark.kit.submission import skip_reason
+from exactmark.platforms.download import Context, Person, Returned
+
+# --from's names: the module that reads each platform's download, and how the platform is
+# called in what the run says.
+PLATFORMS = {"canvas": ("exactmark.platforms.canvas", "Canvas"),
+             "moodle": ("exactmark.platforms.moodle", "Moodle"),
+             "gradescope": ("exactmark.platforms.gradescope_export", "Gradescope")}
+CANVAS_API = "exactmark.platforms.canvas_api"  # its REST API, for the times the zip lacks
+HANDIN = "handin"  # a Student's kind: a platform's hand-in, copied from the download
+# A whole class's download, unpacked before any student's: 500 students' worth of the usual
+# hand-in (a few files of a few kB to 1 MB) fits many times over, 2 GiB stops a runaway; two
+# levels deeper than one student's limit (the platform's folder per student, then theirs).
+CLASS_LIMITS = Limits(files=20_000, depth=Limits().depth + 2, bytes=2 << 30)
+DOWNLOAD_FOLDER = "download"  # in the run's scratch folder
+SHOWN_MOST = 200  # characters of a name shown
+
+READ_AS = "read as a {platform} download"
+DETECTED = "read as a {platform} download (detected): --from {name} to say so"
+AMBIGUOUS = ("{path} looks like a download of {platforms}: read as a class folder (one entry "
+             "per student); --from NAME to read it as one")
+NOT_LIKE = "{path} does not look like a {platform} download: give the download as it came"
+ARCHIVE_AMBIGUOUS = "{path} looks like a download of {platforms}: say which with --from NAME"
+NO_PLATFORM_SEEN = ("{path} is an archive, and no platform's download: give --from "
+                    "canvas|moodle|gradescope, or unpack it into a class folder")
+NO_READER = "--from {name}: this kit has no {platform} reader ({module})"
+CLASS_REFUSED = "{path}: {reason}"
+NEEDS_DOWNLOAD = "{option} needs a platform's download (--from, or one detected)"
+NEEDS_CANVAS = "{option} is for a Canvas download (--from canvas)"
+CANVAS_PARTS = "--canvas-url, --canvas-course and --canvas-assignment go together: give all three"
+NO_ROSTER = "{path}: not a CSV with the columns student, id and team (email may follow)"
+ROSTER_NOT_TEXT = "{path}: not UTF-8 text (save it as CSV UTF-8)"
+ROSTER_UNREADABLE = "{path}: cannot be read: {problem}"
+ROSTER_ROW = "{path}, line {line}: no {column} on this row"
+ROSTER_TWICE = "{path}, line {line}: {id} is already in team {team}"
+# On a row.
+SAME_NAME = "{name} ({id})"  # two students of one name, told apart by the platform's id
+OLDER = "an earlier submission replaced by this one: {names}"
+PLATFORM_UNTIMED = ("{platform} gives no submission time for this hand-in: marked without the "
+                    "late rule")
+LATE_BUT_ON_TIME = "{platform} marks this hand-in late, yet its time is before the deadline"
+ON_TIME_BUT_LATE = "{platform} does not mark this hand-in late, yet its time is after the deadline"
+TEAM_HANDED_IN = "team {team}: handed in by {names}"
+TEAM_ALSO = "team {team}: also handed in by {name}, replaced by the latest"
+TEAM_ROW = "the mark of {team}, shared by its members"
+COMMENT_PAGE = "{page}/feedback.html"
+# Why a hand-in's files are not copied (the student's row says it).
+BAD_FILE_NAME = "the download names a file {name}: not a plain path below the submission"
+FILE_AGAIN = "the hand-in names {name} twice, or as a file and a folder"
+FILE_NOT_COPIED = "{name} cannot be copied from the download: {why}"
+TOO_MANY_FILES = "the hand-in holds more than {most} files and folders"
+TOO_DEEP = "{name} is nested more than {most} levels deep"
+TOO_LARGE = "the hand-in holds more than {most_mib} MiB"
+
+
+@dataclasses.dataclass
+class Taken:
+    """A download as the class marker takes it: its platform, what the platform read, and
+    the class it makes."""
+    name: str  # --from's name of the platform
+    module: object
+    download: object  # exactmark.platforms.download.Download, as the platform read it
+    context: Context
+    said: str  # the run's first line
+    everyone: list  # Person: the platform's roster and the roster file's, each once
+    handins: list  # Handin, teams from the roster file made one
+
+    @property
+    def platform(self) -> str:
+        return PLATFORMS[self.name][1]
+
+
+def platform_module(name: str):
+    """The module of --from NAME, imported now; ValueError when this kit has none."""
+    module, platform = PLATFORMS[name]
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as problem:
+        if problem.name != module:
+            raise
+        raise ValueError(NO_READER.format(name=name, platform=platform, module=module)) from None
+
+
+def is_download_archive(path: Path) -> bool:
+    return (path.is_file() and not path.is_symlink()
+            and path.name.lower().endswith(STUDENT_ARCHIVES))
+
+
+def take(options, assignment, scratch: Path):
+    """The download SUBMISSIONS is, read by its platform: by --from, or by the one platform
+    that recognises it. None: a class folder, marked as ever. ValueError: a line to say
+    (a platform's module says what it cannot read so too)."""
+    submissions = options.submissions
+    archive = is_download_archive(submissions)
+    folder = submissions
+    if archive:
+        folder = scratch / DOWNLOAD_FOLDER
+        try:
+            unpack(submissions, folder, CLASS_LIMITS)
+        except Refused as problem:
+            raise ValueError(CLASS_REFUSED.format(path=escaped(str(submissions)),
+                                                  reason=problem)) from None
+    if options.platform:
+        name, module = options.platform, platform_module(options.platform)
+        if not module.looks_like(folder):
+            raise ValueError(NOT_LIKE.format(path=escaped(str(submissions)),
+                                             platform=PLATFORMS[name][1]))
+        said = READ_AS.format(platform=PLATFORMS[name][1])
+    else:
+        found = detected(folder)
+        if len(found) != 1:
+            shown = escaped(str(submissions))
+            platforms = " and ".join(PLATFORMS[name][1] for name, _ in found)
+            if archive:
+                raise ValueError((ARCHIVE_AMBIGUOUS if found else NO_PLATFORM_SEEN).format(
+                    path=shown, platforms=platforms))
+            check_options(options, None)
+            if found:
+                raise Ambiguous(AMBIGUOUS.format(path=shown, platforms=platforms))
+            return None
+        (name, module), = found
+        said = DETECTED.format(platform=PLATFORMS[name][1], name=name)
+    check_options(options, name)
+    zone = assignment.deadline.tzinfo if assignment.deadline else timezone.utc
+    context = Context(expected=frozenset(file for program in assignment.programs.values()
+                                         for file in program.exact_names()),
+                      zone=zone, assignment=assignment.name, worksheet=options.worksheet,
+                      platform_assignment=options.canvas_assignment or "")
+    download = module.read(folder, context)
+    if options.canvas_url:
+        api = importlib.import_module(CANVAS_API)
+        download = api.with_times(download, api.fetch(options.canvas_url, options.canvas_course,
+                                                      options.canvas_assignment))
+    teams = read_teams(options.roster) if options.roster else {}
+    handins = teamed(download, teams)
+    everyone = list({person.id: person for person in [*download.roster, *(
+        person for members in teams.values() for person in members)]}.values())
+    return Taken(name, module, download, context, said, everyone, handins)
+
+
+class Ambiguous(Exception):
+    """More than one platform recognises a class folder: it is marked as a class folder,
+    and the run says so."""
+
+
+def detected(folder: Path) -> list:
+    """(name, module) of each platform whose module recognises the folder; a platform this
+    kit has no module for recognises nothing."""
+    found = []
+    for name in PLATFORMS:
+        try:
+            module = platform_module(name)
+        except ValueError:
+            continue
+        if module.looks_like(folder):
+            found.append((name, module))
+    return found
+
+
+def check_options(options, name) -> None:
+    """The options a download needs given only with one (`name`: its platform's, None for
+    a class folder); ValueError: the line to say."""
+    canvas = (options.canvas_url, options.canvas_course, options.canvas_assignment)
+    if any(canvas) and not all(canvas):
+        raise ValueError(CANVAS_PARTS)
+    for option, given in (("--worksheet", options.worksheet), ("--roster", options.roster),
+                          ("--canvas-url", options.canvas_url)):
+        if given and name is None:
+            raise ValueError(NEEDS_DOWNLOAD.format(option=option))
+    if options.canvas_url and name != "canvas":
+        raise ValueError(NEEDS_CANVAS.format(option="--canvas-url"))
+
+
+def read_teams(path: Path) -> dict:
+    """The roster file's teams: team -> [Person], in the file's order. Columns student, id,
+    team (and email), read as a times file is: Excel's byte-order mark, `,` `;` or a tab."""
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+    except OSError as problem:
+        raise ValueError(ROSTER_UNREADABLE.format(path=path, problem=problem.strerror
+                                                  or problem)) from None
+    except UnicodeDecodeError:
+        raise ValueError(ROSTER_NOT_TEXT.format(path=path)) from None
+    header = text.partition("\n")[0]
+    separator = next((separator for separator in SEPARATORS if {"student", "id", "team"} <= {
+        name.strip().strip('"').casefold() for name in header.split(separator)}), None)
+    if separator is None:
+        raise ValueError(NO_ROSTER.format(path=path))
+    rows = csv.DictReader(io.StringIO(text, newline=""), delimiter=separator)
+    rows.fieldnames = [name.strip().casefold() for name in rows.fieldnames]
+    teams, team_of = {}, {}
+    for row in rows:
+        cells = {column: (row.get(column) or "").strip() for column in rows.fieldnames}
+        if not any(cells.values()):
+            continue
+        for column in ("student", "id", "team"):
+            if not cells[column]:
+                raise ValueError(ROSTER_ROW.format(path=path, line=rows.line_num, column=column))
+        if cells["id"] in team_of:
+            raise ValueError(ROSTER_TWICE.format(path=path, line=rows.line_num,
+                                                 id=escaped(cells["id"]),
+                                                 team=escaped(team_of[cells["id"]])))
+        team_of[cells["id"]] = cells["team"]
+        teams.setdefault(cells["team"], []).append(
+            Person(cells["id"], cells["student"], cells.get("email", "")))
+    return teams
+
+
+def teamed(download, teams: dict) -> list:
+    """The download's hand-ins with each roster team's made one: the latest of its members'
+    (by the platform's time; the first by name when it gives none), for all its members, the
+    others named on its row. A hand-in of no roster team stays as the platform gave it."""
+    team_of = {person.id: team for team, members in teams.items() for person in members}
+    known = {person.id: person for person in download.roster}
+    by_team, handins = {}, []
+    for handin in download.handins:
+        team = next((team_of[person.id] for person in handin.members if person.id in team_of),
+                    None)
+        if team is None:
+            handins.append(handin)
+        else:
+            by_team.setdefault(team, []).append(handin)
+    for team, given in by_team.items():
+        given.sort(key=lambda handin: handin.name)
+        latest = max(given, key=lambda handin: handin.submitted.timestamp()
+                     if handin.submitted else float("-inf"))  # the first, of equals
+        handins.append(dataclasses.replace(
+            latest, name=team,
+            members=[known.get(person.id, person) for person in teams[team]],
+            notes=[*latest.notes, TEAM_HANDED_IN.format(team=escaped(team),
+                                                        names=escaped(latest.name))]
+            + [TEAM_ALSO.format(team=escaped(team), name=escaped(handin.name))
+               for handin in given if handin is not latest]))
+    return handins
+
+
+def students_of(taken: Taken, submissions: Path, times: dict, deadline) -> tuple:
+    """(the class's Students: a hand-in each, then what the download refused, in name order;
+    the names the times file gives that no hand-in has)."""
+    label = taken.platform
+    platform_timed = any(handin.submitted is not None for handin in taken.handins)
+    keys = {}
+    for handin in taken.handins:
+        keys.setdefault(name_key(handin.name), []).append(handin)
+    students, used = [], set()
+    for handin in taken.handins:
+        alone = len(handin.members) == 1
+        shown = shown_name(handin.name)
+        if len(keys[name_key(handin.name)]) > 1:
+            shown = SAME_NAME.format(name=shown, id=escaped(handin.key, most=SHOWN_MOST))
+        student = Student(shown, submissions / handin.key, HANDIN,
+                          id=handin.members[0].id if alone else handin.key,
+                          members=list(handin.members), files=dict(handin.files),
+                          notes=[*handin.notes])
+        if handin.older:
+            student.notes.append(OLDER.format(names=", ".join(
+                escaped(Path(str(path)).name) for path in handin.older)))
+        found = timed_by(times, handin) if times is not None else None
+        if found is not None:
+            used.add(found)
+            student.submitted = times[found][1]
+        else:
+            student.submitted = handin.submitted
+        if student.submitted is None and (times is not None or platform_timed):
+            student.untimed = True
+            student.untimed_note = sheet.NO_TIME if times is not None else \
+                PLATFORM_UNTIMED.format(platform=label)
+        if handin.late is not None and student.submitted is not None and deadline is not None:
+            late = student.submitted > deadline
+            if late != handin.late:
+                student.notes.append((LATE_BUT_ON_TIME if handin.late else ON_TIME_BUT_LATE)
+                                     .format(platform=label))
+        students.append(student)
+    for refusal in taken.download.refused:
+        students.append(Student(escaped(refusal.name, most=SHOWN_MOST), submissions, "refused",
+                                escaped(refusal.reason)))
+    give_folders(students)
+    unknown = sorted(written for key, (written, _) in (times or {}).items() if key not in used)
+    return sorted(students, key=lambda student: (name_key(student.name), student.name)), unknown
+
+
+def shown_name(name: str) -> str:
+    """A name as the platform writes it, for the sheet and the pages: composed (NFC: a Mac's
+    decomposed Zoë is the Zoë typed elsewhere), then escaped as whatever a student wrote."""
+    return escaped(unicodedata.normalize("NFC", name), most=SHOWN_MOST)
+
+
+def timed_by(times: dict, handin):
+    """The times file's key for a hand-in: by the platform's id of a member first (what no
+    two students share), then by the name the platform writes for it or a member."""
+    for candidate in [*(person.id for person in handin.members), handin.name,
+                      *(person.name for person in handin.members)]:
+        if name_key(candidate) in times:
+            return name_key(candidate)
+    return None
+
+
+def give_folders(students: list) -> None:
+    """Each student's folder under OUT: from the name shown, and from the name and the
+    platform's id where two would share one (a name twice, or in two cases)."""
+    by_folder = {}
+    for student in students:
+        student.folder = folder_name(student.name)
+        by_folder.setdefault(student.folder.casefold(), []).append(student)
+    for sharing in by_folder.values():
+        if len(sharing) > 1:
+            for place, student in enumerate(sharing):
+                student.folder = folder_name(f"{student.name} {student.id or place}", hashed=True)
+
+
+def copy_handin(student: Student, into: Path, limits: Limits) -> None:
+    """A hand-in's files in the new folder `into`, under the names the platform gives them:
+    a lone archive unpacked as a student's archive is, else each file copied as a copy of a
+    folder copies it (never through a link, hidden files left out, within `limits`)."""
+    files = student.files
+    if len(files) == 1 and next(iter(files)).lower().endswith(STUDENT_ARCHIVES):
+        unpack(next(iter(files.values())), into, limits)
+        return
+    into.mkdir(mode=0o700)
+    made = written = 0
+    for name, source in sorted(files.items()):
+        shown = escaped(name, most=SHOWN_MOST)
+        parts = name.split("/")
+        if name.startswith("/") or any(part in ("", ".", "..") for part in parts):
+            raise Refused(BAD_FILE_NAME.format(name=repr(shown)))
+        if any(skip_reason(part) for part in parts):
+            continue
+        if len(parts) > limits.depth:
+            raise Refused(TOO_DEEP.format(name=shown, most=limits.depth))
+        folder = into
+        try:
+            for part in parts[:-1]:
+                folder = folder / part
+                if not folder.is_dir():
+                    folder.mkdir(mode=0o700)
+                    made += 1
+            made += 1
+            if made > limits.files:
+                raise Refused(TOO_MANY_FILES.format(most=limits.files))
+            size = copy_file(source, folder / parts[-1], limits.bytes - written)
+        except OSError as problem:
+            if problem.errno in (errno.EEXIST, errno.ENOTDIR, errno.EISDIR):
+                raise Refused(FILE_AGAIN.format(name=shown)) from None
+            raise
+        except Refused as problem:
+            raise Refused(FILE_NOT_COPIED.format(name=shown, why=problem)) from None
+        if isinstance(size, str):
+            raise Refused(FILE_NOT_COPIED.format(name=shown, why=size))
+        written += size
+        if written > limits.bytes:
+            raise Refused(TOO_LARGE.format(most_mib=limits.bytes >> 20))
+
+
+def member_rows(taken: Taken, outcomes: list, rows: list, programs: list) -> list:
+    """(Person or None, Row) for grades.csv and the platform: a row per member of each
+    hand-in (a team's mark for each of its members), one per refusal (no one's), and one
+    for everyone of the roster who handed nothing in; in name order."""
+    found, seen = [], set()
+    for outcome, row in zip(outcomes, rows):
+        members = outcome.student.members
+        if len(members) <= 1:
+            found.append((members[0] if members else None, row))
+        for person in members if len(members) > 1 else ():
+            found.append((person, dataclasses.replace(
+                row, student=shown_name(person.name), id=person.id,
+                statuses=list(row.statuses),
+                notes=[*row.notes, TEAM_ROW.format(team=row.student)])))
+        seen.update(person.id for person in members)
+    for person in taken.everyone:
+        if person.id not in seen:
+            found.append((person, sheet.Row(shown_name(person.name),
+                                            {program: 0 for program in programs},
+                                            statuses=[sheet.NO_SUBMISSION], id=person.id)))
+    return sorted(found, key=lambda pair: (name_key(pair[1].student), pair[1].student,
+                                           pair[1].id))
+
+
+def returned(pairs: list, assignment, submitted: dict) -> list:
+    """A Returned per Person: the mark (None for a marker error), the assignment's total,
+    and the comment: the status, the late rule's line, the student's page. `submitted`:
+    the time the late rule went by, per page folder."""
+    back = []
+    for person, row in pairs:
+        if person is None:
+            continue
+        late = assignment.mark_after_deadline(row.raw, submitted.get(row.page))
+        comment = "; ".join(part for part in (
+            row.status, late.summary() if late else "",
+            COMMENT_PAGE.format(page=row.page) if row.page else "") if part)
+        back.append(Returned(person, None if sheet.FAILED in row.statuses else row.mark,
+                             float(assignment.marks), comment))
+    return back
