@@ -15,7 +15,10 @@ Requests, as canvasapi makes them (canvas.py, course.py, assignment.py, paginate
     GET /api/v1/courses/:course/sections                         section names
 
 each list paged by its Link header (rel="next"). A server error (5xx) or a dropped
-connection is tried again, RETRIES times in all, with a short backoff; then one line.
+connection is tried again, RETRIES times in all, with a short backoff; then one line. The
+server is not trusted further than that: an error's body is never shown (it may echo the
+request's Authorization header), and a run asks at most MOST_REQUESTS times (a Link that
+pages for ever) and reads at most MOST_ANSWER_BYTES of an answer (a huge one).
 """
 
 import os
@@ -36,8 +39,14 @@ RETRIES = 3
 BACKOFF = 0.5  # seconds, doubled each try (urllib3's backoff_factor)
 SERVER_ERRORS = (500, 502, 503, 504)
 TIMEOUT = 60  # seconds for a connection or an answer: canvasapi sets none, so waits forever
+# Canvas gives 10 items a page unless asked for more: 5,000 requests are a course of 20,000
+# students, each list paged; an answer of a page of 100 students is a few hundred kB.
+MOST_REQUESTS = 5_000
+MOST_ANSWER_BYTES = 64 << 20
 
 NO_TOKEN = f"Canvas: set {TOKEN_VARIABLE} in the environment to a Canvas access token"
+TOKEN_NOT_TEXT = (f"Canvas: {TOKEN_VARIABLE} holds a character no Canvas access token has (a "
+                  "control, invisible or non-ASCII one): set it again, copied as Canvas shows it")
 REFUSED = (f"Canvas refused the token in {TOKEN_VARIABLE} (HTTP {{status}}): it is wrong, "
            "expired, or not a teacher's of this course")
 RATE_LIMITED = "Canvas refused the requests as too many (HTTP 403, rate limit): try again later"
@@ -46,6 +55,10 @@ NOT_FOUND = "Canvas has no course {course} with an assignment {assignment} at {u
 SERVER_FAILED = f"Canvas at {{url}} answered with a server error {RETRIES} times: try again later"
 UNREACHABLE = f"Canvas at {{url}} did not answer after {RETRIES} tries ({{why}})"
 FAILED = "Canvas at {url} answered with an error: {why}"
+FAILED_STATUS = "HTTP {status}"  # FAILED's why: never the body, which may echo the token
+TOO_MANY_REQUESTS = ("Canvas at {url} was asked {most} times and still had more pages: stopped "
+                     "(a server that pages for ever?)")
+TOO_LARGE = "Canvas at {url} answered with more than {most:,} bytes: stopped"
 LATE_DISAGREES = ("Canvas's download marks this submission {download}, its API {api}: "
                   "handed in again since the download?")
 LATE_WORDS = {True: "late", False: "on time"}
@@ -76,11 +89,21 @@ def token(environ=os.environ) -> str:
     value = environ.get(TOKEN_VARIABLE, "").strip()
     if not value:
         raise ValueError(NO_TOKEN)
+    if not (value.isascii() and value.isprintable()):
+        raise ValueError(TOKEN_NOT_TEXT)  # requests would say it, with the offending part
     return value
 
 
 class Refused(Exception):
-    """A 401 or 403, caught as the response arrives (before canvasapi reads its body)."""
+    """An answer stopped as it arrives, before canvasapi reads its body: a 401 or 403, any
+    other error, one answer too many or too large. said(url) is the line to say."""
+
+    def __init__(self, template: str, **fields):
+        super().__init__(template)
+        self.template, self.fields = template, fields
+
+    def said(self, url: str) -> str:
+        return self.template.format(url=url, **self.fields)
 
 
 def fetch(url: str, course_id: str, assignment_id: str, environ=os.environ,
@@ -91,7 +114,7 @@ def fetch(url: str, course_id: str, assignment_id: str, environ=os.environ,
     try:
         return ask(canvas, course_id, assignment_id)
     except Refused as refused:
-        raise ValueError(str(refused)) from None
+        raise ValueError(refused.said(url)) from None
     except ResourceDoesNotExist:
         raise ValueError(NOT_FOUND.format(course=course_id, assignment=assignment_id,
                                           url=url)) from None
@@ -100,36 +123,62 @@ def fetch(url: str, course_id: str, assignment_id: str, environ=os.environ,
     except requests.exceptions.RequestException as error:
         raise ValueError(UNREACHABLE.format(url=url, why=type(error).__name__)) from None
     except CanvasException as error:
-        raise ValueError(FAILED.format(url=url, why=str(error).splitlines()[0])) from None
+        raise ValueError(FAILED.format(url=url, why=type(error).__name__)) from None
 
 
 def guarded(canvas: Canvas, backoff: float) -> None:
     """canvasapi sends every request through one requests session and has no retry of its
     own: mount urllib3's on it (GET only; a 5xx or a dropped connection), and say a refused
-    token from the status alone (canvasapi would parse the body, which need not be JSON).
+    token from the status alone (canvasapi would parse the body, which need not be JSON),
+    every answer read here within MOST_ANSWER_BYTES and counted against MOST_REQUESTS.
     The session is a private attribute of the pinned canvasapi: the retry tests fail if a
     new version moves it."""
     retry = Retry(total=RETRIES - 1, status_forcelist=SERVER_ERRORS, backoff_factor=backoff,
                   allowed_methods=frozenset({"GET"}), raise_on_status=True)
     session = canvas._Canvas__requester._session
+    adapter = Patient(max_retries=retry)
     for scheme in ("http://", "https://"):
-        session.mount(scheme, Patient(max_retries=retry))
-    session.hooks["response"].append(refusing)
+        session.mount(scheme, adapter)
+    session.hooks["response"].extend([bounded, refusing])
 
 
 class Patient(HTTPAdapter):
-    """An adapter that waits TIMEOUT for Canvas, never forever."""
+    """An adapter that waits TIMEOUT for Canvas, never forever, and asks it at most
+    MOST_REQUESTS times (canvasapi follows a next page for ever)."""
+
+    asked = 0
 
     def send(self, request, **kwargs):
+        if self.asked >= MOST_REQUESTS:
+            raise Refused(TOO_MANY_REQUESTS, most=MOST_REQUESTS)
+        self.asked += 1
         kwargs["timeout"] = kwargs.get("timeout") or TIMEOUT
         return super().send(request, **kwargs)
 
 
+def bounded(response, *args, **kwargs):
+    """An answer's body read now, within MOST_ANSWER_BYTES, and kept where requests keeps it
+    (Response._content: what .content and .json() give, never read again): requests would
+    read any length."""
+    length = response.headers.get("Content-Length", "")
+    said_too_large = length.isdigit() and int(length) > MOST_ANSWER_BYTES
+    body = b"" if said_too_large else response.raw.read(MOST_ANSWER_BYTES + 1,
+                                                        decode_content=True)
+    if said_too_large or len(body) > MOST_ANSWER_BYTES:
+        response.close()  # hung up: the rest is never sent
+        raise Refused(TOO_LARGE, most=MOST_ANSWER_BYTES)
+    response._content = body
+    return response
+
+
 def refusing(response, *args, **kwargs):
-    if response.status_code == 403 and RATE_LIMIT_WORDS in response.text:
+    status = response.status_code
+    if status == 403 and RATE_LIMIT_WORDS in response.text:
         raise Refused(RATE_LIMITED)
-    if response.status_code in (401, 403):
-        raise Refused(REFUSED.format(status=response.status_code))
+    if status in (401, 403):
+        raise Refused(REFUSED, status=status)
+    if status >= 400 and status != 404 and status not in SERVER_ERRORS:
+        raise Refused(FAILED, why=FAILED_STATUS.format(status=status))
     return response
 
 

@@ -1,0 +1,164 @@
+"""The platform round trip attacked: every byte of a download is hostile (a student chooses
+their files' names and contents, and may choose the name the platform shows), the Canvas
+server may misbehave, and an instructor may hand the wrong file. Each test builds the hostile
+download or server itself, from the platform's documented naming (the builders in
+tests/platforms/ cite the sources: Canvas's lib/content_zipper.rb, Moodle's
+mod/assign/classes/downloader.php and gradingtable.php, Gradescope's export layout), and checks
+that the kit refuses it in one line, or reads it without harm."""
+
+import json
+import threading
+import traceback
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from exactmark.platforms import canvas_api
+
+pytestmark = pytest.mark.filterwarnings("ignore:Canvas may respond unexpectedly")
+
+TOKEN = "7~attack-token-never-shown"
+COURSE, ASSIGNMENT = "5", "77"
+
+
+class Hostile(BaseHTTPRequestHandler):
+    """A server at Canvas's address that answers as the test's `answer(handler)` says:
+    (status, body bytes, headers)."""
+
+    def do_GET(self):
+        with self.server.lock:
+            self.server.asked += 1
+        status, body, headers = self.server.answer(self)
+        self.send_response(status)
+        for name, value in {"Content-Type": "application/json", **headers}.items():
+            self.send_header(name, value)
+        if "Transfer-Encoding" not in headers:
+            self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if isinstance(body, bytes):
+            self.wfile.write(body)
+        else:
+            for chunk in body:  # chunked: each a chunk, until the client hangs up
+                try:
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                except OSError:
+                    return
+                with self.server.lock:
+                    self.server.sent += len(chunk)
+            self.wfile.write(b"0\r\n\r\n")
+
+    def log_message(self, *args):
+        """Quiet: the tests count what was asked."""
+
+
+@pytest.fixture
+def hostile():
+    """Start a hostile Canvas on 127.0.0.1 with `hostile(answer)`; each is shut down when the
+    test ends."""
+    started = []
+
+    def start(answer):
+        httpd = ThreadingHTTPServer(("127.0.0.1", 0), Hostile)
+        httpd.lock, httpd.asked, httpd.sent, httpd.answer = threading.Lock(), 0, 0, answer
+        httpd.daemon_threads = True
+        thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05},
+                                  daemon=True)
+        thread.start()
+        started.append((httpd, thread))
+        httpd.url = f"http://127.0.0.1:{httpd.server_address[1]}"
+        return httpd
+
+    yield start
+    for httpd, thread in started:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join()
+
+
+def fetched_error(url: str, token: str = TOKEN) -> ValueError:
+    """The one line fetch says, with its whole traceback checked to hold no token."""
+    with pytest.raises(ValueError) as failed:
+        canvas_api.fetch(url, COURSE, ASSIGNMENT, environ={"CANVAS_TOKEN": token}, backoff=0)
+    shown = "".join(traceback.format_exception(failed.value))
+    assert token not in shown and "attack-token" not in shown, shown
+    assert "\n" not in str(failed.value)
+    return failed.value
+
+
+def json_of(value) -> bytes:
+    return json.dumps(value).encode()
+
+
+@pytest.mark.parametrize("status", [400, 409, 422])
+def test_a_canvas_that_echoes_the_authorization_header_in_an_error_never_shows_the_token(
+        hostile, status):
+    """canvasapi makes the body of a 400, 409 or 422 its exception's message: a server (or a
+    proxy before it) that echoes the request's headers there must not put the token on the
+    instructor's terminal."""
+    server = hostile(lambda handler: (status, json_of({"errors": [
+        {"message": f"bad request; you sent {handler.headers.get('Authorization')}"}]}), {}))
+    said = fetched_error(server.url)
+    assert str(said) == canvas_api.FAILED.format(
+        url=server.url, why=canvas_api.FAILED_STATUS.format(status=status))
+
+
+@pytest.mark.parametrize("token", ["7~tök€n", "7~token\u200b", "7~tok\x1ben"])
+def test_a_token_that_is_no_canvas_token_is_said_without_it_before_any_request(hostile, token):
+    """A token pasted with a character no Canvas token has (a euro sign, a zero-width space,
+    an escape): one line that shows none of it, and nothing sent."""
+    server = hostile(lambda handler: (200, b"{}", {}))
+    with pytest.raises(ValueError) as refused:
+        canvas_api.fetch(server.url, COURSE, ASSIGNMENT, environ={"CANVAS_TOKEN": token},
+                         backoff=0)
+    assert str(refused.value) == canvas_api.TOKEN_NOT_TEXT
+    assert server.asked == 0
+
+
+def test_a_redirect_to_another_host_never_carries_the_token(hostile):
+    """Canvas's address answers with a redirect to another host name: requests drops the
+    Authorization header there (Session.rebuild_auth), so the other host never sees it."""
+    seen = []
+
+    def other(handler):
+        seen.append(handler.headers.get("Authorization"))
+        return 404, json_of({"errors": [{"message": "not here"}]}), {}
+
+    elsewhere = hostile(other)
+    moved = f"http://localhost:{elsewhere.server_address[1]}"
+    server = hostile(lambda handler: (302, b"", {"Location": moved + handler.path}))
+    fetched_error(server.url)
+    assert seen and seen == [None] * len(seen)
+
+
+def test_a_canvas_that_pages_forever_is_asked_a_bounded_number_of_times(hostile, monkeypatch):
+    """Every page of the sections links to a next one, for ever: the kit stops after
+    MOST_REQUESTS requests and says so."""
+    monkeypatch.setattr(canvas_api, "MOST_REQUESTS", 50)
+
+    def answer(handler):
+        if "/sections" not in handler.path:
+            return 200, json_of({"id": 5, "name": "Patience 101", "points_possible": 1}), {}
+        link = f'<{server.url}/api/v1/courses/5/sections?page={server.asked}>; rel="next"'
+        return 200, json_of([{"id": server.asked, "name": "again"}]), {"Link": link}
+
+    server = hostile(answer)
+    said = fetched_error(server.url)
+    assert str(said) == canvas_api.TOO_MANY_REQUESTS.format(url=server.url, most=50)
+    assert server.asked == 50
+
+
+@pytest.mark.parametrize("chunked", [False, True], ids=["with a length", "chunked"])
+def test_a_canvas_answer_larger_than_any_course_needs_is_refused_unread(hostile, monkeypatch,
+                                                                         chunked):
+    """An answer of many MOST_ANSWER_BYTES (said by its Content-Length, or sent in chunks with
+    none): refused in one line once the limit is passed, never read whole into memory."""
+    monkeypatch.setattr(canvas_api, "MOST_ANSWER_BYTES", 1 << 20)
+    chunk = b" " * (64 << 10)
+    if chunked:
+        server = hostile(lambda handler: (200, iter([chunk] * 256),
+                                          {"Transfer-Encoding": "chunked"}))
+    else:
+        server = hostile(lambda handler: (200, b"[" + b" " * (16 << 20) + b"]", {}))
+    said = fetched_error(server.url)
+    assert str(said) == canvas_api.TOO_LARGE.format(url=server.url, most=1 << 20)
+    assert server.sent <= 8 << 20  # the client hung up long before the 16 MiB were sent
