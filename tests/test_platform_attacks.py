@@ -162,3 +162,17 @@ def test_a_canvas_answer_larger_than_any_course_needs_is_refused_unread(hostile,
     said = fetched_error(server.url)
     assert str(said) == canvas_api.TOO_LARGE.format(url=server.url, most=1 << 20)
     assert server.sent <= 8 << 20  # the client hung up long before the 16 MiB were sent
+
+
+@pytest.mark.parametrize("address", ["http://ann:hunter2@{host}", "http://{host}/?access_token={token}",
+                                     "http://{host}/#{token}"],
+                         ids=["user info", "a query", "a fragment"])
+def test_a_canvas_url_with_a_secret_in_it_is_refused_without_showing_it(hostile, address):
+    """A password in the URL would replace the token by Basic authentication (requests takes
+    it from the URL) and be shown in every message that names the URL; a token put in its
+    query would be shown so too: refused in one line naming neither, and nothing sent."""
+    server = hostile(lambda handler: (404, b"{}", {}))
+    url = address.format(host=server.url.split("//")[1], token=TOKEN)
+    said = fetched_error(url)
+    assert str(said) == canvas_api.URL_NOT_PLAIN and "hunter2" not in str(said)
+    assert server.asked == 0

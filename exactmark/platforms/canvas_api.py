@@ -24,6 +24,7 @@ pages for ever) and reads at most MOST_ANSWER_BYTES of an answer (a huge one).
 import os
 from dataclasses import dataclass, replace
 from datetime import datetime
+from urllib.parse import urlsplit
 
 import requests
 from canvasapi import Canvas
@@ -45,6 +46,8 @@ MOST_REQUESTS = 5_000
 MOST_ANSWER_BYTES = 64 << 20
 
 NO_TOKEN = f"Canvas: set {TOKEN_VARIABLE} in the environment to a Canvas access token"
+URL_NOT_PLAIN = ("--canvas-url: give Canvas's address alone (https://canvas.example.edu), with "
+                 f"no user name, password, query or fragment: the token goes in {TOKEN_VARIABLE}")
 TOKEN_NOT_TEXT = (f"Canvas: {TOKEN_VARIABLE} holds a character no Canvas access token has (a "
                   "control, invisible or non-ASCII one): set it again, copied as Canvas shows it")
 REFUSED = (f"Canvas refused the token in {TOKEN_VARIABLE} (HTTP {{status}}): it is wrong, "
@@ -109,6 +112,9 @@ class Refused(Exception):
 def fetch(url: str, course_id: str, assignment_id: str, environ=os.environ,
           backoff: float = BACKOFF) -> Fetched:
     """Everything with_times needs, or ValueError with one line that never holds the token."""
+    parts = urlsplit(url)
+    if "@" in parts.netloc or parts.query or parts.fragment:
+        raise ValueError(URL_NOT_PLAIN)  # a password replaces the token; both are shown
     canvas = Canvas(url.rstrip("/"), token(environ))
     guarded(canvas, backoff)
     try:
