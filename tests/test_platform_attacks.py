@@ -9,14 +9,21 @@ that the kit refuses it in one line, or reads it without harm."""
 import json
 import threading
 import traceback
+from datetime import timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from exactmark.platforms import canvas_api
+from exactmark.base.tree import Refused
+from exactmark.platforms import canvas_api, gradescope_export
+from exactmark.platforms.download import Context
+from tests.platforms.gradescope_download import (METADATA, Submission, Submitter,
+                                                 export_folder_name, write_export)
 
 pytestmark = pytest.mark.filterwarnings("ignore:Canvas may respond unexpectedly")
 
+CONTEXT = Context(expected=frozenset({"solitaire_1.py", "solitaire_2.py"}), zone=timezone.utc,
+                  assignment="solitaires")
 TOKEN = "7~attack-token-never-shown"
 COURSE, ASSIGNMENT = "5", "77"
 
@@ -176,3 +183,55 @@ def test_a_canvas_url_with_a_secret_in_it_is_refused_without_showing_it(hostile,
     said = fetched_error(url)
     assert str(said) == canvas_api.URL_NOT_PLAIN and "hunter2" not in str(said)
     assert server.asked == 0
+
+
+
+# Gradescope: submission_metadata.yml is the student's platform's sheet, read as hostile.
+
+def laughs(people: int, submissions: int) -> str:
+    """Billion laughs in Gradescope's own keys: one list of `people` submitters, named by an
+    anchor, then `submissions` entries that each alias the whole list (a few bytes each)."""
+    lines = ["team: &everyone"] + [f"- {{':name': p{n}, ':sid': '{n}'}}" for n in range(people)]
+    lines += [f"submission_{n}: {{':submitters': *everyone, ':created_at': 2027-03-01 10:00:00 Z}}"
+              for n in range(submissions)]
+    return "\n".join(lines) + "\n"
+
+
+def test_a_metadata_whose_aliases_expand_past_its_size_is_refused_before_it_is_read(tmp_path):
+    """400 entries aliasing one list of 400 submitters: 42 kB that stand for 160,000
+    submitters (each aliased list read as a team). The document, its aliases counted each
+    time they are used, may hold no more values than it has bytes: refused in one line."""
+    export = tmp_path / export_folder_name()
+    export.mkdir()
+    (export / METADATA).write_text(laughs(400, 400), encoding="utf-8")
+    size = (export / METADATA).stat().st_size
+    with pytest.raises(Refused) as refused:
+        gradescope_export.read(tmp_path, CONTEXT)
+    assert str(refused.value) == gradescope_export.METADATA_EXPANDS.format(
+        file=export / METADATA, most=size)
+
+
+def test_aliases_gradescope_s_own_writer_could_use_are_read(tmp_path):
+    """Ruby's YAML writer names an object used twice (&1, *1): a submitter listed again by
+    alias stays within the document's size, and reads as the same person."""
+    export = tmp_path / export_folder_name()
+    export.mkdir()
+    (export / "submission_1").mkdir()
+    (export / "submission_1" / "solitaire_1.py").write_bytes(b"print(1)\n")
+    (export / METADATA).write_text(
+        "submission_1:\n  :submitters:\n  - &1\n    :name: Ann Lee\n    :sid: '1001'\n"
+        "  - *1\n  :created_at: 2027-03-01 10:00:00.000000000 Z\n", encoding="utf-8")
+    download = gradescope_export.read(tmp_path, CONTEXT)
+    assert [(h.key, [p.id for p in h.members]) for h in download.handins] == [("1", ["1001"])]
+
+
+def test_a_team_of_many_submitters_is_read_once_each(tmp_path):
+    """A submission naming 5,000 submitters (one alias-free list of 300 kB; the limit allows
+    200 times as many): each is a member once, the one named twice once too, each looked up
+    once (each was compared with every member before it: n squared over 2 comparisons)."""
+    people = [Submitter(f"P{n}", str(n), f"p{n}@example.edu") for n in range(5_000)]
+    write_export(tmp_path, [Submission(1, people + people[:1], "2027-03-01 10:00:00 Z",
+                                       {"solitaire_1.py": b"print(1)\n"})])
+    download = gradescope_export.read(tmp_path, CONTEXT)
+    (handin,) = download.handins
+    assert [person.id for person in handin.members] == [str(n) for n in range(5_000)]

@@ -105,6 +105,8 @@ METADATA_MALFORMED = "{file} is not YAML, at line {line}, column {column}: {prob
 METADATA_UNDECODABLE = "{file} is not YAML, at character {position}: {problem}"
 METADATA_TOO_DEEP = "{file} is nested too deeply to be Gradescope's"
 METADATA_NOT_MAPPING = "{file} is not a mapping from each submission to its submitters"
+METADATA_EXPANDS = ("{file} repeats its parts (YAML aliases) into more than {most:,} values, one a "
+                    "byte of the file: not Gradescope's")
 
 # Why something in the export is no student's (Refusal.reason).
 UNNAMED_FOLDER = "a folder that submission_metadata.yml does not name: no one's submission"
@@ -208,7 +210,26 @@ def load_metadata(path: Path) -> dict:
         raise Refused(METADATA_TOO_DEEP.format(file=shown)) from None
     if not isinstance(metadata, dict):
         raise Refused(METADATA_NOT_MAPPING.format(file=shown))
+    if not _within(metadata, len(data)):
+        raise Refused(METADATA_EXPANDS.format(file=shown, most=len(data)))
     return metadata
+
+
+def _within(document, most: int) -> bool:
+    """Whether the document, each alias counted every time it is used, holds at most `most`
+    values: safe_load shares an aliased part, but everything after reads it once per use
+    (billion laughs). Without aliases a document has fewer values than bytes."""
+    waiting, count = [document], 0
+    while waiting:
+        value = waiting.pop()
+        count += 1
+        if count > most:
+            return False
+        if isinstance(value, dict):
+            waiting += [*value.keys(), *value.values()]
+        elif isinstance(value, list):
+            waiting += value
+    return True
 
 
 def _malformed(error, shown: str) -> str:
@@ -246,13 +267,13 @@ def _handin(key, entry, present: dict, metadata: dict, context):
     submitters = entry.get(SUBMITTERS)
     if not isinstance(submitters, list) or not submitters:
         return Refusal(shown, NO_SUBMITTERS)
-    members = []
+    members = {}
     for number, submitter in enumerate(submitters, 1):
         person = _person(submitter)
         if person is None:
             return Refusal(shown, NO_ONE.format(number=number))
-        if all(person.id != member.id for member in members):
-            members.append(person)
+        members.setdefault(person.id, person)
+    members = list(members.values())
     notes = []
     if path is None:
         files = {}
