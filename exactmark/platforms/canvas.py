@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from exactmark.base.spreadsheet import replaced, spreadsheet_text
+from exactmark.base.visible import escaped
 from exactmark.platforms.download import Download, Handin, Person, Refusal
 
 NAME = "canvas"
@@ -156,8 +157,8 @@ def handin(files: list, context) -> Handin:
         kept[name] = same[-1].path
         if len(same) > 1:
             older.extend(file.path for file in same[:-1])
-            notes.append(OLDER_NOTE.format(name=name, older=", ".join(
-                file.path.name for file in same[:-1])))
+            notes.append(OLDER_NOTE.format(name=escaped(name), older=", ".join(
+                escaped(file.path.name) for file in same[:-1])))
     return Handin(key=first.key, name=shown, members=[Person(first.key, shown)], files=kept,
                   late=any(file.late for file in files), older=older, notes=notes)
 

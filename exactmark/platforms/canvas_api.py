@@ -32,6 +32,7 @@ from canvasapi.exceptions import CanvasException, ResourceDoesNotExist
 from requests.adapters import HTTPAdapter
 from urllib3.util.retry import Retry
 
+from exactmark.base.visible import escaped
 from exactmark.platforms.canvas import CanvasAssignment
 from exactmark.platforms.download import Download, Person
 
@@ -258,8 +259,8 @@ def with_times(download: Download, fetched: Fetched) -> Download:
                        for other in fetched.submissions.values()
                        if other.group_id == submitted.group_id]
             name = submitted.group_name or name
-            notes.append(GROUP_NOTE.format(group=name, members=", ".join(
-                member.name for member in members)))
+            notes.append(GROUP_NOTE.format(group=escaped(name), members=", ".join(
+                escaped(member.name) for member in members)))
         handins.append(replace(handin, name=name, members=members,
                                submitted=submitted.submitted_at, notes=notes))
     return replace(download, handins=handins, roster=list(fetched.roster),
