@@ -304,3 +304,33 @@ def test_a_group_and_member_name_from_the_api_are_shown_escaped_on_the_row(tmp_p
     assert team.notes[-1] == canvas_api.GROUP_NOTE.format(
         group="⟨U+001B⟩]8;;http://evil.example⟨U+0007⟩Team⟨U+001B⟩[2J",
         members="Ann⟨U+202E⟩eeL, Bo Chen")
+
+
+def test_a_file_named_like_another_student_s_canvas_file_stays_its_uploader_s(tmp_path):
+    """Ann (user 7) uploads "smithbob_340934_1_solitaire_1.py", Bob Smith's own Canvas name
+    for his file: Canvas prefixes it with Ann's name and id, so it stays Ann's, under the name
+    she gave it (not marked as solitaire_1.py); Bob's hand-in is his file alone."""
+    folder = canvas_folder(tmp_path / "download", [
+        CanvasSubmitter("Lee, Ann", 7, files=[(100, "smithbob_340934_1_solitaire_1.py", b"x")]),
+        CanvasSubmitter("Smith, Bob", 340934, files=[(1, "solitaire_1.py", b"print(1)\n")])])
+    by_key = {h.key: h for h in canvas.read(folder, CONTEXT).handins}
+    assert {key: list(h.files) for key, h in by_key.items()} == {
+        "7": ["smithbob_340934_1_solitaire_1.py"], "340934": ["solitaire_1.py"]}
+    assert by_key["340934"].files["solitaire_1.py"].name == "smithbob_340934_1_solitaire_1.py"
+
+
+def test_a_sortable_name_that_forges_another_s_id_is_said_on_the_row_it_reaches(tmp_path):
+    """A student (user 777) sets their sortable name to "A_ 5_ 9": Canvas closes up only
+    "_digits_" (sanitize_user_name), then drops the spaces, so their file is
+    "a_5_9_777_888_solitaire_1.py", and Canvas's own reading (the first "_digits_" is the
+    user) gives it to user 5. It cannot replace user 5's file (its name keeps "777_888_"),
+    and the row says that the download names user 5 two ways."""
+    folder = canvas_folder(tmp_path / "download", [
+        CanvasSubmitter("A_ 5_ 9", 777, files=[(888, "solitaire_1.py", b"print('forged')\n")]),
+        CanvasSubmitter("Victim, Vic", 5, files=[(100, "solitaire_1.py", b"print(1)\n")])])
+    assert sorted(path.name for path in folder.iterdir()) == [
+        "a_5_9_777_888_solitaire_1.py", "victimvic_5_100_solitaire_1.py"]
+    (handin,) = canvas.read(folder, CONTEXT).handins
+    assert handin.key == "5" and handin.files["solitaire_1.py"].name.startswith("victimvic_")
+    assert sorted(handin.files) == ["777_888_solitaire_1.py", "solitaire_1.py"]
+    assert handin.notes == [canvas.NAMES_DIFFER.format(id="5", names="a, victimvic")]

@@ -60,6 +60,9 @@ STRAY_REASON = ("not named as Canvas names a submission's files "
 NO_PROGRAM_NOTE = "handed in on Canvas as {kind}, not as a file: no program file"
 ONLINE_KINDS = {"text.html": "a text entry", "link.html": "a web address"}
 OLDER_NOTE = "{name}: resubmitted on Canvas; the newest is marked, older: {older}"
+# A sortable name such as "A_ 5_ 9" comes as "a_5_9_777_...": read as Canvas reads it, user 5.
+NAMES_DIFFER = ("Canvas's download names user {id} {names}: a file of another student's "
+                "named to pass for this one's?")
 
 IDENTIFYING = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
 POINTS_POSSIBLE = "    Points Possible"  # as the export writes it; the import looks for it
@@ -147,6 +150,9 @@ def handin(files: list, context) -> Handin:
     shown = first.name or first.key
     notes = [NO_PROGRAM_NOTE.format(kind=ONLINE_KINDS[file.display])
              for file in files if not file.attachment]
+    names = sorted({file.name for file in files})
+    if len(names) > 1:
+        notes.append(NAMES_DIFFER.format(id=first.key, names=", ".join(map(escaped, names))))
     uploads = [file for file in files if file.attachment]
     restored = {}
     for file in uploads:
