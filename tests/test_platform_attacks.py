@@ -6,15 +6,19 @@ tests/platforms/ cite the sources: Canvas's lib/content_zipper.rb, Moodle's
 mod/assign/classes/downloader.php and gradingtable.php, Gradescope's export layout), and checks
 that the kit refuses it in one line, or reads it without harm."""
 
+import argparse
 import json
+import stat
 import threading
+import zipfile
 import traceback
 from datetime import timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from exactmark.base.tree import Refused
+from exactmark.base.tree import Limits, Refused
+from exactmark.classroom import platform_class, unpack
 from exactmark.platforms import canvas, canvas_api, gradescope_export, moodle
 from exactmark.platforms.download import Context, Person, Returned
 from tests.platforms import moodle_download
@@ -334,3 +338,98 @@ def test_a_sortable_name_that_forges_another_s_id_is_said_on_the_row_it_reaches(
     assert handin.key == "5" and handin.files["solitaire_1.py"].name.startswith("victimvic_")
     assert sorted(handin.files) == ["777_888_solitaire_1.py", "solitaire_1.py"]
     assert handin.notes == [canvas.NAMES_DIFFER.format(id="5", names="a, victimvic")]
+
+
+
+# The class's zip: unpacked by the class marker before any platform reads it.
+
+class Assignment:
+    """What take() reads of an assignment."""
+    name, deadline, programs = "solitaires", None, {}
+
+
+def options(submissions, **given) -> argparse.Namespace:
+    return argparse.Namespace(**{"submissions": submissions, "platform": "canvas",
+                                 "worksheet": None, "roster": None, "canvas_url": None,
+                                 "canvas_course": None, "canvas_assignment": None, **given})
+
+
+def taken(tmp_path, members: list, **given):
+    """The class zip of `members` ((ZipInfo or name, bytes)) taken as --from canvas: the
+    Taken, or the ValueError's line."""
+    download = tmp_path / "submissions.zip"
+    with zipfile.ZipFile(download, "w") as archive:
+        for name, data in members:
+            archive.writestr(name, data)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    try:
+        return platform_class.take(options(download, **given), Assignment, scratch)
+    except ValueError as problem:
+        return str(problem)
+
+
+ANN = ("leeann_7_100_solitaire_1.py", b"print(1)\n")
+
+
+@pytest.mark.parametrize("name", ["smithbob_8_1_sol\titaire_1.py", "smithbob_8_1_\x1b[2Jx.py",
+                                  "smithbob_8_1_a\nb.py"], ids=["tab", "escape", "newline"])
+def test_a_file_named_with_a_control_character_is_left_out_not_the_whole_class(tmp_path, name):
+    """Canvas keeps a control character in the name a student gave their file
+    (sanitize_attachment_filename replaces only NUL / \\ : * ? " < > |): the class is read,
+    that one file left out on a row of its own, its name drawn."""
+    found = taken(tmp_path, [ANN, (name, b"x")])
+    assert not isinstance(found, str), found
+    assert [(h.key, list(h.files)) for h in found.handins] == [("7", ["solitaire_1.py"])]
+    assert [(r.name, r.reason) for r in found.download.refused] == [
+        (unpack._shown(name), platform_class.NAME_LEFT_OUT)]
+
+
+def link(name: str, target: str) -> zipfile.ZipInfo:
+    info = zipfile.ZipInfo(name)
+    info.external_attr = (stat.S_IFLNK | 0o777) << 16
+    return info
+
+
+@pytest.mark.parametrize("member, said", [
+    ((link("smithbob_8_1_solitaire_1.py", "/etc/passwd"), b"/etc/passwd"),
+     unpack.MEMBER_LINK.format(member="'smithbob_8_1_solitaire_1.py'")),
+    (ANN, unpack.MEMBER_AGAIN.format(member=f"'{ANN[0]}'")),
+    (("/tmp/smithbob_8_1_x.py", b"x"), unpack.MEMBER_ABSOLUTE.format(member="'/tmp/smithbob_8_1_x.py'")),
+    (("../smithbob_8_1_x.py", b"x"), unpack.MEMBER_CLIMBS.format(member="'../smithbob_8_1_x.py'")),
+    (("..\\smithbob_8_1_x.py", b"x"), unpack.MEMBER_CLIMBS.format(member="'..\\\\smithbob_8_1_x.py'")),
+], ids=["symlink", "duplicate", "absolute", "dot-dot", "backslash-dot-dot"])
+@pytest.mark.filterwarnings("ignore:Duplicate name")
+def test_a_class_zip_canvas_never_writes_is_refused_whole_in_one_line(tmp_path, member, said):
+    """A link, a member named twice, an absolute path, a climb out with '..' (a Windows '\\'
+    read as the separator it is): no platform writes these, so the zip is not the download
+    as it came; refused whole, before anything is read, in one line."""
+    found = taken(tmp_path, [ANN, member])
+    assert found == platform_class.CLASS_REFUSED.format(path=tmp_path / "submissions.zip",
+                                                        reason=said)
+    assert list((tmp_path / "scratch").iterdir()) == []
+
+
+def test_a_class_zip_that_expands_past_the_limit_is_refused_having_written_no_more(
+        tmp_path, monkeypatch):
+    """A zip bomb for a class: a 64 MiB member of zeros (a few kB in the zip) against a
+    1 MiB limit: refused, and nothing left in the scratch folder."""
+    monkeypatch.setattr(platform_class, "CLASS_LIMITS", Limits(files=100, depth=4, bytes=1 << 20))
+    bomb = zipfile.ZipInfo("smithbob_8_1_solitaire_1.py")
+    bomb.compress_type = zipfile.ZIP_DEFLATED
+    found = taken(tmp_path, [ANN, (bomb, bytes(64 << 20))])
+    assert (tmp_path / "submissions.zip").stat().st_size < 256 << 10
+    assert found == platform_class.CLASS_REFUSED.format(
+        path=tmp_path / "submissions.zip", reason=unpack.TOO_LARGE.format(
+            archive="'submissions.zip'", most=1 << 20, member="'smithbob_8_1_solitaire_1.py'"))
+    assert list((tmp_path / "scratch").iterdir()) == []
+
+
+def test_a_class_zip_of_more_members_than_the_limit_is_refused_before_any_is_written(
+        tmp_path, monkeypatch):
+    monkeypatch.setattr(platform_class, "CLASS_LIMITS", Limits(files=100, depth=4, bytes=1 << 20))
+    found = taken(tmp_path, [(f"s{n}_{n}_1_a.py", b"") for n in range(101)])
+    assert found == platform_class.CLASS_REFUSED.format(
+        path=tmp_path / "submissions.zip", reason=unpack.TOO_MANY_MEMBERS.format(
+            archive="'submissions.zip'", count=101, most=100, member="'s100_100_1_a.py'"))
+    assert list((tmp_path / "scratch").iterdir()) == []

@@ -26,7 +26,7 @@ from exactmark.classroom.roster import Student, folder_name
 from exactmark.classroom.times import SEPARATORS
 from exactmark.classroom.unpack import STUDENT_ARCHIVES, name_key, unpack
 from exactmark.kit.submission import skip_reason
-from exactmark.platforms.download import Context, Person, Returned
+from exactmark.platforms.download import Context, Person, Refusal, Returned
 
 # --from's names: the module that reads each platform's download, and how the platform is
 # called in what the run says.
@@ -52,6 +52,8 @@ NO_PLATFORM_SEEN = ("{path} is an archive, and no platform's download: give --fr
                     "canvas|moodle|gradescope, or unpack it into a class folder")
 NO_READER = "--from {name}: this kit has no {platform} reader ({module})"
 CLASS_REFUSED = "{path}: {reason}"
+NAME_LEFT_OUT = ("a file of the download whose name is not plain text (a control character, or "
+                 "not UTF-8): left out, so that the rest of the class is marked")
 NEEDS_DOWNLOAD = "{option} needs a platform's download (--from, or one detected)"
 NEEDS_CANVAS = "{option} is for a Canvas download (--from canvas)"
 CANVAS_PARTS = "--canvas-url, --canvas-course and --canvas-assignment go together: give all three"
@@ -119,11 +121,11 @@ def take(options, assignment, scratch: Path):
     (a platform's module says what it cannot read so too)."""
     submissions = options.submissions
     archive = is_download_archive(submissions)
-    folder = submissions
+    folder, left_out = submissions, []
     if archive:
         folder = scratch / DOWNLOAD_FOLDER
         try:
-            unpack(submissions, folder, CLASS_LIMITS)
+            unpack(submissions, folder, CLASS_LIMITS, left_out)
         except Refused as problem:
             raise ValueError(CLASS_REFUSED.format(path=escaped(str(submissions)),
                                                   reason=problem)) from None
@@ -154,6 +156,7 @@ def take(options, assignment, scratch: Path):
                       zone=zone, assignment=assignment.name, worksheet=options.worksheet,
                       platform_assignment=options.canvas_assignment or "")
     download = module.read(folder, context)
+    download.refused += [Refusal(name, NAME_LEFT_OUT) for name in left_out]
     if options.canvas_url:
         api = importlib.import_module(CANVAS_API)
         download = api.with_times(download, api.fetch(options.canvas_url, options.canvas_course,

@@ -191,10 +191,13 @@ def _classify(entry: os.DirEntry) -> tuple:
     return REFUSED_KIND, NOT_A_SUBMISSION.format(name=_shown(name))
 
 
-def unpack(archive: Path, into: Path, limits: Limits = Limits()) -> None:
+def unpack(archive: Path, into: Path, limits: Limits = Limits(), left_out: list = None) -> None:
     """Extract `archive` (.zip, .tar.gz or .tgz) into the new folder `into`, or
     raise `Refused` with a one-line reason and leave no `into` behind. `into`
-    must not exist yet (FileExistsError: the caller's mistake, not the student's)."""
+    must not exist yet (FileExistsError: the caller's mistake, not the student's).
+    `left_out`, a list, for a platform's download of a whole class (where one student's
+    name must not stop the class): a member whose name is not plain text is left out,
+    its name as shown added to the list, where it would refuse the archive."""
     shown = _shown(archive.name)
     suffix = _archive_suffix(archive.name)
     if suffix is None:
@@ -205,7 +208,7 @@ def unpack(archive: Path, into: Path, limits: Limits = Limits()) -> None:
             root = os.open(into, FOLDER)
             try:
                 os.fchmod(root, 0o700)
-                writer = _Writer(root, into, shown, limits)
+                writer = _Writer(root, into, shown, limits, left_out)
                 if suffix == ".zip":
                     _unpack_zip(source, writer)
                 else:
@@ -267,8 +270,10 @@ def _unpack_zip(source, writer: "_Writer") -> None:
                 archive=writer.shown, count=len(members), most=writer.limits.files,
                 member=_shown(members[writer.limits.files].filename)))
         for info in members:
-            _check_text(info.orig_filename)  # the name before zipfile cut it at a NUL
             meant = _zip_name(info)
+            if writer.leaves_out(info.orig_filename, meant):  # orig: before a NUL cut it
+                continue
+            _check_text(info.orig_filename)
             _check_text(meant)
             name = meant.replace("\\", "/")  # Windows tools write '\' between folders
             shown = _shown(meant)
@@ -355,6 +360,8 @@ def _unpack_tar(source, writer: "_Writer") -> None:
             fileobj=stream, mode="r|", encoding="utf-8", errors="surrogateescape"))
         with archive:
             while (member := writer.decoding("tar.gz", archive.next)) is not None:
+                if writer.leaves_out(member.name):
+                    continue
                 _check_text(member.name)
                 shown = _shown(member.name)
                 parts = _parts(member.name, shown)
@@ -450,9 +457,22 @@ class _Writer:
     what it creates against the limits as tree.copy_tree counts a copy: files
     and folders, folders deep, and bytes really written."""
 
-    def __init__(self, root: int, into: Path, shown: str, limits: Limits):
+    def __init__(self, root: int, into: Path, shown: str, limits: Limits, left_out=None):
         self.root, self.into, self.shown, self.limits = root, into, shown, limits
+        self.left_out = left_out
         self.members = self.created = self.bytes = 0
+
+    def leaves_out(self, *names) -> bool:
+        """Whether a member is left out for a name that is not plain text: only when the
+        caller collects them (`left_out`), each counted as a member is."""
+        bad = next((name for name in names if not _plain_text(name)), None)
+        if bad is None or self.left_out is None:
+            return False
+        self.members += 1
+        if self.members > self.limits.files + 1:
+            self._count(self.members, _shown(bad))
+        self.left_out.append(_shown(bad))
+        return True
 
     def damaged(self, kind: str, error: BaseException) -> Refused:
         """The refusal of a damaged archive, with the decoder's words when they say more
