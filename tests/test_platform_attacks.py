@@ -8,6 +8,7 @@ that the kit refuses it in one line, or reads it without harm."""
 
 import argparse
 import json
+import os
 import stat
 import threading
 import zipfile
@@ -433,3 +434,20 @@ def test_a_class_zip_of_more_members_than_the_limit_is_refused_before_any_is_wri
         path=tmp_path / "submissions.zip", reason=unpack.TOO_MANY_MEMBERS.format(
             archive="'submissions.zip'", count=101, most=100, member="'s100_100_1_a.py'"))
     assert list((tmp_path / "scratch").iterdir()) == []
+
+
+@pytest.mark.parametrize("wrong", ["large", "fifo"])
+def test_a_wrong_worksheet_too_large_or_no_file_is_refused_unread(tmp_path, monkeypatch, wrong):
+    """The instructor gives a file far larger than any class's worksheet (a 2 GB export, or
+    /dev/zero), or a FIFO that would wait for ever: one line, nothing read past the limit."""
+    monkeypatch.setattr(moodle, "WORKSHEET_MOST", 1 << 10)
+    sheet = tmp_path / "worksheet.csv"
+    if wrong == "large":
+        sheet.write_bytes(moodle_download.worksheet([]) + b"#" * (1 << 10))
+        problem = moodle.TOO_LARGE.format(size=sheet.stat().st_size, most=1 << 10)
+    else:
+        os.mkfifo(sheet)
+        problem = moodle.NOT_A_FILE
+    with pytest.raises(ValueError) as refused:
+        moodle.read_worksheet(sheet)
+    assert str(refused.value) == moodle.BAD_SHEET.format(path=sheet, problem=problem)

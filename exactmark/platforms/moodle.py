@@ -40,7 +40,9 @@ with one line naming the column it lacks.
 """
 
 import codecs
+import os
 import re
+import stat
 import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -64,6 +66,9 @@ CAN_CHANGE = "Grade can be changed"
 SUBMITTED = "Last modified (submission)"
 COMMENTS = "Feedback comments"
 NO = "No"  # "Grade can be changed" when Moodle will not take a grade
+# A worksheet's row is 100 to 200 bytes: 64 MiB is 300,000 students and more; a larger file
+# is not a worksheet (and is read in a minute of CPU a gigabyte).
+WORKSHEET_MOST = 64 << 20
 # Columns only Moodle writes (the upload reads Identifier and Last modified (grade)): given
 # back byte for byte. Every other cell may hold what a student wrote (a name, an email, a
 # profile field) and is given back as text under the formula rule.
@@ -117,6 +122,8 @@ BAD_SHEET = "{path}: {problem}"
 BAD_ROW = "{path}, line {line}: {problem}"
 NOT_TEXT = "not UTF-8 text, as Moodle writes its worksheet"
 UNREADABLE = "cannot be read: {problem}"
+NOT_A_FILE = "not a plain file: give the CSV Moodle's Download grading worksheet gives"
+TOO_LARGE = "{size:,} bytes, more than {most:,}: not Moodle's grading worksheet"
 EMPTY = "empty: not Moodle's grading worksheet"
 NO_COLUMN = "no {column} column: not Moodle's grading worksheet (in English)"
 CELLS = "{count} cells where the header has {header}"
@@ -178,7 +185,14 @@ def read_worksheet(path: Path) -> Worksheet:
     line saying where and why: a mark must never go back on half a worksheet."""
     path = Path(path)
     try:
-        data = path.read_bytes()
+        if not stat.S_ISREG(path.stat().st_mode):
+            raise ValueError(BAD_SHEET.format(path=path, problem=NOT_A_FILE))
+        with open(path, "rb") as file:
+            data = file.read(WORKSHEET_MOST + 1)
+            size = max(len(data), os.fstat(file.fileno()).st_size)
+        if size > WORKSHEET_MOST:
+            raise ValueError(BAD_SHEET.format(path=path, problem=TOO_LARGE.format(
+                size=size, most=WORKSHEET_MOST)))
     except OSError as problem:
         raise ValueError(BAD_SHEET.format(path=path, problem=UNREADABLE.format(
             problem=problem.strerror or problem))) from None
