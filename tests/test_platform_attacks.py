@@ -19,6 +19,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from exactmark.base.tree import Limits, Refused
+from exactmark.base.visible import escaped
 from exactmark.classroom import platform_class, unpack
 from exactmark.platforms import canvas, canvas_api, gradescope_export, moodle
 from exactmark.platforms.download import Context, Person, Returned
@@ -451,3 +452,46 @@ def test_a_wrong_worksheet_too_large_or_no_file_is_refused_unread(tmp_path, monk
     with pytest.raises(ValueError) as refused:
         moodle.read_worksheet(sheet)
     assert str(refused.value) == moodle.BAD_SHEET.format(path=sheet, problem=problem)
+
+
+# Moodle and Gradescope: names that claim another student's, or a place outside the export.
+
+def test_a_moodle_name_that_claims_another_participant_stays_its_owner_s(tmp_path):
+    """Eve (participant 11) names herself "Bob_12_assignsubmission_file", uploads in folders
+    a subfolder of that name, and flat a file named as Moodle names Bob's: Moodle makes every
+    "_" of a name a space before it names a file (get_student_prefix), so each stays Eve's,
+    under the name she gave it; Bob (12) has his file alone."""
+    eve = moodle_download.student_prefix("Bob_12_assignsubmission_file", 11)
+    bob = moodle_download.student_prefix("Bob", 12)
+    files = {
+        **moodle_download.entries(eve, {"Bob_12_assignsubmission_file/solitaire_1.py": b"1"}),
+        **moodle_download.entries(eve, {"Bob_12_assignsubmission_file_solitaire_1.py": b"2"},
+                                  folders=False),
+        **moodle_download.entries(bob, {"solitaire_1.py": b"print(1)\n"})}
+    read = moodle.read(moodle_download.write_folder(tmp_path / "download", files), CONTEXT)
+    assert {h.key: sorted(h.files) for h in read.handins} == {
+        "11": ["Bob_12_assignsubmission_file/solitaire_1.py",
+               "Bob_12_assignsubmission_file_solitaire_1.py"],
+        "12": ["solitaire_1.py"]}
+    assert read.refused == []
+
+
+@pytest.mark.parametrize("key", ["submission_../..", "..", "/etc", "submission_1/../../x",
+                                 "..\\\\..\\\\x", ".hidden", "a\x00b"])
+def test_a_gradescope_metadata_naming_a_place_outside_the_export_reads_nothing_there(
+        tmp_path, key):
+    """A metadata entry whose name would reach outside the export (or hide in it): refused on
+    a row of its own, nothing of it read; the real submission beside it is read."""
+    secret = tmp_path / "secret.py"
+    secret.write_bytes(b"the instructor's\n")
+    export = write_export(tmp_path / "download", [Submission(
+        1, [Submitter("Ann Lee", "1001")], "2027-03-01 10:00:00 Z",
+        {"solitaire_1.py": b"print(1)\n"})])
+    entry = ("  :submitters:\n  - :name: Eve\n    :sid: '666'\n"
+             "  :created_at: 2027-03-01 10:00:00 Z\n")
+    with open(export / METADATA, "a", encoding="utf-8") as metadata:
+        metadata.write(f"{json.dumps(key)}:\n{entry}")
+    read = gradescope_export.read(tmp_path / "download", CONTEXT)
+    assert [(h.key, sorted(h.files)) for h in read.handins] == [("1", ["solitaire_1.py"])]
+    assert [(r.name, r.reason) for r in read.refused] == [
+        (escaped(key), gradescope_export.NOT_A_FOLDER_NAME)]
