@@ -495,3 +495,36 @@ def test_a_gradescope_metadata_naming_a_place_outside_the_export_reads_nothing_t
     assert [(h.key, sorted(h.files)) for h in read.handins] == [("1", ["solitaire_1.py"])]
     assert [(r.name, r.reason) for r in read.refused] == [
         (escaped(key), gradescope_export.NOT_A_FOLDER_NAME)]
+
+
+# Every cell the kit writes passes the formula rule.
+
+def test_every_canvas_grades_cell_from_canvas_is_text_never_a_formula(tmp_path):
+    """A student's sortable name, SIS ids and section as Canvas's API gives them, each a
+    formula: canvas-grades.csv gives each as text (the import matches on ID, which stays)."""
+    person = Person("7", "Ann", extra=(("Student", "=HYPERLINK(\"http://evil.example\")"),
+                                       ("SIS User ID", "+1"), ("SIS Login ID", "@SUM(A1)"),
+                                       ("Section", "-1;=2")))
+    download = canvas_api.with_times(canvas.Download("canvas", []), canvas_api.Fetched(
+        "77", "=Solitaires", 10.0, {}, [person]))
+    canvas.write_back(tmp_path, download, [Returned(person, 8.0, 10.0, "")], CONTEXT)
+    lines = (tmp_path / canvas.SHEET).read_text(encoding="utf-8").splitlines()
+    assert lines == ["Student,ID,SIS User ID,SIS Login ID,Section,'=Solitaires (77)",
+                     "    Points Possible,,,,,10",
+                     '"\'=HYPERLINK(""http://evil.example"")",7,\'+1,\'@SUM(A1),\'-1;\'=2,8']
+
+
+def test_a_lone_archive_that_is_a_zip_bomb_refuses_its_student_alone(tmp_path):
+    """A hand-in of one zip whose member expands far past the student's limit: copying it
+    refuses that student (their row says why), and leaves nothing of it."""
+    bomb = tmp_path / "leeann_7_100_work.zip"
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("solitaire_1.py", bytes(8 << 20))
+    student = platform_class.Student("Ann Lee", tmp_path, platform_class.HANDIN,
+                                     files={"work.zip": bomb})
+    with pytest.raises(Refused) as refused:
+        platform_class.copy_handin(student, tmp_path / "copy", Limits(files=10, depth=4,
+                                                                      bytes=1 << 20))
+    assert str(refused.value) == unpack.TOO_LARGE.format(
+        archive="'leeann_7_100_work.zip'", most=1 << 20, member="'solitaire_1.py'")
+    assert not (tmp_path / "copy").exists()
