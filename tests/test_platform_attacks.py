@@ -528,3 +528,32 @@ def test_a_lone_archive_that_is_a_zip_bomb_refuses_its_student_alone(tmp_path):
     assert str(refused.value) == unpack.TOO_LARGE.format(
         archive="'leeann_7_100_work.zip'", most=1 << 20, member="'solitaire_1.py'")
     assert not (tmp_path / "copy").exists()
+
+
+# The honest user.
+
+def test_a_worksheet_saved_by_excel_with_semicolons_goes_back_as_excel_saved_it(tmp_path):
+    """Excel set to a language whose lists take ';' saves the worksheet with ';' between
+    cells, CRLF line ends and a byte-order mark; Moodle's upload takes it so (its form's
+    separator: tab, comma, colon or semicolon, assignfeedback/offline/uploadgradesform.php).
+    It is read, and goes back in the same form with the mark and comment filled in."""
+    cells = {"Identifier": "Participant 11", "Full name": "Ann Lee", "Email address": "a@x.edu",
+             "Status": "Submitted for grading", "Grade": "", "Maximum Grade": "10",
+             "Grade can be changed": "Yes",
+             "Last modified (submission)": "Monday, 8 March 2027, 2:30 PM",
+             "Last modified (grade)": "-", "Feedback comments": ""}
+    columns = moodle_download.INDIVIDUAL
+    text = "".join(";".join(row) + "\r\n" for row in (columns, [cells[c] for c in columns]))
+    sheet = tmp_path / "worksheet.csv"
+    sheet.write_bytes(b"\xef\xbb\xbf" + text.encode("utf-8"))
+    download = moodle_download.write_folder(tmp_path / "download", moodle_download.entries(
+        moodle_download.student_prefix("Ann Lee", 11), {"solitaire_1.py": b"print(1)\n"}))
+    context = Context(**{**vars(CONTEXT), "worksheet": sheet})
+    read = moodle.read(download, context)
+    (handin,) = read.handins
+    assert handin.name == "Ann Lee" and handin.submitted.hour == 14
+    moodle.write_back(tmp_path, read, [Returned(read.roster[0], 7.5, 10.0, "late; a, b")],
+                      context)
+    assert (tmp_path / moodle.WRITTEN).read_bytes() == b"\xef\xbb\xbf" + text.replace(
+        "Yes;Monday, 8 March 2027, 2:30 PM;-;", 'Yes;Monday, 8 March 2027, 2:30 PM;-;"late; a, b"'
+    ).replace("Submitted for grading;;10", "Submitted for grading;7.5;10").encode("utf-8")

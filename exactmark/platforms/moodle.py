@@ -87,8 +87,13 @@ MONTHS = ("January", "February", "March", "April", "May", "June", "July", "Augus
 DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 USERDATE = re.compile(rf"(?:{'|'.join(DAYS)}), (\d{{1,2}}) ({'|'.join(MONTHS)}) (\d{{4}}), "
                       r"(\d{1,2}):(\d{2}) (AM|PM)")
-# What PHP's fputcsv quotes a cell for: the kit's cells are quoted the same way.
+# What PHP's fputcsv quotes a cell for: the kit's cells are quoted the same way (and for the
+# worksheet's own separator, when a spreadsheet saved it with another).
 NEEDS_QUOTES = re.compile(r'[,"\r\n\t \\]')
+# What Moodle's upload form lets the worksheet be separated by (assignfeedback/offline/
+# uploadgradesform.php: comma, semicolon, tab, colon): Moodle writes ",", Excel in many
+# languages saves ";". The one that makes Identifier a column of the first line is the one.
+SEPARATORS = (",", ";", "\t", ":")
 # format_string's replace_ampersands_not_followed_by_entity (lib/weblib.php), on a group's name.
 BARE_AMPERSAND = re.compile(r"&(?![a-zA-Z0-9#]{1,8};)")
 # clean_param(PARAM_FILE): what Moodle drops from a name before it names a file.
@@ -154,6 +159,7 @@ class Worksheet:
     records: list  # Record: the header first
     columns: dict  # header -> index
     rows: dict = field(default_factory=dict)  # participant id -> Record
+    separator: str = ","
 
     def cell(self, record: Record, column: str) -> str:
         index = self.columns.get(column)
@@ -201,7 +207,10 @@ def read_worksheet(path: Path) -> Worksheet:
         text = data[len(codecs.BOM_UTF8) if bom else 0:].decode("utf-8")
     except UnicodeDecodeError:
         raise ValueError(BAD_SHEET.format(path=path, problem=NOT_TEXT)) from None
-    records = _records(text, path)
+    header = text.partition("\n")[0]
+    separator = next((separator for separator in SEPARATORS if IDENTIFIER in (
+        cell.strip().strip('"') for cell in header.split(separator))), ",")
+    records = _records(text, path, separator)
     if not records or records[0].blank():
         raise ValueError(BAD_SHEET.format(path=path, problem=EMPTY))
     columns = {}
@@ -209,7 +218,7 @@ def read_worksheet(path: Path) -> Worksheet:
         columns.setdefault(header, index)
     if IDENTIFIER not in columns:
         raise ValueError(BAD_SHEET.format(path=path, problem=NO_COLUMN.format(column=IDENTIFIER)))
-    sheet = Worksheet(path, bom, records, columns)
+    sheet = Worksheet(path, bom, records, columns, separator=separator)
     width = len(records[0].values)
     for record in records[1:]:
         if record.blank():
@@ -229,24 +238,24 @@ def read_worksheet(path: Path) -> Worksheet:
     return sheet
 
 
-def _records(text: str, path: Path) -> list:
-    """The CSV's records, each cell's value and its text as written (a comma between cells;
-    a cell quoted with '"', '""' inside for one; a record ends at \\n, \\r\\n or \\r)."""
+def _records(text: str, path: Path, separator: str = ",") -> list:
+    """The CSV's records, each cell's value and its text as written (`separator` between
+    cells; a cell quoted with '"', '""' inside for one; a record ends at \\n, \\r\\n or \\r)."""
     records, at, line = [], 0, 1
     while at < len(text):
         values, raw, first = [], [], line
         while True:
             if text.startswith('"', at):
-                end, line = _quoted_end(text, at, line, path, first)
+                end, line = _quoted_end(text, at, line, path, first, separator)
                 values.append(text[at + 1:end - 1].replace('""', '"'))
             else:
                 end = at
-                while end < len(text) and text[end] not in ",\r\n":
+                while end < len(text) and text[end] not in (separator, "\r", "\n"):
                     end += 1
                 values.append(text[at:end])
             raw.append(text[at:end])
             at = end
-            if text.startswith(",", at):
+            if text.startswith(separator, at):
                 at += 1
                 continue
             ending = "\r\n" if text.startswith("\r\n", at) else text[at:at + 1]
@@ -257,7 +266,8 @@ def _records(text: str, path: Path) -> list:
     return records
 
 
-def _quoted_end(text: str, at: int, line: int, path: Path, first: int) -> tuple:
+def _quoted_end(text: str, at: int, line: int, path: Path, first: int,
+                separator: str) -> tuple:
     """Where the quoted cell starting at `at` ends (just past its closing quote), and the
     line reached."""
     scan = at + 1
@@ -269,7 +279,7 @@ def _quoted_end(text: str, at: int, line: int, path: Path, first: int) -> tuple:
             scan = close + 2
             continue
         end = close + 1
-        if end < len(text) and text[end] not in ",\r\n":
+        if end < len(text) and text[end] not in (separator, "\r", "\n"):
             raise ValueError(BAD_ROW.format(path=path, line=first, problem=AFTER_QUOTE))
         cell = text[at:end]
         return end, line + cell.count("\n") + cell.replace("\r\n", "\n").count("\r")
@@ -446,13 +456,14 @@ def write_back(out: Path, download: Download, returned: list, context):
             if id(record) in rows:
                 for index in theirs:
                     if spreadsheet_text(record.values[index]) != record.values[index]:
-                        raw[index] = _cell(record.values[index])
+                        raw[index] = _cell(record.values[index], sheet.separator)
             item = back.get(rows.get(id(record)))
             if item is not None:
-                raw[grade] = _cell("" if item.mark is None else _number(item.mark))
+                raw[grade] = _cell("" if item.mark is None else _number(item.mark),
+                                   sheet.separator)
                 if comments is not None:
-                    raw[comments] = _cell(item.comment)
-            file.write(",".join(raw) + record.end)
+                    raw[comments] = _cell(item.comment, sheet.separator)
+            file.write(sheet.separator.join(raw) + record.end)
     return path
 
 
@@ -481,7 +492,9 @@ def _number(mark: float) -> str:
     return f"{mark:.5f}".rstrip("0").rstrip(".")
 
 
-def _cell(text: str) -> str:
-    """One of the kit's cells, safe from formulas, quoted where PHP's fputcsv would."""
+def _cell(text: str, separator: str = ",") -> str:
+    """One of the kit's cells, safe from formulas, quoted where PHP's fputcsv would, or where
+    it holds the worksheet's separator."""
     text = spreadsheet_text(text)
-    return f'"{text.replace(chr(34), chr(34) * 2)}"' if NEEDS_QUOTES.search(text) else text
+    quoted = NEEDS_QUOTES.search(text) or separator in text
+    return f'"{text.replace(chr(34), chr(34) * 2)}"' if quoted else text
