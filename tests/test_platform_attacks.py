@@ -10,6 +10,7 @@ import argparse
 import json
 import os
 import stat
+import tempfile
 import threading
 import zipfile
 import traceback
@@ -20,12 +21,14 @@ import pytest
 
 from exactmark.base.tree import Limits, Refused
 from exactmark.base.visible import escaped
-from exactmark.classroom import platform_class, unpack
+from exactmark.classroom import mark_class, platform_class, unpack
 from exactmark.platforms import canvas, canvas_api, gradescope_export, moodle
 from exactmark.platforms.download import Context, Person, Returned
 from tests.platforms import moodle_download
 from tests.platforms.canvas_download import Submitter as CanvasSubmitter
 from tests.platforms.canvas_download import write_folder as canvas_folder
+from tests.test_mark_class import ASSIGNMENT as CLASS_ASSIGNMENT
+from tests.test_mark_class import HIDDEN, VISIBLE, others
 from tests.platforms.gradescope_download import (METADATA, Submission, Submitter,
                                                  export_folder_name, write_export)
 
@@ -557,3 +560,32 @@ def test_a_worksheet_saved_by_excel_with_semicolons_goes_back_as_excel_saved_it(
     assert (tmp_path / moodle.WRITTEN).read_bytes() == b"\xef\xbb\xbf" + text.replace(
         "Yes;Monday, 8 March 2027, 2:30 PM;-;", 'Yes;Monday, 8 March 2027, 2:30 PM;-;"late; a, b"'
     ).replace("Submitted for grading;;10", "Submitted for grading;7.5;10").encode("utf-8")
+
+
+def test_ctrl_c_while_the_class_zip_is_unpacked_leaves_nothing_behind(tmp_path, monkeypatch):
+    """Ctrl-C on the tenth member of the class's download: the run stops, the half-unpacked
+    download is removed from the scratch folder, and OUT is never made."""
+    download = tmp_path / "submissions.zip"
+    with zipfile.ZipFile(download, "w") as archive:
+        for n in range(20):
+            archive.writestr(f"student{n}_{n + 1}_{n + 100}_solitaire_1.py", b"print(1)\n")
+    (tmp_path / "a.toml").write_text(CLASS_ASSIGNMENT.format(
+        visible=json.dumps(VISIBLE), hidden=json.dumps(HIDDEN),
+        kit_only_1=others("solitaire_1", VISIBLE + HIDDEN),
+        kit_only_2=others("solitaire_2", ["seed_0_full"])), encoding="utf-8")
+    placed, place = [], unpack._Writer.place
+
+    def interrupted(self, *args):
+        placed.append(args)
+        if len(placed) == 10:
+            raise KeyboardInterrupt
+        return place(self, *args)
+
+    monkeypatch.setattr(unpack._Writer, "place", interrupted)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    with pytest.raises(KeyboardInterrupt):
+        mark_class.main([str(download), "--from", "canvas", "--assignment",
+                         str(tmp_path / "a.toml"), "--out", str(tmp_path / "out")])
+    assert list(scratch.iterdir()) == [] and not (tmp_path / "out").exists()
