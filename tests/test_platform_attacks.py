@@ -7,13 +7,17 @@ mod/assign/classes/downloader.php and gradingtable.php, Gradescope's export layo
 that the kit refuses it in one line, or reads it without harm."""
 
 import argparse
+import csv
 import json
 import os
 import stat
+import subprocess
+import sys
 import tempfile
 import threading
-import zipfile
 import traceback
+import unicodedata
+import zipfile
 from datetime import timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -22,15 +26,17 @@ import pytest
 from exactmark.base.tree import Limits, Refused
 from exactmark.base.visible import escaped
 from exactmark.classroom import mark_class, platform_class, unpack
+from exactmark.kit.bundle import write_all
+from exactmark.kit.cases import ROOT
 from exactmark.platforms import canvas, canvas_api, gradescope_export, moodle
 from exactmark.platforms.download import Context, Person, Returned
 from tests.platforms import moodle_download
 from tests.platforms.canvas_download import Submitter as CanvasSubmitter
 from tests.platforms.canvas_download import write_folder as canvas_folder
-from tests.test_mark_class import ASSIGNMENT as CLASS_ASSIGNMENT
-from tests.test_mark_class import HIDDEN, VISIBLE, others
 from tests.platforms.gradescope_download import (METADATA, Submission, Submitter,
                                                  export_folder_name, write_export)
+from tests.test_mark_class import ASSIGNMENT as CLASS_ASSIGNMENT
+from tests.test_mark_class import HIDDEN, VISIBLE, others
 
 pytestmark = pytest.mark.filterwarnings("ignore:Canvas may respond unexpectedly")
 
@@ -589,3 +595,37 @@ def test_ctrl_c_while_the_class_zip_is_unpacked_leaves_nothing_behind(tmp_path, 
         mark_class.main([str(download), "--from", "canvas", "--assignment",
                          str(tmp_path / "a.toml"), "--out", str(tmp_path / "out")])
     assert list(scratch.iterdir()) == [] and not (tmp_path / "out").exists()
+
+
+def test_names_a_student_chose_reach_the_terminal_the_sheet_and_the_pages_harmless(tmp_path):
+    """A Gradescope export whose submitters named themselves a formula (with an SID that starts
+    one), a script with a terminal escape, and a right-to-left override: marked end to end,
+    every line said on the terminal has no control character, grades.csv gives each cell as
+    text, and no page holds the script as HTML."""
+    write_all(tmp_path / "solutions")
+    right = (tmp_path / "solutions" / "solitaire_1.py").read_bytes()
+    names = [(HYPERLINK, "+1"), ("<script>alert(1)</script>\x1b[31mRed", "@2"),
+             (f"Ann{RLO}eeL", "-3")]
+    write_export(tmp_path / "download", [
+        Submission(n, [Submitter(name, sid, f"s{n}@example.edu")], "2027-03-08 10:00:00 Z",
+                   {"solitaire_1.py": right}) for n, (name, sid) in enumerate(names, 1)])
+    (tmp_path / "a.toml").write_text(CLASS_ASSIGNMENT.format(
+        visible=json.dumps(VISIBLE), hidden=json.dumps(HIDDEN),
+        kit_only_1=others("solitaire_1", VISIBLE + HIDDEN),
+        kit_only_2=others("solitaire_2", ["seed_0_full"])), encoding="utf-8")
+    out = tmp_path / "out"
+    done = subprocess.run([sys.executable, "-m", "exactmark", "class", str(tmp_path / "download"),
+                           "--from", "gradescope", "--assignment", str(tmp_path / "a.toml"),
+                           "--out", str(out)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr
+    said = done.stdout + done.stderr
+    assert not any(unicodedata.category(c) in ("Cc", "Cf") for c in said.replace("\n", ""))
+    with open(out / "grades.csv", newline="", encoding="utf-8") as sheet:
+        rows = {row[-2]: row[0] for row in list(csv.reader(sheet))[1:]}
+    assert rows == {"'+1": "'" + HYPERLINK,
+                    "'@2": "<script>alert(1)</script>⟨U+001B⟩[31mRed",
+                    "'-3": "Ann⟨U+202E⟩eeL"}
+    pages = [out / "summary.html", *(out / "students").glob("*/feedback.html")]
+    assert len(pages) == 4
+    assert not any("<script>alert" in page.read_text(encoding="utf-8") for page in pages)
