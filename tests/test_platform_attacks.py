@@ -15,6 +15,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import traceback
 import unicodedata
 import zipfile
@@ -629,3 +630,36 @@ def test_names_a_student_chose_reach_the_terminal_the_sheet_and_the_pages_harmle
     pages = [out / "summary.html", *(out / "students").glob("*/feedback.html")]
     assert len(pages) == 4
     assert not any("<script>alert" in page.read_text(encoding="utf-8") for page in pages)
+
+
+def test_a_canvas_that_hangs_up_halfway_through_an_answer_is_said_in_one_line(hostile):
+    """The answer says 1,000 bytes and the connection closes after 10: one line, as for a
+    Canvas that does not answer (requests' own reading would say so; the kit reads the body
+    itself, within its limit)."""
+    def answer(handler):
+        handler.send_response(200)
+        handler.send_header("Content-Length", "1000")
+        handler.end_headers()
+        handler.wfile.write(b'[{"id": 1,')
+        handler.close_connection = True
+        raise ConnectionAbortedError  # the handler stops here: nothing more is sent
+    server = hostile(answer)
+    said = fetched_error(server.url)
+    assert str(said).startswith(canvas_api.UNREACHABLE.format(url=server.url, why="")[:-1])
+
+
+def test_a_canvas_that_trickles_its_answer_is_stopped_after_the_time_an_answer_may_take(
+        hostile, monkeypatch):
+    """A byte every 50 ms, each within the connection's timeout, for 5 s in all: stopped once
+    MOST_ANSWER_SECONDS (0.5 s here: a margin of ten times) have passed, in one line."""
+    monkeypatch.setattr(canvas_api, "MOST_ANSWER_SECONDS", 0.5)
+
+    def trickle():
+        for _ in range(100):
+            time.sleep(0.05)
+            yield b" "
+        yield b"{}"
+
+    server = hostile(lambda handler: (200, trickle(), {"Transfer-Encoding": "chunked"}))
+    said = fetched_error(server.url)
+    assert str(said) == canvas_api.TOO_SLOW.format(url=server.url, most=0.5)

@@ -22,6 +22,7 @@ pages for ever) and reads at most MOST_ANSWER_BYTES of an answer (a huge one).
 """
 
 import os
+import time
 from dataclasses import dataclass, replace
 from datetime import datetime
 from urllib.parse import urlsplit
@@ -30,6 +31,7 @@ import requests
 from canvasapi import Canvas
 from canvasapi.exceptions import CanvasException, ResourceDoesNotExist
 from requests.adapters import HTTPAdapter
+from urllib3.exceptions import HTTPError as TransportError
 from urllib3.util.retry import Retry
 
 from exactmark.base.visible import escaped
@@ -45,6 +47,8 @@ TIMEOUT = 60  # seconds for a connection or an answer: canvasapi sets none, so w
 # students, each list paged; an answer of a page of 100 students is a few hundred kB.
 MOST_REQUESTS = 5_000
 MOST_ANSWER_BYTES = 64 << 20
+MOST_ANSWER_SECONDS = 5 * TIMEOUT  # for one answer's body, however slowly each byte comes
+CHUNK = 64 << 10
 
 NO_TOKEN = f"Canvas: set {TOKEN_VARIABLE} in the environment to a Canvas access token"
 URL_NOT_PLAIN = ("--canvas-url: give Canvas's address alone (https://canvas.example.edu), with "
@@ -63,6 +67,7 @@ FAILED_STATUS = "HTTP {status}"  # FAILED's why: never the body, which may echo 
 TOO_MANY_REQUESTS = ("Canvas at {url} was asked {most} times and still had more pages: stopped "
                      "(a server that pages for ever?)")
 TOO_LARGE = "Canvas at {url} answered with more than {most:,} bytes: stopped"
+TOO_SLOW = "Canvas at {url} took more than {most} seconds to give one answer: stopped"
 LATE_DISAGREES = ("Canvas's download marks this submission {download}, its API {api}: "
                   "handed in again since the download?")
 LATE_WORDS = {True: "late", False: "on time"}
@@ -127,7 +132,7 @@ def fetch(url: str, course_id: str, assignment_id: str, environ=os.environ,
                                           url=url)) from None
     except requests.exceptions.RetryError:
         raise ValueError(SERVER_FAILED.format(url=url)) from None
-    except requests.exceptions.RequestException as error:
+    except (requests.exceptions.RequestException, TransportError) as error:
         raise ValueError(UNREACHABLE.format(url=url, why=type(error).__name__)) from None
     except CanvasException as error:
         raise ValueError(FAILED.format(url=url, why=type(error).__name__)) from None
@@ -164,18 +169,27 @@ class Patient(HTTPAdapter):
 
 
 def bounded(response, *args, **kwargs):
-    """An answer's body read now, within MOST_ANSWER_BYTES, and kept where requests keeps it
-    (Response._content: what .content and .json() give, never read again): requests would
-    read any length."""
+    """An answer's body read now, within MOST_ANSWER_BYTES and MOST_ANSWER_SECONDS, and kept
+    where requests keeps it (Response._content: what .content and .json() give, never read
+    again): requests would read any length, for as long as each byte comes within TIMEOUT.
+    A connection that breaks meanwhile raises urllib3's error (fetch says it)."""
     length = response.headers.get("Content-Length", "")
-    said_too_large = length.isdigit() and int(length) > MOST_ANSWER_BYTES
-    body = b"" if said_too_large else response.raw.read(MOST_ANSWER_BYTES + 1,
-                                                        decode_content=True)
-    if said_too_large or len(body) > MOST_ANSWER_BYTES:
-        response.close()  # hung up: the rest is never sent
-        raise Refused(TOO_LARGE, most=MOST_ANSWER_BYTES)
-    response._content = body
+    if length.isdigit() and int(length) > MOST_ANSWER_BYTES:
+        stopped(response, TOO_LARGE, MOST_ANSWER_BYTES)
+    deadline, body = time.monotonic() + MOST_ANSWER_SECONDS, bytearray()
+    while chunk := response.raw.read1(CHUNK, decode_content=True):  # what has come
+        body += chunk
+        if len(body) > MOST_ANSWER_BYTES:
+            stopped(response, TOO_LARGE, MOST_ANSWER_BYTES)
+        if time.monotonic() > deadline:
+            stopped(response, TOO_SLOW, MOST_ANSWER_SECONDS)
+    response._content = bytes(body)
     return response
+
+
+def stopped(response, template: str, most) -> None:
+    response.close()  # hung up: the rest is never sent
+    raise Refused(template, most=most)
 
 
 def refusing(response, *args, **kwargs):
