@@ -663,3 +663,27 @@ def test_a_canvas_that_trickles_its_answer_is_stopped_after_the_time_an_answer_m
     server = hostile(lambda handler: (200, trickle(), {"Transfer-Encoding": "chunked"}))
     said = fetched_error(server.url)
     assert str(said) == canvas_api.TOO_SLOW.format(url=server.url, most=0.5)
+
+
+@pytest.mark.parametrize("shape", ["a list for the course", "an assignment of no course",
+                                   "a time that is none"])
+def test_a_canvas_answer_of_the_wrong_shape_is_said_in_one_line(hostile, shape):
+    """JSON, but not as Canvas documents it (a proxy's, an old or a forged Canvas's): one line,
+    never a traceback, never the server's text."""
+    def answer(handler):
+        path = handler.path.split("?")[0]
+        if path == "/api/v1/courses/5":
+            body = [] if shape == "a list for the course" else {"id": 5, "name": "C"}
+        elif path.endswith("/assignments/77"):
+            body = {"id": 77, "name": "A", "points_possible": 1}
+            body.update({} if shape == "an assignment of no course" else {"course_id": 5})
+        elif path.endswith("/submissions"):
+            body = [{"user_id": 1, "submitted_at": "\x1b]0;owned\x07", "late": False}]
+        else:
+            body = []
+        return 200, json_of(body), {}
+
+    server = hostile(answer)
+    said = fetched_error(server.url)
+    assert str(said).startswith(canvas_api.NOT_CANVAS.format(url=server.url, why="")[:-2])
+    assert "\x1b" not in str(said)

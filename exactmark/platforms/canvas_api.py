@@ -63,6 +63,7 @@ NOT_FOUND = "Canvas has no course {course} with an assignment {assignment} at {u
 SERVER_FAILED = f"Canvas at {{url}} answered with a server error {RETRIES} times: try again later"
 UNREACHABLE = f"Canvas at {{url}} did not answer after {RETRIES} tries ({{why}})"
 FAILED = "Canvas at {url} answered with an error: {why}"
+NOT_CANVAS = "Canvas at {url} answered, but not as Canvas's API does ({why})"
 FAILED_STATUS = "HTTP {status}"  # FAILED's why: never the body, which may echo the token
 TOO_MANY_REQUESTS = ("Canvas at {url} was asked {most} times and still had more pages: stopped "
                      "(a server that pages for ever?)")
@@ -136,6 +137,8 @@ def fetch(url: str, course_id: str, assignment_id: str, environ=os.environ,
         raise ValueError(UNREACHABLE.format(url=url, why=type(error).__name__)) from None
     except CanvasException as error:
         raise ValueError(FAILED.format(url=url, why=type(error).__name__)) from None
+    except (AttributeError, KeyError, TypeError, ValueError) as error:  # JSON of another shape
+        raise ValueError(NOT_CANVAS.format(url=url, why=type(error).__name__)) from None
 
 
 def guarded(canvas: Canvas, backoff: float) -> None:
