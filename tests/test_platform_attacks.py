@@ -24,6 +24,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from exactmark.base.exits import Exit
 from exactmark.base.tree import Limits, Refused
 from exactmark.base.visible import escaped
 from exactmark.classroom import mark_class, platform_class, unpack
@@ -569,9 +570,10 @@ def test_a_worksheet_saved_by_excel_with_semicolons_goes_back_as_excel_saved_it(
     ).replace("Submitted for grading;;10", "Submitted for grading;7.5;10").encode("utf-8")
 
 
-def test_ctrl_c_while_the_class_zip_is_unpacked_leaves_nothing_behind(tmp_path, monkeypatch):
-    """Ctrl-C on the tenth member of the class's download: the run stops, the half-unpacked
-    download is removed from the scratch folder, and OUT is never made."""
+def test_ctrl_c_while_the_class_zip_is_unpacked_leaves_nothing_behind(tmp_path, monkeypatch,
+                                                                       capsys):
+    """Ctrl-C on the tenth member of the class's download: the run stops in one line, the
+    half-unpacked download is removed from the scratch folder, and OUT is never made."""
     download = tmp_path / "submissions.zip"
     with zipfile.ZipFile(download, "w") as archive:
         for n in range(20):
@@ -592,9 +594,10 @@ def test_ctrl_c_while_the_class_zip_is_unpacked_leaves_nothing_behind(tmp_path, 
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))
-    with pytest.raises(KeyboardInterrupt):
-        mark_class.main([str(download), "--from", "canvas", "--assignment",
-                         str(tmp_path / "a.toml"), "--out", str(tmp_path / "out")])
+    status = mark_class.main([str(download), "--from", "canvas", "--assignment",
+                              str(tmp_path / "a.toml"), "--out", str(tmp_path / "out")])
+    assert status == Exit.INTERRUPTED
+    assert capsys.readouterr().err == mark_class.READ_INTERRUPTED + "\n"
     assert list(scratch.iterdir()) == [] and not (tmp_path / "out").exists()
 
 
@@ -687,3 +690,41 @@ def test_a_canvas_answer_of_the_wrong_shape_is_said_in_one_line(hostile, shape):
     said = fetched_error(server.url)
     assert str(said).startswith(canvas_api.NOT_CANVAS.format(url=server.url, why="")[:-2])
     assert "\x1b" not in str(said)
+
+
+TERMINATED_WHILE_UNPACKING = """\
+import os, signal, sys
+from exactmark.classroom import mark_class, unpack
+place, placed = unpack._Writer.place, []
+def terminated(self, *args):
+    placed.append(args)
+    if len(placed) == 10:
+        os.kill(os.getpid(), signal.{signal})
+    return place(self, *args)
+unpack._Writer.place = terminated
+sys.exit(mark_class.main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("name", ["SIGTERM", "SIGHUP"])
+def test_a_run_terminated_while_the_class_zip_is_unpacked_leaves_nothing_behind(tmp_path, name):
+    """SIGTERM (a scheduler's stop) or SIGHUP (the terminal closed) on the tenth member of the
+    class's download: the run stops as Ctrl-C stops it, saying so, with the half-unpacked
+    download (up to CLASS_LIMITS: 2 GiB) removed from the scratch folder."""
+    download = tmp_path / "submissions.zip"
+    with zipfile.ZipFile(download, "w") as archive:
+        for n in range(20):
+            archive.writestr(f"student{n}_{n + 1}_{n + 100}_solitaire_1.py", b"print(1)\n")
+    (tmp_path / "a.toml").write_text(CLASS_ASSIGNMENT.format(
+        visible=json.dumps(VISIBLE), hidden=json.dumps(HIDDEN),
+        kit_only_1=others("solitaire_1", VISIBLE + HIDDEN),
+        kit_only_2=others("solitaire_2", ["seed_0_full"])), encoding="utf-8")
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    done = subprocess.run(
+        [sys.executable, "-c", TERMINATED_WHILE_UNPACKING.format(signal=name), str(download),
+         "--from", "canvas", "--assignment", str(tmp_path / "a.toml"), "--out",
+         str(tmp_path / "out")], cwd=ROOT, capture_output=True, text=True, timeout=300,
+        env={**os.environ, "TMPDIR": str(scratch)})
+    assert (done.returncode, done.stderr) == (130, mark_class.READ_INTERRUPTED + "\n")
+    assert list(scratch.iterdir()) == [] and not (tmp_path / "out").exists()

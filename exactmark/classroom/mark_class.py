@@ -106,6 +106,8 @@ BAD_SHARE = "a score from 0 to 1"
 BAD_BUDGET = "a number of CPU seconds from 1 to 3600"
 INTERRUPTED = ("interrupted: {done} of {total} students marked or kept, their results in {out}; "
                "nothing else was written. Run the same command again to go on")
+READ_INTERRUPTED = ("interrupted while the class was read (a download unpacked): nothing was "
+                    "written. Run the same command again")
 EXAMPLE = ("example: exactmark class submissions --assignment seeded --out marked "
            "--times times.csv\n"
            "example: exactmark class moodle.zip --from moodle --worksheet Grades.csv "
@@ -594,22 +596,27 @@ def main(argv=None) -> int:
         as_of = moment(options.as_of, zone) if options.as_of else datetime.now().astimezone()
     except ValueError:
         parse.error(BAD_AS_OF.format(text=options.as_of))
+    # From here a stop (Ctrl-C, SIGTERM, SIGHUP) is a KeyboardInterrupt, even if inherited as
+    # ignored: the scratch folder (a class's whole download, unpacked) is removed on the way out.
+    before = {number: signal.signal(number, signal.default_int_handler)
+              for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
     scratch = Path(tempfile.mkdtemp(prefix="mark-class-"))
     try:
         taken, students = the_class(options, assignment, times, scratch)
-    except ValueError as problem:
+    except BaseException as problem:
         remove_tree(scratch)
-        parse.error(str(problem))
-    except BaseException:
-        remove_tree(scratch)
+        handlers_back(before)
+        if isinstance(problem, ValueError):
+            parse.error(str(problem))
+        if isinstance(problem, KeyboardInterrupt):
+            print(READ_INTERRUPTED, file=sys.stderr)
+            return Exit.INTERRUPTED
         raise
     out = options.out.absolute()
     os.umask(0o077)  # the class's files are the instructor's alone: a run never reads them
     (out / INSTRUCTOR).mkdir(mode=0o700, parents=True, exist_ok=True)
     own_only(out)
     threading.Thread(target=importlib.import_module, args=(SIMILARITY,), daemon=True).start()
-    before = {number: signal.signal(number, signal.default_int_handler)  # even if inherited
-              for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}  # as ignored
     marking = ClassMarking(options, assignment, out, scratch)
     try:
         outcomes = marking.run(students)
@@ -643,14 +650,19 @@ def main(argv=None) -> int:
               file=sys.stderr)
         return Exit.INTERRUPTED
     finally:
-        for number, handler in before.items():
-            signal.signal(number, handler)
+        handlers_back(before)
         remove_tree(scratch)
     print(WROTE.format(grades=out / "grades.csv", similarity=out / "similarity.csv",
                        summary=out / "summary.html", students=out / STUDENTS,
                        instructor=out / INSTRUCTOR)
           + (WROTE_BACK.format(platform=taken.platform, path=back) if back else ""))
     return Exit.PASSED
+
+
+def handlers_back(before: dict) -> None:
+    """The signal handlers as they were before the run (main in a test's process)."""
+    for number, handler in before.items():
+        signal.signal(number, handler)
 
 
 def the_class(options, assignment, times, scratch: Path) -> tuple:
