@@ -32,6 +32,7 @@ from exactmark.kit.bundle import write_all
 from exactmark.kit.cases import ROOT
 from exactmark.platforms import canvas, canvas_api, gradescope_export, moodle
 from exactmark.platforms.download import Context, Person, Returned
+from tests import test_platform_canvas as canvas_test
 from tests.platforms import moodle_download
 from tests.platforms.canvas_download import Submitter as CanvasSubmitter
 from tests.platforms.canvas_download import write_folder as canvas_folder
@@ -728,3 +729,32 @@ def test_a_run_terminated_while_the_class_zip_is_unpacked_leaves_nothing_behind(
         env={**os.environ, "TMPDIR": str(scratch)})
     assert (done.returncode, done.stderr) == (130, mark_class.READ_INTERRUPTED + "\n")
     assert list(scratch.iterdir()) == [] and not (tmp_path / "out").exists()
+
+
+def test_the_token_is_not_handed_on_to_the_markers_once_canvas_was_asked(tmp_path, monkeypatch):
+    """Once the API has answered, CANVAS_TOKEN leaves the class marker's environment: each
+    student's marker (a process of its own, whose environment is copied from it) never holds
+    it, so no run has even a marker's environment to look for it in. The Canvas is
+    tests/test_platform_canvas.py's, which answers as Canvas documents."""
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), canvas_test.Canvas)
+    httpd.lock, httpd.asked, httpd.failures, httpd.token = threading.Lock(), [], 0, TOKEN
+    httpd.users, httpd.submissions = list(canvas_test.USERS), list(canvas_test.SUBMISSIONS)
+    httpd.forbidden = False
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.start()
+    try:
+        monkeypatch.setenv(canvas_api.TOKEN_VARIABLE, TOKEN)
+        download = tmp_path / "download"
+        canvas_folder(download, [CanvasSubmitter("Doe, Jane", 101, files=[
+            (100, "solitaire_1.py", b"print(1)\n")])])
+        found = platform_class.take(options(
+            download, canvas_url=f"http://127.0.0.1:{httpd.server_address[1]}",
+            canvas_course=canvas_test.COURSE, canvas_assignment=canvas_test.ASSIGNMENT),
+            Assignment, tmp_path)
+        assert [handin.name for handin in found.handins] == ["Jane Doe"]  # the API answered
+        token_left = canvas_api.TOKEN_VARIABLE in os.environ  # never the environment shown
+        assert not token_left
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join()
