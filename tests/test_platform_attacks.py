@@ -758,3 +758,20 @@ def test_the_token_is_not_handed_on_to_the_markers_once_canvas_was_asked(tmp_pat
         httpd.shutdown()
         httpd.server_close()
         thread.join()
+
+
+def test_a_student_whose_sortable_name_is_anon_keeps_their_own_id(tmp_path):
+    """A student whose sortable name is "Anon" (a one-word name, or one chosen): Canvas names
+    their file "anon_777_888_solitaire_1.py", which an anonymous download's "anon_<id>_"
+    also fits. In a download that names its students (every file of an anonymous one begins
+    "anon_" or "LATE_anon_"), it is user 777's, so that their mark reaches their row."""
+    folder = canvas_folder(tmp_path / "download", [
+        CanvasSubmitter("Anon", 777, files=[(888, "solitaire_1.py", b"print(1)\n")]),
+        CanvasSubmitter("Lee, Ann", 7, files=[(100, "solitaire_1.py", b"print(1)\n")])])
+    assert sorted(path.name for path in folder.iterdir()) == [
+        "anon_777_888_solitaire_1.py", "leeann_7_100_solitaire_1.py"]
+    (folder / "anon_abc_1_x.py").write_bytes(b"")  # anonymous only: in this one, no one's
+    read = canvas.read(folder, CONTEXT)
+    assert sorted((h.key, h.name, list(h.files)) for h in read.handins) == [
+        ("7", "leeann", ["solitaire_1.py"]), ("777", "anon", ["solitaire_1.py"])]
+    assert [(r.name, r.reason) for r in read.refused] == [("anon_abc_1_x.py", canvas.STRAY_REASON)]

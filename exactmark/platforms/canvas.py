@@ -44,7 +44,9 @@ NAME = "canvas"
 SHEET = "canvas-grades.csv"
 
 # A Canvas name: what get_filename and add_upload_submission / add_text_or_url write.
-# The anonymous form is tried first: "anon_12345_..." is otherwise a student named "anon".
+# In an anonymous download (every file "anon_..." or "LATE_anon_...") the anonymous form is
+# tried first, "anon_12345_..." being otherwise a student named "anon"; in one that names its
+# students, "anon_777_888_..." is the file of user 777, whose sortable name is "Anon".
 ANONYMOUS = re.compile(r"(?P<late>LATE_)?(?P<id>anon_[0-9A-Za-z]+)_(?P<rest>.+)")
 NAMED = re.compile(r"(?P<name>.*?)_(?P<late>LATE_)?(?P<id>[0-9]+)_(?P<rest>.+)")
 UPLOADED = re.compile(r"(?P<attachment>[0-9]+)_(?P<display>.+)")
@@ -88,10 +90,11 @@ class CanvasAssignment:
     points: float
 
 
-def parsed(path: Path):
-    """The CanvasFile a name stands for, or None when Canvas would not write it."""
+def parsed(path: Path, anonymous: bool = True):
+    """The CanvasFile a name stands for, or None when Canvas would not write it (`anonymous`:
+    whether the download may be an anonymous one)."""
     name = unicodedata.normalize("NFC", path.name)
-    match = ANONYMOUS.fullmatch(name) or NAMED.fullmatch(name)
+    match = anonymous and ANONYMOUS.fullmatch(name) or NAMED.fullmatch(name)
     if not match or not all(word(c) for c in match.groupdict().get("name") or ""):
         return None
     name_part = match.groupdict().get("name") or ""
@@ -122,12 +125,15 @@ def looks_like(folder: Path) -> bool:
 
 def read(folder: Path, context) -> Download:
     by_key, refused = {}, []
-    for entry in sorted(Path(folder).iterdir()):
+    entries = sorted(Path(folder).iterdir())
+    anonymous = all(ANONYMOUS.fullmatch(unicodedata.normalize("NFC", entry.name))
+                    for entry in entries if not refusal(entry))
+    for entry in entries:
         reason = refusal(entry)
-        if reason:
-            refused.append(Refusal(entry.name, reason))
+        file = None if reason else parsed(entry, anonymous)
+        if file is None:
+            refused.append(Refusal(entry.name, reason or STRAY_REASON))
         else:
-            file = parsed(entry)
             by_key.setdefault(file.key, []).append(file)
     handins = [handin(files, context) for files in by_key.values()]
     handins.sort(key=lambda h: (h.name, h.key))
