@@ -342,6 +342,25 @@ def test_a_hand_in_without_a_time_where_the_platform_gives_times_is_untimed():
                             "the late rule")]
 
 
+def test_a_hand_in_the_platform_marks_late_with_no_time_is_untimed_and_said_so():
+    """A Canvas download without its API's times: the LATE in a file's name is all there is."""
+    students, _ = platform_class.students_of(
+        taken(handin("1", "Al", late=True), handin("2", "Bo")), Path("d"), None, DEADLINE)
+    assert [(s.untimed, s.untimed_note) for s in students] == [
+        (True, "Fake marks this hand-in late, and no time for it is given (the platform's, or "
+               "--times): marked without the late rule"), (False, "")]
+
+
+def test_without_a_deadline_the_platform_s_times_are_not_used():
+    """calculation has no deadline: a platform's times would otherwise refuse every student
+    (the marker's --submitted needs a deadline)."""
+    students, _ = platform_class.students_of(
+        taken(handin("1", "Al", submitted=DEADLINE, late=True), handin("2", "Bo")), Path("d"),
+        None, None)
+    assert [(s.submitted, s.untimed, s.notes) for s in students] == [
+        (None, False, []), (None, False, [])]
+
+
 def test_a_hand_in_s_files_are_copied_under_the_platform_s_names(tmp_path):
     (tmp_path / "a_1_solitaire_1.py").write_text("one")
     (tmp_path / "a_1_notes.txt").write_text("two")

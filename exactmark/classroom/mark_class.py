@@ -86,6 +86,8 @@ SHOWN_PAGES = 20  # pairs with a side-by-side page
 # would draw nothing.
 BAR_COLUMNS, BAR_ROWS = 80, 24
 
+NO_DEADLINE_PLATFORM = ("{name} has no deadline: {platform}'s submission times are not used "
+                        "(no late rule to apply)")
 NO_DEADLINE = "--times: {name} has no deadline, so no late rule to apply"
 UNKNOWN_STUDENTS = "warning: the times file names students not in the class: {names}"
 UNTIMED = ("warning: the times file does not name {count} student(s), marked without the late "
@@ -666,6 +668,9 @@ def the_class(options, assignment, times, scratch: Path) -> tuple:
         warn(students, times)
         return None, students
     print(taken.said, file=sys.stderr)
+    if assignment.deadline is None and any(handin.submitted for handin in taken.handins):
+        print(NO_DEADLINE_PLATFORM.format(name=assignment.name, platform=taken.platform),
+              file=sys.stderr)
     students, unknown = platform_class.students_of(taken, options.submissions, times,
                                                    assignment.deadline)
     warn(students, times, unknown)

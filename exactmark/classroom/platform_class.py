@@ -66,6 +66,8 @@ OLDER = "an earlier submission replaced by this one: {names}"
 PLATFORM_UNTIMED = ("{platform} gives no submission time for this hand-in: marked without the "
                     "late rule")
 LATE_BUT_ON_TIME = "{platform} marks this hand-in late, yet its time is before the deadline"
+LATE_UNTIMED = ("{platform} marks this hand-in late, and no time for it is given (the "
+                "platform's, or --times): marked without the late rule")
 ON_TIME_BUT_LATE = "{platform} does not mark this hand-in late, yet its time is after the deadline"
 TEAM_HANDED_IN = "team {team}: handed in by {names}"
 TEAM_ALSO = "team {team}: also handed in by {name}, replaced by the latest"
@@ -286,12 +288,14 @@ def students_of(taken: Taken, submissions: Path, times: dict, deadline) -> tuple
         if found is not None:
             used.add(found)
             student.submitted = times[found][1]
-        else:
+        elif deadline is not None:  # without one, no late rule: the platform's time is moot
             student.submitted = handin.submitted
-        if student.submitted is None and (times is not None or platform_timed):
+        if student.submitted is None and deadline is not None and (
+                handin.late or times is not None or platform_timed):
             student.untimed = True
-            student.untimed_note = sheet.NO_TIME if times is not None else \
-                PLATFORM_UNTIMED.format(platform=label)
+            student.untimed_note = (LATE_UNTIMED if handin.late else sheet.NO_TIME
+                                    if times is not None else PLATFORM_UNTIMED).format(
+                                        platform=label)
         if handin.late is not None and student.submitted is not None and deadline is not None:
             late = student.submitted > deadline
             if late != handin.late:
