@@ -631,3 +631,41 @@ def test_gradescope_needs_nothing_back(gradescope_marked):
     *_, out, done = gradescope_marked
     assert sorted(path.name for path in out.glob("*.csv")) == ["grades.csv", "similarity.csv"]
     assert "import format" not in done.stdout
+
+
+def test_canvas_points_other_than_the_kit_s_marks_are_refused_before_marking(canvas_marked,
+                                                                             tmp_path):
+    """Canvas's import takes a score as points of the assignment's own total: 8 of the
+    kit's 10 would go in as 8 of 20. Said in one line, before any student is marked."""
+    _, download, assignment, _, _, server = canvas_marked
+    server.assignment["points_possible"] = 20.0
+    try:
+        done = mark(download, assignment, tmp_path / "out", "--from", "canvas",
+                    "--canvas-url", canvas_server.url(server), "--canvas-course",
+                    canvas_server.COURSE, "--canvas-assignment", canvas_server.ASSIGNMENT,
+                    token=canvas_server.TOKEN)
+    finally:
+        server.assignment["points_possible"] = 10.0
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines()[-1].endswith(
+        "Canvas's assignment Solitaires (77) is out of 20 points, the kit marks out of 10: its "
+        "import would take each mark as points of 20; make them the same"), done.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_moodle_maximum_other_than_the_kit_s_marks_is_refused_before_marking(moodle_marked,
+                                                                            tmp_path):
+    """Moodle's upload skips a grade above its maximum unsaid: a worksheet out of 20 is
+    refused in one line as it is read, never after the class is marked (it was a
+    traceback once every student had been marked)."""
+    root, zipped, worksheet, _, _ = moodle_marked
+    other = tmp_path / "Grades-out-of-20.csv"
+    other.write_bytes(worksheet.read_bytes().replace(b",10.00,", b",20.00,"))
+    done = mark(zipped, root / "class_test.toml", tmp_path / "out", "--from", "moodle",
+                "--worksheet", other)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines()[-1].endswith(
+        f"{other}: Moodle's maximum grade is 20.00, the kit marks out of 10: Moodle's upload "
+        "would skip every mark above its maximum and take the rest as they are; make them the "
+        "same and download the worksheet again"), done.stderr
+    assert "Traceback" not in done.stderr and not (tmp_path / "out").exists()

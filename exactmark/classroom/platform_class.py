@@ -153,12 +153,14 @@ def take(options, assignment, scratch: Path):
     context = Context(expected=frozenset(file for program in assignment.programs.values()
                                          for file in program.exact_names()),
                       zone=zone, assignment=assignment.name, worksheet=options.worksheet,
-                      platform_assignment=options.canvas_assignment or "")
+                      platform_assignment=options.canvas_assignment or "",
+                      marks=float(assignment.marks))
     download = module.read(folder, context)
     if options.canvas_url:
         api = importlib.import_module(CANVAS_API)
         download = api.with_times(download, api.fetch(options.canvas_url, options.canvas_course,
-                                                      options.canvas_assignment))
+                                                      options.canvas_assignment),
+                                  marks=context.marks)
     teams = read_teams(options.roster) if options.roster else {}
     handins = teamed(download, teams)
     everyone = list({person.id: person for person in [*download.roster, *(

@@ -28,7 +28,7 @@ from canvasapi.exceptions import CanvasException, ResourceDoesNotExist
 from requests.adapters import HTTPAdapter
 from urllib3.util.retry import Retry
 
-from exactmark.platforms.canvas import CanvasAssignment
+from exactmark.platforms.canvas import CanvasAssignment, number
 from exactmark.platforms.download import Download, Person
 
 TOKEN_VARIABLE = "CANVAS_TOKEN"
@@ -50,6 +50,9 @@ LATE_DISAGREES = ("Canvas's download marks this submission {download}, its API {
                   "handed in again since the download?")
 LATE_WORDS = {True: "late", False: "on time"}
 GROUP_NOTE = "Canvas group {group}: {members}"
+OTHER_POINTS = ("Canvas's assignment {name} ({id}) is out of {canvas} points, the kit marks out "
+                "of {kit}: its import would take each mark as points of {canvas}; make them the "
+                "same")
 
 
 @dataclass(frozen=True)
@@ -181,10 +184,16 @@ def moment(text: str) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00")) if text else None
 
 
-def with_times(download: Download, fetched: Fetched) -> Download:
+def with_times(download: Download, fetched: Fetched, marks: float = None) -> Download:
     """The download with what only the API knows: each hand-in's time, its members (all of
     a group's students), the students' names and ids as Canvas has them, the roster, and a
-    note where the download's LATE marker and the API's late flag disagree."""
+    note where the download's LATE marker and the API's late flag disagree. ValueError
+    when the assignment's points possible are not `marks`, the kit's total: Canvas's import
+    takes a score as points of its own total, so 8 of 10 would go in as 8 of 20."""
+    if marks is not None and fetched.points != marks:
+        raise ValueError(OTHER_POINTS.format(name=fetched.name, id=fetched.assignment_id,
+                                             canvas=number(fetched.points),
+                                             kit=number(marks)))
     people = {p.id: p for p in fetched.roster}
     handins = []
     for handin in download.handins:
