@@ -226,9 +226,6 @@ def fetch(server, token=TOKEN):
                             backoff=0)
 
 
-pytestmark = pytest.mark.filterwarnings("ignore:Canvas may respond unexpectedly")
-
-
 def test_the_api_gives_every_page_of_times_and_roster(server):
     fetched = fetch(server)
     assert (fetched.assignment_id, fetched.name, fetched.points) == ("77", "Solitaires", 20.0)

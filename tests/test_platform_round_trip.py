@@ -283,7 +283,7 @@ def canvas_marked(course):
 def test_canvas_marks_each_student_as_worked_out_by_hand(canvas_marked):
     *_, out, done, _ = canvas_marked
     assert done.returncode == 0, done.stderr
-    assert "read as a Canvas download" in done.stderr.splitlines()[:3], done.stderr
+    assert done.stderr.splitlines()[0] == "read as a Canvas download", done.stderr
     assert differences(grades(out), CANVAS_EXPECTED) == []
 
 
@@ -669,3 +669,18 @@ def test_moodle_maximum_other_than_the_kit_s_marks_is_refused_before_marking(moo
         "would skip every mark above its maximum and take the rest as they are; make them the "
         "same and download the worksheet again"), done.stderr
     assert "Traceback" not in done.stderr and not (tmp_path / "out").exists()
+
+
+def test_canvas_over_plain_http_is_refused_before_the_token_leaves(canvas_marked, tmp_path):
+    """http:// elsewhere than this machine would carry the token unencrypted: refused in one
+    line before any request (.invalid never resolves: no network either way)."""
+    _, download, assignment, *_ = canvas_marked
+    done = mark(download, assignment, tmp_path / "out", "--from", "canvas",
+                "--canvas-url", "http://canvas.invalid", "--canvas-course", "5",
+                "--canvas-assignment", "77", token=canvas_server.TOKEN)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines()[-1].endswith(
+        "--canvas-url http://canvas.invalid is not an https:// address: the token in "
+        "CANVAS_TOKEN would cross the network unencrypted; give Canvas's https:// address"), \
+        done.stderr
+    assert canvas_server.TOKEN not in done.stderr and not (tmp_path / "out").exists()

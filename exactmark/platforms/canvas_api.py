@@ -19,8 +19,10 @@ connection is tried again, RETRIES times in all, with a short backoff; then one 
 """
 
 import os
+import warnings
 from dataclasses import dataclass, replace
 from datetime import datetime
+from urllib.parse import urlsplit
 
 import requests
 from canvasapi import Canvas
@@ -38,6 +40,10 @@ SERVER_ERRORS = (500, 502, 503, 504)
 TIMEOUT = 60  # seconds for a connection or an answer: canvasapi sets none, so waits forever
 
 NO_TOKEN = f"Canvas: set {TOKEN_VARIABLE} in the environment to a Canvas access token"
+NOT_HTTPS = (f"--canvas-url {{url}} is not an https:// address: the token in {TOKEN_VARIABLE} "
+             "would cross the network unencrypted; give Canvas's https:// address")
+LOOPBACK = ("127.0.0.1", "::1", "localhost")  # http allowed: the token never leaves the machine
+HTTP_WARNING = "Canvas may respond unexpectedly"  # canvasapi's warning for an http:// address
 REFUSED = (f"Canvas refused the token in {TOKEN_VARIABLE} (HTTP {{status}}): it is wrong, "
            "expired, or not a teacher's of this course")
 RATE_LIMITED = "Canvas refused the requests as too many (HTTP 403, rate limit): try again later"
@@ -88,8 +94,14 @@ class Refused(Exception):
 
 def fetch(url: str, course_id: str, assignment_id: str, environ=os.environ,
           backoff: float = BACKOFF) -> Fetched:
-    """Everything with_times needs, or ValueError with one line that never holds the token."""
-    canvas = Canvas(url.rstrip("/"), token(environ))
+    """Everything with_times needs, or ValueError with one line that never holds the token.
+    The token goes over https only (or to this machine itself: a test's Canvas, a tunnel);
+    canvasapi's own warning about http, a Python warning, is said so instead."""
+    if urlsplit(url).scheme != "https" and urlsplit(url).hostname not in LOOPBACK:
+        raise ValueError(NOT_HTTPS.format(url=url))
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", HTTP_WARNING, UserWarning)
+        canvas = Canvas(url.rstrip("/"), token(environ))
     guarded(canvas, backoff)
     try:
         return ask(canvas, course_id, assignment_id)
