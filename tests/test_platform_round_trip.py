@@ -366,8 +366,9 @@ def test_canvas_token_is_in_no_file_the_run_wrote(canvas_marked):
 MOODLE_IDS = {"zoe": 2001, "jose": 2002, "sean": 2003, "ann": 2004, "ann2": 2005, "al": 2006,
               "al2": 2007, "mary": 2008, "rick": 2009, "dee": 2013}
 # (key, full name, what they handed in, when): Rick's resubmission cannot happen here:
-# Moodle's download holds each participant's latest attempt only (downloader.php takes
-# get_user_submission(userid, false), the current one).
+# Moodle's download holds each participant's latest attempt only (downloader.php,
+# get_student_submission: get_user_submission($student->id, false), whose attempt number
+# defaults to the latest).
 MOODLE_CLASS = [
     ("zoe", "Zoë Martin", "right", ON_TIME),
     ("jose", "José Núñez", "eigth", ON_TIME),
