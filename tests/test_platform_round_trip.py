@@ -685,3 +685,23 @@ def test_canvas_over_plain_http_is_refused_before_the_token_leaves(canvas_marked
         "CANVAS_TOKEN would cross the network unencrypted; give Canvas's https:// address"), \
         done.stderr
     assert canvas_server.TOKEN not in done.stderr and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("platform", ["moodle", "gradescope"])
+def test_without_from_the_download_is_detected_and_a_second_run_keeps_everyone(
+        request, platform):
+    """The same download again, --from left out: recognised by its one platform, said in
+    the run's first line, and nothing marked again (grades.csv byte for byte as it was)."""
+    if platform == "moodle":
+        root, zipped, worksheet, out, _ = request.getfixturevalue("moodle_marked")
+        options, name, count = ["--worksheet", worksheet], "Moodle", 9
+    else:
+        root, zipped, out, _ = request.getfixturevalue("gradescope_marked")
+        options, name, count = [], "Gradescope", 10
+    before = (out / "grades.csv").read_bytes()
+    done = mark(zipped, root / "class_test.toml", out, *options)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines()[0] == (f"read as a {name} download (detected): --from "
+                                           f"{platform} to say so"), done.stderr
+    assert f"{count} student(s) unchanged since the last run" in done.stderr, done.stderr
+    assert (out / "grades.csv").read_bytes() == before
