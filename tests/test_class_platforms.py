@@ -259,7 +259,7 @@ def test_canvas_times_come_from_its_api_module_as_called_here(monkeypatch, tmp_p
     calls = []
     api = types.ModuleType("fake_canvas_api")
     api.fetch = lambda url, course, assignment: calls.append((url, course, assignment)) or "fetched"
-    api.with_times = lambda download, fetched: calls.append(fetched) or dataclasses.replace(
+    api.with_times = lambda download, fetched, marks: calls.append(fetched) or dataclasses.replace(
         download, handins=[dataclasses.replace(handin, submitted=DEADLINE)
                            for handin in download.handins])
     monkeypatch.setitem(sys.modules, "fake_canvas_api", api)

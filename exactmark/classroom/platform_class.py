@@ -72,6 +72,7 @@ ON_TIME_BUT_LATE = "{platform} does not mark this hand-in late, yet its time is 
 TEAM_HANDED_IN = "team {team}: handed in by {names}"
 TEAM_ALSO = "team {team}: also handed in by {name}, replaced by the latest"
 TEAM_ROW = "the mark of {team}, shared by its members"
+TEAM_OF_ONE = "handed in as {team}, of which this student is the one member"
 COMMENT_PAGE = "{page}/feedback.html"
 # Why a hand-in's files are not copied (the student's row says it).
 BAD_FILE_NAME = "the download names a file {name}: not a plain path below the submission"
@@ -154,12 +155,14 @@ def take(options, assignment, scratch: Path):
     context = Context(expected=frozenset(file for program in assignment.programs.values()
                                          for file in program.exact_names()),
                       zone=zone, assignment=assignment.name, worksheet=options.worksheet,
-                      platform_assignment=options.canvas_assignment or "")
+                      platform_assignment=options.canvas_assignment or "",
+                      marks=float(assignment.marks))
     download = module.read(folder, context)
     if options.canvas_url:
         api = importlib.import_module(CANVAS_API)
         download = api.with_times(download, api.fetch(options.canvas_url, options.canvas_course,
-                                                      options.canvas_assignment))
+                                                      options.canvas_assignment),
+                                  marks=context.marks)
     teams = read_teams(options.roster) if options.roster else {}
     handins = teamed(download, teams)
     everyone = list({person.id: person for person in [*download.roster, *(
@@ -270,17 +273,19 @@ def students_of(taken: Taken, submissions: Path, times: dict, deadline) -> tuple
     platform_timed = any(handin.submitted is not None for handin in taken.handins)
     keys = {}
     for handin in taken.handins:
-        keys.setdefault(name_key(handin.name), []).append(handin)
+        keys.setdefault(name_key(row_name(handin)), []).append(handin)
     students, used = [], set()
     for handin in taken.handins:
         alone = len(handin.members) == 1
-        shown = shown_name(handin.name)
-        if len(keys[name_key(handin.name)]) > 1:
-            shown = SAME_NAME.format(name=shown, id=escaped(handin.key, most=SHOWN_MOST))
+        shown = shown_name(row_name(handin))
         student = Student(shown, submissions / handin.key, HANDIN,
                           id=handin.members[0].id if alone else handin.key,
                           members=list(handin.members), files=dict(handin.files),
                           notes=[*handin.notes])
+        if len(keys[name_key(row_name(handin))]) > 1:
+            student.name = SAME_NAME.format(name=shown, id=escaped(student.id, most=SHOWN_MOST))
+        if row_name(handin) != handin.name:
+            student.notes.append(TEAM_OF_ONE.format(team=shown_name(handin.name)))
         if handin.older:
             student.notes.append(OLDER.format(names=", ".join(
                 escaped(Path(str(path)).name) for path in handin.older)))
@@ -308,6 +313,15 @@ def students_of(taken: Taken, submissions: Path, times: dict, deadline) -> tuple
     give_folders(students)
     unknown = sorted(written for key, (written, _) in (times or {}).items() if key not in used)
     return sorted(students, key=lambda student: (name_key(student.name), student.name)), unknown
+
+
+def row_name(handin) -> str:
+    """The name a hand-in's row goes by: its member's for a team of one (Moodle's "Default
+    group" or a group, a Canvas group, with one student in it), else the platform's."""
+    if len(handin.members) == 1 and handin.members[0].name \
+            and handin.members[0].name != handin.name:
+        return handin.members[0].name
+    return handin.name
 
 
 def shown_name(name: str) -> str:

@@ -19,8 +19,10 @@ connection is tried again, RETRIES times in all, with a short backoff; then one 
 """
 
 import os
+import warnings
 from dataclasses import dataclass, replace
 from datetime import datetime
+from urllib.parse import urlsplit
 
 import requests
 from canvasapi import Canvas
@@ -28,7 +30,7 @@ from canvasapi.exceptions import CanvasException, ResourceDoesNotExist
 from requests.adapters import HTTPAdapter
 from urllib3.util.retry import Retry
 
-from exactmark.platforms.canvas import CanvasAssignment
+from exactmark.platforms.canvas import CanvasAssignment, number
 from exactmark.platforms.download import Download, Person
 
 TOKEN_VARIABLE = "CANVAS_TOKEN"
@@ -38,6 +40,10 @@ SERVER_ERRORS = (500, 502, 503, 504)
 TIMEOUT = 60  # seconds for a connection or an answer: canvasapi sets none, so waits forever
 
 NO_TOKEN = f"Canvas: set {TOKEN_VARIABLE} in the environment to a Canvas access token"
+NOT_HTTPS = (f"--canvas-url {{url}} is not an https:// address: the token in {TOKEN_VARIABLE} "
+             "would cross the network unencrypted; give Canvas's https:// address")
+LOOPBACK = ("127.0.0.1", "::1", "localhost")  # http allowed: the token never leaves the machine
+HTTP_WARNING = "Canvas may respond unexpectedly"  # canvasapi's warning for an http:// address
 REFUSED = (f"Canvas refused the token in {TOKEN_VARIABLE} (HTTP {{status}}): it is wrong, "
            "expired, or not a teacher's of this course")
 RATE_LIMITED = "Canvas refused the requests as too many (HTTP 403, rate limit): try again later"
@@ -50,6 +56,9 @@ LATE_DISAGREES = ("Canvas's download marks this submission {download}, its API {
                   "handed in again since the download?")
 LATE_WORDS = {True: "late", False: "on time"}
 GROUP_NOTE = "Canvas group {group}: {members}"
+OTHER_POINTS = ("Canvas's assignment {name} ({id}) is out of {canvas} points, the kit marks out "
+                "of {kit}: its import would take each mark as points of {canvas}; make them the "
+                "same")
 
 
 @dataclass(frozen=True)
@@ -85,8 +94,14 @@ class Refused(Exception):
 
 def fetch(url: str, course_id: str, assignment_id: str, environ=os.environ,
           backoff: float = BACKOFF) -> Fetched:
-    """Everything with_times needs, or ValueError with one line that never holds the token."""
-    canvas = Canvas(url.rstrip("/"), token(environ))
+    """Everything with_times needs, or ValueError with one line that never holds the token.
+    The token goes over https only (or to this machine itself: a test's Canvas, a tunnel);
+    canvasapi's own warning about http, a Python warning, is said so instead."""
+    if urlsplit(url).scheme != "https" and urlsplit(url).hostname not in LOOPBACK:
+        raise ValueError(NOT_HTTPS.format(url=url))
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", HTTP_WARNING, UserWarning)
+        canvas = Canvas(url.rstrip("/"), token(environ))
     guarded(canvas, backoff)
     try:
         return ask(canvas, course_id, assignment_id)
@@ -181,10 +196,16 @@ def moment(text: str) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00")) if text else None
 
 
-def with_times(download: Download, fetched: Fetched) -> Download:
+def with_times(download: Download, fetched: Fetched, marks: float = None) -> Download:
     """The download with what only the API knows: each hand-in's time, its members (all of
     a group's students), the students' names and ids as Canvas has them, the roster, and a
-    note where the download's LATE marker and the API's late flag disagree."""
+    note where the download's LATE marker and the API's late flag disagree. ValueError
+    when the assignment's points possible are not `marks`, the kit's total: Canvas's import
+    takes a score as points of its own total, so 8 of 10 would go in as 8 of 20."""
+    if marks is not None and fetched.points != marks:
+        raise ValueError(OTHER_POINTS.format(name=fetched.name, id=fetched.assignment_id,
+                                             canvas=number(fetched.points),
+                                             kit=number(marks)))
     people = {p.id: p for p in fetched.roster}
     handins = []
     for handin in download.handins:

@@ -30,6 +30,8 @@ class Context:
     assignment: str  # the kit assignment's name (a column's name where the platform has none)
     worksheet: Path = None  # Moodle's grading worksheet (--worksheet), when given
     platform_assignment: str = ""  # the platform's id of the assignment, when given
+    marks: float = None  # the kit assignment's total: a platform's own maximum is checked
+    # against it as the download is read, before any marking (None: not checked)
 
 
 @dataclass(frozen=True)
