@@ -148,7 +148,8 @@ def test_each_hand_in_is_a_student_each_member_a_row_and_everyone_listed_a_row(m
         ["stray.txt", "0.00", "0.00", "0.00", "", "0.00", "refused", "", "belongs to no student",
          "", "students/stray.txt"],
         [ZOE_SHOWN, "8.00", "2.00", "10.00", "0", "10.00", "marked", "5/5",
-         "an earlier submission replaced by this one: zoe_501_solitaire_1-old.py; Fake marks "
+         "handed in again: the newest is marked, not zoe_501_solitaire_1-old.py; "
+         "Fake marks "
          "this hand-in late, yet its time is before the deadline", "501", pages[ZOE_SHOWN]]]
     assert rows[1][8].endswith("; Fake gives no submission time for this hand-in: marked "
                                "without the late rule"), rows[1][8]

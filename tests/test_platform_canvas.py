@@ -53,11 +53,9 @@ def summary(download: Download) -> dict:
             for handin in download.handins}
 
 
-RESUBMITTED = canvas.OLDER_NOTE
 EXPECTED = {
     "101": ("doejane", False, {"solitaire_1.py": b"second\n", "solitaire_2.py": b"two\n"},
-            ["doejane_101_501_solitaire_1.py"],
-            [RESUBMITTED.format(name="solitaire_1.py", older="doejane_101_501_solitaire_1.py")]),
+            ["doejane_101_501_solitaire_1.py"], []),
     "102": ("doejane", True, {"solitaire_1.py": b"other jane\n"}, [], []),
     "103": ("núñezjosé", False, {"solitaire_1.py": b"jose\n"}, [], []),
     "104": ("obrienseán", False, {"my game.py": b"spaces\n", "game-2.py": b"named so\n",
@@ -68,9 +66,7 @@ EXPECTED = {
     "107": ("leeann", False, {}, [], [canvas.NO_PROGRAM_NOTE.format(kind="a text entry")]),
     "108": ("roerick", False, {}, [], [canvas.NO_PROGRAM_NOTE.format(kind="a web address")]),
     "109": ("poeed", False, {"notes.txt": b"3\n"},
-            ["poeed_109_512_notes.txt", "poeed_109_513_notes-1.txt"],
-            [RESUBMITTED.format(name="notes.txt",
-                                older="poeed_109_512_notes.txt, poeed_109_513_notes-1.txt")]),
+            ["poeed_109_512_notes.txt", "poeed_109_513_notes-1.txt"], []),
 }
 
 

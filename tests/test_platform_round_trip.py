@@ -301,7 +301,7 @@ def test_canvas_rows_say_the_resubmission_the_team_and_the_two_of_one_name(canva
     *_, out, _, _ = canvas_marked
     rows = grades(out)
     rick = rows["Rick Roe", "109"]["note"]
-    assert "an earlier submission replaced by this one: roerick_109_580_solitaire_1.py" in rick, \
+    assert "handed in again: the newest is marked, not roerick_109_580_solitaire_1.py" in rick, \
         rick
     for member in ("Ann Tan", "Bob O'Neil", "Cy Wu"):
         key = (member, str(CANVAS_IDS[{"Ann Tan": "tan", "Bob O'Neil": "bob",

@@ -62,7 +62,7 @@ ROSTER_ROW = "{path}, line {line}: no {column} on this row"
 ROSTER_TWICE = "{path}, line {line}: {id} is already in team {team}"
 # On a row.
 SAME_NAME = "{name} ({id})"  # two students of one name, told apart by the platform's id
-OLDER = "an earlier submission replaced by this one: {names}"
+OLDER = "handed in again: the newest is marked, not {names}"
 PLATFORM_UNTIMED = ("{platform} gives no submission time for this hand-in: marked without the "
                     "late rule")
 LATE_BUT_ON_TIME = "{platform} marks this hand-in late, yet its time is before the deadline"

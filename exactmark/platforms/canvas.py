@@ -58,7 +58,6 @@ STRAY_REASON = ("not named as Canvas names a submission's files "
                 "(name_[LATE_]userid_attachmentid_file)")
 NO_PROGRAM_NOTE = "handed in on Canvas as {kind}, not as a file: no program file"
 ONLINE_KINDS = {"text.html": "a text entry", "link.html": "a web address"}
-OLDER_NOTE = "{name}: resubmitted on Canvas; the newest is marked, older: {older}"
 
 IDENTIFYING = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
 POINTS_POSSIBLE = "    Points Possible"  # as the export writes it; the import looks for it
@@ -154,10 +153,7 @@ def handin(files: list, context) -> Handin:
     for name, same in sorted(restored.items()):
         same.sort(key=lambda file: (file.attachment, file.display))
         kept[name] = same[-1].path
-        if len(same) > 1:
-            older.extend(file.path for file in same[:-1])
-            notes.append(OLDER_NOTE.format(name=name, older=", ".join(
-                file.path.name for file in same[:-1])))
+        older.extend(file.path for file in same[:-1])
     return Handin(key=first.key, name=shown, members=[Person(first.key, shown)], files=kept,
                   late=any(file.late for file in files), older=older, notes=notes)
 
