@@ -29,7 +29,7 @@ from exactmark.kit.bundle import write_all
 from exactmark.platforms.download import Download, Handin, Person
 from tests.test_mark_class import ASSIGNMENT, HIDDEN, VISIBLE, others
 
-FAKE = ("tests.platform_fake", "Fake")
+FAKE = platform_class.Platform("tests.platform_fake", "Fake", "the fake keeps them in fake.json")
 SYDNEY = ZoneInfo("Australia/Sydney")
 DEADLINE = datetime(2027, 3, 9, 9, tzinfo=SYDNEY)
 ZOE = unicodedata.normalize("NFD", "Zoë Martin")  # as a Mac writes it
@@ -201,14 +201,47 @@ def test_the_download_zipped_is_detected_and_a_second_run_keeps_every_hand_in(ma
     assert (out / "grades.csv").read_bytes() == before
 
 
+def test_no_sheet_back_is_said_and_one_the_platform_cannot_take_fails_the_run(marked,
+                                                                              monkeypatch):
+    """Moodle without its worksheet writes nothing back: a warning; a sheet the platform
+    would take wrongly (another maximum) is refused: a line and status 2, grades.csv kept."""
+    from tests import platform_fake
+
+    _, download, assignment, out, _ = marked
+    again = [download, "--from", "fake", "--assignment", assignment, "--out", out, "--jobs", "2"]
+    monkeypatch.setattr(platform_fake, "write_back", lambda *given: None)
+    monkeypatch.setattr(platform_fake, "NOT_WRITTEN", "fake-grades.json needs the fake's sheet")
+    status, _, errors = run(again)
+    assert (status, errors.splitlines()[-1]) == (
+        0, "warning: fake-grades.json needs the fake's sheet"), errors
+
+    def refused(*given):
+        raise ValueError("the fake's maximum is 20, the kit marks out of 10")
+
+    monkeypatch.setattr(platform_fake, "write_back", refused)
+    status, said, errors = run(again)
+    assert (status, errors.splitlines()[-1]) == (
+        2, "exactmark class: error: no marks written back for Fake: the fake's maximum is 20, "
+           "the kit marks out of 10"), errors
+    assert "Wrote " in said and (out / "grades.csv").is_file()
+
+
 def test_from_a_platform_whose_download_it_is_not_is_said_in_one_line(tmp_path):
     (tmp_path / "class" / "ann").mkdir(parents=True)
     status, _, errors = run([tmp_path / "class", "--from", "fake", "--assignment", "seeded",
                              "--out", tmp_path / "out"])
     assert status == 2
-    assert errors.splitlines()[-1].endswith(
-        f"{tmp_path / 'class'} does not look like a Fake download: give the download as it came")
+    assert errors.splitlines() == [
+        f"exactmark class: error: {tmp_path / 'class'} does not look like a Fake download: give "
+        "the download as it came"], errors  # one line: no usage, which was not wrong
     assert not (tmp_path / "out").exists()
+
+
+def test_a_download_that_is_not_there_is_said_so(tmp_path):
+    status, _, errors = run([tmp_path / "submissions.zip", "--assignment", "seeded", "--out",
+                             tmp_path / "out"])
+    assert (status, errors.splitlines()[-1]) == (
+        2, f"exactmark class: error: {tmp_path / 'submissions.zip'}: no such file or folder")
 
 
 def options(submissions: Path, **given) -> argparse.Namespace:
@@ -223,7 +256,7 @@ def test_a_class_folder_no_platform_recognises_is_a_class_folder(tmp_path):
 
 
 def test_a_folder_two_platforms_recognise_is_a_class_folder_and_said_so(monkeypatch, tmp_path):
-    monkeypatch.setitem(platform_class.PLATFORMS, "other", ("tests.platform_fake", "Other"))
+    monkeypatch.setitem(platform_class.PLATFORMS, "other", FAKE._replace(label="Other"))
     (tmp_path / "fake.json").write_text("{}")
     with pytest.raises(platform_class.Ambiguous) as said:
         platform_class.take(options(tmp_path), None, tmp_path / "scratch")
@@ -265,7 +298,7 @@ def test_canvas_times_come_from_its_api_module_as_called_here(monkeypatch, tmp_p
                            for handin in download.handins])
     monkeypatch.setitem(sys.modules, "fake_canvas_api", api)
     monkeypatch.setattr(platform_class, "CANVAS_API", "fake_canvas_api")
-    monkeypatch.setitem(platform_class.PLATFORMS, "canvas", ("tests.platform_fake", "Canvas"))
+    monkeypatch.setitem(platform_class.PLATFORMS, "canvas", FAKE._replace(label="Canvas"))
     (tmp_path / "fake.json").write_text(json.dumps({"handins": [
         {"key": "1", "name": "Al", "members": [["1", "Al"]], "files": {}}],
         "refused": [], "roster": []}))
@@ -343,13 +376,16 @@ def test_a_hand_in_without_a_time_where_the_platform_gives_times_is_untimed():
                             "the late rule")]
 
 
-def test_a_hand_in_the_platform_marks_late_with_no_time_is_untimed_and_said_so():
-    """A Canvas download without its API's times: the LATE in a file's name is all there is."""
+def test_without_the_platform_s_times_each_hand_in_is_untimed_and_says_where_they_are():
+    """A Canvas download without its API's times: the LATE in a file's name is all there is,
+    and a row without it says where the times would come from."""
     students, _ = platform_class.students_of(
         taken(handin("1", "Al", late=True), handin("2", "Bo")), Path("d"), None, DEADLINE)
     assert [(s.untimed, s.untimed_note) for s in students] == [
         (True, "Fake marks this hand-in late, and no time for it is given (the platform's, or "
-               "--times): marked without the late rule"), (False, "")]
+               "--times): marked without the late rule"),
+        (True, "no hand-in has a submission time: the fake keeps them in fake.json, or --times; "
+               "marked without the late rule")]
 
 
 def test_without_a_deadline_the_platform_s_times_are_not_used():

@@ -92,6 +92,8 @@ NO_DEADLINE = "--times: {name} has no deadline, so no late rule to apply"
 UNKNOWN_STUDENTS = "warning: the times file names students not in the class: {names}"
 UNTIMED = ("warning: the times file does not name {count} student(s), marked without the late "
            "rule: {names}")
+UNTIMED_HANDINS = ("warning: {count} hand-in(s) have no submission time, marked without the late "
+                   "rule (each row says why): {names}")
 SKIPPED = "{count} student(s) unchanged since the last run: kept (--force marks them again)"
 WROTE = ("Wrote {grades}, {similarity}, {summary}, and per student their feedback in {students} "
          "(theirs to see) and the marker's report in {instructor} (yours only)")
@@ -99,6 +101,10 @@ NO_SUBMISSIONS = ("give the folder of the class's submissions: make mark-class S
                   "ASSIGNMENT=NAME")
 NO_ASSIGNMENT = ("say which assignment to mark against: --assignment NAME|FILE.toml "
                  "(make mark-class ASSIGNMENT=NAME|FILE.toml); the assignments are: {names}")
+NO_SUCH_CLASS = "{path}: no such file or folder"
+STOPPED = "exactmark class: error: {problem}"
+NOT_WRITTEN = "warning: {said}"
+NOT_BACK = "exactmark class: error: no marks written back for {platform}: {problem}"
 NOT_A_CLASS = "{path}: not a folder of submissions, nor a platform's download (.zip)"
 OUT_IN_CLASS = ("--out {out} lies inside the class folder {submissions}: it would be marked as a "
                 "student's, or inside one; give a folder outside it")
@@ -578,6 +584,8 @@ def main(argv=None) -> int:
     options = parse.parse_args(argv)
     if not options.assignment:
         parse.error(NO_ASSIGNMENT.format(names=", ".join(names())))
+    if not options.submissions.exists() and not options.submissions.is_symlink():
+        parse.error(NO_SUCH_CLASS.format(path=escaped(str(options.submissions))))
     if (not options.submissions.is_dir() or options.submissions.is_symlink()) \
             and not platform_class.is_download_archive(options.submissions):
         parse.error(NOT_A_CLASS.format(path=escaped(str(options.submissions))))
@@ -599,9 +607,10 @@ def main(argv=None) -> int:
     scratch = Path(tempfile.mkdtemp(prefix="mark-class-"))
     try:
         taken, students = the_class(options, assignment, times, scratch)
-    except ValueError as problem:
+    except ValueError as problem:  # the download said so: no usage, which it did not get wrong
         remove_tree(scratch)
-        parse.error(str(problem))
+        print(STOPPED.format(problem=problem), file=sys.stderr)
+        return Exit.REFUSED
     except BaseException:
         remove_tree(scratch)
         raise
@@ -637,9 +646,14 @@ def main(argv=None) -> int:
         pages.write_summary(out, outcomes, rows, scanned, view,
                             {o.student.name: f"{STUDENTS}/{o.student.folder}" for o in outcomes},
                             options.similarity_min)
-        back = taken and taken.module.write_back(out, taken.download, platform_class.returned(
-            pairs, assignment, {f"{STUDENTS}/{outcome.student.folder}": outcome.student.submitted
-                                for outcome in outcomes}), taken.context)
+        back, not_back = None, ""
+        if taken:
+            try:
+                back = taken.module.write_back(out, taken.download, platform_class.returned(
+                    pairs, assignment, {f"{STUDENTS}/{o.student.folder}": o.student.submitted
+                                        for o in outcomes}), taken.context)
+            except ValueError as problem:
+                not_back = str(problem)
     except KeyboardInterrupt:
         print(INTERRUPTED.format(done=marking.done, total=len(students), out=escaped(str(out))),
               file=sys.stderr)
@@ -652,6 +666,11 @@ def main(argv=None) -> int:
                        summary=out / "summary.html", students=out / STUDENTS,
                        instructor=out / INSTRUCTOR)
           + (WROTE_BACK.format(platform=taken.platform, path=back) if back else ""))
+    if taken and back is None and taken.module.NOT_WRITTEN and not not_back:
+        print(NOT_WRITTEN.format(said=taken.module.NOT_WRITTEN), file=sys.stderr)
+    if not_back:
+        print(NOT_BACK.format(platform=taken.platform, problem=not_back), file=sys.stderr)
+        return Exit.REFUSED
     return Exit.PASSED
 
 
@@ -673,22 +692,22 @@ def the_class(options, assignment, times, scratch: Path) -> tuple:
               file=sys.stderr)
     students, unknown = platform_class.students_of(taken, options.submissions, times,
                                                    assignment.deadline)
-    warn(students, times, unknown)
+    warn(students, times, unknown, untimed_said=UNTIMED_HANDINS)
     return taken, students
 
 
-def warn(students: list, times, unknown: list = None) -> None:
-    """What the times file and the class do not agree on, said before marking (`unknown`:
-    the names of the times file no student has, when the class says them itself)."""
-    if times is None:
-        return
-    unknown = unknown_in_times(students, times) if unknown is None else unknown
-    if unknown:
-        print(UNKNOWN_STUDENTS.format(names=", ".join(escaped(name) for name in unknown)),
-              file=sys.stderr)
+def warn(students: list, times, unknown: list = None, untimed_said: str = UNTIMED) -> None:
+    """What the times and the class do not agree on, said before marking (`unknown`: the
+    names of the times file no student has, when the class says them itself)."""
+    if times is not None:
+        unknown = unknown_in_times(students, times) if unknown is None else unknown
+        if unknown:
+            print(UNKNOWN_STUDENTS.format(names=", ".join(escaped(name) for name in unknown)),
+                  file=sys.stderr)
     untimed = [student.name for student in students if student.untimed]
     if untimed:
-        print(UNTIMED.format(count=len(untimed), names=", ".join(untimed)), file=sys.stderr)
+        print(untimed_said.format(count=len(untimed), names=", ".join(untimed)),
+              file=sys.stderr)
 
 
 if __name__ == "__main__":

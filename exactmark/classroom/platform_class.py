@@ -18,6 +18,7 @@ import io
 import unicodedata
 from datetime import timezone
 from pathlib import Path
+from typing import NamedTuple
 
 from exactmark.base.tree import Limits, Refused, copy_file
 from exactmark.base.visible import escaped
@@ -28,11 +29,22 @@ from exactmark.classroom.unpack import STUDENT_ARCHIVES, name_key, unpack
 from exactmark.kit.submission import skip_reason
 from exactmark.platforms.download import Context, Person, Returned
 
-# --from's names: the module that reads each platform's download, and how the platform is
-# called in what the run says.
-PLATFORMS = {"canvas": ("exactmark.platforms.canvas", "Canvas"),
-             "moodle": ("exactmark.platforms.moodle", "Moodle"),
-             "gradescope": ("exactmark.platforms.gradescope_export", "Gradescope")}
+class Platform(NamedTuple):
+    """A platform --from names: the module that reads its download, how the run calls it,
+    and where it keeps its submission times (said when none came)."""
+    module: str
+    label: str
+    times_from: str
+
+
+PLATFORMS = {
+    "canvas": Platform("exactmark.platforms.canvas", "Canvas",
+                       "Canvas keeps them in its API (--canvas-url, --canvas-course, "
+                       "--canvas-assignment)"),
+    "moodle": Platform("exactmark.platforms.moodle", "Moodle",
+                       "Moodle's are in its grading worksheet (--worksheet)"),
+    "gradescope": Platform("exactmark.platforms.gradescope_export", "Gradescope",
+                           "Gradescope's are in submission_metadata.yml")}
 CANVAS_API = "exactmark.platforms.canvas_api"  # its REST API, for the times the zip lacks
 HANDIN = "handin"  # a Student's kind: a platform's hand-in, copied from the download
 # A whole class's download, unpacked before any student's: 500 students' worth of the usual
@@ -66,6 +78,8 @@ OLDER = "handed in again: the newest is marked, not {names}"
 PLATFORM_UNTIMED = ("{platform} gives no submission time for this hand-in: marked without the "
                     "late rule")
 LATE_BUT_ON_TIME = "{platform} marks this hand-in late, yet its time is before the deadline"
+NO_TIMES_GIVEN = ("no hand-in has a submission time: {source}, or --times; marked without the "
+                  "late rule")
 LATE_UNTIMED = ("{platform} marks this hand-in late, and no time for it is given (the "
                 "platform's, or --times): marked without the late rule")
 ON_TIME_BUT_LATE = "{platform} does not mark this hand-in late, yet its time is after the deadline"
@@ -97,12 +111,12 @@ class Taken:
 
     @property
     def platform(self) -> str:
-        return PLATFORMS[self.name][1]
+        return PLATFORMS[self.name].label
 
 
 def platform_module(name: str):
     """The module of --from NAME, imported now; ValueError when this kit has none."""
-    module, platform = PLATFORMS[name]
+    module, platform, _ = PLATFORMS[name]
     try:
         return importlib.import_module(module)
     except ModuleNotFoundError as problem:
@@ -134,13 +148,13 @@ def take(options, assignment, scratch: Path):
         name, module = options.platform, platform_module(options.platform)
         if not module.looks_like(folder):
             raise ValueError(NOT_LIKE.format(path=escaped(str(submissions)),
-                                             platform=PLATFORMS[name][1]))
-        said = READ_AS.format(platform=PLATFORMS[name][1])
+                                             platform=PLATFORMS[name].label))
+        said = READ_AS.format(platform=PLATFORMS[name].label)
     else:
         found = detected(folder)
         if len(found) != 1:
             shown = escaped(str(submissions))
-            platforms = " and ".join(PLATFORMS[name][1] for name, _ in found)
+            platforms = " and ".join(PLATFORMS[name].label for name, _ in found)
             if archive:
                 raise ValueError((ARCHIVE_AMBIGUOUS if found else NO_PLATFORM_SEEN).format(
                     path=shown, platforms=platforms))
@@ -149,7 +163,7 @@ def take(options, assignment, scratch: Path):
                 raise Ambiguous(AMBIGUOUS.format(path=shown, platforms=platforms))
             return None
         (name, module), = found
-        said = DETECTED.format(platform=PLATFORMS[name][1], name=name)
+        said = DETECTED.format(platform=PLATFORMS[name].label, name=name)
     check_options(options, name)
     zone = assignment.deadline.tzinfo if assignment.deadline else timezone.utc
     context = Context(expected=frozenset(file for program in assignment.programs.values()
@@ -295,12 +309,12 @@ def students_of(taken: Taken, submissions: Path, times: dict, deadline) -> tuple
             student.submitted = times[found][1]
         elif deadline is not None:  # without one, no late rule: the platform's time is moot
             student.submitted = handin.submitted
-        if student.submitted is None and deadline is not None and (
-                handin.late or times is not None or platform_timed):
+        if student.submitted is None and deadline is not None:
             student.untimed = True
-            student.untimed_note = (LATE_UNTIMED if handin.late else sheet.NO_TIME
-                                    if times is not None else PLATFORM_UNTIMED).format(
-                                        platform=label)
+            student.untimed_note = (
+                LATE_UNTIMED if handin.late else sheet.NO_TIME if times is not None
+                else PLATFORM_UNTIMED if platform_timed else NO_TIMES_GIVEN).format(
+                    platform=label, source=PLATFORMS[taken.name].times_from)
         if handin.late is not None and student.submitted is not None and deadline is not None:
             late = student.submitted > deadline
             if late != handin.late:

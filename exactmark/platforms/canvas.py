@@ -40,6 +40,7 @@ from exactmark.base.spreadsheet import replaced, spreadsheet_text
 from exactmark.platforms.download import Download, Handin, Person, Refusal
 
 NAME = "canvas"
+NOT_WRITTEN = ""  # canvas-grades.csv is always written
 SHEET = "canvas-grades.csv"
 
 # A Canvas name: what get_filename and add_upload_submission / add_text_or_url write.

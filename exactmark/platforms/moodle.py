@@ -107,6 +107,7 @@ OTHER_MAXIMUM = ("{path}: Moodle's maximum grade is {moodle}, the kit marks out 
                  "make them the same and download the worksheet again")
 NO_WORKSHEET = ("moodle-worksheet.csv needs Moodle's grading worksheet: download it (Download "
                 "grading worksheet) and give it with --worksheet")
+NOT_WRITTEN = NO_WORKSHEET  # write_back writes nothing without the worksheet
 
 BAD_SHEET = "{path}: {problem}"
 BAD_ROW = "{path}, line {line}: {problem}"
