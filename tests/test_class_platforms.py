@@ -201,6 +201,23 @@ def test_the_download_zipped_is_detected_and_a_second_run_keeps_every_hand_in(ma
     assert (out / "grades.csv").read_bytes() == before
 
 
+def test_a_download_zipped_again_in_a_folder_of_its_own_is_read_inside_it(marked, tmp_path):
+    """Windows' "Compressed folder" of the unpacked download, as a Mac zips it (with
+    __MACOSX beside): the one folder is stepped into, with --from and without."""
+    _, download, assignment, out, _ = marked
+    before = (out / "grades.csv").read_bytes()
+    zipped = tmp_path / "Assignment 1 Submissions.zip"
+    with zipfile.ZipFile(zipped, "w") as archive:
+        for path in sorted(download.iterdir()):
+            archive.write(path, f"Assignment 1 Submissions/{path.name}")
+        archive.writestr("__MACOSX/Assignment 1 Submissions/._fake.json", b"\0")
+    for given in ([], ["--from", "fake"]):
+        status, _, errors = run([zipped, *given, "--assignment", assignment, "--out", out])
+        assert status == 0, errors
+        assert "4 student(s) unchanged since the last run" in errors
+        assert (out / "grades.csv").read_bytes() == before
+
+
 def test_no_sheet_back_is_said_and_one_the_platform_cannot_take_fails_the_run(marked,
                                                                               monkeypatch):
     """Moodle without its worksheet writes nothing back: a warning; a sheet the platform

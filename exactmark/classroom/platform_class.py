@@ -52,6 +52,7 @@ HANDIN = "handin"  # a Student's kind: a platform's hand-in, copied from the dow
 # levels deeper than one student's limit (the platform's folder per student, then theirs).
 CLASS_LIMITS = Limits(files=20_000, depth=Limits().depth + 2, bytes=2 << 30)
 DOWNLOAD_FOLDER = "download"  # in the run's scratch folder
+MAC_RESOURCES = "__MACOSX"  # what a Mac's zip holds beside the files: never a student's
 SHOWN_MOST = 200  # characters of a name shown
 
 READ_AS = "read as a {platform} download"
@@ -144,14 +145,19 @@ def take(options, assignment, scratch: Path):
         except Refused as problem:
             raise ValueError(CLASS_REFUSED.format(path=escaped(str(submissions)),
                                                   reason=problem)) from None
+    inner = wrapped(folder)
     if options.platform:
         name, module = options.platform, platform_module(options.platform)
+        if not module.looks_like(folder) and inner and module.looks_like(inner):
+            folder = inner
         if not module.looks_like(folder):
             raise ValueError(NOT_LIKE.format(path=escaped(str(submissions)),
                                              platform=PLATFORMS[name].label))
         said = READ_AS.format(platform=PLATFORMS[name].label)
     else:
         found = detected(folder)
+        if not found and inner:
+            found, folder = detected(inner), inner
         if len(found) != 1:
             shown = escaped(str(submissions))
             platforms = " and ".join(PLATFORMS[name].label for name, _ in found)
@@ -182,6 +188,17 @@ def take(options, assignment, scratch: Path):
     everyone = list({person.id: person for person in [*download.roster, *(
         person for members in teams.values() for person in members)]}.values())
     return Taken(name, module, download, context, said, everyone, handins)
+
+
+def wrapped(folder: Path):
+    """The one folder a download was zipped in again (Windows' "Compressed folder" of the
+    unpacked download: `Assignment 1 Submissions/...`), or None. A Mac's `__MACOSX` and
+    hidden entries beside it do not count."""
+    inside = [entry for entry in folder.iterdir()
+              if not entry.name.startswith(".") and entry.name != MAC_RESOURCES]
+    if len(inside) == 1 and inside[0].is_dir() and not inside[0].is_symlink():
+        return inside[0]
+    return None
 
 
 class Ambiguous(Exception):
