@@ -29,7 +29,8 @@ from exactmark.kit.bundle import write_all
 from exactmark.platforms.download import Download, Handin, Person
 from tests.test_mark_class import ASSIGNMENT, HIDDEN, VISIBLE, others
 
-FAKE = platform_class.Platform("tests.platform_fake", "Fake", "the fake keeps them in fake.json")
+FAKE = platform_class.Platform("tests.platform_fake", "Fake", "the fake keeps them in fake.json",
+                                "fake.json")
 SYDNEY = ZoneInfo("Australia/Sydney")
 DEADLINE = datetime(2027, 3, 9, 9, tzinfo=SYDNEY)
 ZOE = unicodedata.normalize("NFD", "Zoë Martin")  # as a Mac writes it
@@ -249,8 +250,8 @@ def test_from_a_platform_whose_download_it_is_not_is_said_in_one_line(tmp_path):
                              "--out", tmp_path / "out"])
     assert status == 2
     assert errors.splitlines() == [
-        f"exactmark class: error: {tmp_path / 'class'} does not look like a Fake download: give "
-        "the download as it came"], errors  # one line: no usage, which was not wrong
+        f"exactmark class: error: {tmp_path / 'class'} does not look like a Fake download "
+        "(fake.json): give the download as it came"], errors  # one line: no usage, which was not wrong
     assert not (tmp_path / "out").exists()
 
 
@@ -288,6 +289,12 @@ def test_a_platform_s_option_without_its_download_is_refused(tmp_path, given, sa
     (tmp_path / "ann").mkdir()
     with pytest.raises(ValueError, match=said):
         platform_class.take(options(tmp_path, **given), None, tmp_path / "scratch")
+
+
+def test_a_moodle_worksheet_with_another_platform_s_download_is_refused():
+    with pytest.raises(ValueError, match="--worksheet is Moodle's grading worksheet, for a Moodle "
+                                         "download"):
+        platform_class.check_options(options(Path("d"), worksheet=Path("w.csv")), "canvas")
 
 
 def test_a_class_zip_that_holds_a_link_is_refused_in_one_line_before_any_marking(tmp_path):

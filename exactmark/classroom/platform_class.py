@@ -35,16 +35,21 @@ class Platform(NamedTuple):
     module: str
     label: str
     times_from: str
+    looks: str  # what its download holds, said when a download does not look like it
 
 
 PLATFORMS = {
     "canvas": Platform("exactmark.platforms.canvas", "Canvas",
                        "Canvas keeps them in its API (--canvas-url, --canvas-course, "
-                       "--canvas-assignment)"),
+                       "--canvas-assignment)",
+                       "files named sortablename_[LATE_]userid_attachmentid_file"),
     "moodle": Platform("exactmark.platforms.moodle", "Moodle",
-                       "Moodle's are in its grading worksheet (--worksheet)"),
+                       "Moodle's are in its grading worksheet (--worksheet)",
+                       "folders or files named Full Name_participantid_assignsubmission_file"),
     "gradescope": Platform("exactmark.platforms.gradescope_export", "Gradescope",
-                           "Gradescope's are in submission_metadata.yml")}
+                           "Gradescope's are in submission_metadata.yml",
+                           "submission_metadata.yml beside a folder submission_ID per "
+                           "submission")}
 CANVAS_API = "exactmark.platforms.canvas_api"  # its REST API, for the times the zip lacks
 HANDIN = "handin"  # a Student's kind: a platform's hand-in, copied from the download
 # A whole class's download, unpacked before any student's: 500 students' worth of the usual
@@ -59,14 +64,17 @@ READ_AS = "read as a {platform} download"
 DETECTED = "read as a {platform} download (detected): --from {name} to say so"
 AMBIGUOUS = ("{path} looks like a download of {platforms}: read as a class folder (one entry "
              "per student); --from NAME to read it as one")
-NOT_LIKE = "{path} does not look like a {platform} download: give the download as it came"
+NOT_LIKE = ("{path} does not look like a {platform} download ({looks}): give the download as "
+            "it came")
 ARCHIVE_AMBIGUOUS = "{path} looks like a download of {platforms}: say which with --from NAME"
-NO_PLATFORM_SEEN = ("{path} is an archive, and no platform's download: give --from "
-                    "canvas|moodle|gradescope, or unpack it into a class folder")
+NO_PLATFORM_SEEN = ("{path} is an archive, and no platform's download as it comes: --from "
+                    "canvas|moodle|gradescope says why not; a class folder (an entry per "
+                    "student) is given unpacked")
 NO_READER = "--from {name}: this kit has no {platform} reader ({module})"
 CLASS_REFUSED = "{path}: {reason}"
 NEEDS_DOWNLOAD = "{option} needs a platform's download (--from, or one detected)"
 NEEDS_CANVAS = "{option} is for a Canvas download (--from canvas)"
+NEEDS_MOODLE = "{option} is Moodle's grading worksheet, for a Moodle download (--from moodle)"
 CANVAS_PARTS = "--canvas-url, --canvas-course and --canvas-assignment go together: give all three"
 NO_ROSTER = "{path}: not a CSV with the columns student, id and team (email may follow)"
 ROSTER_NOT_TEXT = "{path}: not UTF-8 text (save it as CSV UTF-8)"
@@ -117,7 +125,7 @@ class Taken:
 
 def platform_module(name: str):
     """The module of --from NAME, imported now; ValueError when this kit has none."""
-    module, platform, _ = PLATFORMS[name]
+    module, platform = PLATFORMS[name].module, PLATFORMS[name].label
     try:
         return importlib.import_module(module)
     except ModuleNotFoundError as problem:
@@ -152,7 +160,8 @@ def take(options, assignment, scratch: Path):
             folder = inner
         if not module.looks_like(folder):
             raise ValueError(NOT_LIKE.format(path=escaped(str(submissions)),
-                                             platform=PLATFORMS[name].label))
+                                             platform=PLATFORMS[name].label,
+                                             looks=PLATFORMS[name].looks))
         said = READ_AS.format(platform=PLATFORMS[name].label)
     else:
         found = detected(folder)
@@ -232,6 +241,8 @@ def check_options(options, name) -> None:
             raise ValueError(NEEDS_DOWNLOAD.format(option=option))
     if options.canvas_url and name != "canvas":
         raise ValueError(NEEDS_CANVAS.format(option="--canvas-url"))
+    if options.worksheet and name != "moodle":
+        raise ValueError(NEEDS_MOODLE.format(option="--worksheet"))
 
 
 def read_teams(path: Path) -> dict:
