@@ -167,6 +167,13 @@ def test_a_team_s_page_names_its_members(marked):
         "Team: a team of Ann Tan (201), Bob O'Neil (202), Cy Wu (203): each gets this mark"]
 
 
+def test_the_summary_names_who_the_platform_lists_with_no_submission(marked):
+    _, _, _, out, _ = marked
+    summary = (out / "summary.html").read_text(encoding="utf-8")
+    assert ("<p>1 student listed by the platform handed nothing in (0 in grades.csv, not counted "
+            "in the mean or the chart): Dee No.</p>") in summary
+
+
 def test_the_marks_go_back_one_per_person_with_the_status_the_late_rule_and_the_page(marked):
     _, _, _, out, (_, said, _) = marked
     back = json.loads((out / "fake-grades.json").read_text(encoding="utf-8"))

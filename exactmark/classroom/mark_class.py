@@ -645,7 +645,8 @@ def main(argv=None) -> int:
         sheet.write_similarity(out / "similarity.csv", scanned.pairs)
         pages.write_summary(out, outcomes, rows, scanned, view,
                             {o.student.name: f"{STUDENTS}/{o.student.folder}" for o in outcomes},
-                            options.similarity_min)
+                            options.similarity_min,
+                            [row.student for _, row in pairs if sheet.NO_SUBMISSION in row.statuses])
         back, not_back = None, ""
         if taken:
             try:
