@@ -290,12 +290,19 @@ def test_a_folder_two_platforms_recognise_is_a_class_folder_and_said_so(monkeypa
 
 @pytest.mark.parametrize("given, said", [
     ({"worksheet": Path("w.csv")}, "--worksheet needs a platform's download"),
-    ({"canvas_url": "https://canvas.example"}, "go together: give all three"),
+    ({"canvas_url": "https://canvas.example"}, "with --canvas-assignment: give all three"),
+    ({"canvas_assignment": "77"}, "--canvas-assignment needs a platform's download"),
 ])
 def test_a_platform_s_option_without_its_download_is_refused(tmp_path, given, said):
     (tmp_path / "ann").mkdir()
     with pytest.raises(ValueError, match=said):
         platform_class.take(options(tmp_path, **given), None, tmp_path / "scratch")
+
+
+def test_the_canvas_assignment_alone_names_the_sheet_s_column_and_asks_no_api():
+    platform_class.check_options(options(Path("d"), canvas_assignment="77"), "canvas")
+    with pytest.raises(ValueError, match="--canvas-assignment is for a Canvas download"):
+        platform_class.check_options(options(Path("d"), canvas_assignment="77"), "moodle")
 
 
 def test_a_moodle_worksheet_with_another_platform_s_download_is_refused():

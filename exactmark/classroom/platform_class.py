@@ -75,7 +75,8 @@ CLASS_REFUSED = "{path}: {reason}"
 NEEDS_DOWNLOAD = "{option} needs a platform's download (--from, or one detected)"
 NEEDS_CANVAS = "{option} is for a Canvas download (--from canvas)"
 NEEDS_MOODLE = "{option} is Moodle's grading worksheet, for a Moodle download (--from moodle)"
-CANVAS_PARTS = "--canvas-url, --canvas-course and --canvas-assignment go together: give all three"
+CANVAS_PARTS = ("--canvas-url and --canvas-course ask Canvas's API with --canvas-assignment: give "
+                "all three (or --canvas-assignment alone, to name the sheet's column)")
 NO_ROSTER = "{path}: not a CSV with the columns student, id and team (email may follow)"
 ROSTER_NOT_TEXT = "{path}: not UTF-8 text (save it as CSV UTF-8)"
 ROSTER_UNREADABLE = "{path}: cannot be read: {problem}"
@@ -233,14 +234,16 @@ def check_options(options, name) -> None:
     """The options a download needs given only with one (`name`: its platform's, None for
     a class folder); ValueError: the line to say."""
     canvas = (options.canvas_url, options.canvas_course, options.canvas_assignment)
-    if any(canvas) and not all(canvas):
+    if (options.canvas_url or options.canvas_course) and not all(canvas):
         raise ValueError(CANVAS_PARTS)
     for option, given in (("--worksheet", options.worksheet), ("--roster", options.roster),
-                          ("--canvas-url", options.canvas_url)):
+                          ("--canvas-url", options.canvas_url),
+                          ("--canvas-assignment", options.canvas_assignment)):
         if given and name is None:
             raise ValueError(NEEDS_DOWNLOAD.format(option=option))
-    if options.canvas_url and name != "canvas":
-        raise ValueError(NEEDS_CANVAS.format(option="--canvas-url"))
+    if options.canvas_assignment and name != "canvas":
+        raise ValueError(NEEDS_CANVAS.format(option="--canvas-url" if options.canvas_url
+                                             else "--canvas-assignment"))
     if options.worksheet and name != "moodle":
         raise ValueError(NEEDS_MOODLE.format(option="--worksheet"))
 
