@@ -548,7 +548,9 @@ def parser() -> argparse.ArgumentParser:
                        help="Canvas's address, for the submission times its download lacks "
                             "(the token from CANVAS_TOKEN in the environment)")
     parse.add_argument("--canvas-course", metavar="ID", help="the Canvas course's id")
-    parse.add_argument("--canvas-assignment", metavar="ID", help="the Canvas assignment's id: with --canvas-url, for its API; alone, it names canvas-grades.csv's column as Canvas does, Title (id)")
+    parse.add_argument("--canvas-assignment", metavar="ID",
+                       help="the Canvas assignment's id: with --canvas-url, for its API; "
+                            "alone, it names canvas-grades.csv's column as Canvas does")
     parse.add_argument("--jobs", type=within(int, 1, 64, BAD_JOBS), default=min(os.cpu_count() or 1, 64),
                        help="students marked at once (default: the machine's cores)")
     parse.add_argument("--force", action="store_true", help="mark unchanged students again")
