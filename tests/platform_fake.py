@@ -12,6 +12,7 @@ from exactmark.platforms.download import Download, Handin, Person, Refusal
 NAME = "fake"
 MANIFEST = "fake.json"
 WRITTEN = "fake-grades.json"
+NOT_WRITTEN = ""
 
 
 def looks_like(folder):

@@ -29,7 +29,8 @@ from exactmark.kit.bundle import write_all
 from exactmark.platforms.download import Download, Handin, Person
 from tests.test_mark_class import ASSIGNMENT, HIDDEN, VISIBLE, others
 
-FAKE = ("tests.platform_fake", "Fake")
+FAKE = platform_class.Platform("tests.platform_fake", "Fake", "the fake keeps them in fake.json",
+                                "fake.json")
 SYDNEY = ZoneInfo("Australia/Sydney")
 DEADLINE = datetime(2027, 3, 9, 9, tzinfo=SYDNEY)
 ZOE = unicodedata.normalize("NFD", "Zoë Martin")  # as a Mac writes it
@@ -148,7 +149,8 @@ def test_each_hand_in_is_a_student_each_member_a_row_and_everyone_listed_a_row(m
         ["stray.txt", "0.00", "0.00", "0.00", "", "0.00", "refused", "", "belongs to no student",
          "", "students/stray.txt"],
         [ZOE_SHOWN, "8.00", "2.00", "10.00", "0", "10.00", "marked", "5/5",
-         "an earlier submission replaced by this one: zoe_501_solitaire_1-old.py; Fake marks "
+         "handed in again: the newest is marked, not zoe_501_solitaire_1-old.py; "
+         "Fake marks "
          "this hand-in late, yet its time is before the deadline", "501", pages[ZOE_SHOWN]]]
     assert rows[1][8].endswith("; Fake gives no submission time for this hand-in: marked "
                                "without the late rule"), rows[1][8]
@@ -163,6 +165,13 @@ def test_a_team_s_page_names_its_members(marked):
     assert page.splitlines()[1:3] == [
         "Student: Team Rocket",
         "Team: a team of Ann Tan (201), Bob O'Neil (202), Cy Wu (203): each gets this mark"]
+
+
+def test_the_summary_names_who_the_platform_lists_with_no_submission(marked):
+    _, _, _, out, _ = marked
+    summary = (out / "summary.html").read_text(encoding="utf-8")
+    assert ("<p>1 student listed by the platform handed nothing in (0 in grades.csv, not counted "
+            "in the mean or the chart): Dee No.</p>") in summary
 
 
 def test_the_marks_go_back_one_per_person_with_the_status_the_late_rule_and_the_page(marked):
@@ -200,14 +209,64 @@ def test_the_download_zipped_is_detected_and_a_second_run_keeps_every_hand_in(ma
     assert (out / "grades.csv").read_bytes() == before
 
 
+def test_a_download_zipped_again_in_a_folder_of_its_own_is_read_inside_it(marked, tmp_path):
+    """Windows' "Compressed folder" of the unpacked download, as a Mac zips it (with
+    __MACOSX beside): the one folder is stepped into, with --from and without."""
+    _, download, assignment, out, _ = marked
+    before = (out / "grades.csv").read_bytes()
+    zipped = tmp_path / "Assignment 1 Submissions.zip"
+    with zipfile.ZipFile(zipped, "w") as archive:
+        for path in sorted(download.iterdir()):
+            archive.write(path, f"Assignment 1 Submissions/{path.name}")
+        archive.writestr("__MACOSX/Assignment 1 Submissions/._fake.json", b"\0")
+    for given in ([], ["--from", "fake"]):
+        status, _, errors = run([zipped, *given, "--assignment", assignment, "--out", out])
+        assert status == 0, errors
+        assert "4 student(s) unchanged since the last run" in errors
+        assert (out / "grades.csv").read_bytes() == before
+
+
+def test_no_sheet_back_is_said_and_one_the_platform_cannot_take_fails_the_run(marked,
+                                                                              monkeypatch):
+    """Moodle without its worksheet writes nothing back: a warning; a sheet the platform
+    would take wrongly (another maximum) is refused: a line and status 2, grades.csv kept."""
+    from tests import platform_fake
+
+    _, download, assignment, out, _ = marked
+    again = [download, "--from", "fake", "--assignment", assignment, "--out", out, "--jobs", "2"]
+    monkeypatch.setattr(platform_fake, "write_back", lambda *given: None)
+    monkeypatch.setattr(platform_fake, "NOT_WRITTEN", "fake-grades.json needs the fake's sheet")
+    status, _, errors = run(again)
+    assert (status, errors.splitlines()[-1]) == (
+        0, "warning: fake-grades.json needs the fake's sheet"), errors
+
+    def refused(*given):
+        raise ValueError("the fake's maximum is 20, the kit marks out of 10")
+
+    monkeypatch.setattr(platform_fake, "write_back", refused)
+    status, said, errors = run(again)
+    assert (status, errors.splitlines()[-1]) == (
+        2, "exactmark class: error: no marks written back for Fake: the fake's maximum is 20, "
+           "the kit marks out of 10"), errors
+    assert "Wrote " in said and (out / "grades.csv").is_file()
+
+
 def test_from_a_platform_whose_download_it_is_not_is_said_in_one_line(tmp_path):
     (tmp_path / "class" / "ann").mkdir(parents=True)
     status, _, errors = run([tmp_path / "class", "--from", "fake", "--assignment", "seeded",
                              "--out", tmp_path / "out"])
     assert status == 2
-    assert errors.splitlines()[-1].endswith(
-        f"{tmp_path / 'class'} does not look like a Fake download: give the download as it came")
+    assert errors.splitlines() == [
+        f"exactmark class: error: {tmp_path / 'class'} does not look like a Fake download "
+        "(fake.json): give the download as it came"], errors  # one line: no usage, which was not wrong
     assert not (tmp_path / "out").exists()
+
+
+def test_a_download_that_is_not_there_is_said_so(tmp_path):
+    status, _, errors = run([tmp_path / "submissions.zip", "--assignment", "seeded", "--out",
+                             tmp_path / "out"])
+    assert (status, errors.splitlines()[-1]) == (
+        2, f"exactmark class: error: {tmp_path / 'submissions.zip'}: no such file or folder")
 
 
 def options(submissions: Path, **given) -> argparse.Namespace:
@@ -222,7 +281,7 @@ def test_a_class_folder_no_platform_recognises_is_a_class_folder(tmp_path):
 
 
 def test_a_folder_two_platforms_recognise_is_a_class_folder_and_said_so(monkeypatch, tmp_path):
-    monkeypatch.setitem(platform_class.PLATFORMS, "other", ("tests.platform_fake", "Other"))
+    monkeypatch.setitem(platform_class.PLATFORMS, "other", FAKE._replace(label="Other"))
     (tmp_path / "fake.json").write_text("{}")
     with pytest.raises(platform_class.Ambiguous) as said:
         platform_class.take(options(tmp_path), None, tmp_path / "scratch")
@@ -231,12 +290,25 @@ def test_a_folder_two_platforms_recognise_is_a_class_folder_and_said_so(monkeypa
 
 @pytest.mark.parametrize("given, said", [
     ({"worksheet": Path("w.csv")}, "--worksheet needs a platform's download"),
-    ({"canvas_url": "https://canvas.example"}, "go together: give all three"),
+    ({"canvas_url": "https://canvas.example"}, "with --canvas-assignment: give all three"),
+    ({"canvas_assignment": "77"}, "--canvas-assignment needs a platform's download"),
 ])
 def test_a_platform_s_option_without_its_download_is_refused(tmp_path, given, said):
     (tmp_path / "ann").mkdir()
     with pytest.raises(ValueError, match=said):
         platform_class.take(options(tmp_path, **given), None, tmp_path / "scratch")
+
+
+def test_the_canvas_assignment_alone_names_the_sheet_s_column_and_asks_no_api():
+    platform_class.check_options(options(Path("d"), canvas_assignment="77"), "canvas")
+    with pytest.raises(ValueError, match="--canvas-assignment is for a Canvas download"):
+        platform_class.check_options(options(Path("d"), canvas_assignment="77"), "moodle")
+
+
+def test_a_moodle_worksheet_with_another_platform_s_download_is_refused():
+    with pytest.raises(ValueError, match="--worksheet is Moodle's grading worksheet, for a Moodle "
+                                         "download"):
+        platform_class.check_options(options(Path("d"), worksheet=Path("w.csv")), "canvas")
 
 
 def test_a_class_zip_that_holds_a_link_is_refused_in_one_line_before_any_marking(tmp_path):
@@ -259,12 +331,12 @@ def test_canvas_times_come_from_its_api_module_as_called_here(monkeypatch, tmp_p
     calls = []
     api = types.ModuleType("fake_canvas_api")
     api.fetch = lambda url, course, assignment: calls.append((url, course, assignment)) or "fetched"
-    api.with_times = lambda download, fetched: calls.append(fetched) or dataclasses.replace(
+    api.with_times = lambda download, fetched, marks: calls.append(fetched) or dataclasses.replace(
         download, handins=[dataclasses.replace(handin, submitted=DEADLINE)
                            for handin in download.handins])
     monkeypatch.setitem(sys.modules, "fake_canvas_api", api)
     monkeypatch.setattr(platform_class, "CANVAS_API", "fake_canvas_api")
-    monkeypatch.setitem(platform_class.PLATFORMS, "canvas", ("tests.platform_fake", "Canvas"))
+    monkeypatch.setitem(platform_class.PLATFORMS, "canvas", FAKE._replace(label="Canvas"))
     (tmp_path / "fake.json").write_text(json.dumps({"handins": [
         {"key": "1", "name": "Al", "members": [["1", "Al"]], "files": {}}],
         "refused": [], "roster": []}))
@@ -340,6 +412,28 @@ def test_a_hand_in_without_a_time_where_the_platform_gives_times_is_untimed():
     assert [(s.untimed, s.untimed_note) for s in students] == [
         (False, ""), (True, "Fake gives no submission time for this hand-in: marked without "
                             "the late rule")]
+
+
+def test_without_the_platform_s_times_each_hand_in_is_untimed_and_says_where_they_are():
+    """A Canvas download without its API's times: the LATE in a file's name is all there is,
+    and a row without it says where the times would come from."""
+    students, _ = platform_class.students_of(
+        taken(handin("1", "Al", late=True), handin("2", "Bo")), Path("d"), None, DEADLINE)
+    assert [(s.untimed, s.untimed_note) for s in students] == [
+        (True, "Fake marks this hand-in late, and no time for it is given (the platform's, or "
+               "--times): marked without the late rule"),
+        (True, "no hand-in has a submission time: the fake keeps them in fake.json, or --times; "
+               "marked without the late rule")]
+
+
+def test_without_a_deadline_the_platform_s_times_are_not_used():
+    """calculation has no deadline: a platform's times would otherwise refuse every student
+    (the marker's --submitted needs a deadline)."""
+    students, _ = platform_class.students_of(
+        taken(handin("1", "Al", submitted=DEADLINE, late=True), handin("2", "Bo")), Path("d"),
+        None, None)
+    assert [(s.submitted, s.untimed, s.notes) for s in students] == [
+        (None, False, []), (None, False, [])]
 
 
 def test_a_hand_in_s_files_are_copied_under_the_platform_s_names(tmp_path):

@@ -33,7 +33,7 @@ from exactmark.kit.cases import ROOT
 from exactmark.platforms import canvas, canvas_api, gradescope_export, moodle
 from exactmark.platforms.download import Context, Person, Returned
 from tests import test_platform_canvas as canvas_test
-from tests.platforms import moodle_download
+from tests.platforms import canvas_server, moodle_download
 from tests.platforms.canvas_download import Submitter as CanvasSubmitter
 from tests.platforms.canvas_download import write_folder as canvas_folder
 from tests.platforms.gradescope_download import (METADATA, Submission, Submitter,
@@ -297,15 +297,16 @@ RLO = "\u202e"  # RIGHT-TO-LEFT OVERRIDE: "solitaire_1<RLO>yp.exe" shows as "sol
 
 def test_a_resubmitted_file_s_name_is_shown_escaped_on_its_row(tmp_path):
     """A student uploads "solitaire_1<RLO>yp.py" twice (Canvas stores the second as "...-1"):
-    the row's note names both files with the override drawn, as every name a student wrote."""
+    the row's note names the older file with the override drawn, as every name a student
+    wrote."""
     folder = canvas_folder(tmp_path / "download", [CanvasSubmitter("Lee, Ann", 7, files=[
         (100, f"solitaire_1{RLO}yp.py", b"print(1)\n"),
         (101, f"solitaire_1{RLO}yp-1.py", b"print(2)\n")])])
-    (handin,) = canvas.read(folder, CONTEXT).handins
-    (note,) = handin.notes
-    assert RLO not in note
-    assert note == canvas.OLDER_NOTE.format(name="solitaire_1⟨U+202E⟩yp.py",
-                                            older="leeann_7_100_solitaire_1⟨U+202E⟩yp.py")
+    download = canvas.read(folder, CONTEXT)
+    taken = platform_class.Taken("canvas", canvas, download, CONTEXT, "", [], download.handins)
+    (student,), _ = platform_class.students_of(taken, folder, None, None)
+    assert student.notes == [platform_class.OLDER.format(
+        names="leeann_7_100_solitaire_1⟨U+202E⟩yp.py")]
 
 
 def test_a_group_and_member_name_from_the_api_are_shown_escaped_on_the_row(tmp_path):
@@ -359,7 +360,7 @@ def test_a_sortable_name_that_forges_another_s_id_is_said_on_the_row_it_reaches(
 
 class Assignment:
     """What take() reads of an assignment."""
-    name, deadline, programs = "solitaires", None, {}
+    name, deadline, programs, marks = "solitaires", None, {}, 10
 
 
 def options(submissions, **given) -> argparse.Namespace:
@@ -735,29 +736,23 @@ def test_the_token_is_not_handed_on_to_the_markers_once_canvas_was_asked(tmp_pat
     """Once the API has answered, CANVAS_TOKEN leaves the class marker's environment: each
     student's marker (a process of its own, whose environment is copied from it) never holds
     it, so no run has even a marker's environment to look for it in. The Canvas is
-    tests/test_platform_canvas.py's, which answers as Canvas documents."""
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), canvas_test.Canvas)
-    httpd.lock, httpd.asked, httpd.failures, httpd.token = threading.Lock(), [], 0, TOKEN
-    httpd.users, httpd.submissions = list(canvas_test.USERS), list(canvas_test.SUBMISSIONS)
-    httpd.forbidden = False
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05})
-    thread.start()
+    tests/platforms/canvas_server.py, which answers as Canvas documents."""
+    httpd = canvas_server.start(canvas_test.USERS, canvas_test.SUBMISSIONS,
+                                {"name": "Solitaires", "points_possible": 10.0})
     try:
-        monkeypatch.setenv(canvas_api.TOKEN_VARIABLE, TOKEN)
+        monkeypatch.setenv(canvas_api.TOKEN_VARIABLE, canvas_server.TOKEN)
         download = tmp_path / "download"
         canvas_folder(download, [CanvasSubmitter("Doe, Jane", 101, files=[
             (100, "solitaire_1.py", b"print(1)\n")])])
         found = platform_class.take(options(
-            download, canvas_url=f"http://127.0.0.1:{httpd.server_address[1]}",
-            canvas_course=canvas_test.COURSE, canvas_assignment=canvas_test.ASSIGNMENT),
+            download, canvas_url=canvas_server.url(httpd), canvas_course=canvas_server.COURSE,
+            canvas_assignment=canvas_server.ASSIGNMENT),
             Assignment, tmp_path)
         assert [handin.name for handin in found.handins] == ["Jane Doe"]  # the API answered
         token_left = canvas_api.TOKEN_VARIABLE in os.environ  # never the environment shown
         assert not token_left
     finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join()
+        canvas_server.stop(httpd)
 
 
 def test_a_student_whose_sortable_name_is_anon_keeps_their_own_id(tmp_path):

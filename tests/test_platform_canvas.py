@@ -6,20 +6,18 @@ The downloads are built by tests/platforms/canvas_download.py from Canvas's nami
 the sheet's layout is Canvas's gradebook export (lib/gradebook_exporter.rb, commit
 0140a2effa6366ea3b73aeefa4bbc384b943934f), read back by lib/gradebook_importer.rb."""
 
-import json
 import socket
-import threading
 import traceback
 import unicodedata
 import zipfile
 from datetime import datetime, timezone
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
 from exactmark.platforms import canvas, canvas_api
 from exactmark.platforms.download import Context, Download, Handin, Person, Returned
+from tests.platforms import canvas_server
+from tests.platforms.canvas_server import ASSIGNMENT, COURSE, TOKEN, url
 from tests.platforms.canvas_download import (LINK, TEXT, Submitter, entries, write_folder,
                                              write_zip)
 
@@ -55,11 +53,9 @@ def summary(download: Download) -> dict:
             for handin in download.handins}
 
 
-RESUBMITTED = canvas.OLDER_NOTE
 EXPECTED = {
     "101": ("doejane", False, {"solitaire_1.py": b"second\n", "solitaire_2.py": b"two\n"},
-            ["doejane_101_501_solitaire_1.py"],
-            [RESUBMITTED.format(name="solitaire_1.py", older="doejane_101_501_solitaire_1.py")]),
+            ["doejane_101_501_solitaire_1.py"], []),
     "102": ("doejane", True, {"solitaire_1.py": b"other jane\n"}, [], []),
     "103": ("núñezjosé", False, {"solitaire_1.py": b"jose\n"}, [], []),
     "104": ("obrienseán", False, {"my game.py": b"spaces\n", "game-2.py": b"named so\n",
@@ -70,9 +66,7 @@ EXPECTED = {
     "107": ("leeann", False, {}, [], [canvas.NO_PROGRAM_NOTE.format(kind="a text entry")]),
     "108": ("roerick", False, {}, [], [canvas.NO_PROGRAM_NOTE.format(kind="a web address")]),
     "109": ("poeed", False, {"notes.txt": b"3\n"},
-            ["poeed_109_512_notes.txt", "poeed_109_513_notes-1.txt"],
-            [RESUBMITTED.format(name="notes.txt",
-                                older="poeed_109_512_notes.txt, poeed_109_513_notes-1.txt")]),
+            ["poeed_109_512_notes.txt", "poeed_109_513_notes-1.txt"], []),
 }
 
 
@@ -191,13 +185,8 @@ def test_without_the_api_the_column_is_named_from_the_assignment_id_given(tmp_pa
         b"Student,ID,SIS User ID,SIS Login ID,Section,solitaires")  # matched by title
 
 
-# The Canvas API, answered on 127.0.0.1 as Canvas documents it
-# (https://canvas.instructure.com/doc/api/: courses, assignments, submissions, users,
-# sections; pagination by Link headers).
+# The Canvas API, answered on 127.0.0.1 as Canvas documents it: tests/platforms/canvas_server.py.
 
-TOKEN = "7~secret-token-never-shown"
-COURSE, ASSIGNMENT = "5", "77"
-SECTIONS = [{"id": 1, "name": "Section A"}, {"id": 2, "name": "Section B"}]
 USERS = [
     {"id": 101, "name": "Jane Doe", "sortable_name": "Doe, Jane", "sis_user_id": "S1",
      "login_id": "jdoe", "email": "jane@example.edu", "enrollments": [{"course_section_id": 1}]},
@@ -220,89 +209,17 @@ SUBMISSIONS = [
     {"user_id": 110, "submitted_at": None, "late": False, "attempt": None,
      "group": {"id": None, "name": None}, "user": USERS[3]},
 ]
-PAGE = 2  # items per page the server gives, whatever per_page asks: every list pages
-
-
-class Canvas(BaseHTTPRequestHandler):
-    """Answers as Canvas: Bearer token, JSON, Link headers; fails as the test says."""
-
-    def do_GET(self):
-        server = self.server
-        url = urlsplit(self.path)
-        with server.lock:
-            server.asked.append((url.path, parse_qs(url.query)))
-            failing = server.failures > 0
-            server.failures -= 1
-        if self.headers.get("Authorization") != f"Bearer {server.token}":
-            return self.answer(401, {"errors": [{"message": "Invalid access token."}]},
-                               {"WWW-Authenticate": 'Bearer realm="canvas-lms"'})
-        if server.forbidden:
-            return self.answer(403, {"status": "unauthorized", "errors": [
-                {"message": "user not authorized to perform that action"}]})
-        if failing:
-            return self.answer(500, {"errors": [{"message": "An error occurred."}]})
-        base = f"/api/v1/courses/{COURSE}"
-        lists = {f"{base}/sections": SECTIONS, f"{base}/search_users": server.users,
-                 f"{base}/assignments/{ASSIGNMENT}/submissions": server.submissions}
-        if url.path == base:
-            return self.answer(200, {"id": int(COURSE), "name": "Patience 101"})
-        if url.path == f"{base}/assignments/{ASSIGNMENT}":
-            return self.answer(200, {"id": int(ASSIGNMENT), "course_id": int(COURSE),
-                                     "name": "Solitaires", "points_possible": 20.0})
-        if url.path in lists:
-            return self.page(url, lists[url.path])
-        return self.answer(404, {"errors": [{"message": "The specified resource does not exist."}]})
-
-    def page(self, url, items):
-        query = parse_qs(url.query)
-        number = int(query.pop("page", ["1"])[0])
-        chunk = items[(number - 1) * PAGE:number * PAGE]
-        headers = {}
-        if number * PAGE < len(items):
-            rest = "&".join(f"{k}={v}" for k, values in query.items() for v in values)
-            origin = f"http://127.0.0.1:{self.server.server_address[1]}"
-            headers["Link"] = f'<{origin}{url.path}?{rest}&page={number + 1}>; rel="next"'
-        return self.answer(200, chunk, headers)
-
-    def answer(self, status, body, headers=None):
-        data = json.dumps(body).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json; charset=utf-8")
-        self.send_header("Content-Length", str(len(data)))
-        for name, value in (headers or {}).items():
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args):
-        """Quiet: the test reads server.asked instead."""
-
-
 @pytest.fixture
 def server():
     """A Canvas on 127.0.0.1 for one test; shut down when the test ends, whatever it did."""
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Canvas)
-    httpd.lock, httpd.asked, httpd.failures, httpd.token = threading.Lock(), [], 0, TOKEN
-    httpd.users, httpd.submissions, httpd.forbidden = list(USERS), list(SUBMISSIONS), False
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                              daemon=True)
-    thread.start()
+    httpd = canvas_server.start(USERS, SUBMISSIONS, {"name": "Solitaires", "points_possible": 20.0})
     yield httpd
-    httpd.shutdown()
-    httpd.server_close()
-    thread.join()
-
-
-def url(server):
-    return f"http://127.0.0.1:{server.server_address[1]}"
+    canvas_server.stop(httpd)
 
 
 def fetch(server, token=TOKEN):
     return canvas_api.fetch(url(server), COURSE, ASSIGNMENT, environ={"CANVAS_TOKEN": token},
                             backoff=0)
-
-
-pytestmark = pytest.mark.filterwarnings("ignore:Canvas may respond unexpectedly")
 
 
 def test_the_api_gives_every_page_of_times_and_roster(server):

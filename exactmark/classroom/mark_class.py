@@ -86,10 +86,14 @@ SHOWN_PAGES = 20  # pairs with a side-by-side page
 # would draw nothing.
 BAR_COLUMNS, BAR_ROWS = 80, 24
 
+NO_DEADLINE_PLATFORM = ("{name} has no deadline: {platform}'s submission times are not used "
+                        "(no late rule to apply)")
 NO_DEADLINE = "--times: {name} has no deadline, so no late rule to apply"
 UNKNOWN_STUDENTS = "warning: the times file names students not in the class: {names}"
 UNTIMED = ("warning: the times file does not name {count} student(s), marked without the late "
            "rule: {names}")
+UNTIMED_HANDINS = ("warning: {count} hand-in(s) have no submission time, marked without the late "
+                   "rule (each row says why): {names}")
 SKIPPED = "{count} student(s) unchanged since the last run: kept (--force marks them again)"
 WROTE = ("Wrote {grades}, {similarity}, {summary}, and per student their feedback in {students} "
          "(theirs to see) and the marker's report in {instructor} (yours only)")
@@ -97,6 +101,10 @@ NO_SUBMISSIONS = ("give the folder of the class's submissions: make mark-class S
                   "ASSIGNMENT=NAME")
 NO_ASSIGNMENT = ("say which assignment to mark against: --assignment NAME|FILE.toml "
                  "(make mark-class ASSIGNMENT=NAME|FILE.toml); the assignments are: {names}")
+NO_SUCH_CLASS = "{path}: no such file or folder"
+STOPPED = "exactmark class: error: {problem}"
+NOT_WRITTEN = "warning: {said}"
+NOT_BACK = "exactmark class: error: no marks written back for {platform}: {problem}"
 NOT_A_CLASS = "{path}: not a folder of submissions, nor a platform's download (.zip)"
 OUT_IN_CLASS = ("--out {out} lies inside the class folder {submissions}: it would be marked as a "
                 "student's, or inside one; give a folder outside it")
@@ -542,7 +550,9 @@ def parser() -> argparse.ArgumentParser:
                        help="Canvas's address, for the submission times its download lacks "
                             "(the token from CANVAS_TOKEN in the environment)")
     parse.add_argument("--canvas-course", metavar="ID", help="the Canvas course's id")
-    parse.add_argument("--canvas-assignment", metavar="ID", help="the Canvas assignment's id")
+    parse.add_argument("--canvas-assignment", metavar="ID",
+                       help="the Canvas assignment's id: with --canvas-url, for its API; "
+                            "alone, it names canvas-grades.csv's column as Canvas does")
     parse.add_argument("--jobs", type=within(int, 1, 64, BAD_JOBS), default=min(os.cpu_count() or 1, 64),
                        help="students marked at once (default: the machine's cores)")
     parse.add_argument("--force", action="store_true", help="mark unchanged students again")
@@ -578,6 +588,8 @@ def main(argv=None) -> int:
     options = parse.parse_args(argv)
     if not options.assignment:
         parse.error(NO_ASSIGNMENT.format(names=", ".join(names())))
+    if not options.submissions.exists() and not options.submissions.is_symlink():
+        parse.error(NO_SUCH_CLASS.format(path=escaped(str(options.submissions))))
     if (not options.submissions.is_dir() or options.submissions.is_symlink()) \
             and not platform_class.is_download_archive(options.submissions):
         parse.error(NOT_A_CLASS.format(path=escaped(str(options.submissions))))
@@ -606,8 +618,9 @@ def main(argv=None) -> int:
     except BaseException as problem:
         remove_tree(scratch)
         handlers_back(before)
-        if isinstance(problem, ValueError):
-            parse.error(str(problem))
+        if isinstance(problem, ValueError):  # the download said so: no usage, not wrong
+            print(STOPPED.format(problem=problem), file=sys.stderr)
+            return Exit.REFUSED
         if isinstance(problem, KeyboardInterrupt):
             print(READ_INTERRUPTED, file=sys.stderr)
             return Exit.INTERRUPTED
@@ -641,10 +654,16 @@ def main(argv=None) -> int:
         sheet.write_similarity(out / "similarity.csv", scanned.pairs)
         pages.write_summary(out, outcomes, rows, scanned, view,
                             {o.student.name: f"{STUDENTS}/{o.student.folder}" for o in outcomes},
-                            options.similarity_min)
-        back = taken and taken.module.write_back(out, taken.download, platform_class.returned(
-            pairs, assignment, {f"{STUDENTS}/{outcome.student.folder}": outcome.student.submitted
-                                for outcome in outcomes}), taken.context)
+                            options.similarity_min,
+                            [row.student for _, row in pairs if sheet.NO_SUBMISSION in row.statuses])
+        back, not_back = None, ""
+        if taken:
+            try:
+                back = taken.module.write_back(out, taken.download, platform_class.returned(
+                    pairs, assignment, {f"{STUDENTS}/{o.student.folder}": o.student.submitted
+                                        for o in outcomes}), taken.context)
+            except ValueError as problem:
+                not_back = str(problem)
     except KeyboardInterrupt:
         print(INTERRUPTED.format(done=marking.done, total=len(students), out=escaped(str(out))),
               file=sys.stderr)
@@ -656,6 +675,11 @@ def main(argv=None) -> int:
                        summary=out / "summary.html", students=out / STUDENTS,
                        instructor=out / INSTRUCTOR)
           + (WROTE_BACK.format(platform=taken.platform, path=back) if back else ""))
+    if taken and back is None and taken.module.NOT_WRITTEN and not not_back:
+        print(NOT_WRITTEN.format(said=taken.module.NOT_WRITTEN), file=sys.stderr)
+    if not_back:
+        print(NOT_BACK.format(platform=taken.platform, problem=not_back), file=sys.stderr)
+        return Exit.REFUSED
     return Exit.PASSED
 
 
@@ -678,24 +702,27 @@ def the_class(options, assignment, times, scratch: Path) -> tuple:
         warn(students, times)
         return None, students
     print(taken.said, file=sys.stderr)
+    if assignment.deadline is None and any(handin.submitted for handin in taken.handins):
+        print(NO_DEADLINE_PLATFORM.format(name=assignment.name, platform=taken.platform),
+              file=sys.stderr)
     students, unknown = platform_class.students_of(taken, options.submissions, times,
                                                    assignment.deadline)
-    warn(students, times, unknown)
+    warn(students, times, unknown, untimed_said=UNTIMED_HANDINS)
     return taken, students
 
 
-def warn(students: list, times, unknown: list = None) -> None:
-    """What the times file and the class do not agree on, said before marking (`unknown`:
-    the names of the times file no student has, when the class says them itself)."""
-    if times is None:
-        return
-    unknown = unknown_in_times(students, times) if unknown is None else unknown
-    if unknown:
-        print(UNKNOWN_STUDENTS.format(names=", ".join(escaped(name) for name in unknown)),
-              file=sys.stderr)
+def warn(students: list, times, unknown: list = None, untimed_said: str = UNTIMED) -> None:
+    """What the times and the class do not agree on, said before marking (`unknown`: the
+    names of the times file no student has, when the class says them itself)."""
+    if times is not None:
+        unknown = unknown_in_times(students, times) if unknown is None else unknown
+        if unknown:
+            print(UNKNOWN_STUDENTS.format(names=", ".join(escaped(name) for name in unknown)),
+                  file=sys.stderr)
     untimed = [student.name for student in students if student.untimed]
     if untimed:
-        print(UNTIMED.format(count=len(untimed), names=", ".join(untimed)), file=sys.stderr)
+        print(untimed_said.format(count=len(untimed), names=", ".join(untimed)),
+              file=sys.stderr)
 
 
 if __name__ == "__main__":

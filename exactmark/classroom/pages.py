@@ -382,8 +382,9 @@ def coverage(outcomes: list, scanned, assignment) -> list:
 
 
 def write_summary(out: Path, outcomes: list, rows: list, scanned, view: View,
-                  links: dict, least: float = 0.0) -> None:
-    """summary.html; `least`: the score below which the similarity scan lists no pair."""
+                  links: dict, least: float = 0.0, absent: list = ()) -> None:
+    """summary.html; `least`: the score below which the similarity scan lists no pair;
+    `absent`: the students a platform lists who handed nothing in."""
     assignment = view.assignment
     marks = [row.mark for row in rows if sheet.REFUSED not in row.statuses]  # entries marked
     bars = histogram(marks, assignment.marks)
@@ -395,7 +396,7 @@ def write_summary(out: Path, outcomes: list, rows: list, scanned, view: View,
             "kinds": near_miss_kinds(outcomes), "pairs": [pair for pair in scanned.pairs
                                                          if pair.view],
             "all_pairs": len(scanned.pairs), "least": least, "coverage": coverage(outcomes, scanned, assignment),
-            "links": links, "mean": sum(marks) / len(marks) if marks else 0,
+            "links": links, "mean": sum(marks) / len(marks) if marks else 0, "absent": absent,
             "late_rule": late_rule(assignment), "as_of": view.as_of,
             "shown_from": visibility.shown_from(assignment)}
     (out / "summary.html").write_text(TEMPLATES.get_template("summary.html").render(**page),

@@ -18,6 +18,7 @@ import io
 import unicodedata
 from datetime import timezone
 from pathlib import Path
+from typing import NamedTuple
 
 from exactmark.base.tree import Limits, Refused, copy_file
 from exactmark.base.visible import escaped
@@ -28,11 +29,27 @@ from exactmark.classroom.unpack import STUDENT_ARCHIVES, name_key, unpack
 from exactmark.kit.submission import skip_reason
 from exactmark.platforms.download import Context, Person, Refusal, Returned
 
-# --from's names: the module that reads each platform's download, and how the platform is
-# called in what the run says.
-PLATFORMS = {"canvas": ("exactmark.platforms.canvas", "Canvas"),
-             "moodle": ("exactmark.platforms.moodle", "Moodle"),
-             "gradescope": ("exactmark.platforms.gradescope_export", "Gradescope")}
+class Platform(NamedTuple):
+    """A platform --from names: the module that reads its download, how the run calls it,
+    and where it keeps its submission times (said when none came)."""
+    module: str
+    label: str
+    times_from: str
+    looks: str  # what its download holds, said when a download does not look like it
+
+
+PLATFORMS = {
+    "canvas": Platform("exactmark.platforms.canvas", "Canvas",
+                       "Canvas keeps them in its API (--canvas-url, --canvas-course, "
+                       "--canvas-assignment)",
+                       "files named sortablename_[LATE_]userid_attachmentid_file"),
+    "moodle": Platform("exactmark.platforms.moodle", "Moodle",
+                       "Moodle's are in its grading worksheet (--worksheet)",
+                       "folders or files named Full Name_participantid_assignsubmission_file"),
+    "gradescope": Platform("exactmark.platforms.gradescope_export", "Gradescope",
+                           "Gradescope's are in submission_metadata.yml",
+                           "submission_metadata.yml beside a folder submission_ID per "
+                           "submission")}
 CANVAS_API = "exactmark.platforms.canvas_api"  # its REST API, for the times the zip lacks
 HANDIN = "handin"  # a Student's kind: a platform's hand-in, copied from the download
 # A whole class's download, unpacked before any student's: 500 students' worth of the usual
@@ -40,23 +57,28 @@ HANDIN = "handin"  # a Student's kind: a platform's hand-in, copied from the dow
 # levels deeper than one student's limit (the platform's folder per student, then theirs).
 CLASS_LIMITS = Limits(files=20_000, depth=Limits().depth + 2, bytes=2 << 30)
 DOWNLOAD_FOLDER = "download"  # in the run's scratch folder
+MAC_RESOURCES = "__MACOSX"  # what a Mac's zip holds beside the files: never a student's
 SHOWN_MOST = 200  # characters of a name shown
 
 READ_AS = "read as a {platform} download"
 DETECTED = "read as a {platform} download (detected): --from {name} to say so"
 AMBIGUOUS = ("{path} looks like a download of {platforms}: read as a class folder (one entry "
              "per student); --from NAME to read it as one")
-NOT_LIKE = "{path} does not look like a {platform} download: give the download as it came"
+NOT_LIKE = ("{path} does not look like a {platform} download ({looks}): give the download as "
+            "it came")
 ARCHIVE_AMBIGUOUS = "{path} looks like a download of {platforms}: say which with --from NAME"
-NO_PLATFORM_SEEN = ("{path} is an archive, and no platform's download: give --from "
-                    "canvas|moodle|gradescope, or unpack it into a class folder")
+NO_PLATFORM_SEEN = ("{path} is an archive, and no platform's download as it comes: --from "
+                    "canvas|moodle|gradescope says why not; a class folder (an entry per "
+                    "student) is given unpacked")
 NO_READER = "--from {name}: this kit has no {platform} reader ({module})"
 CLASS_REFUSED = "{path}: {reason}"
 NAME_LEFT_OUT = ("a file of the download whose name is not plain text (a control character, or "
                  "not UTF-8): left out, so that the rest of the class is marked")
 NEEDS_DOWNLOAD = "{option} needs a platform's download (--from, or one detected)"
 NEEDS_CANVAS = "{option} is for a Canvas download (--from canvas)"
-CANVAS_PARTS = "--canvas-url, --canvas-course and --canvas-assignment go together: give all three"
+NEEDS_MOODLE = "{option} is Moodle's grading worksheet, for a Moodle download (--from moodle)"
+CANVAS_PARTS = ("--canvas-url and --canvas-course ask Canvas's API with --canvas-assignment: give "
+                "all three (or --canvas-assignment alone, to name the sheet's column)")
 NO_ROSTER = "{path}: not a CSV with the columns student, id and team (email may follow)"
 ROSTER_NOT_TEXT = "{path}: not UTF-8 text (save it as CSV UTF-8)"
 ROSTER_UNREADABLE = "{path}: cannot be read: {problem}"
@@ -64,14 +86,19 @@ ROSTER_ROW = "{path}, line {line}: no {column} on this row"
 ROSTER_TWICE = "{path}, line {line}: {id} is already in team {team}"
 # On a row.
 SAME_NAME = "{name} ({id})"  # two students of one name, told apart by the platform's id
-OLDER = "an earlier submission replaced by this one: {names}"
+OLDER = "handed in again: the newest is marked, not {names}"
 PLATFORM_UNTIMED = ("{platform} gives no submission time for this hand-in: marked without the "
                     "late rule")
 LATE_BUT_ON_TIME = "{platform} marks this hand-in late, yet its time is before the deadline"
+NO_TIMES_GIVEN = ("no hand-in has a submission time: {source}, or --times; marked without the "
+                  "late rule")
+LATE_UNTIMED = ("{platform} marks this hand-in late, and no time for it is given (the "
+                "platform's, or --times): marked without the late rule")
 ON_TIME_BUT_LATE = "{platform} does not mark this hand-in late, yet its time is after the deadline"
 TEAM_HANDED_IN = "team {team}: handed in by {names}"
 TEAM_ALSO = "team {team}: also handed in by {name}, replaced by the latest"
 TEAM_ROW = "the mark of {team}, shared by its members"
+TEAM_OF_ONE = "handed in as {team}, of which this student is the one member"
 COMMENT_PAGE = "{page}/feedback.html"
 # Why a hand-in's files are not copied (the student's row says it).
 BAD_FILE_NAME = "the download names a file {name}: not a plain path below the submission"
@@ -96,12 +123,12 @@ class Taken:
 
     @property
     def platform(self) -> str:
-        return PLATFORMS[self.name][1]
+        return PLATFORMS[self.name].label
 
 
 def platform_module(name: str):
     """The module of --from NAME, imported now; ValueError when this kit has none."""
-    module, platform = PLATFORMS[name]
+    module, platform = PLATFORMS[name].module, PLATFORMS[name].label
     try:
         return importlib.import_module(module)
     except ModuleNotFoundError as problem:
@@ -129,17 +156,23 @@ def take(options, assignment, scratch: Path):
         except Refused as problem:
             raise ValueError(CLASS_REFUSED.format(path=escaped(str(submissions)),
                                                   reason=problem)) from None
+    inner = wrapped(folder)
     if options.platform:
         name, module = options.platform, platform_module(options.platform)
+        if not module.looks_like(folder) and inner and module.looks_like(inner):
+            folder = inner
         if not module.looks_like(folder):
             raise ValueError(NOT_LIKE.format(path=escaped(str(submissions)),
-                                             platform=PLATFORMS[name][1]))
-        said = READ_AS.format(platform=PLATFORMS[name][1])
+                                             platform=PLATFORMS[name].label,
+                                             looks=PLATFORMS[name].looks))
+        said = READ_AS.format(platform=PLATFORMS[name].label)
     else:
         found = detected(folder)
+        if not found and inner:
+            found, folder = detected(inner), inner
         if len(found) != 1:
             shown = escaped(str(submissions))
-            platforms = " and ".join(PLATFORMS[name][1] for name, _ in found)
+            platforms = " and ".join(PLATFORMS[name].label for name, _ in found)
             if archive:
                 raise ValueError((ARCHIVE_AMBIGUOUS if found else NO_PLATFORM_SEEN).format(
                     path=shown, platforms=platforms))
@@ -148,24 +181,37 @@ def take(options, assignment, scratch: Path):
                 raise Ambiguous(AMBIGUOUS.format(path=shown, platforms=platforms))
             return None
         (name, module), = found
-        said = DETECTED.format(platform=PLATFORMS[name][1], name=name)
+        said = DETECTED.format(platform=PLATFORMS[name].label, name=name)
     check_options(options, name)
     zone = assignment.deadline.tzinfo if assignment.deadline else timezone.utc
     context = Context(expected=frozenset(file for program in assignment.programs.values()
                                          for file in program.exact_names()),
                       zone=zone, assignment=assignment.name, worksheet=options.worksheet,
-                      platform_assignment=options.canvas_assignment or "")
+                      platform_assignment=options.canvas_assignment or "",
+                      marks=float(assignment.marks))
     download = module.read(folder, context)
     download.refused += [Refusal(name, NAME_LEFT_OUT) for name in left_out]
     if options.canvas_url:
         api = importlib.import_module(CANVAS_API)
         download = api.with_times(download, api.fetch(options.canvas_url, options.canvas_course,
-                                                      options.canvas_assignment))
+                                                      options.canvas_assignment),
+                                  marks=context.marks)
     teams = read_teams(options.roster) if options.roster else {}
     handins = teamed(download, teams)
     everyone = list({person.id: person for person in [*download.roster, *(
         person for members in teams.values() for person in members)]}.values())
     return Taken(name, module, download, context, said, everyone, handins)
+
+
+def wrapped(folder: Path):
+    """The one folder a download was zipped in again (Windows' "Compressed folder" of the
+    unpacked download: `Assignment 1 Submissions/...`), or None. A Mac's `__MACOSX` and
+    hidden entries beside it do not count."""
+    inside = [entry for entry in folder.iterdir()
+              if not entry.name.startswith(".") and entry.name != MAC_RESOURCES]
+    if len(inside) == 1 and inside[0].is_dir() and not inside[0].is_symlink():
+        return inside[0]
+    return None
 
 
 class Ambiguous(Exception):
@@ -191,14 +237,18 @@ def check_options(options, name) -> None:
     """The options a download needs given only with one (`name`: its platform's, None for
     a class folder); ValueError: the line to say."""
     canvas = (options.canvas_url, options.canvas_course, options.canvas_assignment)
-    if any(canvas) and not all(canvas):
+    if (options.canvas_url or options.canvas_course) and not all(canvas):
         raise ValueError(CANVAS_PARTS)
     for option, given in (("--worksheet", options.worksheet), ("--roster", options.roster),
-                          ("--canvas-url", options.canvas_url)):
+                          ("--canvas-url", options.canvas_url),
+                          ("--canvas-assignment", options.canvas_assignment)):
         if given and name is None:
             raise ValueError(NEEDS_DOWNLOAD.format(option=option))
-    if options.canvas_url and name != "canvas":
-        raise ValueError(NEEDS_CANVAS.format(option="--canvas-url"))
+    if options.canvas_assignment and name != "canvas":
+        raise ValueError(NEEDS_CANVAS.format(option="--canvas-url" if options.canvas_url
+                                             else "--canvas-assignment"))
+    if options.worksheet and name != "moodle":
+        raise ValueError(NEEDS_MOODLE.format(option="--worksheet"))
 
 
 def read_teams(path: Path) -> dict:
@@ -271,17 +321,19 @@ def students_of(taken: Taken, submissions: Path, times: dict, deadline) -> tuple
     platform_timed = any(handin.submitted is not None for handin in taken.handins)
     keys = {}
     for handin in taken.handins:
-        keys.setdefault(name_key(handin.name), []).append(handin)
+        keys.setdefault(name_key(row_name(handin)), []).append(handin)
     students, used = [], set()
     for handin in taken.handins:
         alone = len(handin.members) == 1
-        shown = shown_name(handin.name)
-        if len(keys[name_key(handin.name)]) > 1:
-            shown = SAME_NAME.format(name=shown, id=escaped(handin.key, most=SHOWN_MOST))
+        shown = shown_name(row_name(handin))
         student = Student(shown, submissions / handin.key, HANDIN,
                           id=handin.members[0].id if alone else handin.key,
                           members=list(handin.members), files=dict(handin.files),
                           notes=[*handin.notes])
+        if len(keys[name_key(row_name(handin))]) > 1:
+            student.name = SAME_NAME.format(name=shown, id=escaped(student.id, most=SHOWN_MOST))
+        if row_name(handin) != handin.name:
+            student.notes.append(TEAM_OF_ONE.format(team=shown_name(handin.name)))
         if handin.older:
             student.notes.append(OLDER.format(names=", ".join(
                 escaped(Path(str(path)).name) for path in handin.older)))
@@ -289,12 +341,14 @@ def students_of(taken: Taken, submissions: Path, times: dict, deadline) -> tuple
         if found is not None:
             used.add(found)
             student.submitted = times[found][1]
-        else:
+        elif deadline is not None:  # without one, no late rule: the platform's time is moot
             student.submitted = handin.submitted
-        if student.submitted is None and (times is not None or platform_timed):
+        if student.submitted is None and deadline is not None:
             student.untimed = True
-            student.untimed_note = sheet.NO_TIME if times is not None else \
-                PLATFORM_UNTIMED.format(platform=label)
+            student.untimed_note = (
+                LATE_UNTIMED if handin.late else sheet.NO_TIME if times is not None
+                else PLATFORM_UNTIMED if platform_timed else NO_TIMES_GIVEN).format(
+                    platform=label, source=PLATFORMS[taken.name].times_from)
         if handin.late is not None and student.submitted is not None and deadline is not None:
             late = student.submitted > deadline
             if late != handin.late:
@@ -307,6 +361,15 @@ def students_of(taken: Taken, submissions: Path, times: dict, deadline) -> tuple
     give_folders(students)
     unknown = sorted(written for key, (written, _) in (times or {}).items() if key not in used)
     return sorted(students, key=lambda student: (name_key(student.name), student.name)), unknown
+
+
+def row_name(handin) -> str:
+    """The name a hand-in's row goes by: its member's for a team of one (Moodle's "Default
+    group" or a group, a Canvas group, with one student in it), else the platform's."""
+    if len(handin.members) == 1 and handin.members[0].name \
+            and handin.members[0].name != handin.name:
+        return handin.members[0].name
+    return handin.name
 
 
 def shown_name(name: str) -> str:

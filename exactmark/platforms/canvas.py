@@ -41,6 +41,7 @@ from exactmark.base.visible import escaped
 from exactmark.platforms.download import Download, Handin, Person, Refusal
 
 NAME = "canvas"
+NOT_WRITTEN = ""  # canvas-grades.csv is always written
 SHEET = "canvas-grades.csv"
 
 # A Canvas name: what get_filename and add_upload_submission / add_text_or_url write.
@@ -61,7 +62,6 @@ STRAY_REASON = ("not named as Canvas names a submission's files "
                 "(name_[LATE_]userid_attachmentid_file)")
 NO_PROGRAM_NOTE = "handed in on Canvas as {kind}, not as a file: no program file"
 ONLINE_KINDS = {"text.html": "a text entry", "link.html": "a web address"}
-OLDER_NOTE = "{name}: resubmitted on Canvas; the newest is marked, older: {older}"
 # A sortable name such as "A_ 5_ 9" comes as "a_5_9_777_...": read as Canvas reads it, user 5.
 NAMES_DIFFER = ("Canvas's download names user {id} {names}: a file of another student's "
                 "named to pass for this one's?")
@@ -167,10 +167,7 @@ def handin(files: list, context) -> Handin:
     for name, same in sorted(restored.items()):
         same.sort(key=lambda file: (file.attachment, file.display))
         kept[name] = same[-1].path
-        if len(same) > 1:
-            older.extend(file.path for file in same[:-1])
-            notes.append(OLDER_NOTE.format(name=escaped(name), older=", ".join(
-                escaped(file.path.name) for file in same[:-1])))
+        older.extend(file.path for file in same[:-1])
     return Handin(key=first.key, name=shown, members=[Person(first.key, shown)], files=kept,
                   late=any(file.late for file in files), older=older, notes=notes)
 

@@ -23,6 +23,7 @@ pages for ever) and reads at most MOST_ANSWER_BYTES of an answer (a huge one).
 
 import os
 import time
+import warnings
 from dataclasses import dataclass, replace
 from datetime import datetime
 from urllib.parse import urlsplit
@@ -35,7 +36,7 @@ from urllib3.exceptions import HTTPError as TransportError
 from urllib3.util.retry import Retry
 
 from exactmark.base.visible import escaped
-from exactmark.platforms.canvas import CanvasAssignment
+from exactmark.platforms.canvas import CanvasAssignment, number
 from exactmark.platforms.download import Download, Person
 
 TOKEN_VARIABLE = "CANVAS_TOKEN"
@@ -55,6 +56,10 @@ URL_NOT_PLAIN = ("--canvas-url: give Canvas's address alone (https://canvas.exam
                  f"no user name, password, query or fragment: the token goes in {TOKEN_VARIABLE}")
 TOKEN_NOT_TEXT = (f"Canvas: {TOKEN_VARIABLE} holds a character no Canvas access token has (a "
                   "control, invisible or non-ASCII one): set it again, copied as Canvas shows it")
+NOT_HTTPS = (f"--canvas-url {{url}} is not an https:// address: the token in {TOKEN_VARIABLE} "
+             "would cross the network unencrypted; give Canvas's https:// address")
+LOOPBACK = ("127.0.0.1", "::1", "localhost")  # http allowed: the token never leaves the machine
+HTTP_WARNING = "Canvas may respond unexpectedly"  # canvasapi's warning for an http:// address
 REFUSED = (f"Canvas refused the token in {TOKEN_VARIABLE} (HTTP {{status}}): it is wrong, "
            "expired, or not a teacher's of this course")
 RATE_LIMITED = "Canvas refused the requests as too many (HTTP 403, rate limit): try again later"
@@ -73,6 +78,9 @@ LATE_DISAGREES = ("Canvas's download marks this submission {download}, its API {
                   "handed in again since the download?")
 LATE_WORDS = {True: "late", False: "on time"}
 GROUP_NOTE = "Canvas group {group}: {members}"
+OTHER_POINTS = ("Canvas's assignment {name} ({id}) is out of {canvas} points, the kit marks out "
+                "of {kit}: its import would take each mark as points of {canvas}; make them the "
+                "same")
 
 
 @dataclass(frozen=True)
@@ -120,11 +128,17 @@ class Refused(Exception):
 
 def fetch(url: str, course_id: str, assignment_id: str, environ=os.environ,
           backoff: float = BACKOFF) -> Fetched:
-    """Everything with_times needs, or ValueError with one line that never holds the token."""
+    """Everything with_times needs, or ValueError with one line that never holds the token.
+    The token goes over https only (or to this machine itself: a test's Canvas, a tunnel);
+    canvasapi's own warning about http, a Python warning, is said so instead."""
     parts = urlsplit(url)
     if "@" in parts.netloc or parts.query or parts.fragment:
         raise ValueError(URL_NOT_PLAIN)  # a password replaces the token; both are shown
-    canvas = Canvas(url.rstrip("/"), token(environ))
+    if parts.scheme != "https" and parts.hostname not in LOOPBACK:
+        raise ValueError(NOT_HTTPS.format(url=url))
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", HTTP_WARNING, UserWarning)
+        canvas = Canvas(url.rstrip("/"), token(environ))
     guarded(canvas, backoff)
     try:
         return ask(canvas, course_id, assignment_id)
@@ -256,10 +270,16 @@ def moment(text: str) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00")) if text else None
 
 
-def with_times(download: Download, fetched: Fetched) -> Download:
+def with_times(download: Download, fetched: Fetched, marks: float = None) -> Download:
     """The download with what only the API knows: each hand-in's time, its members (all of
     a group's students), the students' names and ids as Canvas has them, the roster, and a
-    note where the download's LATE marker and the API's late flag disagree."""
+    note where the download's LATE marker and the API's late flag disagree. ValueError
+    when the assignment's points possible are not `marks`, the kit's total: Canvas's import
+    takes a score as points of its own total, so 8 of 10 would go in as 8 of 20."""
+    if marks is not None and fetched.points != marks:
+        raise ValueError(OTHER_POINTS.format(name=fetched.name, id=fetched.assignment_id,
+                                             canvas=number(fetched.points),
+                                             kit=number(marks)))
     people = {p.id: p for p in fetched.roster}
     handins = []
     for handin in download.handins:

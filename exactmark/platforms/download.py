@@ -10,7 +10,10 @@ Each platform module (canvas.py, moodle.py, gradescope_export.py) gives:
     write_back(out, download, returned, context)
                               the marks (Returned, one per Person of the roster and of every
                               hand-in) in the platform's import format, in OUT; returns the
-                              file written, or None where the platform needs none
+                              file written, or None where the platform needs none or
+                              cannot write one (ValueError: a line to say)
+    NOT_WRITTEN               what the run says when write_back wrote nothing ("" where the
+                              platform takes nothing back)
 
 `folder` is the download already unpacked by the class marker (or given as a folder): a
 reader only reads names and the platform's own sheets in it, and names every file of a
@@ -30,6 +33,8 @@ class Context:
     assignment: str  # the kit assignment's name (a column's name where the platform has none)
     worksheet: Path = None  # Moodle's grading worksheet (--worksheet), when given
     platform_assignment: str = ""  # the platform's id of the assignment, when given
+    marks: float = None  # the kit assignment's total: a platform's own maximum is checked
+    # against it as the download is read, before any marking (None: not checked)
 
 
 @dataclass(frozen=True)

@@ -76,6 +76,7 @@ from exactmark.base.visible import escaped
 from exactmark.platforms.download import Download, Handin, Person, Refusal
 
 NAME = "gradescope"
+NOT_WRITTEN = ""  # Gradescope takes nothing back
 METADATA = "submission_metadata.yml"
 # A programming assignment's metadata carries every test's output of every submission, older
 # ones too: tens of megabytes for a large class (300 students, 20 tests, 5 older submissions each:

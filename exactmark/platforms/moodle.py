@@ -122,6 +122,7 @@ OTHER_MAXIMUM = ("{path}: Moodle's maximum grade is {moodle}, the kit marks out 
                  "make them the same and download the worksheet again")
 NO_WORKSHEET = ("moodle-worksheet.csv needs Moodle's grading worksheet: download it (Download "
                 "grading worksheet) and give it with --worksheet")
+NOT_WRITTEN = NO_WORKSHEET  # write_back writes nothing without the worksheet
 
 BAD_SHEET = "{path}: {problem}"
 BAD_ROW = "{path}, line {line}: {problem}"
@@ -301,6 +302,8 @@ def read(folder: Path, context) -> Download:
     the roster, names, emails and submission times from the worksheet when it is given."""
     folder = Path(folder)
     sheet = read_worksheet(context.worksheet) if context.worksheet else None
+    if sheet is not None and context.marks is not None:
+        _check_maximum(sheet, {number: context.marks for number in sheet.rows})
     team = sheet is not None and GROUP in sheet.columns
     entries, refused = _entries(folder, sheet)
     roster = {} if sheet is None else {
@@ -444,7 +447,7 @@ def write_back(out: Path, download: Download, returned: list, context):
         raise ValueError(BAD_SHEET.format(path=sheet.path, problem=NO_COLUMN.format(column=GRADE)))
     grade, comments = sheet.columns[GRADE], sheet.columns.get(COMMENTS)
     back = {item.person.id: item for item in returned}
-    _check_maximum(sheet, back)
+    _check_maximum(sheet, {number: item.possible for number, item in back.items()})
     rows = {id(record): number for number, record in sheet.rows.items()}
     theirs = [index for index, column in enumerate(sheet.records[0].values)
               if column not in MOODLE_WRITES]
@@ -467,23 +470,25 @@ def write_back(out: Path, download: Download, returned: list, context):
     return path
 
 
-def _check_maximum(sheet: Worksheet, back: dict):
-    """Refuse marks out of a total Moodle would not take as they are: its upload neither
-    scales a grade nor says it skipped one above its maximum."""
+def _check_maximum(sheet: Worksheet, possible: dict):
+    """Refuse marks out of a total Moodle would not take as they are (`possible`: the kit's
+    total per participant id): its upload neither scales a grade nor says it skipped one
+    above its maximum. Checked as the worksheet is read (Context.marks), so that a class is
+    never marked for marks that cannot go back, and again as they go back."""
     if MAXIMUM not in sheet.columns:
         raise ValueError(NOT_POINTS.format(path=sheet.path))
-    for number, item in back.items():
+    for number, total in possible.items():
         record = sheet.rows.get(number)
         if record is None:
             continue
         maximum = sheet.cell(record, MAXIMUM)
         try:
-            same = float(maximum.replace(",", ".")) == float(item.possible)
+            same = float(maximum.replace(",", ".")) == float(total)
         except ValueError:
             same = False
         if not same:
             raise ValueError(OTHER_MAXIMUM.format(path=sheet.path, moodle=escaped(maximum),
-                                                  kit=_number(item.possible)))
+                                                  kit=_number(total)))
 
 
 def _number(mark: float) -> str:
