@@ -132,6 +132,18 @@ def test_a_download_in_folders_is_one_hand_in_per_participant_with_the_worksheet
         (str(number), name) for name, number, _, _ in STUDENTS] + [("1007", "Zoë Brontë")]
 
 
+def test_folders_as_moodle_before_4_1_named_them_are_read_as_today_s(tmp_path):
+    """Moodle 3.1 to 4.0 ended each folder's name with "_": the same hand-ins."""
+    given = {"solitaire_1.py": PROGRAM, "lib/helper.py": b"x = 1\n"}
+    now, before = (moodle.read(md.write_folder(tmp_path / str(old), md.entries(
+        md.student_prefix("Seán O'Brien", 1002), given, before_4_1=old)), _context(None))
+        for old in (False, True))
+    assert before.refused == [] and [
+        (h.key, h.name, sorted(h.files)) for h in before.handins] == [
+        (h.key, h.name, sorted(h.files)) for h in now.handins] == [
+        ("1002", "Seán OBrien", ["lib/helper.py", "solitaire_1.py"])]
+
+
 def test_a_flat_download_is_read_as_the_folders_are_each_file_by_its_own_name(tmp_path):
     download, folder = _read(tmp_path, folders=False)
     assert {handin.key: sorted(handin.files) for handin in download.handins} == {
@@ -237,7 +249,7 @@ BACK = (b"\xef\xbb\xbf"
         b'"Grade can be changed","Last modified (submission)","Last modified (grade)",'
         b'"Feedback comments"\r\n'
         b'"Participant 1001","Jos\xc3\xa9 \xc3\x81lvarez",jose@example.edu,"Submitted for grading",'
-        b'87.5,100.00,Yes,"Thursday, 11 March 2027, 2:30 PM",-,'
+        b'87.44,100.00,Yes,"Thursday, 11 March 2027, 2:30 PM",-,'
         b'"late by 2 days: -10%\nSee jose.html"\r\n'
         b'"Participant 1002","Se\xc3\xa1n O\'Brien",sean@example.edu,"Submitted for grading",'
         b',100.00,Yes,"Thursday, 11 March 2027, 2:30 PM","Friday, 12 March 2027, 9:05 AM",'
@@ -251,7 +263,8 @@ def _returned(sheet):
     """The worksheet read, and three students' marks: a late one, a marker error (no mark:
     the Grade cell left empty, and a comment a spreadsheet would run), no submission."""
     return moodle.read_worksheet(sheet), [
-        Returned(Person("1001", "José Álvarez"), 87.5, 100,
+        # 87.4375 goes back to two decimals, as the student's page shows it: 87.44
+        Returned(Person("1001", "José Álvarez"), 87.4375, 100,
                  "late by 2 days: -10%\nSee jose.html"),
         Returned(Person("1002", "Seán O'Brien"), None, 100, "=marker error, mark again"),
         Returned(Person("1003", "Ann Lee"), 0.0, 100, "no submission")]

@@ -12,7 +12,9 @@ How Moodle names what it gives, from its source (github.com/moodle/moodle):
   team submission's prefix is the group's name ("_" made " "), "_" and the group's id, or
   "Default group" with no id. Then "_assignsubmission_" and the plugin ("file",
   "onlinetext"): with "Download submissions in folders" on (the default) a folder of that
-  name holds the files and the student's own subfolders; off, each file lies flat, named
+  name holds the files (Moodle 3.1 to 4.0 ended the folder's name with one more "_": its
+  download_submissions in mod/assign/locallib.php, clean_filename($prefix . '_' . $subtype
+  . '_' . $type . '_')) and the student's own subfolders; off, each file lies flat, named
   prefix + "_assignsubmission_file_" + its own name. Online text comes as onlinetext.html:
   never a program, so it is left out and said on the hand-in's notes.
   clean_filename (clean_param PARAM_FILE, lib/moodlelib.php) drops control characters and
@@ -80,8 +82,7 @@ FILE_PLUGIN = "file"  # assignsubmission_file: the files a student uploaded
 # prefix ("_" id)? "_assignsubmission_" plugin ("_" file's own name)?: the prefix holds no
 # "_" of its own (Moodle made every one a space), so the first "_" ends the name.
 ENTRY = re.compile(r"(?P<name>[^_]*)(?:_(?P<id>\d+))?_assignsubmission_(?P<plugin>[a-z0-9]+)"
-                   r"(?:_(?P<file>.+))?", re.DOTALL)
-TRAILING_NUMBER = re.compile(r"(\d+)\s*$")
+                   r"(?:_(?P<file>.*))?", re.DOTALL)
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
           "September", "October", "November", "December")
 DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
@@ -228,14 +229,14 @@ def read_worksheet(path: Path) -> Worksheet:
             raise ValueError(BAD_ROW.format(path=path, line=record.line, problem=CELLS.format(
                 count=len(record.values), header=width)))
         identifier = sheet.cell(record, IDENTIFIER)
-        number = TRAILING_NUMBER.search(identifier)
+        number = participant(identifier)
         if not number:
             raise ValueError(BAD_ROW.format(path=path, line=record.line, problem=NO_NUMBER.format(
                 column=IDENTIFIER, cell=escaped(identifier))))
-        if number[1] in sheet.rows:
+        if number in sheet.rows:
             raise ValueError(BAD_ROW.format(path=path, line=record.line, problem=SAME_ID.format(
-                id=number[1], first=sheet.rows[number[1]].line)))
-        sheet.rows[number[1]] = record
+                id=number, first=sheet.rows[number].line)))
+        sheet.rows[number] = record
     return sheet
 
 
@@ -341,16 +342,17 @@ def _entries(folder: Path, sheet) -> tuple:
         if not match:
             refused.append(Refusal(shown, NOT_MOODLE))
             continue
-        if path.is_dir() and match["file"] is not None:
+        own = match["file"] or None  # "": a folder as Moodle 3.1 to 4.0 named it, "..._file_"
+        if path.is_dir() and own is not None:
             refused.append(Refusal(shown, FOLDER_AS_FILE))
             continue
-        if not path.is_dir() and match["file"] is None:
+        if not path.is_dir() and own is None:
             refused.append(Refusal(shown, FILE_AS_FOLDER))
             continue
         entry = entries.setdefault(match["id"] or match["name"],
                                    _Entry(match["name"], match["id"] or ""))
         entry.shown.append(shown)
-        found = ({match["file"]: path} if match["file"] is not None else {
+        found = ({own: path} if own is not None else {
             inner.relative_to(path).as_posix(): inner
             for inner in sorted(path.rglob("*")) if inner.is_file()})
         if match["plugin"] != FILE_PLUGIN:
@@ -492,9 +494,16 @@ def _check_maximum(sheet: Worksheet, possible: dict):
 
 
 def _number(mark: float) -> str:
-    """A mark as Moodle's upload reads it (unformat_float): a point, no exponent, at most
-    the five decimals Moodle keeps."""
-    return f"{mark:.5f}".rstrip("0").rstrip(".")
+    """A mark as Moodle's upload reads it (unformat_float): a point, no exponent; to the two
+    decimals grades.csv and the student's page show."""
+    return f"{mark:.2f}".rstrip("0").rstrip(".")
+
+
+def participant(identifier: str) -> str:
+    """The participant number that ends an Identifier ("Participant 12345"), or "". Read
+    by stripping, not a pattern: a long cell of digits is read in one pass."""
+    text = identifier.rstrip()
+    return text[len(text.rstrip("0123456789")):]
 
 
 def _cell(text: str, separator: str = ",") -> str:

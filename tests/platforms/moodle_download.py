@@ -55,12 +55,15 @@ def team_prefix(group: str = None, group_id: int = None) -> str:
     return clean_filename(group.replace("_", " ") + "_" + str(group_id))
 
 
-def entries(prefix: str, files: dict, folders: bool = True, plugin: str = "file") -> dict:
+def entries(prefix: str, files: dict, folders: bool = True, plugin: str = "file",
+            before_4_1: bool = False) -> dict:
     """The download's entries for one submission: {path in the zip: bytes}. `files` maps
     the student's own paths ("a.py", "src/b.c") to their bytes; flat, a file keeps only its
-    own name (clean_param PARAM_PATH cleans each part of a folder's path)."""
+    own name (clean_param PARAM_PATH cleans each part of a folder's path). `before_4_1`: a
+    folder as Moodle 3.1 to 4.0 named it, one "_" more (mod/assign/locallib.php,
+    download_submissions: clean_filename($prefix . '_' . $subtype . '_' . $type . '_'))."""
     if folders:
-        folder = clean_filename(f"{prefix}_assignsubmission_{plugin}")
+        folder = clean_filename(f"{prefix}_assignsubmission_{plugin}" + "_" * before_4_1)
         return {"/".join([folder, *map(clean_filename, name.split("/"))]): data
                 for name, data in files.items()}
     return {clean_filename(f"{prefix}_assignsubmission_{plugin}_{Path(name).name}"): data
