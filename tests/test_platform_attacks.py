@@ -572,10 +572,8 @@ def test_a_worksheet_saved_by_excel_with_semicolons_goes_back_as_excel_saved_it(
     ).replace("Submitted for grading;;10", "Submitted for grading;7.5;10").encode("utf-8")
 
 
-def test_ctrl_c_while_the_class_zip_is_unpacked_leaves_nothing_behind(tmp_path, monkeypatch,
-                                                                       capsys):
-    """Ctrl-C on the tenth member of the class's download: the run stops in one line, the
-    half-unpacked download is removed from the scratch folder, and OUT is never made."""
+def twenty_students(tmp_path):
+    """A Canvas download of twenty students, and the class's assignment as a.toml beside it."""
     download = tmp_path / "submissions.zip"
     with zipfile.ZipFile(download, "w") as archive:
         for n in range(20):
@@ -584,6 +582,14 @@ def test_ctrl_c_while_the_class_zip_is_unpacked_leaves_nothing_behind(tmp_path, 
         visible=json.dumps(VISIBLE), hidden=json.dumps(HIDDEN),
         kit_only_1=others("solitaire_1", VISIBLE + HIDDEN),
         kit_only_2=others("solitaire_2", ["seed_0_full"])), encoding="utf-8")
+    return download
+
+
+def test_ctrl_c_while_the_class_zip_is_unpacked_leaves_nothing_behind(tmp_path, monkeypatch,
+                                                                       capsys):
+    """Ctrl-C on the tenth member of the class's download: the run stops in one line, the
+    half-unpacked download is removed from the scratch folder, and OUT is never made."""
+    download = twenty_students(tmp_path)
     placed, place = [], unpack._Writer.place
 
     def interrupted(self, *args):
@@ -713,14 +719,7 @@ def test_a_run_terminated_while_the_class_zip_is_unpacked_leaves_nothing_behind(
     """SIGTERM (a scheduler's stop) or SIGHUP (the terminal closed) on the tenth member of the
     class's download: the run stops as Ctrl-C stops it, saying so, with the half-unpacked
     download (up to CLASS_LIMITS: 2 GiB) removed from the scratch folder."""
-    download = tmp_path / "submissions.zip"
-    with zipfile.ZipFile(download, "w") as archive:
-        for n in range(20):
-            archive.writestr(f"student{n}_{n + 1}_{n + 100}_solitaire_1.py", b"print(1)\n")
-    (tmp_path / "a.toml").write_text(CLASS_ASSIGNMENT.format(
-        visible=json.dumps(VISIBLE), hidden=json.dumps(HIDDEN),
-        kit_only_1=others("solitaire_1", VISIBLE + HIDDEN),
-        kit_only_2=others("solitaire_2", ["seed_0_full"])), encoding="utf-8")
+    download = twenty_students(tmp_path)
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     done = subprocess.run(
