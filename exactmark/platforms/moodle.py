@@ -1,6 +1,7 @@
 """Moodle: an assignment's "Download all submissions", read as it comes, with its grading
 worksheet ("Download grading worksheet"); the marks written back into that worksheet for
-"Upload grading worksheet".
+"Upload grading worksheet", and the students' pages into a zip for "Upload multiple
+feedback files in a zip".
 
 How Moodle names what it gives, from its source (github.com/moodle/moodle):
 
