@@ -19,7 +19,8 @@ its grading worksheet (--worksheet), Canvas's from its API (--canvas-url, --canv
 --roster CSV (columns student, id, email, team) makes each team's hand-in everyone's in
 it. Everyone the platform lists gets a row, "no submission" if nothing came, and the
 marks go back in the platform's own import format beside grades.csv (canvas-grades.csv,
-moodle-worksheet.csv). grades.csv's last columns are the platform's id and the student's
+moodle-worksheet.csv, and moodle-feedback.zip: each student's pages as Moodle's feedback
+files). grades.csv's last columns are the platform's id and the student's
 folder of pages. Students are marked in parallel, each by the marker of one submission
 (`exactmark mark`, in its sandbox), and each student's results are kept as soon as
 they are known: an interrupted run keeps what it finished, and the next run skips
