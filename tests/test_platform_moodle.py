@@ -6,6 +6,7 @@ The downloads are built by tests/platforms/moodle_download.py from Moodle's own 
 worksheet from mod/assign/gradingtable.php, commit 1494620bfbb33538251bc1a222027f665b7da2ea):
 see its docstring for each rule and where Moodle has it."""
 
+import re
 import unicodedata
 import zipfile
 from datetime import datetime
@@ -392,3 +393,143 @@ def test_marks_out_of_another_total_than_moodles_are_refused_never_skipped_unsai
                           _context(sheet))
     assert str(refused.value) == problem.format(path=sheet)
     assert not (tmp_path / moodle.WRITTEN).exists()
+
+
+# "Upload multiple feedback files in a zip": Moodle's importer, mod/assign/feedback/file/
+# importziplib.php (commit 3769c65a97032618f944597d0d827ea2145c7cdc, and 0203d8f26027201de1d7d1
+# ec8d8aa3cdcc4f5d5d before team submissions were mapped by group), is_valid_filename_for_import,
+# in Python: what the zip is checked against, never the code under test.
+NUMERIC = re.compile(r"[ \t\n\r\v\f]*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")  # PHP is_numeric
+PLUGINS = {("assignsubmission", "file"), ("assignsubmission", "onlinetext"),
+           ("assignfeedback", "file"), ("assignfeedback", "comments")}
+
+
+def importer_match(member: str, participants: dict):
+    """(whom Moodle gives the file to, the feedback file's name), or None when it skips it:
+    a folder, a hidden file; else the first path part split at "_" (five pieces at most)
+    whose second piece is a listed participant's number and whose third and fourth a
+    plugin's; the rest of the path is the name."""
+    if member.endswith("/"):
+        return None
+    parts = ("/import/" + member).split("/")
+    if parts[-1].startswith((".", "~")):
+        return None
+    while parts:
+        info = parts.pop(0).split("_", 4)
+        if len(info) < 4 or not NUMERIC.fullmatch(info[1]):
+            continue
+        whom = participants.get(int(float(info[1])))
+        if whom is None or (info[2], info[3]) not in PLUGINS:
+            continue
+        parts.insert(0, info[4] if len(info) == 5 else "")
+        return whom, "/".join(parts)
+    return None
+
+
+def _page(folder, text):
+    """A student's page folder as the class marker writes it: the pages and a case's files."""
+    (folder / "cases" / "seed_0").mkdir(parents=True)
+    (folder / "feedback.html").write_text(f"<p>{text}</p>\n", encoding="utf-8")
+    (folder / "feedback.txt").write_text(f"{text}\n", encoding="utf-8")
+    (folder / "cases" / "seed_0" / "seed_0.in").write_bytes(b"0\n")
+    return folder
+
+
+def _zip(path):
+    with zipfile.ZipFile(path) as archive:
+        return {info.filename: archive.read(info) for info in archive.infolist()}
+
+
+def test_the_feedback_zip_gives_each_page_to_its_participant_as_moodles_importer_matches_it(
+        tmp_path):
+    read, _ = _read(tmp_path)
+    out = tmp_path / "out"
+    (out / "instructor" / "José Álvarez").mkdir(parents=True)
+    (out / "instructor" / "José Álvarez" / "report.txt").write_text("the marker's report")
+    pages = {"1001": _page(out / "students" / "José Álvarez", "José"),
+             "1002": _page(out / "students" / "Seán O'Brien", "Seán"),
+             "1006": _page(out / "students" / "Mary_Jane Watts", "Mary Jane")}
+    written, attached = moodle.write_feedback_zip(out, read, pages, _context())
+    assert written == out / "moodle-feedback.zip" and attached == {"1001", "1002", "1006"}
+    held = _zip(written)
+    folders = {"1001": "José Álvarez_1001_assignsubmission_file_",  # composed, as the sheet
+               "1002": "Seán OBrien_1002_assignsubmission_file_",  # clean_filename drops '
+               "1006": "Mary Jane Watts_1006_assignsubmission_file_"}  # "_" made " "
+    assert sorted(held) == sorted(f"{folders[number]}/{name}" for number in folders for name in
+                                  ("cases/seed_0/seed_0.in", "feedback.html", "feedback.txt"))
+    participants = {int(number): number for number in ("1001", "1002", "1003", "1006", "1007")}
+    for name, data in held.items():
+        number = name.split("_")[1]
+        assert importer_match(name, participants) == (
+            number, "/" + name.split("/", 1)[1]), name
+        assert data == (pages[number] / name.split("/", 1)[1]).read_bytes(), name
+    # the same pages, the same bytes: fixed times, sorted names
+    first = written.read_bytes()
+    assert moodle.write_feedback_zip(out, read, pages, _context())[0].read_bytes() == first
+    with zipfile.ZipFile(written) as archive:
+        assert {info.date_time for info in archive.infolist()} == {(1980, 1, 1, 0, 0, 0)}
+        assert [info.filename for info in archive.infolist()] == sorted(held)
+
+
+def test_a_team_submission_s_page_goes_in_its_group_s_folder_for_every_member(tmp_path):
+    download = {**md.entries(md.team_prefix("Team_Alpha", 42), {"solitaire_1.py": PROGRAM}),
+                **md.entries(md.team_prefix("R&D", 43), {"solitaire_1.py": PROGRAM}),
+                **md.entries(md.team_prefix(), {"solitaire_1.py": PROGRAM}, folders=False)}
+    when = md.userdate(SUBMITTED)
+    rows = [_row("Ann Lee", 2001, "a@x", when, Group="Team_Alpha"),
+            _row("Bo Chen", 2002, "b@x", when, Group="Team_Alpha"),
+            _row("Di Eve", 2004, "d@x", when, Group="Default group"),
+            _row("Flo Gee", 2006, "f@x", when, Group="R&D")]
+    read, _ = _read(tmp_path, rows=rows, columns=md.TEAM, download=download)
+    out = tmp_path / "out"
+    alpha = _page(out / "students" / "Team_Alpha", "Alpha")
+    pages = {"2001": alpha, "2002": alpha, "2004": _page(out / "students" / "Di Eve", "Di"),
+             "2006": _page(out / "students" / "R&D", "R&D")}
+    written, attached = moodle.write_feedback_zip(out, read, pages, _context())
+    # Moodle's "Default group" has no id, and its importer skips a student in no group
+    assert attached == {"2001", "2002", "2006"}
+    held = _zip(written)
+    groups = {42: ["2001", "2002"], 43: ["2006"]}  # get_participant_mapping: group id -> members
+    assert sorted({name.split("/")[0] for name in held}) == [
+        f"{md.team_prefix('R&D', 43)}_assignsubmission_file_",  # format_string's "&amp;", cleaned
+        f"{md.team_prefix('Team_Alpha', 42)}_assignsubmission_file_"]
+    assert importer_match(f"{md.team_prefix('Team_Alpha', 42)}_assignsubmission_file_/"
+                          "feedback.html", groups) == (["2001", "2002"], "/feedback.html")
+
+
+@pytest.mark.parametrize("name", ["../../etc/passwd", "..", "a/b\\c", "x\x00y\x1b[31m\u202ez",
+                                  "_7_assignsubmission_file_", "/", ".hidden", "~x", "n" * 5000],
+                         ids=["a path up", "..", "slashes", "control characters",
+                              "another participant's folder", "/", "hidden", "~", "long"])
+def test_a_hostile_name_cannot_make_a_member_outside_its_folder_or_another_s(tmp_path, name):
+    """The folder comes from the participant's number, and the name only as Moodle cleans it:
+    no "/", "\\", "_" or control character, and short; a page's own files only."""
+    out = tmp_path / "out"
+    page = _page(out / "students" / "them", "theirs")
+    (out / "instructor").mkdir()
+    (out / "instructor" / "report.txt").write_text("yours only")
+    (page / "report.txt").symlink_to(out / "instructor" / "report.txt")
+    other = _page(out / "students" / "other", "another's")
+    read = Download(moodle.NAME, [], roster=[Person("3001", name), Person("7", "Other One")])
+    written, attached = moodle.write_feedback_zip(
+        out, read, {"3001": page, "7": other, "not-a-number": other}, _context())
+    assert attached == {"3001", "7"}
+    held = _zip(written)
+    theirs = [member for member in held if importer_match(member, {3001: "3001", 7: "7"})[0]
+              == "3001"]
+    assert sorted(member.split("/", 1)[1] for member in theirs) == [
+        "cases/seed_0/seed_0.in", "feedback.html", "feedback.txt"]
+    for member in held:
+        parts = member.split("/")
+        assert not any(part in ("", ".", "..") for part in parts), member
+        assert not any(ord(character) < 32 or character in "\\\x7f\u202e"
+                       for character in member), repr(member)
+        assert len(parts[0]) <= 150 and parts[0].endswith("_assignsubmission_file_"), member
+    assert held[theirs[1]] == (page / "feedback.html").read_bytes()
+
+
+def test_no_page_to_give_back_writes_no_zip_and_removes_an_earlier_run_s(tmp_path):
+    (tmp_path / "moodle-feedback.zip").write_bytes(b"an earlier class's")
+    read = Download(moodle.NAME, [], roster=[Person("3001", "Ann")])
+    assert moodle.write_feedback_zip(tmp_path, read, {}, _context()) == (None, set())
+    assert not (tmp_path / "moodle-feedback.zip").exists()

@@ -170,6 +170,11 @@ def comment(status_and_late: str, page: str) -> str:
     return f"{status_and_late}; {page}/feedback.html"
 
 
+def attached(status_and_late: str) -> str:
+    """A comment handed back with the student's page in moodle-feedback.zip."""
+    return f"{status_and_late}; your feedback page is attached as a feedback file (feedback.html)"
+
+
 # Canvas: the zip as "Download Submissions" gives it, the times, roster and group from the
 # API (a server error on the first request, then answers), marks back in canvas-grades.csv.
 
@@ -470,6 +475,10 @@ def test_moodle_marks_each_student_as_worked_out_by_hand(moodle_marked):
     assert done.returncode == 0, done.stderr
     assert done.stderr.splitlines()[0] == "read as a Moodle download"
     assert differences(grades(out), MOODLE_EXPECTED) == []
+    assert done.stdout.splitlines()[-1].endswith(
+        f"; and {out / 'moodle-worksheet.csv'}, the marks in Moodle's import format; and "
+        f"{out / 'moodle-feedback.zip'}, each student's page for Moodle's 'Upload multiple "
+        f"feedback files in a zip'"), done.stdout
 
 
 def worksheet_rows(path: Path) -> list:
@@ -492,12 +501,37 @@ def test_moodle_worksheet_goes_back_with_each_grade_and_comment(moodle_marked):
         number = row[0].removeprefix("Participant ")
         mark_, said = MOODLE_SAID.get(number, ("0", None))
         expected.append([*row[:grade], mark_, *row[grade + 1:comments],
-                         comment(f"marked; {said}", pages[number]) if said else "no submission",
+                         attached(f"marked; {said}") if said else "no submission",
                          *row[comments + 1:]])
     wrong = [f"{want[1]} ({want[0]}): {column} is {got[place]!r}, worked out {want[place]!r}"
              for got, want in zip(back, expected)
              for place, column in enumerate(header) if got[place] != want[place]]
     assert wrong == [] and len(back) == len(expected), (wrong, back)
+    # moodle-feedback.zip: each page under the folder Moodle's importer gives to its student
+    # (mod/assign/feedback/file/importziplib.php, is_valid_filename_for_import, commit
+    # 3769c65a97032618f944597d0d827ea2145c7cdc: the first path part "name_id_plugintype_
+    # plugin[_]" whose id is a participant's), every file of the page, byte for byte
+    import zipfile
+    with zipfile.ZipFile(out / "moodle-feedback.zip") as archive:
+        held = {info.filename: archive.read(info) for info in archive.infolist()}
+    want = {}
+    for key, name, kind, _ in MOODLE_CLASS:
+        number = str(MOODLE_IDS[key])
+        if kind is None:
+            assert number not in pages or not pages[number], (name, pages)
+            continue
+        folder = unicodedata.normalize("NFC", md.student_prefix(name, MOODLE_IDS[key]))
+        page = out / pages[number]
+        for inside in sorted(page.rglob("*")):
+            if inside.is_file():
+                want[f"{folder}_assignsubmission_file_/{inside.relative_to(page).as_posix()}"] \
+                    = inside.read_bytes()
+    assert sorted(held) == sorted(want)
+    for number in MOODLE_SAID:
+        (folder,) = [name for name in held if f"_{number}_assignsubmission_file_/" in name
+                     and name.endswith("/feedback.html")]
+        assert held[folder] == (out / pages[number] / "feedback.html").read_bytes(), folder
+    assert not any(name.startswith("instructor") or "/instructor/" in name for name in held)
 
 
 TEAM_IDS = {"tan": 3001, "bob": 3002, "cy": 3003, "di": 3004, "ed": 3005}
@@ -554,11 +588,20 @@ def test_moodle_team_worksheet_goes_back_with_the_team_s_mark_on_each_member(
     cells = {row[0]: (row[header.index("Grade")], row[header.index("Feedback comments")])
              for row in back[1:]}
     assert cells == {
-        "Participant 3001": ("9", comment(f"marked; {ONE_DAY_SAID}", pages["3001"])),
-        "Participant 3002": ("9", comment(f"marked; {ONE_DAY_SAID}", pages["3002"])),
-        "Participant 3003": ("9", comment(f"marked; {ONE_DAY_SAID}", pages["3003"])),
+        "Participant 3001": ("9", attached(f"marked; {ONE_DAY_SAID}")),
+        "Participant 3002": ("9", attached(f"marked; {ONE_DAY_SAID}")),
+        "Participant 3003": ("9", attached(f"marked; {ONE_DAY_SAID}")),
         "Participant 3004": ("10", comment(f"marked; {ON_TIME_SAID}", pages["3004"])),
         "Participant 3005": ("0", "no submission")}
+    # The team's page once, in its group's folder as Moodle's download named it (the importer
+    # of commit 3769c65a97032618f944597d0d827ea2145c7cdc gives it to each member: get_
+    # participant_mapping); Di's Default group has no id, so her page cannot go back so
+    import zipfile
+    with zipfile.ZipFile(out / "moodle-feedback.zip") as archive:
+        held = {info.filename: archive.read(info) for info in archive.infolist()}
+    folder = f"{md.team_prefix(TEAM, 40)}_assignsubmission_file_/"
+    assert all(name.startswith(folder) for name in held), sorted(held)
+    assert held[folder + "feedback.html"] == (out / pages["3001"] / "feedback.html").read_bytes()
 
 
 # Gradescope: "Export Submissions" as its zip comes. It lists only who submitted, so a

@@ -19,7 +19,8 @@ its grading worksheet (--worksheet), Canvas's from its API (--canvas-url, --canv
 --roster CSV (columns student, id, email, team) makes each team's hand-in everyone's in
 it. Everyone the platform lists gets a row, "no submission" if nothing came, and the
 marks go back in the platform's own import format beside grades.csv (canvas-grades.csv,
-moodle-worksheet.csv). grades.csv's last columns are the platform's id and the student's
+moodle-worksheet.csv, and moodle-feedback.zip: each student's pages as Moodle's feedback
+files). grades.csv's last columns are the platform's id and the student's
 folder of pages. Students are marked in parallel, each by the marker of one submission
 (`exactmark mark`, in its sandbox), and each student's results are kept as soon as
 they are known: an interrupted run keeps what it finished, and the next run skips
@@ -123,6 +124,7 @@ EXAMPLE = ("example: exactmark class submissions --assignment seeded --out marke
            "example: make mark-class SUBMISSIONS=submissions.zip ASSIGNMENT=seeded "
            "ARGS=\"--from canvas\"")
 WROTE_BACK = "; and {path}, the marks in {platform}'s import format"
+WROTE_PAGES = "; and {path}, {said}"
 MARKER_FAILED = "the marker ended with status {status}: {said}"
 MARKER_ERROR = "the marker failed on a case (its report says which): mark this student again"
 OWN_FILES_FAILED = "the class marker's own work failed ({problem}): mark this student again"
@@ -656,12 +658,13 @@ def main(argv=None) -> int:
                             {o.student.name: f"{STUDENTS}/{o.student.folder}" for o in outcomes},
                             options.similarity_min,
                             [row.student for _, row in pairs if sheet.NO_SUBMISSION in row.statuses])
-        back, not_back = None, ""
+        back, not_back, zipped = None, "", None
         if taken:
+            zipped, attached = platform_class.feedback_files(taken, out, pairs)
             try:
                 back = taken.module.write_back(out, taken.download, platform_class.returned(
                     pairs, assignment, {f"{STUDENTS}/{o.student.folder}": o.student.submitted
-                                        for o in outcomes}), taken.context)
+                                        for o in outcomes}, attached), taken.context)
             except ValueError as problem:
                 not_back = str(problem)
     except KeyboardInterrupt:
@@ -674,7 +677,9 @@ def main(argv=None) -> int:
     print(WROTE.format(grades=out / "grades.csv", similarity=out / "similarity.csv",
                        summary=out / "summary.html", students=out / STUDENTS,
                        instructor=out / INSTRUCTOR)
-          + (WROTE_BACK.format(platform=taken.platform, path=back) if back else ""))
+          + (WROTE_BACK.format(platform=taken.platform, path=back) if back else "")
+          + (WROTE_PAGES.format(path=zipped, said=taken.module.FEEDBACK_ZIP_SAID)
+             if zipped else ""))
     if taken and back is None and taken.module.NOT_WRITTEN and not not_back:
         print(NOT_WRITTEN.format(said=taken.module.NOT_WRITTEN), file=sys.stderr)
     if not_back:

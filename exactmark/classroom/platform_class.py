@@ -100,6 +100,7 @@ TEAM_ALSO = "team {team}: also handed in by {name}, replaced by the latest"
 TEAM_ROW = "the mark of {team}, shared by its members"
 TEAM_OF_ONE = "handed in as {team}, of which this student is the one member"
 COMMENT_PAGE = "{page}/feedback.html"
+COMMENT_ATTACHED = "your feedback page is attached as a feedback file (feedback.html)"
 # Why a hand-in's files are not copied (the student's row says it).
 BAD_FILE_NAME = "the download names a file {name}: not a plain path below the submission"
 FILE_AGAIN = "the hand-in names {name} twice, or as a file and a folder"
@@ -468,10 +469,23 @@ def member_rows(taken: Taken, outcomes: list, rows: list, programs: list) -> lis
                                            pair[1].id))
 
 
-def returned(pairs: list, assignment, submitted: dict) -> list:
+def feedback_files(taken: Taken, out: Path, pairs: list) -> tuple:
+    """The students' pages written for the platform to hand back as feedback files, where
+    its module can (write_feedback_zip: Moodle's): (the file written or None, the ids of
+    those whose page is in it)."""
+    write = getattr(taken.module, "write_feedback_zip", None)
+    if write is None:
+        return None, set()
+    pages = {person.id: out / row.page for person, row in pairs
+             if person is not None and row.page}
+    return write(out, taken.download, pages, taken.context)
+
+
+def returned(pairs: list, assignment, submitted: dict, attached=frozenset()) -> list:
     """A Returned per Person: the mark (None for a marker error), the assignment's total,
-    and the comment: the status, the late rule's line, the student's page. `submitted`:
-    the time the late rule went by, per page folder."""
+    and the comment: the status, the late rule's line, the student's page (said attached
+    for those in `attached`, whose page goes back as a feedback file). `submitted`: the
+    time the late rule went by, per page folder."""
     back = []
     for person, row in pairs:
         if person is None:
@@ -479,7 +493,8 @@ def returned(pairs: list, assignment, submitted: dict) -> list:
         late = assignment.mark_after_deadline(row.raw, submitted.get(row.page))
         comment = "; ".join(part for part in (
             row.status, late.summary() if late else "",
-            COMMENT_PAGE.format(page=row.page) if row.page else "") if part)
+            "" if not row.page else COMMENT_ATTACHED if person.id in attached
+            else COMMENT_PAGE.format(page=row.page)) if part)
         back.append(Returned(person, None if sheet.FAILED in row.statuses else row.mark,
                              float(assignment.marks), comment))
     return back

@@ -14,6 +14,11 @@ Each platform module (canvas.py, moodle.py, gradescope_export.py) gives:
                               cannot write one (ValueError: a line to say)
     NOT_WRITTEN               what the run says when write_back wrote nothing ("" where the
                               platform takes nothing back)
+    write_feedback_zip(out, download, pages, context)
+                              optional (Moodle's): the students' pages (pages: a platform id
+                              -> the folder of that student's page) in a file the platform
+                              takes back as feedback files; returns (the file or None, the
+                              ids whose page is in it), and the comments say those attached
 
 `folder` is the download already unpacked by the class marker (or given as a folder): a
 reader only reads names and the platform's own sheets in it, and names every file of a
@@ -83,4 +88,4 @@ class Returned:
     person: Person
     mark: float
     possible: float
-    comment: str  # the status, the late rule's line, and the name of the student's page
+    comment: str  # the status, the late rule's line, and the student's page (or: attached)

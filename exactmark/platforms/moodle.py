@@ -1,6 +1,7 @@
 """Moodle: an assignment's "Download all submissions", read as it comes, with its grading
 worksheet ("Download grading worksheet"); the marks written back into that worksheet for
-"Upload grading worksheet".
+"Upload grading worksheet", and the students' pages into a zip for "Upload multiple
+feedback files in a zip".
 
 How Moodle names what it gives, from its source (github.com/moodle/moodle):
 
@@ -37,6 +38,24 @@ How Moodle names what it gives, from its source (github.com/moodle/moodle):
   in the spreadsheet" is ticked; a grade Moodle says cannot be changed is skipped. So every
   cell the kit does not fill is written back byte for byte as Moodle gave it.
 
+- mod/assign/feedback/file/importziplib.php, "Upload multiple feedback files in a zip" (the
+  assignfeedback_file plugin), read at commit 0203d8f26027201de1d7d1ec8d8aa3cdcc4f5d5d and at
+  commit 3769c65a97032618f944597d0d827ea2145c7cdc: is_valid_filename_for_import skips a folder,
+  and a file whose own name starts with "." or "~"; it splits each part of the file's path at
+  "_" (five parts at most) and takes the first part whose second piece is the number of a
+  participant it lists (list_participants, in the current group) and whose third and fourth
+  name a plugin ("assignsubmission", "file"); the rest of the path is the feedback file's
+  name, kept with its folders. So "Full Name_12345_assignsubmission_file_/feedback.html" is
+  participant 12345's feedback.html: the name Moodle 3.1 to 4.0 gave a folder, which the
+  importer still reads ("resp. fullname_userid_plugintype_pluginname_ (as created by earlier
+  versions)"), and an importer that wants five pieces reads too. import_zip_files gives that
+  file to the participant as a feedback file (replacing one of the same name). In a team
+  submission assignment, 3769c65's importer (get_participant_mapping) reads the number as
+  the group's id, as the download wrote it, and gives the file to every member of the group;
+  0203d8f's reads it as a participant's, and no group's folder can be safely named for it:
+  the kit writes a team's page in the group's folder, as Moodle's download named it (never
+  for "Default group", which has no id and whose students the importer skips).
+
 The headers are Moodle's English ones: a worksheet downloaded in another language is refused
 with one line naming the column it lacks.
 """
@@ -44,8 +63,11 @@ with one line naming the column it lacks.
 import codecs
 import os
 import re
+import shutil
 import stat
+import tempfile
 import unicodedata
+import zipfile
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -56,6 +78,14 @@ from exactmark.platforms.download import Download, Handin, Person, Refusal
 
 NAME = "moodle"
 WRITTEN = "moodle-worksheet.csv"
+FEEDBACK_ZIP = "moodle-feedback.zip"
+FEEDBACK_ZIP_SAID = "each student's page for Moodle's 'Upload multiple feedback files in a zip'"
+# A zip member's folder as is_valid_filename_for_import matches it (the module's docstring).
+FEEDBACK_FOLDER = "{name}_{id}_assignsubmission_file_"
+# Of a name in a zip folder's: Moodle keeps a file's path in 255 characters (files.filepath).
+FOLDER_NAME_MOST = 100
+ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # every member's: the same pages make the same zip
+ZIP_MODE = 0o600 << 16  # a Unix mode on every member: the instructor's, as OUT is
 
 # The worksheet's columns, as Moodle's English language pack heads them.
 IDENTIFIER = "Identifier"
@@ -512,3 +542,88 @@ def _cell(text: str, separator: str = ",") -> str:
     text = spreadsheet_text(text)
     quoted = NEEDS_QUOTES.search(text) or separator in text
     return f'"{text.replace(chr(34), chr(34) * 2)}"' if quoted else text
+
+
+def write_feedback_zip(out: Path, download: Download, pages: dict, context) -> tuple:
+    """OUT/moodle-feedback.zip for "Upload multiple feedback files in a zip": each page's
+    files (`pages`: a participant id -> the folder of their page, theirs to see) in the
+    folder Moodle's importer gives to that participant (FEEDBACK_FOLDER), a team
+    submission's in its group's. Each folder is named from the platform's id and the name
+    cleaned as Moodle cleans a prefix, never from a path a student wrote. Returns (the zip,
+    or None when no page can go back so; the participant ids whose page is in it)."""
+    folders, attached = _feedback_folders(download, pages)
+    path = Path(out) / FEEDBACK_ZIP
+    if not folders:
+        path.unlink(missing_ok=True)  # an earlier run's: never another class's pages
+        return None, attached
+    members = sorted((f"{folder}/{name}", source) for folder, page in folders.items()
+                     for name, source in _page_files(page))
+    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as file, zipfile.ZipFile(file, "w") as archive:
+            for name, source in members:
+                info = zipfile.ZipInfo(name, date_time=ZIP_TIME)
+                info.compress_type = zipfile.ZIP_DEFLATED
+                info.create_system = 3  # Unix, wherever the kit runs: the same bytes
+                info.external_attr = ZIP_MODE
+                with open(source, "rb") as given, archive.open(info, "w") as member:
+                    shutil.copyfileobj(given, member)
+        os.chmod(temporary, 0o600)
+        os.replace(temporary, path)
+    finally:
+        Path(temporary).unlink(missing_ok=True)
+    return path, attached
+
+
+def _feedback_folders(download: Download, pages: dict) -> tuple:
+    """({zip folder: page folder}, the participant ids whose page is in one). In a team
+    submission assignment (the worksheet's Group column) a group's folder holds its page
+    when its members share one; else a participant's own."""
+    sheet = download.sheet
+    folders, attached = {}, set()
+    if sheet is not None and GROUP in sheet.columns:
+        for handin in download.handins:
+            shared = {pages.get(person.id) for person in handin.members}
+            if not _numeric(handin.key) or len(shared) != 1 or None in shared:
+                continue  # "Default group" (no id), or members whose pages differ
+            folders[FEEDBACK_FOLDER.format(name=_folder_name(handin.name), id=handin.key)] = \
+                shared.pop()
+            attached.update(person.id for person in handin.members)
+        return folders, attached
+    known = {person.id: person for person in download.roster}
+    for handin in download.handins:
+        known.update((person.id, person) for person in handin.members
+                     if person.id not in known)
+    for number, page in pages.items():
+        if number in known and _numeric(number):
+            folders[FEEDBACK_FOLDER.format(name=_folder_name(known[number].name), id=number)] = page
+            attached.add(number)
+    return folders, attached
+
+
+def _folder_name(name: str) -> str:
+    """A name as Moodle writes it into a prefix (_cleaned: no "_", no "/" or "\\"), with no
+    character Unicode calls a control or format either, and short: Moodle's importer reads
+    only the number after it, and a path must fit Moodle's."""
+    kept = "".join(character for character in unicodedata.normalize("NFC", _cleaned(name))
+                   if not unicodedata.category(character).startswith("C"))
+    return kept.strip()[:FOLDER_NAME_MOST]
+
+
+def _numeric(text: str) -> bool:
+    """A participant's (or group's) number as Moodle writes it: ASCII digits only."""
+    return bool(text) and text.isascii() and text.isdigit()
+
+
+def _page_files(page: Path) -> list:
+    """(name inside the page, file) for each plain file of a page folder, never through a
+    link: what the student may see, laid out as the page cites it."""
+    page = Path(page)
+    found = []
+    for inside in sorted(page.rglob("*")):
+        parents = inside.relative_to(page).parents
+        if inside.is_symlink() or not inside.is_file() or any(
+                (page / parent).is_symlink() for parent in parents if parent != Path(".")):
+            continue
+        found.append((inside.relative_to(page).as_posix(), inside))
+    return found
