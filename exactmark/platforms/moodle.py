@@ -547,8 +547,8 @@ def _cell(text: str, separator: str = ",") -> str:
 def write_feedback_zip(out: Path, download: Download, pages: dict, context) -> tuple:
     """OUT/moodle-feedback.zip for "Upload multiple feedback files in a zip": each page's
     files (`pages`: a participant id -> the folder of their page, theirs to see) in the
-    folder Moodle's importer gives to that participant (FEEDBACK_FOLDER), a team
-    submission's in its group's. Each folder is named from the platform's id and the name
+    folder Moodle's importer gives to that participant (FEEDBACK_FOLDER); never a team
+    submission's (_feedback_folders says why). Each folder is named from the platform's id and the name
     cleaned as Moodle cleans a prefix, never from a path a student wrote. Returns (the zip,
     or None when no page can go back so; the participant ids whose page is in it)."""
     folders, attached = _feedback_folders(download, pages)
@@ -576,20 +576,16 @@ def write_feedback_zip(out: Path, download: Download, pages: dict, context) -> t
 
 
 def _feedback_folders(download: Download, pages: dict) -> tuple:
-    """({zip folder: page folder}, the participant ids whose page is in one). In a team
-    submission assignment (the worksheet's Group column) a group's folder holds its page
-    when its members share one; else a participant's own."""
+    """({zip folder: page folder}, the participant ids whose page is in one). None in a team
+    submission assignment (the worksheet's Group column): Moodle's importer reads a
+    folder's number as a group's id since it maps groups (get_participant_mapping), as a
+    participant's before (commit 0203d8f26027201de1d7d1ec8d8aa3cdcc4f5d5d), and the kit
+    cannot tell which Moodle it is: a team's page could reach a student of the same number.
+    Those pages go back by hand; their comments name them."""
     sheet = download.sheet
-    folders, attached = {}, set()
     if sheet is not None and GROUP in sheet.columns:
-        for handin in download.handins:
-            shared = {pages.get(person.id) for person in handin.members}
-            if not _numeric(handin.key) or len(shared) != 1 or None in shared:
-                continue  # "Default group" (no id), or members whose pages differ
-            folders[FEEDBACK_FOLDER.format(name=_folder_name(handin.name), id=handin.key)] = \
-                shared.pop()
-            attached.update(person.id for person in handin.members)
-        return folders, attached
+        return {}, set()
+    folders, attached = {}, set()
     known = {person.id: person for person in download.roster}
     for handin in download.handins:
         known.update((person.id, person) for person in handin.members
