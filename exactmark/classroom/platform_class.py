@@ -70,7 +70,6 @@ ARCHIVE_AMBIGUOUS = "{path} looks like a download of {platforms}: say which with
 NO_PLATFORM_SEEN = ("{path} is an archive, and no platform's download as it comes: --from "
                     "canvas|moodle|gradescope says why not; a class folder (an entry per "
                     "student) is given unpacked")
-NO_READER = "--from {name}: this kit has no {platform} reader ({module})"
 CLASS_REFUSED = "{path}: {reason}"
 NAME_LEFT_OUT = ("a file of the download whose name is not plain text (a control character, or "
                  "not UTF-8): left out, so that the rest of the class is marked")
@@ -128,14 +127,8 @@ class Taken:
 
 
 def platform_module(name: str):
-    """The module of --from NAME, imported now; ValueError when this kit has none."""
-    module, platform = PLATFORMS[name].module, PLATFORMS[name].label
-    try:
-        return importlib.import_module(module)
-    except ModuleNotFoundError as problem:
-        if problem.name != module:
-            raise
-        raise ValueError(NO_READER.format(name=name, platform=platform, module=module)) from None
+    """The module of --from NAME, imported only now: a class folder's run loads none."""
+    return importlib.import_module(PLATFORMS[name].module)
 
 
 def is_download_archive(path: Path) -> bool:
@@ -221,14 +214,10 @@ class Ambiguous(Exception):
 
 
 def detected(folder: Path) -> list:
-    """(name, module) of each platform whose module recognises the folder; a platform this
-    kit has no module for recognises nothing."""
+    """(name, module) of each platform whose module recognises the folder."""
     found = []
     for name in PLATFORMS:
-        try:
-            module = platform_module(name)
-        except ValueError:
-            continue
+        module = platform_module(name)
         if module.looks_like(folder):
             found.append((name, module))
     return found
