@@ -262,11 +262,35 @@ def test_from_a_platform_whose_download_it_is_not_is_said_in_one_line(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+def test_from_a_platform_whose_download_it_is_not_says_whose_it_looks_like(tmp_path):
+    (tmp_path / "submission_metadata.yml").write_text("{}\n")
+    with pytest.raises(ValueError) as said:
+        platform_class.take(options(tmp_path, platform="canvas"), None, tmp_path / "scratch")
+    assert str(said.value).endswith("give the download as it came; it looks like a Gradescope "
+                                    "download"), said.value
+
+
+def test_a_late_hand_in_with_no_time_is_warned_of_before_marking(tmp_path, monkeypatch):
+    """Canvas's LATE with neither its API nor --times: the mark going back would be full."""
+    monkeypatch.setattr(platform_class, "PLATFORMS", {"fake": FAKE})
+    download = tmp_path / "download"
+    download.mkdir()
+    (download / "fake.json").write_text(json.dumps({
+        "handins": [{"key": "7", "name": "Al Bo", "members": [["7", "Al Bo"]], "files": {},
+                     "late": True}], "refused": [], "roster": []}), encoding="utf-8")
+    status, _, errors = run([download, "--from", "fake", "--assignment", "seeded", "--out",
+                             tmp_path / "out", "--jobs", "1"])
+    assert status == 0, errors
+    assert ("warning: Fake marks 1 of them late, and the late rule cannot apply without their "
+            "times: give them before uploading the marks back, or a late student's full mark "
+            "goes back: Al Bo") in errors.splitlines(), errors
+
+
 def test_a_download_that_is_not_there_is_said_so(tmp_path):
     status, _, errors = run([tmp_path / "submissions.zip", "--assignment", "seeded", "--out",
                              tmp_path / "out"])
-    assert (status, errors.splitlines()[-1]) == (
-        2, f"exactmark class: error: {tmp_path / 'submissions.zip'}: no such file or folder")
+    assert (status, errors.splitlines()) == (
+        2, [f"exactmark class: error: {tmp_path / 'submissions.zip'}: no such file or folder"])
 
 
 def options(submissions: Path, **given) -> argparse.Namespace:

@@ -95,6 +95,9 @@ UNTIMED = ("warning: the times file does not name {count} student(s), marked wit
            "rule: {names}")
 UNTIMED_HANDINS = ("warning: {count} hand-in(s) have no submission time, marked without the late "
                    "rule (each row says why): {names}")
+LATE_UNMARKED = ("warning: {platform} marks {count} of them late, and the late rule cannot "
+                 "apply without their times: give them before uploading the marks back, or a "
+                 "late student's full mark goes back: {names}")
 SKIPPED = "{count} student(s) unchanged since the last run: kept (--force marks them again)"
 WROTE = ("Wrote {grades}, {similarity}, {summary}, and per student their feedback in {students} "
          "(theirs to see) and the marker's report in {instructor} (yours only)")
@@ -543,8 +546,9 @@ def parser() -> argparse.ArgumentParser:
                        help="read SUBMISSIONS as this platform's download (default: the one "
                             "platform that recognises it, else a class folder)")
     parse.add_argument("--worksheet", type=Path, metavar="CSV",
-                       help="Moodle's grading worksheet: the submission times, and the sheet "
-                            "the marks go back in (moodle-worksheet.csv)")
+                       help="Moodle's grading worksheet: the submission times, the class "
+                            "list (a row for who handed nothing in), and the sheet the marks go "
+                            "back in (moodle-worksheet.csv)")
     parse.add_argument("--roster", type=Path, metavar="CSV",
                        help="teams (columns student, id, email, team): each team's hand-in "
                             "marked once, the mark given to each member")
@@ -591,7 +595,9 @@ def main(argv=None) -> int:
     if not options.assignment:
         parse.error(NO_ASSIGNMENT.format(names=", ".join(names())))
     if not options.submissions.exists() and not options.submissions.is_symlink():
-        parse.error(NO_SUCH_CLASS.format(path=escaped(str(options.submissions))))
+        print(STOPPED.format(problem=NO_SUCH_CLASS.format(path=escaped(str(
+            options.submissions)))), file=sys.stderr)  # a typing slip: no usage to read
+        return Exit.REFUSED
     if (not options.submissions.is_dir() or options.submissions.is_symlink()) \
             and not platform_class.is_download_archive(options.submissions):
         parse.error(NOT_A_CLASS.format(path=escaped(str(options.submissions))))
@@ -713,6 +719,11 @@ def the_class(options, assignment, times, scratch: Path) -> tuple:
     students, unknown = platform_class.students_of(taken, options.submissions, times,
                                                    assignment.deadline)
     warn(students, times, unknown, untimed_said=UNTIMED_HANDINS)
+    late = [student.name for student in students if student.untimed_note
+            == platform_class.LATE_UNTIMED.format(platform=taken.platform)]
+    if late:
+        print(LATE_UNMARKED.format(count=len(late), platform=taken.platform,
+                                   names=", ".join(late)), file=sys.stderr)
     return taken, students
 
 

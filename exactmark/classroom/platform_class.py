@@ -66,6 +66,7 @@ AMBIGUOUS = ("{path} looks like a download of {platforms}: read as a class folde
              "per student); --from NAME to read it as one")
 NOT_LIKE = ("{path} does not look like a {platform} download ({looks}): give the download as "
             "it came")
+LOOKS_LIKE = "; it looks like a {platforms} download"
 ARCHIVE_AMBIGUOUS = "{path} looks like a download of {platforms}: say which with --from NAME"
 NO_PLATFORM_SEEN = ("{path} is an archive, and no platform's download as it comes: --from "
                     "canvas|moodle|gradescope says why not; a class folder (an entry per "
@@ -156,9 +157,12 @@ def take(options, assignment, scratch: Path):
         if not module.looks_like(folder) and inner and module.looks_like(inner):
             folder = inner
         if not module.looks_like(folder):
+            others = [PLATFORMS[other].label for other, _ in detected(folder)]
             raise ValueError(NOT_LIKE.format(path=escaped(str(submissions)),
                                              platform=PLATFORMS[name].label,
-                                             looks=PLATFORMS[name].looks))
+                                             looks=PLATFORMS[name].looks) + (LOOKS_LIKE.format(
+                                                 platforms=" and ".join(others))
+                                                 if others else ""))
         said = READ_AS.format(platform=PLATFORMS[name].label)
     else:
         found = detected(folder)

@@ -151,8 +151,9 @@ NOT_POINTS = ("{path}: the assignment is graded on a scale in Moodle (no Maximum
 OTHER_MAXIMUM = ("{path}: Moodle's maximum grade is {moodle}, the kit marks out of {kit}: Moodle's "
                  "upload would skip every mark above its maximum and take the rest as they are; "
                  "make them the same and download the worksheet again")
-NO_WORKSHEET = ("moodle-worksheet.csv needs Moodle's grading worksheet: download it (Download "
-                "grading worksheet) and give it with --worksheet")
+NO_WORKSHEET = ("moodle-worksheet.csv needs Moodle's grading worksheet, its class list too (no "
+                "row for who handed nothing in without it): download it (Download grading "
+                "worksheet) and give it with --worksheet")
 NOT_WRITTEN = NO_WORKSHEET  # write_back writes nothing without the worksheet
 
 BAD_SHEET = "{path}: {problem}"
