@@ -412,6 +412,22 @@ def test_a_roster_file_without_the_team_column_is_refused_in_one_line(tmp_path):
         platform_class.read_teams(roster)
 
 
+@pytest.mark.parametrize("body, said", [
+    ("student;id;team\nAnn;;Red\n", "line 2: no id on this row"),
+    ("student,id,team\nAnn,1,Red\nBo,2,\"" + "x" * 200_000 + "\"\n",
+     "line 3: a cell longer than any name or time"),
+    ("student,id,team\nAnn,1,Red\nAnn,1,Blue\n", "line 3: 1 is already in team Red"),
+], ids=["a cell missing", "a cell past csv's limit", "a student twice"])
+def test_a_roster_file_that_cannot_be_read_whole_says_where(tmp_path, body, said):
+    """Read as the times file is (instructor_csv): Excel's `;` too, and one line, never a
+    traceback."""
+    roster = tmp_path / "roster.csv"
+    roster.write_text(body, encoding="utf-8-sig")
+    with pytest.raises(ValueError) as refused:
+        platform_class.read_teams(roster)
+    assert str(refused.value).startswith(f"{roster}, {said}"), refused.value
+
+
 def test_a_times_file_wins_matched_by_the_platform_id_then_by_name():
     """301 by id, Bea by name (the file's time wins over the platform's); Cy in neither; a
     name the class does not have is said."""

@@ -10,11 +10,9 @@ reads names and its own sheets; everything that copies, unpacks or runs is here 
 mark_class.py, with the checks the class folder's entries get.
 """
 
-import csv
 import dataclasses
 import errno
 import importlib
-import io
 import unicodedata
 from datetime import timezone
 from pathlib import Path
@@ -24,7 +22,7 @@ from exactmark.base.tree import Limits, Refused, copy_file
 from exactmark.base.visible import escaped
 from exactmark.classroom import sheet
 from exactmark.classroom.roster import Student, folder_name
-from exactmark.classroom.times import SEPARATORS
+from exactmark.classroom.instructor_csv import read_table
 from exactmark.classroom.unpack import STUDENT_ARCHIVES, name_key, unpack
 from exactmark.kit.submission import skip_reason
 from exactmark.platforms.download import Context, Person, Refusal, Returned
@@ -79,10 +77,8 @@ NEEDS_CANVAS = "{option} is for a Canvas download (--from canvas)"
 NEEDS_MOODLE = "{option} is Moodle's grading worksheet, for a Moodle download (--from moodle)"
 CANVAS_PARTS = ("--canvas-url and --canvas-course ask Canvas's API with --canvas-assignment: give "
                 "all three (or --canvas-assignment alone, to name the sheet's column)")
+ROSTER_COLUMNS = ("student", "id", "team")  # and email, when given
 NO_ROSTER = "{path}: not a CSV with the columns student, id and team (email may follow)"
-ROSTER_NOT_TEXT = "{path}: not UTF-8 text (save it as CSV UTF-8)"
-ROSTER_UNREADABLE = "{path}: cannot be read: {problem}"
-ROSTER_ROW = "{path}, line {line}: no {column} on this row"
 ROSTER_TWICE = "{path}, line {line}: {id} is already in team {team}"
 # On a row.
 SAME_NAME = "{name} ({id})"  # two students of one name, told apart by the platform's id
@@ -247,32 +243,11 @@ def check_options(options, name) -> None:
 
 def read_teams(path: Path) -> dict:
     """The roster file's teams: team -> [Person], in the file's order. Columns student, id,
-    team (and email), read as a times file is: Excel's byte-order mark, `,` `;` or a tab."""
-    try:
-        text = path.read_bytes().decode("utf-8-sig")
-    except OSError as problem:
-        raise ValueError(ROSTER_UNREADABLE.format(path=path, problem=problem.strerror
-                                                  or problem)) from None
-    except UnicodeDecodeError:
-        raise ValueError(ROSTER_NOT_TEXT.format(path=path)) from None
-    header = text.partition("\n")[0]
-    separator = next((separator for separator in SEPARATORS if {"student", "id", "team"} <= {
-        name.strip().strip('"').casefold() for name in header.split(separator)}), None)
-    if separator is None:
-        raise ValueError(NO_ROSTER.format(path=path))
-    rows = csv.DictReader(io.StringIO(text, newline=""), delimiter=separator)
-    rows.fieldnames = [name.strip().casefold() for name in rows.fieldnames]
+    team (and email), read as every instructor's CSV is (instructor_csv)."""
     teams, team_of = {}, {}
-    for row in rows:
-        cells = {column: (row.get(column) or "").strip() for column in rows.fieldnames}
-        if not any(cells.values()):
-            continue
-        for column in ("student", "id", "team"):
-            if not cells[column]:
-                raise ValueError(ROSTER_ROW.format(path=path, line=rows.line_num, column=column))
+    for line, cells in read_table(path, ROSTER_COLUMNS, NO_ROSTER):
         if cells["id"] in team_of:
-            raise ValueError(ROSTER_TWICE.format(path=path, line=rows.line_num,
-                                                 id=escaped(cells["id"]),
+            raise ValueError(ROSTER_TWICE.format(path=path, line=line, id=escaped(cells["id"]),
                                                  team=escaped(team_of[cells["id"]])))
         team_of[cells["id"]] = cells["team"]
         teams.setdefault(cells["team"], []).append(

@@ -1,0 +1,63 @@
+"""A CSV an instructor saves from a learning platform or a spreadsheet (the times file, the
+roster of teams), read one way: Excel's "CSV UTF-8" starts with a byte-order mark, some
+locales separate with `;` or a tab, headers are matched whatever their case and spacing. A
+file that cannot be read whole is refused with one line saying where and why: a mark must
+never rest on half a file."""
+
+import csv
+import io
+
+SEPARATORS = (",", ";", "\t")
+
+NOT_TEXT = "{path}: not UTF-8 text (save it as CSV UTF-8)"
+UNREADABLE = "{path}: cannot be read: {problem}"
+BAD_ROW = "{path}, line {line}: {problem}"
+SHORT_ROW = "no {column} on this row"
+TOO_LONG = "a cell longer than any name or time: {problem}"
+
+
+def read_table(path, columns: tuple, missing: str) -> list:
+    """(line, {column: its cell, stripped}) for each row that is not blank, each of
+    `columns` given; ValueError with one line, `missing` (formatted with the path) when the
+    header lacks one of them."""
+    try:
+        with open(path, "rb") as file:
+            data = file.read()
+    except OSError as problem:
+        raise ValueError(UNREADABLE.format(path=path,
+                                           problem=problem.strerror or problem)) from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ValueError(NOT_TEXT.format(path=path)) from None
+    separator = _separator(text.partition("\n")[0], columns)
+    if separator is None:
+        raise ValueError(missing.format(path=path))
+    rows = csv.DictReader(io.StringIO(text, newline=""), delimiter=separator)
+    found = []
+    try:
+        rows.fieldnames = [name.strip().casefold() for name in rows.fieldnames]
+        for row in rows:
+            cells = {column: (value or "").strip() for column, value in row.items()
+                     if column is not None}  # None: the cells past the header's, a list
+            if not any(cells.values()):
+                continue  # a blank line, or a row of empty cells
+            for column in columns:
+                if not cells.get(column):
+                    raise ValueError(BAD_ROW.format(path=path, line=rows.line_num,
+                                                    problem=SHORT_ROW.format(column=column)))
+            found.append((rows.line_num, cells))
+    except csv.Error as problem:
+        raise ValueError(BAD_ROW.format(path=path, line=rows.line_num + 1,  # the one not read
+                                        problem=TOO_LONG.format(problem=problem)
+                                        if "limit" in str(problem) else problem)) from None
+    return found
+
+
+def _separator(header: str, columns: tuple):
+    """The separator that splits the header into all the columns, or None."""
+    for separator in SEPARATORS:
+        names = {name.strip().strip('"').casefold() for name in header.split(separator)}
+        if set(columns) <= names:
+            return separator
+    return None
