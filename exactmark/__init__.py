@@ -22,6 +22,7 @@ every module's imports and holds them to FLOORS):
         programs.py       programs and their languages: how one is built and run
         languages.py      the language templates (languages.toml)
         assignment.py     an assignment file: programs, cases, marks, groups, deadlines
+        late.py           late rules as data, a term's late days, a student's own terms
         submission.py     which folder of a submission holds the programs
         written_cases.py  the cases students write, read and checked as data
         rules.py          a handout's rule map: its rules and the cases that exercise them

@@ -46,10 +46,7 @@ NOT_HANDED_IN_SHOWN = ("{count} case{s} of {program}, not listed: it was not han
                        "named above)")
 REFUSED_NONE_RAN = "No case ran: the submission was refused (why is above)."
 NO_NEWLINE = "no newline at end"
-LATE_RULE = ("Due {deadline}. The maximum mark obtainable reduces by {share:.0%} per late day, "
-             "for up to {days} days; a day late is any part of 24 hours after the deadline "
-             "(more than 24 and at most 48 hours late is two days late).")
-LATE_NONE = "Due {deadline}; no late submission is accepted."
+LATE_RULE = "Due {deadline}. {rule}"  # the rule: exactmark.kit.late's sentences
 MISTAKES_COUNTED = "{caught} of {total} caught; which, {when}"
 # What the reference prints is shown as the mistakes are: before, the page says only that a
 # case is invalid and the kind of difference (its sentence quotes the reference's lines).
@@ -407,11 +404,8 @@ def late_rule(assignment) -> str:
     """The late rule in the handout's words, for the summary."""
     if assignment.deadline is None:
         return ""
-    rule = assignment.late
-    if rule is None or rule.days == 0:
-        return LATE_NONE.format(deadline=visibility_time(assignment.deadline))
-    return LATE_RULE.format(deadline=visibility_time(assignment.deadline), days=rule.days,
-                            share=rule.cap_per_day)
+    return LATE_RULE.format(deadline=visibility_time(assignment.deadline),
+                            rule=assignment.late_sentence())
 
 
 def visibility_time(when: datetime) -> str:

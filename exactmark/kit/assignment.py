@@ -8,16 +8,17 @@ turns the file into the cases the marker runs.
 
 import fnmatch
 import json
-import math
 import sys
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import jsonschema
 
 from exactmark.kit.cases import EXPECTED_OUTPUTS, ROOT, Case
+from exactmark.kit.late import (MARKS_DIGITS, NO_LATE_SUBMISSIONS, Late, LateDays, LateRule,
+                                Terms, closes, judge, rule_of, sentence)
 from exactmark.kit.programs import MOST_SOURCES, PYTHON, Program, Submitted, is_glob
 from exactmark.kit.languages import language as golden_language
 from exactmark.kit.rules import RuleError, rule_map
@@ -39,7 +40,6 @@ VISIBLE = "visible"  # the visibility of a case students see from the start
 STUDENT_CASES = "student_cases"  # the kind of a group of cases the student writes
 COUNTS = ("valid", "thorough", "own_code")  # what a student's cases are marked on
 MOST_CASES, MOST_CASE_BYTES = 25, 64 << 10  # a group of student cases', by default
-MARKS_DIGITS = 6  # marks are compared and shown rounded: a third of 13 never adds up exactly
 # The isolation an assignment (`require = [...]`) or a marker (`--require`) may insist on;
 # a machine that cannot give it is refused before anything runs.
 REQUIREMENTS = {
@@ -65,24 +65,6 @@ BAD_DEADLINE = "{path}: deadline {deadline!r} is not a date and time such as 202
 BAD_ZONE = "{path}: unknown time zone {zone!r}"
 NO_SUCH_FILE = "no such file: {path}"
 NOT_A_FILE = "{path} is not an assignment file"
-ON_TIME = "on time"
-STANDS_ON_TIME = "on time: {raw:.2f} stands"
-# The handout: "The maximum mark obtainable reduces by 5% per full late day, for up to 5
-# days. Thus if students A and B hand in assignments worth 12 and 11, both two days late
-# (that is, more than 24 hours late and no more than 48 hours late), then the maximum mark
-# obtainable is 11.7". Its example is the definition: any part of a day counts as a day.
-LATE_BY = "submitted {elapsed} after the deadline: "
-DAYS_LATE = "{days} day{s} late ({window})"
-FIRST_DAY = "at most 24 hours"
-LATER_DAY = "more than {low}, at most {high} hours"
-CAPPED = ("the maximum mark falls by {days} × {cap_per_day:.0%} to {cap:.2f}, so {raw:.2f} "
-          "{becomes}")
-BECOMES = "becomes {mark:.2f}"
-STANDS = "stands"
-CAPPED_SHORT = "the mark is capped at {cap:.2f} of {marks:.2f}"
-REFUSED = "more than {most} day{s} late (more than {hours} hours), past what is accepted: 0"
-NONE_ACCEPTED = "late submissions are not accepted: 0"
-DURATION_PARTS = (("hour", 3600), ("minute", 60), ("second", 1))  # no days: the rule counts hours
 UNKNOWN_WEIGHT = "{path}: {program}: group {group!r} weighs cases it does not hold: {cases}"
 NO_MISTAKE = "{path}: {program}: group {group!r}: no wrong program {glob} in {folder}"
 UNKNOWN_MISTAKE_WEIGHT = "{path}: {program}: group {group!r} weighs mistakes it does not name: {names}"
@@ -145,80 +127,6 @@ class StudentCases:
 
 
 @dataclass(frozen=True)
-class LateRule:
-    days: int  # days late a submission is still accepted
-    cap_per_day: float
-
-    def apply(self, raw: float, marks: float, deadline: datetime, submitted: datetime) -> "Late":
-        """Days late are the handout's: any part of 24 hours after the deadline is a day, in
-        elapsed time (both instants in UTC, so a daylight-saving change between them counts
-        its real hours). Accepted up to `days` days late; the maximum mark falls by
-        `cap_per_day` of the marks per day late, and the mark is held under it."""
-        late = submitted.astimezone(timezone.utc) - deadline.astimezone(timezone.utc)
-        days = max(0, -(-late // DAY))  # the ceiling, in whole microseconds
-        if days > self.days:
-            return Late(self, late, days, 0.0, 0.0, False, marks)
-        cap = round(marks * (1 - self.cap_per_day * days), MARKS_DIGITS)
-        return Late(self, late, days, cap, round(min(raw, cap), MARKS_DIGITS), True, marks)
-
-
-NO_LATE_SUBMISSIONS = LateRule(0, 0)  # a deadline without a late rule
-DAY = timedelta(days=1)
-
-
-def elapsed(duration: timedelta) -> str:
-    """A duration as people say it, largest unit first and zero parts left out:
-    "30 hours", "24 hours 1 second"."""
-    left, parts = math.ceil(duration.total_seconds()), []
-    for unit, seconds in DURATION_PARTS:
-        count, left = divmod(left, seconds)
-        if count:
-            parts.append(f"{count} {unit}{'s' * (count != 1)}")
-    return " ".join(parts) or "0 seconds"
-
-
-def days_window(days: int) -> str:
-    """What `days` days late means in hours, in the handout's words."""
-    if days == 1:
-        return FIRST_DAY
-    return LATER_DAY.format(low=24 * (days - 1), high=24 * days)
-
-
-@dataclass(frozen=True)
-class Late:
-    """A late rule applied to one submission."""
-    rule: LateRule
-    late: timedelta  # negative: early
-    days: int  # days late, as the handout counts them: any part of a day is a day
-    cap: float  # the highest mark it may get
-    mark: float
-    accepted: bool
-    marks: float  # the assignment's
-
-    def explain(self, raw: float) -> str:
-        """The arithmetic, raw score included: for whoever may see the raw score."""
-        return self._said(CAPPED.format(
-            days=self.days, cap_per_day=self.rule.cap_per_day, cap=self.cap, raw=raw,
-            becomes=BECOMES.format(mark=self.mark) if raw > self.cap else STANDS), raw)
-
-    def summary(self) -> str:
-        """The same without the raw score, for a page that does not show every case."""
-        return self._said(CAPPED_SHORT.format(cap=self.cap, marks=self.marks), None)
-
-    def _said(self, capped: str, raw) -> str:
-        if self.late <= timedelta(0):
-            return ON_TIME if raw is None else STANDS_ON_TIME.format(raw=raw)
-        said = LATE_BY.format(elapsed=elapsed(self.late))
-        if not self.accepted:
-            most = self.rule.days
-            return said + (REFUSED.format(most=most, s="s" * (most != 1), hours=24 * most)
-                           if most else NONE_ACCEPTED)
-        days = DAYS_LATE.format(days=self.days, s="s" * (self.days != 1),
-                                window=days_window(self.days))
-        return f"{said}{days}; {capped}"
-
-
-@dataclass(frozen=True)
 class Submissions:
     """How many submissions count on Gradescope (`[submissions]`): at most `most` within
     any `window` (the whole assignment when None), and of those, only the first
@@ -270,6 +178,7 @@ class Assignment:
     unmarked_rules: dict = None  # program -> {rule id: why this assignment does not mark it}
     student_cases: dict = None  # program -> (StudentCases, ...), in the file's order
     submissions: Submissions = None  # how many count on Gradescope; None: every one
+    late_days: LateDays = None  # the term's bank of late days; None: no bank
 
     def program_marks(self, program: str) -> float:
         return round(sum(marked.marks for marked in self.marked_cases[program])
@@ -291,12 +200,36 @@ class Assignment:
         """Every program's groups of cases the student writes, in the file's order."""
         return tuple(group for program in self.marked_cases for group in self.student_groups(program))
 
-    def mark_after_deadline(self, raw: float, submitted: datetime = None):
-        """The late rule's verdict, or None when the assignment has no deadline or the
-        submission's time is unknown."""
+    def due(self, terms: Terms = None):
+        """The student's due date: their own, else the assignment's deadline (None: no
+        deadline)."""
+        if self.deadline is None:
+            return None
+        return terms.due if terms is not None and terms.due is not None else self.deadline
+
+    def closes(self, terms: Terms = None):
+        """The last moment this student's submission can still be accepted (grace, the
+        rule's window and the late days they may spend here included); None: no deadline."""
+        if self.deadline is None:
+            return None
+        return closes(self.late or NO_LATE_SUBMISSIONS, self.late_days, self.due(terms),
+                      terms or Terms())
+
+    def mark_after_deadline(self, raw: float, submitted: datetime = None,
+                            terms: Terms = None) -> Late:
+        """The late rule's verdict, counted from the student's due date, or None when the
+        assignment has no deadline or the submission's time is unknown."""
         if self.deadline is None or submitted is None:
             return None
-        return (self.late or NO_LATE_SUBMISSIONS).apply(raw, self.marks, self.deadline, submitted)
+        return judge(self.late or NO_LATE_SUBMISSIONS, self.late_days, raw, self.marks,
+                     self.due(terms), submitted, terms or Terms(), self.deadline.tzinfo)
+
+    def late_sentence(self) -> str:
+        """The late rule in the handout's words (the summary, pages, README); "" without a
+        deadline."""
+        if self.deadline is None:
+            return ""
+        return sentence(self.late or NO_LATE_SUBMISSIONS, self.late_days)
 
 
 def names() -> list:
@@ -360,11 +293,11 @@ def _assignment(name: str, path: Path, data: dict) -> Assignment:
                                                          marks=data["marks"]))
     deadline = _deadline(path, data)
     cpu = data["cpu_seconds"]
-    late = data.get("late")
+    late, bank = data.get("late"), data.get("late_days")
     wall = data.get("wall_seconds")
     return Assignment(name, data["title"], data["marks"], cpu,
                       None if wall is None else max(cpu, wall), marked_cases, kit_only,
-                      deadline, LateRule(late["days"], late["cap_per_day"]) if late else None,
+                      deadline, rule_of(late) if late else None,
                       data.get("normalise", {}), path.absolute(), data.get("python"),
                       {program["name"]: tuple(group["name"] for group in program["groups"]
                                               if group.get("kind") != STUDENT_CASES)
@@ -372,7 +305,9 @@ def _assignment(name: str, path: Path, data: dict) -> Assignment:
                       programs, data.get("student_budget"),
                       {program["name"]: program.get("unmarked_rules", {})
                        for program in data["programs"]}, student,
-                      submissions=_submissions(data))
+                      submissions=_submissions(data),
+                      late_days=LateDays(bank["free"], bank.get("most", bank["free"]))
+                      if bank else None)
 
 
 def _deadline(path: Path, data: dict):
