@@ -19,7 +19,9 @@ from tests.test_mark import perfect_seeded
 EVERY_FIELD = MarkRequest("seeded", "--tty", json="results.json", jobs=3, markers=2,
                           isolation="fallback", sandbox_per="case", require=("cgroup", "own-user"),
                           only=("solitaire_1/*", "solitaire_2/seed_0"), tty=True, timeout=3.0,
-                          submitted="2027-03-11T14:30", student_budget=12.5, waiting_budget=7.0,
+                          submitted="2027-03-11T14:30", due="2027-03-12T09:00",
+                          extension="3 days", late_days_left=2, student_budget=12.5,
+                          waiting_budget=7.0,
                           check_isolation=True, named="submissions/ann.zip")
 
 

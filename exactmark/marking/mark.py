@@ -1,7 +1,8 @@
 """Mark a submission against an assignment: `make mark SUBMISSION=DIR ASSIGNMENT=NAME`.
 
     exactmark mark DIR --assignment NAME|FILE.toml [--tty] [--jobs N] [--json FILE]
-                   [--submitted TIME] [--only GLOB]... [--timeout S]
+                   [--submitted TIME [--due TIME | --extension TEXT]
+                    [--late-days-left N]] [--only GLOB]... [--timeout S]
                    [--python PATH] [--isolation auto|namespaces|fallback]
                    [--student-budget S [--waiting-budget S]]
 
@@ -42,6 +43,7 @@ from exactmark.base.exits import Exit
 from exactmark.kit import written_cases
 from exactmark.marking import request, student_cases
 from exactmark.kit.assignment import COUNTS, REQUIREMENTS, AssignmentError, load, names
+from exactmark.kit.late import Terms, extended, extension_of
 from exactmark.running.limits import Budget
 from exactmark.marking.report import CaseResult, Results, check_json_target, gradescope, refused, \
     write_json, write_report
@@ -97,8 +99,12 @@ NO_SUBMISSION = "give the folder to mark: make mark SUBMISSION=DIR ASSIGNMENT=NA
 NO_ASSIGNMENT = ("say which assignment to mark against: --assignment NAME|FILE.toml "
                  "(make mark ASSIGNMENT=NAME|FILE.toml); the assignments are: {names}")
 NOTHING_MATCHES = "no case of {assignment} matches {patterns}"
-BAD_TIME = "--submitted: {text!r} is not a date and time such as 2027-03-11T14:30"
-NO_DEADLINE = "--submitted: {name} has no deadline, so no late rule to apply"
+BAD_TIME = "{option}: {text!r} is not a date and time such as 2027-03-11T14:30"
+NO_DEADLINE = "{option}: {name} has no deadline, so no late rule to apply"
+DUE_AND_EXTENSION = ("--due and --extension together: give one (the student's own due date, "
+                     "or an extension of the deadline)")
+BAD_EXTENSION = "--extension: {problem}"
+NO_LATE_DAYS = "--late-days-left: {name} has no late days ([late_days]) to spend"
 NEEDS_PEXPECT = "--tty needs pexpect (make mark installs it)"
 JSON_PROBLEM = "--json: {problem}"
 WAITING_ALONE = "--waiting-budget shares a budget: give --student-budget too"
@@ -140,6 +146,13 @@ def seconds(text: str) -> float:
     return value
 
 
+def days_left(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError("a number of days from 0")
+    return value
+
+
 def jobs(text: str) -> int:
     value = int(text)
     if not 1 <= value <= 64:
@@ -175,6 +188,15 @@ def parser() -> argparse.ArgumentParser:
     parse.add_argument("--submitted", metavar="TIME",
                        help="when it was submitted (ISO 8601; the assignment's time zone unless "
                             "it says one): applies the late rule")
+    parse.add_argument("--due", metavar="TIME",
+                       help="the student's own due date (ISO 8601, as --submitted): the late "
+                            "rule counts from it")
+    parse.add_argument("--extension", metavar="TEXT",
+                       help="the student's extension of the deadline, as \"3 days\", \"36 "
+                            "hours\" or \"1 day 12 hours\" (elapsed time)")
+    parse.add_argument("--late-days-left", type=days_left, metavar="N",
+                       help="the term's late days ([late_days]) left to the student before "
+                            "this assignment (default: the whole bank, and the report says so)")
     parse.add_argument("--python", help="interpreter that runs the submission")
     parse.add_argument("--named", metavar="NAME",
                        help="what the report calls the submission when the folder marked is a "
@@ -438,15 +460,37 @@ class Sessions:
         self.every, self.idle = [], {}
 
 
-def submitted_at(text: str, assignment):
+def moment(option: str, text: str, assignment):
+    """The time an option gives, in the assignment's time zone unless it says one."""
     if assignment.deadline is None:
-        raise ValueError(NO_DEADLINE.format(name=assignment.name))
+        raise ValueError(NO_DEADLINE.format(option=option, name=assignment.name))
     try:
         when = datetime.fromisoformat(text)
     except ValueError:
-        raise ValueError(BAD_TIME.format(text=text)) from None
-    zone = assignment.deadline.tzinfo if assignment.deadline else None
-    return when.replace(tzinfo=zone) if when.tzinfo is None and zone else when
+        raise ValueError(BAD_TIME.format(option=option, text=text)) from None
+    zone = assignment.deadline.tzinfo
+    return when.replace(tzinfo=zone) if when.tzinfo is None else when
+
+
+def terms_of(options, assignment) -> Terms:
+    """The student's own terms (--due, --extension, --late-days-left), each refused in one
+    line where it cannot apply."""
+    if options.due is not None and options.extension is not None:
+        raise ValueError(DUE_AND_EXTENSION)
+    for option, value in (("--extension", options.extension),
+                          ("--late-days-left", options.late_days_left)):
+        if value is not None and assignment.deadline is None:
+            raise ValueError(NO_DEADLINE.format(option=option, name=assignment.name))
+    if options.late_days_left is not None and assignment.late_days is None:
+        raise ValueError(NO_LATE_DAYS.format(name=assignment.name))
+    if options.extension is not None:
+        try:
+            extension = extension_of(options.extension)
+        except ValueError as problem:
+            raise ValueError(BAD_EXTENSION.format(problem=problem)) from None
+        return extended(assignment.deadline, extension, options.late_days_left)
+    due = None if options.due is None else moment("--due", options.due, assignment)
+    return Terms(due, None, options.late_days_left)
 
 
 def main(argv=None) -> int:
@@ -461,7 +505,8 @@ def main(argv=None) -> int:
     try:
         assignment = load(options.assignment)
         submitted = (None if options.submitted is None
-                     else submitted_at(options.submitted, assignment))
+                     else moment("--submitted", options.submitted, assignment))
+        terms = terms_of(options, assignment)
     except (AssignmentError, ValueError) as problem:
         parse.error(str(problem))
     if options.json:
@@ -488,7 +533,7 @@ def main(argv=None) -> int:
     try:
         if options.check_isolation:
             return check_isolation(options, parse, scratch, assignment)
-        return mark(options, parse, scratch, assignment, selected, groups, submitted)
+        return mark(options, parse, scratch, assignment, selected, groups, submitted, terms)
     finally:
         remove_tree(scratch)
 
@@ -541,7 +586,7 @@ def runs_python(assignment, programs) -> bool:
 
 
 def mark(options, parse, scratch: Path, assignment, selected: dict, groups: dict,
-         submitted) -> int:
+         submitted, terms: Terms) -> int:
     started = time.monotonic()
     submission = options.submission.absolute()
     snapshot = scratch / "snapshot"
@@ -575,7 +620,7 @@ def mark(options, parse, scratch: Path, assignment, selected: dict, groups: dict
     results.seconds = time.monotonic() - started
     results.notes = notes
     results.selected = sum(len(chosen) for chosen in selected.values())  # golden cases
-    results.late = assignment.mark_after_deadline(results.score, submitted)
+    results.late = assignment.mark_after_deadline(results.score, submitted, terms)
     write_report(results, Terminal(sys.stdout))
     if options.json:
         confined = {"isolation": sandbox.describe(), "python": sandbox.base_python,

@@ -127,6 +127,11 @@ class Late:
     hours: float
     explanation: str
     summary: str
+    due: str = ""  # ISO 8601, the student's due date
+    terms: str = ""  # their own terms: "extension of 3 days: due 12 March 2027 9:00"
+    late_days_spent: int = None  # None: no bank of late days
+    late_days_left: int = None
+    late_days_free: int = None
 
 
 @dataclass(frozen=True)

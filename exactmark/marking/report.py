@@ -90,7 +90,7 @@ class Results:
     programs: dict  # program -> [CaseResult], or None when the program is missing
     seconds: float = 0.0
     selected: int = None  # cases chosen by --only: None when every case was
-    late: object = None  # exactmark.kit.assignment.Late
+    late: object = None  # exactmark.kit.late.Late
     missing: dict = field(default_factory=dict)  # program -> (why missing, look-alike sentences)
     builds: dict = field(default_factory=dict)  # program -> exactmark.marking.build.Build
     student: dict = field(default_factory=dict)  # program -> [exactmark.marking.student_cases.GroupResult]
@@ -449,7 +449,8 @@ def marking_data(results: Results, isolation=(), python="", users=(),
         None if late is None else records.Late(
             late.days, late.accepted, late.cap, late.mark,
             round(late.late.total_seconds() / 3600, 4), late.explain(results.score),
-            late.summary()),
+            late.summary(), late.due.isoformat(), late.terms_said,
+            None if late.free is None else late.days_spent, late.days_left, late.free),
         tuple(cases), sandbox_per,
         tuple(group.record(declared[program]) for program, student in results.student.items()
               for group in student), notes=tuple(results.notes))
