@@ -26,7 +26,7 @@ CAP_SENTENCE = ("The maximum mark obtainable reduces by {share:.0%} per late day
                 "{days} days; a day late is any part of 24 hours after the deadline (more than "
                 "24 and at most 48 hours late is two days late).")
 DEDUCT_SENTENCE = ("{deduct:g} marks are taken from the mark per late {per}, to no less than "
-                   "0, for up to {accepted} {per}s; a {per} late is any part of {length} after "
+                   "0, for up to {accepted} {per}s; {one} late is any part of {length} after "
                    "the deadline; a later submission gets 0.")
 NONE_SENTENCE = "No late submission is accepted."
 GRACE_SENTENCE = ("A submission at most {minutes} minutes after the deadline is on time; a "
@@ -34,7 +34,8 @@ GRACE_SENTENCE = ("A submission at most {minutes} minutes after the deadline is 
 BANK_SENTENCE = ("Each student has {free} late days for the term, spent on the days late "
                  "before any penalty, at most {most} on one assignment; the rule counts only "
                  "the days late beyond them.")
-PER_LENGTH = {"day": "24 hours", "hour": "an hour"}
+PER_WORDS = {"day": {"one": "a day", "length": "24 hours"},
+             "hour": {"one": "an hour", "length": "an hour"}}
 
 # A student's own terms.
 EXTENSION_SAID = "extension of {extension}: due {due}"
@@ -198,7 +199,7 @@ class Deduct(LateRule):
 
     def sentence(self) -> str:
         return DEDUCT_SENTENCE.format(deduct=self.deduct, per=self.per, accepted=self.accepted,
-                                      length=PER_LENGTH[self.per])
+                                      **PER_WORDS[self.per])
 
 
 @dataclass(frozen=True)
