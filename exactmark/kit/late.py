@@ -231,6 +231,11 @@ class LateDays:
     def sentence(self) -> str:
         return BANK_SENTENCE.format(free=self.free, most=self.most)
 
+    def left_before(self, terms: "Terms") -> int:
+        """The days left to this student before this assignment: the whole bank when no
+        ledger says otherwise."""
+        return self.free if terms.late_days_left is None else max(0, terms.late_days_left)
+
 
 def sentence(rule: LateRule, bank: LateDays = None) -> str:
     """The rule in the handout's words, its grace and the bank after it."""
@@ -372,10 +377,10 @@ def judge(rule: LateRule, bank: LateDays, raw: float, marks: float, due: datetim
     min(days late, its `most`, the days left); the rule then counts from the due date
     pushed back by the days spent."""
     late = utc(submitted) - utc(due)
-    days = counted(late, DAY) if rule.units_late(late) else 0
+    days = 0 if late <= rule.grace else counted(late, DAY)
     spent, left = 0, None
     if bank is not None:
-        before = bank.free if terms.late_days_left is None else max(0, terms.late_days_left)
+        before = bank.left_before(terms)
         spent = min(days, bank.most, before)
         left = before - spent
     units = rule.units_late(late - spent * DAY)
@@ -393,8 +398,5 @@ def judge(rule: LateRule, bank: LateDays, raw: float, marks: float, due: datetim
 def closes(rule: LateRule, bank: LateDays, due: datetime, terms: Terms) -> datetime:
     """The last moment a submission can still be accepted: the due date, the bank's days
     this student may spend here, then the rule's window (or its grace, the longer)."""
-    spendable = 0
-    if bank is not None:
-        spendable = min(bank.most, bank.free if terms.late_days_left is None
-                        else max(0, terms.late_days_left))
+    spendable = 0 if bank is None else min(bank.most, bank.left_before(terms))
     return due + spendable * DAY + rule.window()
