@@ -198,10 +198,14 @@ def test_at_most_most_late_days_on_one_assignment():
 
 
 def test_a_bank_without_a_late_rule_accepts_nothing_beyond_its_days(tmp_path):
+    """1 day left, 2 days late: the 1 day would leave 1 day late, which no rule accepts:
+    refused, and the day is not spent on a 0 (1 left still)."""
     banked = own_assignment(tmp_path, "[late_days]\nfree = 5\n")
     terms = Terms(late_days_left=1)
     verdict = banked.mark_after_deadline(20, banked.deadline + 48 * HOURS, terms)
-    assert (verdict.days_spent, verdict.days_left, verdict.accepted, verdict.mark) == (1, 0, False, 0)
+    assert (verdict.days_spent, verdict.days_left, verdict.accepted, verdict.mark) == (0, 1, False, 0)
+    on_time = banked.mark_after_deadline(20, banked.deadline + 24 * HOURS, terms)
+    assert (on_time.days_spent, on_time.days_left, on_time.accepted, on_time.mark) == (1, 0, True, 20)
     assert banked.closes(terms) == banked.deadline + DAYS  # the one day left, nothing after
 
 

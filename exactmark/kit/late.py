@@ -375,7 +375,7 @@ def judge(rule: LateRule, bank: LateDays, raw: float, marks: float, due: datetim
     """The rule applied to a submission of raw score `raw` out of `marks`, due at `due`.
     With a bank, the days late (as the rule counts them) are first spent from it:
     min(days late, its `most`, the days left); the rule then counts from the due date
-    pushed back by the days spent."""
+    pushed back by the days spent. A submission refused even so spends none."""
     late = utc(submitted) - utc(due)
     days = 0 if late <= rule.grace else counted(late, DAY)
     spent, left = 0, None
@@ -386,8 +386,10 @@ def judge(rule: LateRule, bank: LateDays, raw: float, marks: float, due: datetim
     units = rule.units_late(late - spent * DAY)
     if not units:
         cap, mark, accepted = marks, round(min(raw, marks), MARKS_DIGITS), True
-    elif units > rule.accepted:
+    elif units > rule.accepted:  # refused: no day of the bank is spent on a 0
         cap, mark, accepted = 0.0, 0.0, False
+        if bank is not None:
+            spent, left = 0, before
     else:
         (cap, mark), accepted = rule.penalised(units, raw, marks), True
     return Late(rule, late, days, cap, mark, accepted, marks, due, terms.said(zone), spent,
@@ -399,4 +401,4 @@ def closes(rule: LateRule, bank: LateDays, due: datetime, terms: Terms) -> datet
     """The last moment a submission can still be accepted: the due date, the bank's days
     this student may spend here, then the rule's window (or its grace, the longer)."""
     spendable = 0 if bank is None else min(bank.most, bank.left_before(terms))
-    return due + spendable * DAY + rule.window()
+    return (utc(due) + spendable * DAY + rule.window()).astimezone(due.tzinfo)  # elapsed time
