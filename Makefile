@@ -108,8 +108,9 @@ mark-class: export MARK_SUBMISSIONS = $(value SUBMISSIONS)
 mark-class: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
 mark-class: export MARK_OUT = $(value OUT)
 mark-class: export MARK_TIMES = $(value TIMES)
+mark-class: export MARK_LEDGER = $(value LEDGER)
 mark-class: export MARK_ARGS = $(value ARGS)
-mark-class: $(CLASS_STAMP)  ## a class: SUBMISSIONS=DIR|DOWNLOAD.zip ASSIGNMENT=NAME [OUT=marked] [TIMES=times.csv] [ARGS="--from canvas"]
+mark-class: $(CLASS_STAMP)  ## a class: SUBMISSIONS=DIR|DOWNLOAD.zip ASSIGNMENT=NAME [OUT=marked] [TIMES=times.csv] [LEDGER=ledger.csv] [ARGS="--from canvas"]
 	$(VENV_PYTHON) -m exactmark class
 
 gradescope: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
