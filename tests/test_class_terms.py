@@ -30,7 +30,7 @@ DEADLINE = datetime(2027, 3, 9, 9, 0, tzinfo=SYDNEY)
 ASSIGNMENT = """title = "Echo"
 marks = 13
 cpu_seconds = 5
-deadline = 2027-03-09T09:00:00
+deadline = {deadline}
 time_zone = "Australia/Sydney"
 {late}
 [[programs]]
@@ -58,7 +58,8 @@ cap_per_day = 0.05
 ECHO = "print(input())\n"
 
 
-def tiny_assignment(folder: Path, late: str = CAP, name: str = "echo_class") -> Path:
+def tiny_assignment(folder: Path, late: str = CAP, name: str = "echo_class",
+                    deadline: str = "2027-03-09T09:00:00") -> Path:
     """The assignment file NAME.toml in `folder`, its reference and its two cases beside it."""
     (folder / "reference").mkdir(parents=True, exist_ok=True)
     (folder / "reference" / "echo.py").write_text(ECHO, encoding="utf-8")
@@ -67,7 +68,7 @@ def tiny_assignment(folder: Path, late: str = CAP, name: str = "echo_class") -> 
         (folder / "cases" / f"{case}.in").write_text(f"{line}\n", encoding="utf-8")
         (folder / "cases" / f"{case}.out").write_text(f"{line}\n", encoding="utf-8")
     path = folder / f"{name}.toml"
-    path.write_text(ASSIGNMENT.format(late=late), encoding="utf-8")
+    path.write_text(ASSIGNMENT.format(late=late, deadline=deadline), encoding="utf-8")
     return path
 
 

@@ -25,6 +25,7 @@ from exactmark.classroom.unpack import name_key, student_name
 from exactmark.kit.late import Terms
 
 COLUMNS = ("student", "assignment", "days", "due", "who", "reason")
+REQUIRED = ("student", "assignment", "days")  # on every row; a grant has no due date
 GRANT = "grant"  # the assignment of an instructor's row that gives days back
 WRITER = "exactmark"  # `who` on the class run's own rows
 NEWLINE = "\r\n"  # a new ledger's line end: csv's, as grades.csv's
@@ -77,15 +78,17 @@ def read_ledger(path: Path) -> Ledger:
                                           folder=escaped(str(path.parent))))
     if not path.exists():
         return Ledger(path, ())
-    cells = dict(read_table(path, COLUMNS, NO_LEDGER))  # line -> cells: the checks said once
+    cells = dict(read_table(path, REQUIRED, NO_LEDGER))  # line -> cells: the checks said once
     data = path.read_bytes()
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise ValueError(NOT_TEXT.format(path=path)) from None
     lines = io.StringIO(text, newline="").readlines()
-    separator = next(separator for separator in SEPARATORS if set(COLUMNS) <= {
-        name.strip().strip('"').casefold() for name in lines[0].split(separator)})
+    separator = next((separator for separator in SEPARATORS if set(COLUMNS) <= {
+        name.strip().strip('"').casefold() for name in lines[0].split(separator)}), None)
+    if separator is None:
+        raise ValueError(NO_LEDGER.format(path=path))
     records = csv.reader(io.StringIO(text, newline=""), delimiter=separator)
     entries, start = [], 0
     for _ in records:
@@ -188,19 +191,24 @@ def spent_rows(assignment, students: list, rows: list) -> list:
 
 def write_ledger(path: Path, assignment, rows: list) -> None:
     """The ledger read again (another run may have written since), its rows of `assignment`
-    replaced by `rows`, every other row as it was, the file replaced whole."""
+    replaced by `rows` where the first of them stood (at the end for a new assignment), every
+    other row as it was, the file replaced whole: a run that spends as the last one did
+    leaves it byte for byte."""
     ledger = read_ledger(path)
+    ours = io.StringIO(newline="")
+    sheet = csv.writer(ours, delimiter=ledger.separator, lineterminator=ledger.newline)
+    for row in rows:
+        sheet.writerow([spreadsheet_text(row.get(column, "")) for column in ledger.columns])
+    texts = [ledger.header or ",".join(COLUMNS) + NEWLINE]
+    for entry in ledger.entries:
+        if entry.assignment != assignment.name:
+            texts.append(entry.text)
+        elif ours.getvalue():
+            texts.append(ours.getvalue())
+            ours = io.StringIO()  # written once, where the first of its rows stood
+    texts.append(ours.getvalue())
     with replaced(path) as file:
-        if ledger.bom:
-            file.write("\ufeff")
-        file.write(ledger.header or ",".join(COLUMNS) + NEWLINE)
-        if ledger.header and not ledger.header.endswith(("\n", "\r")):
-            file.write(ledger.newline)
-        kept = [entry.text for entry in ledger.entries if entry.assignment != assignment.name]
-        for text in kept:
-            file.write(text)
-        if kept and not kept[-1].endswith(("\n", "\r")):
-            file.write(ledger.newline)
-        sheet = csv.writer(file, delimiter=ledger.separator, lineterminator=ledger.newline)
-        for row in rows:
-            sheet.writerow([spreadsheet_text(row.get(column, "")) for column in ledger.columns])
+        file.write("\ufeff" * ledger.bom)
+        for text, following in zip(texts, texts[1:] + [""]):
+            ends = text.endswith(("\n", "\r"))
+            file.write(text + (ledger.newline if following and text and not ends else ""))
