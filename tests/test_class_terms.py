@@ -134,7 +134,12 @@ def test_each_student_s_late_rule_counts_from_their_own_due_date(termed):
     assert rows["dee"]["note"] == "own deadline: due 13 March 2027 20:00"
     assert rows["bob"]["note"] == ""
     assert rows["eve"]["status"] == "no submission time"
-    assert rows["eve"]["note"].startswith("extension of 2 days: due 11 March 2027 9:00; ")
+    assert rows["eve"]["note"] == ("extension of 2 days: due 11 March 2027 9:00; the times "
+                                   "file gives this student terms and no submission time: "
+                                   "marked without the late rule")
+    assert ("warning: the times file gives 1 student(s) terms of their own and no submission "
+            "time, marked without the late rule: eve") in done.stderr
+    assert "does not name" not in done.stderr
 
 
 def test_the_page_and_results_json_say_the_student_s_terms(termed):
@@ -174,6 +179,20 @@ def test_cases_after_the_due_date_wait_for_the_last_window_of_the_class(termed):
     third = mark_class(klass, assignment, out, *times, "--as-of", "2027-03-18T20:00")
     assert third.returncode == 0 and kept_back_shown(out, "bob") and kept_back_shown(out, "ann")
     assert "5 student(s) unchanged since the last run" in third.stderr, "only the pages change"
+
+
+def test_a_student_whose_terms_change_is_marked_again_the_others_kept(termed, tmp_path):
+    """The kept results' key holds the terms: bob given 4 days is marked again, on time."""
+    root, klass, assignment, out, _ = termed
+    times = tmp_path / "times.csv"
+    times.write_text(TIMES.replace("bob,2027-03-12T17:00,,\n", "bob,2027-03-12T17:00,,4 days\n"),
+                     encoding="utf-8")
+    again = mark_class(klass, assignment, out, "--times", times, "--as-of", "2027-03-15T09:00")
+    assert again.returncode == 0, again.stderr
+    assert "4 student(s) unchanged since the last run" in again.stderr
+    assert (grades(out)["bob"]["days late"], grades(out)["bob"]["mark"]) == ("0", "13.00")
+    mark_class(klass, assignment, out, "--times", root / "times.csv", "--as-of",
+               "2027-03-15T09:00")  # as the module's other tests expect it
 
 
 def test_published_shows_them_at_once(termed, tmp_path):

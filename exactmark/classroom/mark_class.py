@@ -36,8 +36,9 @@ A student's own terms: the times file (or the roster) may give a student a `dead
 their own or an `extension` (3 days, 36 hours); the late rule counts from it, and cases
 shown after the due date wait for the last window of the class to close (--published
 shows them at once). An assignment with a term's late days ([late_days]) is marked with
-the term's ledger (--ledger CSV, exactmark/classroom/ledger.py): the days each student
-has left are read from it, and the days spent here written back.
+the term's ledger (--ledger CSV: columns student, assignment, days, due, who, reason): the
+days each student has left are read from it, and the days spent here written back; a
+row of yours with the assignment `grant` and days -1 gives a student a day back.
 """
 
 import argparse
@@ -61,7 +62,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from exactmark.classroom import kept_programs, ledger, pages, platform_class, sheet
-from exactmark.classroom.roster import class_of, unknown_in_times
+from exactmark.classroom.roster import NO_TIME_GIVEN, class_of, unknown_in_times
 from exactmark.classroom.times import extension_text, read_times
 from exactmark.classroom.unpack import name_key, unpack
 from exactmark.kit.cases import ROOT
@@ -100,6 +101,8 @@ NO_DEADLINE = "--times: {name} has no deadline, so no late rule to apply"
 UNKNOWN_STUDENTS = "warning: the times file names students not in the class: {names}"
 UNTIMED = ("warning: the times file does not name {count} student(s), marked without the late "
            "rule: {names}")
+TERMS_UNTIMED = ("warning: the times file gives {count} student(s) terms of their own and no "
+                 "submission time, marked without the late rule: {names}")
 UNTIMED_HANDINS = ("warning: {count} hand-in(s) have no submission time, marked without the late "
                    "rule (each row says why): {names}")
 LATE_UNMARKED = ("warning: {platform} marks {count} of them late, and the late rule cannot "
@@ -802,9 +805,14 @@ def warn(students: list, times, unknown: list = None, untimed_said: str = UNTIME
         if unknown:
             print(UNKNOWN_STUDENTS.format(names=", ".join(escaped(name) for name in unknown)),
                   file=sys.stderr)
-    untimed = [student.name for student in students if student.untimed]
+    untimed = [student.name for student in students
+               if student.untimed and student.untimed_note != NO_TIME_GIVEN]
     if untimed:
         print(untimed_said.format(count=len(untimed), names=", ".join(untimed)),
+              file=sys.stderr)
+    waiting = [student.name for student in students if student.untimed_note == NO_TIME_GIVEN]
+    if waiting:
+        print(TERMS_UNTIMED.format(count=len(waiting), names=", ".join(waiting)),
               file=sys.stderr)
 
 
