@@ -301,3 +301,15 @@ def test_a_window_still_open_with_nothing_handed_in_goes_back_empty_not_0(tmp_pa
     assert (rows["Cy"]["mark"], rows["Cy"]["status"]) == ("", "no submission; window still open")
     assert "a submission is accepted until 2027-03-24T09:00:00+11:00" in rows["Cy"]["note"]
     assert "warning: the times file names students not in the class" not in errors
+
+
+def test_a_team_s_terms_are_its_most_generous_member_s(tmp_path):
+    """A team hands in once: the latest due date among its members' own is the team's."""
+    roster = tmp_path / "roster.csv"
+    roster.write_text("student,id,team,deadline,extension\nAl,7,t,,1 day\nBo,8,t,,3 days\n"
+                      "Cy,9,t,,\n", encoding="utf-8")
+    terms = platform_class.roster_terms(roster, SYDNEY, DEADLINE)
+    assert sorted(terms) == ["7", "8"]
+    team = platform_class.team_terms([terms.get(person) for person in ("7", "8", "9")])
+    assert team.due == datetime(2027, 3, 12, 9, 0, tzinfo=SYDNEY)  # 9 March 9:00 + 3 days
+    assert platform_class.team_terms([None, None]) is None

@@ -4,6 +4,8 @@ penalty on the 1); a re-run that spends nothing twice; an instructor's grant hon
 marking out of order said; every other row kept byte for byte, the file replaced whole."""
 
 import csv
+import subprocess
+import sys
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
@@ -11,6 +13,7 @@ import pytest
 
 from exactmark.classroom import ledger
 from exactmark.kit.assignment import load
+from exactmark.kit.cases import ROOT
 from tests.test_class_terms import CAP, grades, hand_in, mark_class, tiny_assignment
 
 SYDNEY = ZoneInfo("Australia/Sydney")
@@ -115,6 +118,22 @@ def test_a_ledger_for_an_assignment_without_late_days_is_refused(tmp_path):
     done = mark_class(klass, assignment, tmp_path / "out", "--ledger", tmp_path / "ledger.csv")
     assert done.returncode == 2
     assert "--ledger: echo_class has no term's late days ([late_days]) to count" in done.stderr
+
+
+def test_make_mark_class_passes_ledger_as_data(term, tmp_path):
+    """`make mark-class LEDGER=FILE` reaches --ledger, the path unread by any shell: a new
+    ledger in a folder whose name has a space and a quote is started there."""
+    root, klass = term
+    folder = tmp_path / "term's ledgers"
+    folder.mkdir()
+    done = subprocess.run(["make", "-s", "-C", str(ROOT), "mark-class", "STAMP=",
+                           f"VENV_PYTHON={sys.executable}", f"SUBMISSIONS={klass}",
+                           f"ASSIGNMENT={root / 'echo_a1.toml'}", f"OUT={tmp_path / 'out'}",
+                           f"TIMES={root / 'echo_a1.csv'}", f"LEDGER={folder / 'a b.csv'}"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert rows_of(folder / "a b.csv")[0] == (
+        "ann", "echo_a1", "2", "2 of 5 late days spent here, 3 left")
 
 
 # --- the file itself ---------------------------------------------------------------------------
