@@ -718,10 +718,10 @@ def main(argv=None) -> int:
                                         for o in outcomes}, attached), taken.context)
             except ValueError as problem:
                 not_back = str(problem)
-        if term is not None:
+        spent = ledger.spent_rows(assignment, students, rows) if term is not None else []
+        if spent:  # none: no time known, so nothing spent; the ledger stays as it was
             try:
-                ledger.write_ledger(options.ledger, assignment, ledger.spent_rows(
-                    assignment, students, rows))
+                ledger.write_ledger(options.ledger, assignment, spent)
             except (OSError, ValueError) as problem:
                 not_kept = str(problem)
     except KeyboardInterrupt:

@@ -202,7 +202,7 @@ def take(options, assignment, scratch: Path):
         person for members in teams.values() for person in members)]}.values())
     return Taken(name, module, download, context, said, everyone, handins,
                  roster_terms(options.roster, zone, assignment.deadline)
-                 if options.roster else {})
+                 if options.roster and assignment.deadline else {})
 
 
 def wrapped(folder: Path):
@@ -265,7 +265,8 @@ def read_teams(path: Path) -> dict:
 
 def roster_terms(path: Path, zone, deadline) -> dict:
     """id -> Terms of each roster row with a deadline or an extension of its own, read as
-    the times file reads them."""
+    the times file reads them (for an assignment with a deadline: one roster may serve a
+    term's assignments, those without one too)."""
     found = {}
     for line, cells in read_table(path, ROSTER_COLUMNS, NO_ROSTER):
         terms = terms_of(path, line, cells, zone, deadline)
