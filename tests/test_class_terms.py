@@ -145,7 +145,7 @@ def test_each_student_s_late_rule_counts_from_their_own_due_date(termed):
 def test_the_page_and_results_json_say_the_student_s_terms(termed):
     _, _, _, out, _ = termed
     page = (out / "students" / "ann" / "feedback.txt").read_text(encoding="utf-8")
-    assert "Your terms: extension of 4 days: due 13 March 2027 9:00." in page
+    assert "2 of 2.\nYour terms: extension of 4 days: due 13 March 2027 9:00.\n" in page
     html = (out / "students" / "cy" / "feedback.html").read_text(encoding="utf-8")
     assert '<p class="terms">Your terms: extension of 3 days: due 12 March 2027 9:00.</p>' \
         in html
