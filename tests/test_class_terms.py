@@ -301,6 +301,9 @@ def test_a_window_still_open_with_nothing_handed_in_goes_back_empty_not_0(tmp_pa
     assert (rows["Cy"]["mark"], rows["Cy"]["status"]) == ("", "no submission; window still open")
     assert "a submission is accepted until 2027-03-24T09:00:00+11:00" in rows["Cy"]["note"]
     assert "warning: the times file names students not in the class" not in errors
+    page = (tmp_path / "out" / "students" / "Ann" / "feedback.txt").read_text(encoding="utf-8")
+    assert "echo/second" not in page and "shown from 2027-03-24 09:00 (Australia/Sydney)" in page, \
+        "Cy, who has not handed in, may still: his window holds the kept-back case back"
 
 
 def test_a_team_s_terms_are_its_most_generous_member_s(tmp_path):
