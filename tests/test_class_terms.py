@@ -218,6 +218,21 @@ def test_the_last_window_is_the_latest_of_the_class():
     assert is_shown("after_due_date", seeded, as_of, True, [three])
 
 
+def test_a_student_of_the_times_file_yet_to_hand_in_holds_the_cases_back(tmp_path):
+    """fay has no folder yet, and 5 days' extension: the last window closes 14 March 9:00 + 5
+    days, 19 March 9:00; ann's page, as of 15 March, does not show the kept-back case."""
+    assignment = tiny_assignment(tmp_path)
+    klass = hand_in(tmp_path / "class", "ann")
+    (tmp_path / "times.csv").write_text("student,submitted,extension\nann,2027-03-09T08:00,\n"
+                                        "fay,,5 days\n", encoding="utf-8")
+    done = mark_class(klass, assignment, tmp_path / "out", "--times", tmp_path / "times.csv",
+                      "--as-of", "2027-03-15T09:00")
+    assert done.returncode == 0, done.stderr
+    assert not kept_back_shown(tmp_path / "out", "ann")
+    page = (tmp_path / "out" / "students" / "ann" / "feedback.txt").read_text(encoding="utf-8")
+    assert "shown from 2027-03-19 09:00 (Australia/Sydney)" in page
+
+
 # --- the times file's terms, read ----------------------------------------------------------------
 
 def times_of(tmp_path, text: str) -> dict:

@@ -691,8 +691,9 @@ def main(argv=None) -> int:
         scanned = similar_pairs(out, assignment, outcomes, options, scratch)
         rows = [pages.grade_row(outcome, assignment) for outcome in outcomes]
         view = pages.View(assignment, as_of, options.published, options.pack_url or "",
-                          tuple(student.terms for student in students)
-                          + tuple(taken.terms.values() if taken else ()))  # those not handed in
+                          tuple(student.terms for student in students)  # and those who have
+                          + tuple(taken.terms.values() if taken else ())  # not handed in yet
+                          + tuple(timed.terms for timed in (times or {}).values()))
         for outcome, row in zip(outcomes, rows):
             row.page = f"{STUDENTS}/{outcome.student.folder}"
             pages.write_feedback(out / STUDENTS / outcome.student.folder, outcome, row, view)
