@@ -1,7 +1,7 @@
 # The commands people type: `make` alone lists them. Each tool's target runs the one
 # command, `exactmark COMMAND` (exactmark/cli.py), as $(VENV_PYTHON) -m exactmark COMMAND.
 # `make test` builds its own virtual environment. PROGRAM, SEEDS, SIMULATE, SUBMISSION,
-# ASSIGNMENT, INPUTS, OUT and ARGS reach Python through the environment, unexpanded: no
+# ASSIGNMENT, INPUTS, OUT, TIMES, LEDGER and ARGS reach Python through the environment, unexpanded: no
 # shell and no make function ever reads a byte of them.
 PYTHON ?= python3
 VENV   ?= .venv
@@ -18,6 +18,7 @@ SUBMISSIONS ?=
 ASSIGNMENT ?=
 INPUTS ?=
 TIMES ?=
+LEDGER ?=
 ARGS ?=
 # make mark's status is the marker's (exactmark mark), but for 1, a mark below full: said,
 # and no failure of make, which exits 2 whenever a recipe fails, whatever its status.
@@ -30,7 +31,7 @@ MARK_STAMP := $(if $(STAMP),$(VENV)/.installed-mark)
 CLASS_STAMP := $(if $(STAMP),$(VENV)/.installed-class)
 PIP := $(VENV_PYTHON) -m pip install --quiet --disable-pip-version-check
 
-unexport PROGRAM SEEDS SIMULATE SUBMISSION SUBMISSIONS ASSIGNMENT INPUTS OUT TIMES ARGS
+unexport PROGRAM SEEDS SIMULATE SUBMISSION SUBMISSIONS ASSIGNMENT INPUTS OUT TIMES LEDGER ARGS
 
 .PHONY: help play test expected verify standalone student-pack mark check-isolation mark-class \
 	gradescope simulate-patience bench bench-mark bench-class exact clean
@@ -108,8 +109,9 @@ mark-class: export MARK_SUBMISSIONS = $(value SUBMISSIONS)
 mark-class: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
 mark-class: export MARK_OUT = $(value OUT)
 mark-class: export MARK_TIMES = $(value TIMES)
+mark-class: export MARK_LEDGER = $(value LEDGER)
 mark-class: export MARK_ARGS = $(value ARGS)
-mark-class: $(CLASS_STAMP)  ## a class: SUBMISSIONS=DIR|DOWNLOAD.zip ASSIGNMENT=NAME [OUT=marked] [TIMES=times.csv] [ARGS="--from canvas"]
+mark-class: $(CLASS_STAMP)  ## a class: SUBMISSIONS=DIR|DOWNLOAD.zip ASSIGNMENT=NAME [OUT=marked] [TIMES=times.csv] [LEDGER=ledger.csv] [ARGS="--from canvas"]
 	$(VENV_PYTHON) -m exactmark class
 
 gradescope: export MARK_ASSIGNMENT = $(value ASSIGNMENT)

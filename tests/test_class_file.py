@@ -176,8 +176,9 @@ def times_of(tmp_path, text: str, encoding="utf-8"):
 
 def test_excel_s_csv_utf8_with_its_byte_order_mark_is_read(tmp_path):
     times = times_of(tmp_path, "\ufeffstudent,submitted\r\nJosé,2027-03-10T10:00\r\n")
-    (written, when), = times.values()
+    (written, when, terms), = times.values()
     assert written == "José" and when.isoformat() == "2027-03-10T10:00:00+11:00"
+    assert terms is None, "no deadline or extension column: the assignment's terms"
     assert name_key("Jose\u0301") in times, "a Mac's decomposed name finds it"
 
 

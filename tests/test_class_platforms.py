@@ -24,6 +24,7 @@ import pytest
 
 from exactmark.base.tree import Limits, Refused
 from exactmark.classroom import mark_class, platform_class, sheet
+from exactmark.classroom.times import Timed
 from exactmark.kit.assignment import load
 from exactmark.kit.bundle import write_all
 from exactmark.platforms.download import Download, Handin, Person
@@ -433,7 +434,8 @@ def test_a_times_file_wins_matched_by_the_platform_id_then_by_name():
     name the class does not have is said."""
     platform_time = datetime(2027, 3, 8, tzinfo=SYDNEY)
     by_id, by_name = datetime(2027, 3, 10, tzinfo=SYDNEY), datetime(2027, 3, 11, tzinfo=SYDNEY)
-    times = {"301": ("301", by_id), "bea": ("Bea", by_name), "nobody": ("Nobody", by_id)}
+    times = {"301": Timed("301", by_id), "bea": Timed("Bea", by_name),
+             "nobody": Timed("Nobody", by_id)}
     students, unknown = platform_class.students_of(
         taken(handin("301", "Al"), handin("302", "Bea", submitted=platform_time),
               handin("303", "Cy", submitted=platform_time, late=True)),

@@ -32,7 +32,7 @@ def test_each_visibility(visibility, before, after, published):
     early, late = SEEDED.deadline - timedelta(days=7), LATE_WINDOW_ENDS + timedelta(days=7)
     assert is_shown(visibility, SEEDED, early, False) == before
     assert is_shown(visibility, SEEDED, late, False) == after
-    assert is_shown(visibility, SEEDED, early, True) == (published and visibility != "after_due_date")
+    assert is_shown(visibility, SEEDED, early, True) == published, "--published: at once"
 
 
 def test_without_a_deadline_after_due_date_cases_wait_for_publishing():

@@ -5,7 +5,7 @@
                     [--canvas-url URL --canvas-course ID --canvas-assignment ID]
                     [--jobs N] [--force] [--isolation ...]
                     [--sandbox-per student|case] [--student-budget S]
-                    [--as-of TIME] [--published] [--similarity-min S]
+                    [--as-of TIME] [--published] [--similarity-min S] [--ledger CSV]
 
 Each entry of DIR is one student (a folder, or a .zip/.tar.gz archive, unpacked
 safely). Or DIR (or the zip itself) is a learning platform's download as it comes:
@@ -31,6 +31,14 @@ feedback, and the files of the cases it shows, each case as its visibility says 
 --as-of) apart from what only the instructor may see (OUT/instructor/NAME/: the
 full report and results.json). Every run writes every student's pages again:
 marks are kept, pages follow the clock.
+
+A student's own terms: the times file (or the roster) may give a student a `deadline` of
+their own or an `extension` (3 days, 36 hours); the late rule counts from it, and cases
+shown after the due date wait for the last window of the class to close (--published
+shows them at once). An assignment with a term's late days ([late_days]) is marked with
+the term's ledger (--ledger CSV: columns student, assignment, days, due, who, reason): the
+days each student has left are read from it, and the days spent here written back; a
+row of yours with the assignment `grant` and days -1 gives a student a day back.
 """
 
 import argparse
@@ -53,9 +61,9 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from exactmark.classroom import kept_programs, pages, platform_class, sheet
-from exactmark.classroom.roster import class_of, unknown_in_times
-from exactmark.classroom.times import read_times
+from exactmark.classroom import kept_programs, ledger, pages, platform_class, sheet
+from exactmark.classroom.roster import NO_TIME_GIVEN, class_of, unknown_in_times
+from exactmark.classroom.times import extension_text, read_times
 from exactmark.classroom.unpack import name_key, unpack
 from exactmark.kit.cases import ROOT
 from exactmark.base.visible import escaped
@@ -93,6 +101,8 @@ NO_DEADLINE = "--times: {name} has no deadline, so no late rule to apply"
 UNKNOWN_STUDENTS = "warning: the times file names students not in the class: {names}"
 UNTIMED = ("warning: the times file does not name {count} student(s), marked without the late "
            "rule: {names}")
+TERMS_UNTIMED = ("warning: the times file gives {count} student(s) terms of their own and no "
+                 "submission time, marked without the late rule: {names}")
 UNTIMED_HANDINS = ("warning: {count} hand-in(s) have no submission time, marked without the late "
                    "rule (each row says why): {names}")
 LATE_UNMARKED = ("warning: {platform} marks {count} of them late, and the late rule cannot "
@@ -108,6 +118,8 @@ NO_ASSIGNMENT = ("say which assignment to mark against: --assignment NAME|FILE.t
 NO_SUCH_CLASS = "{path}: no such file or folder"
 STOPPED = "exactmark class: error: {problem}"
 NOT_WRITTEN = "warning: {said}"
+LEDGER_NOT_WRITTEN = ("exactmark class: error: the ledger {path} is as it was, not written: "
+                      "{problem}; run again to write it")
 NOT_BACK = "exactmark class: error: no marks written back for {platform}: {problem}"
 NOT_A_CLASS = "{path}: not a folder of submissions, nor a platform's download (.zip)"
 OUT_IN_CLASS = ("--out {out} lies inside the class folder {submissions}: it would be marked as a "
@@ -138,6 +150,8 @@ HOW_DONE = {"marked": "marked", "kept": "kept from the last run", "refused": "re
 # Said once the class is marked, on a terminal too, where the bar does not name students.
 ENTRY_REFUSED = "refused: {name}: {reason}"
 NOTHING_HANDED_IN = "handed in none of the programs ({count}): {names}"
+STILL_OPEN = ("{count} student(s) have handed nothing in and their own window is still open: "
+              "their marks go back empty, not 0; mark again once it has closed: {names}")
 DISK_FILLED = ("the disk filled during the run: {count} student(s)' cases are marker errors, "
                "marked again next run")
 
@@ -275,7 +289,7 @@ class ClassMarking:
                                              self.own_folders), folder)
             key = {"submission": fingerprint(copy), "assignment": self.regrade_key,
                    "submitted": student.submitted.isoformat() if student.submitted else None,
-                   "budget": self.budget}
+                   "budget": self.budget, "terms": terms_asked(student.terms)}
             kept = self.kept(folder, key)
             if kept is not None:
                 self.advance(self.cases_each)
@@ -322,7 +336,7 @@ class ClassMarking:
                             sandbox_per=self.options.sandbox_per,
                             require=tuple(self.options.require), student_budget=self.budget,
                             submitted=student.submitted.isoformat() if student.submitted else None,
-                            named=str(student.entry))
+                            named=str(student.entry), **terms_asked(student.terms))
         # The request goes by the environment, which a run cannot read, never the command
         # line. It tells us how it goes (exactmark.base.messages) on a pipe of its own.
         reading, writing = os.pipe()
@@ -445,6 +459,19 @@ class ClassMarking:
                 pass
 
 
+def terms_asked(terms) -> dict:
+    """A student's own terms as the marker is asked them (MarkRequest's due, extension and
+    late_days_left): an extension as an extension, so that the report says it so."""
+    if terms is None:
+        return {}
+    asked = {"late_days_left": terms.late_days_left}
+    if terms.extension is not None:
+        asked["extension"] = extension_text(terms.extension)
+    elif terms.due is not None:
+        asked["due"] = terms.due.isoformat()
+    return {name: value for name, value in asked.items() if value is not None}
+
+
 def bar_width() -> dict:
     """tqdm's size: the terminal's, followed as it changes, where it says one."""
     try:
@@ -541,7 +568,12 @@ def parser() -> argparse.ArgumentParser:
                        help=f"one of: {', '.join(names())}; or an assignment file of your own")
     parse.add_argument("--out", type=Path, default=Path("marked"), help="where the results go")
     parse.add_argument("--times", type=Path, metavar="CSV",
-                       help="submission times (columns student, submitted): applies the late rule")
+                       help="submission times (columns student, submitted; and deadline or "
+                            "extension, a student's own terms): applies the late rule")
+    parse.add_argument("--ledger", type=Path, metavar="CSV",
+                       help="the term's late-day ledger (columns student, assignment, days, "
+                            "due, who, reason), read and written: for an assignment with "
+                            "[late_days]; a file that does not exist yet starts one")
     parse.add_argument("--from", dest="platform", choices=sorted(platform_class.PLATFORMS),
                        help="read SUBMISSIONS as this platform's download (default: the one "
                             "platform that recognises it, else a class folder)")
@@ -550,7 +582,8 @@ def parser() -> argparse.ArgumentParser:
                             "list (a row for who handed nothing in), and the sheet the marks go "
                             "back in (moodle-worksheet.csv)")
     parse.add_argument("--roster", type=Path, metavar="CSV",
-                       help="teams (columns student, id, email, team): each team's hand-in "
+                       help="teams (columns student, id, email, team; and deadline or "
+                            "extension, a student's own terms): each team's hand-in "
                             "marked once, the mark given to each member")
     parse.add_argument("--canvas-url", metavar="URL",
                        help="Canvas's address, for the submission times its download lacks "
@@ -578,7 +611,8 @@ def parser() -> argparse.ArgumentParser:
                        help="write the pages as they are to be seen at TIME (ISO 8601; default: "
                             "now): cases shown after the deadline appear once it has passed")
     parse.add_argument("--published", action="store_true",
-                       help="show the cases whose visibility is after_published")
+                       help="show the cases whose visibility is after_published, and those "
+                            "after_due_date at once, windows still open or not")
     parse.add_argument("--pack-url", type=pack_url, metavar="URL",
                        help="where the student pack (make student-pack) is published: each "
                             "student's page says how to check their work with it")
@@ -609,7 +643,11 @@ def main(argv=None) -> int:
         zone = assignment.deadline.tzinfo if assignment.deadline else None
         if options.times and assignment.deadline is None:
             raise ValueError(NO_DEADLINE.format(name=assignment.name))
-        times = read_times(options.times, zone, name_key) if options.times else None
+        if options.ledger and assignment.late_days is None:
+            raise ValueError(ledger.NO_BANK.format(name=assignment.name))
+        times = read_times(options.times, zone, name_key, assignment.deadline) \
+            if options.times else None
+        term = ledger.read_ledger(options.ledger) if options.ledger else None
     except (AssignmentError, ValueError) as problem:
         parse.error(str(problem))
     try:
@@ -623,6 +661,7 @@ def main(argv=None) -> int:
     scratch = Path(tempfile.mkdtemp(prefix="mark-class-"))
     try:
         taken, students = the_class(options, assignment, times, scratch)
+        bank(assignment, students, term)
     except BaseException as problem:
         remove_tree(scratch)
         handlers_back(before)
@@ -651,12 +690,20 @@ def main(argv=None) -> int:
             print(SKIPPED.format(count=kept), file=sys.stderr)
         scanned = similar_pairs(out, assignment, outcomes, options, scratch)
         rows = [pages.grade_row(outcome, assignment) for outcome in outcomes]
-        view = pages.View(assignment, as_of, options.published, options.pack_url or "")
+        view = pages.View(assignment, as_of, options.published, options.pack_url or "",
+                          tuple(student.terms for student in students)  # and those who have
+                          + tuple(taken.terms.values() if taken else ())  # not handed in yet
+                          + tuple(timed.terms for timed in (times or {}).values()))
         for outcome, row in zip(outcomes, rows):
             row.page = f"{STUDENTS}/{outcome.student.folder}"
             pages.write_feedback(out / STUDENTS / outcome.student.folder, outcome, row, view)
-        pairs = platform_class.member_rows(taken, outcomes, rows, list(assignment.marked_cases)) \
+        pairs = platform_class.member_rows(taken, outcomes, rows, list(assignment.marked_cases),
+                                           assignment, as_of) \
             if taken else [(None, row) for row in rows]
+        still_open = [row.student for _, row in pairs if sheet.STILL_OPEN in row.statuses]
+        if still_open:
+            print(STILL_OPEN.format(count=len(still_open), names=", ".join(still_open)),
+                  file=sys.stderr)
         sheet.write_grades(out / "grades.csv", list(assignment.marked_cases),
                            [row for _, row in pairs])
         sheet.write_similarity(out / "similarity.csv", scanned.pairs)
@@ -664,15 +711,21 @@ def main(argv=None) -> int:
                             {o.student.name: f"{STUDENTS}/{o.student.folder}" for o in outcomes},
                             options.similarity_min,
                             [row.student for _, row in pairs if sheet.NO_SUBMISSION in row.statuses])
-        back, not_back, zipped = None, "", None
+        back, not_back, zipped, not_kept = None, "", None, ""
         if taken:
             zipped, attached = platform_class.feedback_files(taken, out, pairs)
             try:
                 back = taken.module.write_back(out, taken.download, platform_class.returned(
-                    pairs, assignment, {f"{STUDENTS}/{o.student.folder}": o.student.submitted
+                    pairs, assignment, {f"{STUDENTS}/{o.student.folder}": o.student
                                         for o in outcomes}, attached), taken.context)
             except ValueError as problem:
                 not_back = str(problem)
+        spent = ledger.spent_rows(assignment, students, rows) if term is not None else []
+        if spent:  # none: no time known, so nothing spent; the ledger stays as it was
+            try:
+                ledger.write_ledger(options.ledger, assignment, spent)
+            except (OSError, ValueError) as problem:
+                not_kept = str(problem)
     except KeyboardInterrupt:
         print(INTERRUPTED.format(done=marking.done, total=len(students), out=escaped(str(out))),
               file=sys.stderr)
@@ -691,7 +744,26 @@ def main(argv=None) -> int:
     if not_back:
         print(NOT_BACK.format(platform=taken.platform, problem=not_back), file=sys.stderr)
         return Exit.REFUSED
+    if not_kept:
+        print(LEDGER_NOT_WRITTEN.format(path=escaped(str(options.ledger)),
+                                        problem=escaped(not_kept)), file=sys.stderr)
+        return Exit.REFUSED
     return Exit.PASSED
+
+
+def bank(assignment, students: list, term) -> None:
+    """Each student's late days left, from the term's ledger `term`, for an assignment with
+    a bank; ValueError (a line that stops the run) when a time is known and no ledger given."""
+    if assignment.late_days is None:
+        return
+    if term is None:
+        if any(student.submitted for student in students):
+            raise ValueError(ledger.NEEDS_LEDGER.format(name=assignment.name))
+        return
+    ledger.give_days_left(term, assignment, students)
+    said = ledger.out_of_order(term, assignment)
+    if said:
+        print(said, file=sys.stderr)
 
 
 def handlers_back(before: dict) -> None:
@@ -735,14 +807,20 @@ def warn(students: list, times, unknown: list = None, untimed_said: str = UNTIME
         if unknown:
             print(UNKNOWN_STUDENTS.format(names=", ".join(escaped(name) for name in unknown)),
                   file=sys.stderr)
-    untimed = [student.name for student in students if student.untimed]
+    untimed = [student.name for student in students
+               if student.untimed and student.untimed_note != NO_TIME_GIVEN]
     if untimed:
         print(untimed_said.format(count=len(untimed), names=", ".join(untimed)),
+              file=sys.stderr)
+    waiting = [student.name for student in students if student.untimed_note == NO_TIME_GIVEN]
+    if waiting:
+        print(TERMS_UNTIMED.format(count=len(waiting), names=", ".join(waiting)),
               file=sys.stderr)
 
 
 if __name__ == "__main__":
     sys.exit(main(from_make.arguments(parser(), [("MARK_ASSIGNMENT", "--assignment"),
-                                                 ("MARK_OUT", "--out"), ("MARK_TIMES", "--times")],
+                                                 ("MARK_OUT", "--out"), ("MARK_TIMES", "--times"),
+                                                 ("MARK_LEDGER", "--ledger")],
                                       "MARK_SUBMISSIONS", NO_SUBMISSIONS)
                   if "MARK_SUBMISSIONS" in os.environ else None))

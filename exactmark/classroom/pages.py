@@ -20,6 +20,7 @@ from exactmark.classroom.visibility import NEVER_SHOWN as NEVER
 from exactmark.classroom.sheet import Row
 from exactmark.base.visible import CUT, END_OF_LINE, escaped
 from exactmark.kit.assignment import COUNTS
+from exactmark.kit.late import BANK
 from exactmark.kit.written_cases import CASE_FILES
 from exactmark.marking.grouping import grouped
 from exactmark.marking.student_cases import COUNT_NAMES, TO_MATCH
@@ -64,12 +65,15 @@ class View:
     as_of: datetime
     published: bool
     pack_url: str = ""  # where the student pack is published, when it is
+    terms: tuple = ()  # every student's of the class (None: the common): the last window
 
     def shown(self, visibility_of: str) -> bool:
-        return visibility.is_shown(visibility_of, self.assignment, self.as_of, self.published)
+        return visibility.is_shown(visibility_of, self.assignment, self.as_of, self.published,
+                                   self.terms)
 
     def when(self, visibility_of: str) -> str:
-        return visibility.when_shown(visibility_of, self.assignment, self.as_of, self.published)
+        return visibility.when_shown(visibility_of, self.assignment, self.as_of, self.published,
+                                     self.terms)
 
 
 def drawn_line(line: dict) -> Markup:
@@ -128,7 +132,8 @@ def grade_row(outcome, assignment) -> Row:
     if outcome.failed:
         row.statuses.append(sheet.FAILED)
         row.notes.append(outcome.failed)
-    late = assignment.mark_after_deadline(row.raw, student.submitted)
+    late = assignment.mark_after_deadline(row.raw, student.submitted, student.terms)
+    row.terms.extend(terms_lines(student.terms, assignment, late))
     if late is not None:
         row.days_late = late.days
         if not late.accepted:
@@ -149,6 +154,16 @@ def grade_row(outcome, assignment) -> Row:
         row.mark = 0
     row.statuses = list(dict.fromkeys(row.statuses))  # two programs missing: said once
     return row
+
+
+def terms_lines(terms, assignment, late) -> list:
+    """What a student's row and page say of their own terms: their due date where it is
+    their own, and the late days of the term's bank spent here and left."""
+    said = terms.said(assignment.deadline.tzinfo) if terms and assignment.deadline else ""
+    lines = [said] if said else []
+    if late is not None and late.free is not None:
+        lines.append(BANK.format(spent=late.days_spent, free=late.free, left=late.days_left))
+    return lines
 
 
 def ran(data, program: str) -> bool:
@@ -395,7 +410,8 @@ def write_summary(out: Path, outcomes: list, rows: list, scanned, view: View,
             "all_pairs": len(scanned.pairs), "least": least, "coverage": coverage(outcomes, scanned, assignment),
             "links": links, "mean": sum(marks) / len(marks) if marks else 0, "absent": absent,
             "late_rule": late_rule(assignment), "as_of": view.as_of,
-            "shown_from": visibility.shown_from(assignment)}
+            "shown_from": None if view.published else visibility.shown_from(assignment,
+                                                                             view.terms)}
     (out / "summary.html").write_text(TEMPLATES.get_template("summary.html").render(**page),
                                       encoding="utf-8")
 

@@ -23,6 +23,7 @@ from exactmark.base.visible import escaped
 from exactmark.classroom import sheet
 from exactmark.classroom.roster import Student, folder_name
 from exactmark.classroom.instructor_csv import read_table
+from exactmark.classroom.times import terms_of
 from exactmark.classroom.unpack import STUDENT_ARCHIVES, name_key, unpack
 from exactmark.kit.submission import skip_reason
 from exactmark.platforms.download import Context, Person, Refusal, Returned
@@ -77,8 +78,9 @@ NEEDS_CANVAS = "{option} is for a Canvas download (--from canvas)"
 NEEDS_MOODLE = "{option} is Moodle's grading worksheet, for a Moodle download (--from moodle)"
 CANVAS_PARTS = ("--canvas-url and --canvas-course ask Canvas's API with --canvas-assignment: give "
                 "all three (or --canvas-assignment alone, to name the sheet's column)")
-ROSTER_COLUMNS = ("student", "id", "team")  # and email, when given
-NO_ROSTER = "{path}: not a CSV with the columns student, id and team (email may follow)"
+ROSTER_COLUMNS = ("student", "id", "team")  # and email, deadline, extension, when given
+NO_ROSTER = ("{path}: not a CSV with the columns student, id and team (email, deadline and "
+             "extension may follow)")
 ROSTER_TWICE = "{path}, line {line}: {id} is already in team {team}"
 # On a row.
 SAME_NAME = "{name} ({id})"  # two students of one name, told apart by the platform's id
@@ -97,6 +99,8 @@ TEAM_ROW = "the mark of {team}, shared by its members"
 TEAM_OF_ONE = "handed in as {team}, of which this student is the one member"
 COMMENT_PAGE = "{page}/feedback.html"
 COMMENT_ATTACHED = "your feedback page is attached as a feedback file (feedback.html)"
+# A student with terms of their own who has handed nothing in while their window is open.
+STILL_OPEN_NOTE = "nothing handed in yet, and a submission is accepted until {closes}: no mark yet"
 # Why a hand-in's files are not copied (the student's row says it).
 BAD_FILE_NAME = "the download names a file {name}: not a plain path below the submission"
 FILE_AGAIN = "the hand-in names {name} twice, or as a file and a folder"
@@ -117,6 +121,8 @@ class Taken:
     said: str  # the run's first line
     everyone: list  # Person: the platform's roster and the roster file's, each once
     handins: list  # Handin, teams from the roster file made one
+    terms: dict = dataclasses.field(default_factory=dict)  # id -> Terms: a student's own
+    # (the roster file's, then the times file's, which wins)
 
     @property
     def platform(self) -> str:
@@ -194,7 +200,9 @@ def take(options, assignment, scratch: Path):
     handins = teamed(download, teams)
     everyone = list({person.id: person for person in [*download.roster, *(
         person for members in teams.values() for person in members)]}.values())
-    return Taken(name, module, download, context, said, everyone, handins)
+    return Taken(name, module, download, context, said, everyone, handins,
+                 roster_terms(options.roster, zone, assignment.deadline)
+                 if options.roster and assignment.deadline else {})
 
 
 def wrapped(folder: Path):
@@ -255,6 +263,25 @@ def read_teams(path: Path) -> dict:
     return teams
 
 
+def roster_terms(path: Path, zone, deadline) -> dict:
+    """id -> Terms of each roster row with a deadline or an extension of its own, read as
+    the times file reads them (for an assignment with a deadline: one roster may serve a
+    term's assignments, those without one too)."""
+    found = {}
+    for line, cells in read_table(path, ROSTER_COLUMNS, NO_ROSTER):
+        terms = terms_of(path, line, cells, zone, deadline)
+        if terms is not None:
+            found[cells["id"]] = terms
+    return found
+
+
+def team_terms(terms: list):
+    """A hand-in's terms from its members' own: the latest due date among them (a team
+    hands in once; one member's extension is the team's), None when none has terms."""
+    given = [each for each in terms if each is not None and each.due is not None]
+    return max(given, key=lambda each: each.due) if given else None
+
+
 def teamed(download, teams: dict) -> list:
     """The download's hand-ins with each roster team's made one: the latest of its members'
     (by the platform's time; the first by name when it gives none), for all its members, the
@@ -307,9 +334,12 @@ def students_of(taken: Taken, submissions: Path, times: dict, deadline) -> tuple
             student.notes.append(OLDER.format(names=", ".join(
                 escaped(Path(str(path)).name) for path in handin.older)))
         found = timed_by(times, handin) if times is not None else None
+        student.terms = team_terms([taken.terms.get(person.id) for person in handin.members])
         if found is not None:
             used.add(found)
-            student.submitted = times[found][1]
+            student.terms = times[found].terms or student.terms
+        if found is not None and times[found].submitted is not None:
+            student.submitted = times[found].submitted
         elif deadline is not None:  # without one, no late rule: the platform's time is moot
             student.submitted = handin.submitted
         if student.submitted is None and deadline is not None:
@@ -319,7 +349,8 @@ def students_of(taken: Taken, submissions: Path, times: dict, deadline) -> tuple
                 else PLATFORM_UNTIMED if platform_timed else NO_TIMES_GIVEN).format(
                     platform=label, source=PLATFORMS[taken.name].times_from)
         if handin.late is not None and student.submitted is not None and deadline is not None:
-            late = student.submitted > deadline
+            late = student.submitted > (student.terms.due if student.terms and student.terms.due
+                                        else deadline)
             if late != handin.late:
                 student.notes.append((LATE_BUT_ON_TIME if handin.late else ON_TIME_BUT_LATE)
                                      .format(platform=label))
@@ -328,7 +359,14 @@ def students_of(taken: Taken, submissions: Path, times: dict, deadline) -> tuple
         students.append(Student(escaped(refusal.name, most=SHOWN_MOST), submissions, "refused",
                                 escaped(refusal.reason)))
     give_folders(students)
-    unknown = sorted(written for key, (written, _) in (times or {}).items() if key not in used)
+    handed_in = {person.id for handin in taken.handins for person in handin.members}
+    for person in taken.everyone:  # the terms of those who have not handed in yet
+        found = found_in(times, [person.id, person.name]) \
+            if times is not None and person.id not in handed_in else None
+        if found is not None:
+            used.add(found)
+            taken.terms[person.id] = times[found].terms or taken.terms.get(person.id)
+    unknown = sorted(timed.student for key, timed in (times or {}).items() if key not in used)
     return sorted(students, key=lambda student: (name_key(student.name), student.name)), unknown
 
 
@@ -350,8 +388,13 @@ def shown_name(name: str) -> str:
 def timed_by(times: dict, handin):
     """The times file's key for a hand-in: by the platform's id of a member first (what no
     two students share), then by the name the platform writes for it or a member."""
-    for candidate in [*(person.id for person in handin.members), handin.name,
-                      *(person.name for person in handin.members)]:
+    return found_in(times, [*(person.id for person in handin.members), handin.name,
+                            *(person.name for person in handin.members)])
+
+
+def found_in(times: dict, candidates: list):
+    """The times file's key for the first of `candidates` (ids, names) it names, or None."""
+    for candidate in candidates:
         if name_key(candidate) in times:
             return name_key(candidate)
     return None
@@ -413,10 +456,12 @@ def copy_handin(student: Student, into: Path, limits: Limits) -> None:
             raise Refused(TOO_LARGE.format(most_mib=limits.bytes >> 20))
 
 
-def member_rows(taken: Taken, outcomes: list, rows: list, programs: list) -> list:
+def member_rows(taken: Taken, outcomes: list, rows: list, programs: list, assignment=None,
+                as_of=None) -> list:
     """(Person or None, Row) for grades.csv and the platform: a row per member of each
     hand-in (a team's mark for each of its members), one per refusal (no one's), and one
-    for everyone of the roster who handed nothing in; in name order."""
+    for everyone of the roster who handed nothing in, in name order. One of those with
+    terms of their own whose window is still open at `as_of` gets no mark (STILL_OPEN)."""
     found, seen = [], set()
     for outcome, row in zip(outcomes, rows):
         members = outcome.student.members
@@ -430,9 +475,15 @@ def member_rows(taken: Taken, outcomes: list, rows: list, programs: list) -> lis
         seen.update(person.id for person in members)
     for person in taken.everyone:
         if person.id not in seen:
-            found.append((person, sheet.Row(shown_name(person.name),
-                                            {program: 0 for program in programs},
-                                            statuses=[sheet.NO_SUBMISSION], id=person.id)))
+            row = sheet.Row(shown_name(person.name), {program: 0 for program in programs},
+                            statuses=[sheet.NO_SUBMISSION], id=person.id)
+            terms = taken.terms.get(person.id)
+            closes = assignment.closes(terms) if terms and terms.due and assignment else None
+            if closes is not None and as_of is not None and as_of < closes:
+                row.statuses.append(sheet.STILL_OPEN)
+                row.terms.append(terms.said(assignment.deadline.tzinfo))
+                row.notes.append(STILL_OPEN_NOTE.format(closes=closes.isoformat()))
+            found.append((person, row))
     return sorted(found, key=lambda pair: (name_key(pair[1].student), pair[1].student,
                                            pair[1].id))
 
@@ -449,20 +500,23 @@ def feedback_files(taken: Taken, out: Path, pairs: list) -> tuple:
     return write(out, taken.download, pages, taken.context)
 
 
-def returned(pairs: list, assignment, submitted: dict, attached=frozenset()) -> list:
-    """A Returned per Person: the mark (None for a marker error), the assignment's total,
-    and the comment: the status, the late rule's line, the student's page (said attached
-    for those in `attached`, whose page goes back as a feedback file). `submitted`: the
-    time the late rule went by, per page folder."""
+def returned(pairs: list, assignment, students: dict, attached=frozenset()) -> list:
+    """A Returned per Person: the mark (None for a marker error, and for a window still
+    open with nothing handed in), the assignment's total, and the comment: the status, the
+    late rule's line (the student's terms in it) or the terms alone, the student's page
+    (said attached for those in `attached`, whose page goes back as a feedback file).
+    `students`: the Student (their time and terms) per page folder."""
     back = []
     for person, row in pairs:
         if person is None:
             continue
-        late = assignment.mark_after_deadline(row.raw, submitted.get(row.page))
+        student = students.get(row.page)
+        late = assignment.mark_after_deadline(row.raw, student.submitted, student.terms) \
+            if student else None
         comment = "; ".join(part for part in (
-            row.status, late.summary() if late else "",
+            row.status, late.summary() if late else "; ".join(row.terms),
             "" if not row.page else COMMENT_ATTACHED if person.id in attached
             else COMMENT_PAGE.format(page=row.page)) if part)
-        back.append(Returned(person, None if sheet.FAILED in row.statuses else row.mark,
-                             float(assignment.marks), comment))
+        back.append(Returned(person, None if {sheet.FAILED, sheet.STILL_OPEN} & set(row.statuses)
+                             else row.mark, float(assignment.marks), comment))
     return back

@@ -10,6 +10,7 @@ from datetime import datetime
 from pathlib import Path
 
 from exactmark.classroom.unpack import entries, name_key, student_name
+from exactmark.kit.late import Terms
 
 PLAIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,80}")
 HASHED = re.compile(r"-[0-9a-f]{8}$")  # what `folder_name` adds: a plain name may not end so
@@ -19,6 +20,8 @@ SPELLED = str.maketrans({"Ł": "L", "ł": "l", "Ø": "O", "ø": "o", "Đ": "D", 
                          "ð": "d", "ß": "ss", "Æ": "AE", "æ": "ae", "Œ": "OE", "œ": "oe",
                          "Þ": "Th", "þ": "th", "Ħ": "H", "ħ": "h", "ı": "i", "Ŋ": "N", "ŋ": "n",
                          "ĸ": "k", "Ŧ": "T", "ŧ": "t"})
+NO_TIME_GIVEN = ("the times file gives this student terms and no submission time: marked "
+                 "without the late rule")
 
 
 @dataclass
@@ -36,6 +39,7 @@ class Student:
     members: list = field(default_factory=list)  # exactmark.platforms.download.Person
     files: dict = None  # name in the submission folder -> the file in the download
     notes: list = field(default_factory=list)  # what the row says of how it was read
+    terms: Terms = None  # their own deadline or extension, and late days left; None: the common
 
 
 def folder_name(name: str, hashed: bool = False) -> str:
@@ -57,22 +61,25 @@ def ascii_spelling(name: str) -> str:
 
 def class_of(folder: Path, times: dict = None) -> list:
     """The students of `folder`, in name order. `times` (from `exactmark.classroom.times`) maps a
-    name key to (name as written, submitted); None when no times file was given."""
+    name key to its row (Timed); None when no times file was given."""
     students = [Student(name, path, kind, reason) for name, path, kind, reason in entries(folder)]
     _give_folders(students)
     for student in students:
         if times is None:
             continue
         found = times.get(name_key(student_name(student.entry)))
-        student.submitted = found[1] if found else None
-        student.untimed = found is None and student.kind != "refused"
+        student.submitted = found.submitted if found else None
+        student.terms = found.terms if found else None
+        student.untimed = student.submitted is None and student.kind != "refused"
+        if found is not None and student.untimed:
+            student.untimed_note = NO_TIME_GIVEN
     return students
 
 
 def unknown_in_times(students: list, times: dict) -> list:
     """The names a times file gives that no student of the class has."""
     keys = {name_key(student_name(student.entry)) for student in students}
-    return sorted(written for key, (written, _) in times.items() if key not in keys)
+    return sorted(timed.student for key, timed in times.items() if key not in keys)
 
 
 def _give_folders(students: list) -> None:

@@ -19,6 +19,7 @@ ALSO_HIGH = "{program} {score}"  # a cell of also_high_in, each program with its
 MARKED, MISSING, NOT_BUILT, REFUSED, TOO_LATE, FAILED, UNTIMED, NO_SUBMISSION = (
     "marked", "missing program", "did not build", "refused", "late beyond the limit",
     "marker error", "no submission time", "no submission")
+STILL_OPEN = "window still open"  # nothing handed in, and their own window has not closed
 NOT_MARKED = "not marked"  # a marker error's mark: no score stands for it until marked again
 NOT_BUILT_NOTE = "{program}: {said}"
 NO_TIME = "the times file does not name this student: marked without the late rule"
@@ -36,6 +37,7 @@ class Row:
     passed: int = 0
     cases: int = 0
     notes: list = field(default_factory=list)
+    terms: list = field(default_factory=list)  # their own terms, and their late days: said first
     id: str = ""  # the platform's id of the student (a download's), else empty
     page: str = ""  # the student's folder of pages in OUT (students/NAME), if any
 
@@ -45,7 +47,7 @@ class Row:
 
     @property
     def note(self) -> str:
-        return "; ".join(self.notes)
+        return "; ".join(self.terms + self.notes)
 
 
 def shown_marks(value: float) -> str:
@@ -62,7 +64,8 @@ def write_grades(path, programs: list, rows: list) -> None:
             sheet.writerow([spreadsheet_text(cell) for cell in (
                 row.student, *[shown_marks(row.programs.get(p, 0)) for p in programs],
                 shown_marks(row.raw), "" if row.days_late is None else str(row.days_late),
-                NOT_MARKED if FAILED in row.statuses else shown_marks(row.mark), row.status,
+                NOT_MARKED if FAILED in row.statuses else "" if STILL_OPEN in row.statuses
+                else shown_marks(row.mark), row.status,
                 f"{row.passed}/{row.cases}" if row.cases else "", row.note, row.id,
                 row.page)])
 
