@@ -22,6 +22,7 @@ import argparse
 import fnmatch
 import importlib.util
 import os
+import re
 import signal
 import stat
 import sys
@@ -31,7 +32,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import closing, contextmanager, nullcontext
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from exactmark.kit.cases import EXPECTED_OUTPUTS, ROOT, STATS_FILE, STATS_VARIABLE
@@ -99,6 +100,16 @@ NO_ASSIGNMENT = ("say which assignment to mark against: --assignment NAME|FILE.t
 NOTHING_MATCHES = "no case of {assignment} matches {patterns}"
 BAD_TIME = "--submitted: {text!r} is not a date and time such as 2027-03-11T14:30"
 NO_DEADLINE = "--submitted: {name} has no deadline, so no late rule to apply"
+# A student's own terms (#37). A stand-in for the late rules' own (exactmark/kit/late.py's
+# Terms and extension_of), so that Gradescope's autograder can ask for them already.
+BAD_DUE = "--due: {text!r} is not a date and time such as 2027-03-12T09:00"
+BAD_EXTENSION = ("{text!r} is not an extension such as \"3 days\", \"36 hours\", "
+                 "\"90 minutes\" or \"1 day 12 hours\"")
+TERMS_WITHOUT_DEADLINE = "--due, --extension, --late-days-left: {name} has no deadline"
+DUE_AND_EXTENSION = "give --due or --extension, not both"
+EXTENSION_PART = re.compile(r"\s*(\d+)\s+(day|hour|minute)s?\s*")
+EXTENSION_UNITS = {"day": timedelta(days=1), "hour": timedelta(hours=1),
+                   "minute": timedelta(minutes=1)}
 NEEDS_PEXPECT = "--tty needs pexpect (make mark installs it)"
 JSON_PROBLEM = "--json: {problem}"
 WAITING_ALONE = "--waiting-budget shares a budget: give --student-budget too"
@@ -175,6 +186,14 @@ def parser() -> argparse.ArgumentParser:
     parse.add_argument("--submitted", metavar="TIME",
                        help="when it was submitted (ISO 8601; the assignment's time zone unless "
                             "it says one): applies the late rule")
+    parse.add_argument("--due", metavar="TIME",
+                       help="the student's own due date (ISO 8601, as --submitted): the late "
+                            "rule counts from it")
+    parse.add_argument("--extension", metavar="TEXT",
+                       help='the student\'s extension ("3 days", "36 hours"): the late rule '
+                            "counts from the deadline and it")
+    parse.add_argument("--late-days-left", type=int, metavar="N",
+                       help="the term's late days left to the student before this assignment")
     parse.add_argument("--python", help="interpreter that runs the submission")
     parse.add_argument("--named", metavar="NAME",
                        help="what the report calls the submission when the folder marked is a "
@@ -449,6 +468,35 @@ def submitted_at(text: str, assignment):
     return when.replace(tzinfo=zone) if when.tzinfo is None and zone else when
 
 
+def extension_of(text: str) -> timedelta:
+    """An extension as people write it ("3 days", "1 day 12 hours"); ValueError, one line."""
+    parts = EXTENSION_PART.findall(text) if EXTENSION_PART.sub("", text) == "" else []
+    if not parts:
+        raise ValueError(BAD_EXTENSION.format(text=text))
+    return sum((int(count) * EXTENSION_UNITS[unit] for count, unit in parts), timedelta())
+
+
+def own_terms(options, assignment):
+    """The assignment with the student's own due date for its deadline (--due, or the
+    deadline and --extension); ValueError, one line."""
+    if options.due is None and options.extension is None and options.late_days_left is None:
+        return assignment
+    if assignment.deadline is None:
+        raise ValueError(TERMS_WITHOUT_DEADLINE.format(name=assignment.name))
+    if options.due is not None and options.extension is not None:
+        raise ValueError(DUE_AND_EXTENSION)
+    if options.extension is not None:
+        return replace(assignment, deadline=assignment.deadline + extension_of(options.extension))
+    if options.due is None:
+        return assignment
+    try:
+        due = datetime.fromisoformat(options.due)
+    except ValueError:
+        raise ValueError(BAD_DUE.format(text=options.due)) from None
+    return replace(assignment, deadline=due if due.tzinfo else
+                   due.replace(tzinfo=assignment.deadline.tzinfo))
+
+
 def main(argv=None) -> int:
     streams.speak_utf8()
     messages.listener()  # before any run starts: no run inherits it
@@ -459,7 +507,7 @@ def main(argv=None) -> int:
     if options.submission is None and not options.check_isolation:
         parse.error(NO_SUBMISSION)
     try:
-        assignment = load(options.assignment)
+        assignment = own_terms(options, load(options.assignment))
         submitted = (None if options.submitted is None
                      else submitted_at(options.submitted, assignment))
     except (AssignmentError, ValueError) as problem:

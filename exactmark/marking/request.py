@@ -36,6 +36,9 @@ class MarkRequest:
     tty: bool = False
     timeout: float = None  # CPU seconds a case, instead of the assignment's
     submitted: str = None  # ISO 8601
+    due: str = None  # ISO 8601: the student's own due date
+    extension: str = None  # "3 days": due = the deadline + it
+    late_days_left: int = None  # the term's bank of late days left before this assignment
     student_budget: float = None
     waiting_budget: float = None
     check_isolation: bool = False
