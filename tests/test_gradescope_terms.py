@@ -271,3 +271,13 @@ def test_a_damaged_extensions_file_fails_setup_s_check_and_marks_nothing(
             "differs): build it again with --extensions") in failed.value.stdout
     results, done = run(root)
     assert results is None and "extensions.json is not the one" in done.stdout
+
+
+def test_own_terms_for_an_assignment_without_a_deadline_are_refused(tmp_path, capsys):
+    extensions = tmp_path / "extensions.csv"
+    extensions.write_text("student,extension\nann@example.edu,3 days\n", encoding="utf-8")
+    with pytest.raises(SystemExit):
+        build.main(["calculation", "--out", str(tmp_path / "autograder.zip"),
+                    "--extensions", str(extensions)])
+    assert (f"{extensions}: calculation has no deadline, so no student's own terms to apply"
+            in capsys.readouterr().err)

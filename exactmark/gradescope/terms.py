@@ -30,7 +30,7 @@ from exactmark.marking.mark import extension_of
 COLUMNS = ("student",)
 TERMS = ("deadline", "extension", "late_days_left")
 EMAIL = re.compile(r"[^@\s]+@[^@\s]+")
-USER_ID = re.compile(r"[0-9]+")
+DIGITS = re.compile(r"[0-9]+")  # a user id, a count of days
 
 NOT_EXTENSIONS = ("{path}: not a CSV with the columns student and deadline or extension "
                   "(late_days_left optional)")
@@ -51,7 +51,7 @@ def student_key(text: str) -> str:
     user id as its digits; ValueError otherwise."""
     if EMAIL.fullmatch(text):
         return text.casefold()
-    if USER_ID.fullmatch(text):
+    if DIGITS.fullmatch(text):
         return str(int(text))
     raise ValueError(NOT_A_STUDENT.format(student=repr(escaped(text))))
 
@@ -110,7 +110,7 @@ def extended(text: str):
 
 
 def days_of(text: str) -> int:
-    if not USER_ID.fullmatch(text):
+    if not DIGITS.fullmatch(text):
         raise ValueError(BAD_DAYS.format(text=repr(escaped(text))))
     return int(text)
 
