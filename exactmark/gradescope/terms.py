@@ -21,7 +21,7 @@ setup.sh's check fails on a damaged or replaced one."""
 import hashlib
 import json
 import re
-from datetime import datetime
+from datetime import datetime, timezone
 
 from exactmark.base.visible import escaped
 from exactmark.classroom.instructor_csv import BAD_ROW, read_table
@@ -87,7 +87,9 @@ def row_terms(cells: dict, common) -> dict:
     if not (deadline or extension or days):
         raise ValueError(NOTHING)
     due = (due_of(deadline, common.tzinfo) if deadline else
-           (common + extended(extension)).isoformat() if extension else None)
+           # in elapsed time, as the marker counts it: 3 days are 72 hours across a clock change
+           (common.astimezone(timezone.utc) + extended(extension)).astimezone(
+               common.tzinfo).isoformat() if extension else None)
     return {"due": due, "extension": extension or None,
             "late_days_left": days_of(days) if days else None}
 
