@@ -12,6 +12,7 @@ lists no per-user dates). The figures are worked by hand: the late rule is the s
 handout's shape (the maximum falls 5% of the marks per day late, any part of 24 hours a day),
 on 13 marks."""
 
+import hashlib
 import json
 import os
 import subprocess
@@ -281,3 +282,31 @@ def test_own_terms_for_an_assignment_without_a_deadline_are_refused(tmp_path, ca
                     "--extensions", str(extensions)])
     assert (f"{extensions}: calculation has no deadline, so no student's own terms to apply"
             in capsys.readouterr().err)
+
+
+def test_a_gradescope_due_date_that_is_not_the_file_s_deadline_is_logged(tmp_path, monkeypatch,
+                                                                         capsys):
+    data = metadata(DUE, ("ann@example.edu", 11, DUE + DAY))
+    data["assignment"]["due_date"] = gradescope_time(DUE + 15 * HOUR)  # 23:59 would be usual
+    data["users"][0]["assignment"]["due_date"] = gradescope_time(DUE + 15 * HOUR)
+    assert own_terms(tmp_path, monkeypatch, data) == {}
+    assert ("Gradescope's due date (2027-03-10T00:00:00+11:00) is not the assignment file's "
+            "deadline (2027-03-09T09:00:00+11:00): the late rule counts from the file's"
+            in capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("terms", [
+    {"due": "2027-03-12T09:00:00", "extension": None, "late_days_left": None},  # no offset
+    {"due": None, "extension": "3 days", "late_days_left": None},  # an extension, no due date
+    {"due": None, "extension": None, "late_days_left": -1},
+    {"due": None, "extension": None, "late_days_left": None, "note": "more"},
+])
+def test_terms_the_build_never_writes_fail_the_autograder_even_with_their_digest(
+        tmp_path, monkeypatch, terms):
+    data = json.dumps({"ann@example.edu": terms}).encode()
+    (tmp_path / autograder_run.EXTENSIONS_NAME).write_bytes(data)
+    monkeypatch.setattr(autograder_run, "HERE", tmp_path)
+    config = {"extensions": {"students": 1, "sha256": hashlib.sha256(data).hexdigest()}}
+    with pytest.raises(ValueError, match="extensions.json: 'ann@example.edu' holds no terms the "
+                                         "build writes"):
+        autograder_run.extensions_of(config)

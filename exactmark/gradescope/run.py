@@ -413,7 +413,7 @@ def user_keys(user: dict) -> list:
     keys = []
     if isinstance(user.get("email"), str):
         keys.append(user["email"].casefold())
-    if type(user.get("id")) is int or (isinstance(user.get("id"), str) and user["id"].isdigit()):
+    if type(user.get("id")) is int or (isinstance(user.get("id"), str) and user["id"].isdecimal()):
         keys.append(str(int(user["id"])))
     return keys
 
