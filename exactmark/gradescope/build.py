@@ -15,7 +15,8 @@ sample solution's sources, the wrong programs its groups name, and where a group
 mistakes are its game's, the rule lists and handouts that say which). setup.sh
 leaves all of it to root alone. Entries are sorted, with fixed times and modes: the
 same kit and assignment give the same bytes. With --extensions, the students' own terms
-(exactmark/gradescope/terms.py) go in too, beside the autograder's settings.
+(an email or Gradescope's user id, and a deadline or an extension, and the late days left)
+go in too, beside the autograder's settings: an extension granted on Gradescope needs none.
 """
 
 import argparse
