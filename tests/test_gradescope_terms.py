@@ -171,6 +171,9 @@ def test_of_a_group_the_latest_of_its_members_due_dates_counts(tmp_path, monkeyp
     assert own_terms(tmp_path, monkeypatch, metadata(DUE, *members)) == {
         "due": (DUE + 2 * DAY).isoformat()}
     assert own_terms(tmp_path, monkeypatch, metadata(DUE, ("ann@example.edu", 11, DUE))) == {}
+    # A due date of their own before the assignment's is theirs too.
+    assert own_terms(tmp_path, monkeypatch, metadata(DUE, ("ann@example.edu", 11, DUE - DAY))) == {
+        "due": (DUE - DAY).isoformat()}
 
 
 # The extensions file built into the zip

@@ -28,9 +28,9 @@ date (`assignment.due_date`), each member's own (`users[].assignment.due_date` a
 per-user dates, but the files Gradescope writes hold them, as posted in
 https://github.com/gradescope/autograder_samples/issues/60 ("Submission Metadata format
 has diverged from documented", 2021) and in github.com/burturt/go-autograder-example's
-submission_metadata.json (2025). Where a member's due date is not the assignment's (an
-extension granted on Gradescope), the marker is asked with --due; of a group, the latest
-of its members' due dates counts: the metadata names every member and not who pressed
+submission_metadata.json (2025). Where the student's due date is not the assignment's
+(an extension granted on Gradescope), the marker is asked with --due; of a group, the
+latest of its members' due dates counts: the metadata names every member and not who pressed
 submit, the mark is one for the whole group, and an extension granted to one member
 covers the work they share (okpy's rule, github.com/okpy/ok/issues/710). Else the
 extensions file built into the zip (exactmark/gradescope/terms.py, EXTENSIONS_NAME) may
@@ -423,24 +423,26 @@ def who(user: dict) -> str:
 
 
 def platform_due(metadata: dict, users: list, deadline: datetime):
-    """(the latest of the members' own due dates on Gradescope where it is not the
+    """(the latest of the members' due dates on Gradescope where it is not the
     assignment's, else None; the member whose it is). Logs where Gradescope's due date is
     not the assignment file's deadline."""
     try:
         common = parsed_time(metadata["assignment"]["due_date"])
     except (KeyError, TypeError, ValueError, AttributeError):
         return None, None
-    if common.tzinfo is not None and common != deadline:
+    if common.tzinfo is None:  # then no member's compares with it
+        return None, None
+    if common != deadline:
         log(OTHER_DEADLINE.format(gradescope=common.isoformat(), deadline=deadline.isoformat()))
-    latest, whose = common, None
+    latest, whose = None, None
     for user in users:
         try:
             own = parsed_time(user["assignment"]["due_date"])
         except (KeyError, TypeError, ValueError, AttributeError):
             continue
-        if own.tzinfo is not None and common.tzinfo is not None and own > latest:
+        if own.tzinfo is not None and (latest is None or own > latest):
             latest, whose = own, user
-    return (latest, whose) if whose is not None else (None, None)
+    return (latest, whose) if latest is not None and latest != common else (None, None)
 
 
 def own_terms(paths: Paths, config: dict) -> dict:
