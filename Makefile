@@ -116,8 +116,9 @@ mark-class: $(CLASS_STAMP)  ## a class: SUBMISSIONS=DIR|DOWNLOAD.zip ASSIGNMENT=
 
 gradescope: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
 gradescope: export MARK_OUT = $(value OUT)
+gradescope: export MARK_EXTENSIONS = $(value EXTENSIONS)
 gradescope: export MARK_ARGS = $(value ARGS)
-gradescope: $(MARK_STAMP)  ## Gradescope's autograder.zip: ASSIGNMENT=NAME|FILE.toml [OUT=autograder.zip] [ARGS="--budget 1200"]
+gradescope: $(MARK_STAMP)  ## Gradescope's autograder.zip: ASSIGNMENT=NAME|FILE.toml [OUT=autograder.zip] [EXTENSIONS=extensions.csv] [ARGS="--budget 1200"]
 	$(VENV_PYTHON) -m exactmark gradescope
 
 GAME ?= golf

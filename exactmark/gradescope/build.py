@@ -1,6 +1,7 @@
 """Gradescope's autograder for an assignment: `make gradescope ASSIGNMENT=NAME`.
 
     exactmark gradescope NAME|FILE.toml [--out autograder.zip] [--budget SECONDS]
+                         [--extensions CSV]
 
 The zip holds, and holds only: setup.sh and run_autograder (Gradescope's two
 entry points), the marker (the kit's marking code and what it imports, whole), the autograder's
@@ -13,7 +14,9 @@ it holds what the marker makes the reference and the wrong programs from (the
 sample solution's sources, the wrong programs its groups name, and where a group's
 mistakes are its game's, the rule lists and handouts that say which). setup.sh
 leaves all of it to root alone. Entries are sorted, with fixed times and modes: the
-same kit and assignment give the same bytes.
+same kit and assignment give the same bytes. With --extensions, the students' own terms
+(an email or Gradescope's user id, and a deadline or an extension, and the late days left)
+go in too, beside the autograder's settings: an extension granted on Gradescope needs none.
 """
 
 import argparse
@@ -40,7 +43,7 @@ from exactmark.kit.bundle import BundleError, read_by
 from exactmark.kit.rules import RuleError, rule_map
 
 from exactmark import FLOORS
-from exactmark.gradescope import run
+from exactmark.gradescope import run, terms
 ELSEWHERE = ("{program}: its {what} ({path}) lies neither below the assignment's folder nor "
              "where the kit keeps it: move it below the assignment file")
 WRONG_IN_ZIP = "tests/wrong/{program}/{name}.toml"  # where the loader looks, from assignments/
@@ -90,6 +93,7 @@ NO_ASSIGNMENT = ("say which assignment: make gradescope ASSIGNMENT=NAME (or FILE
 SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
 BAD_NAME = ("{name!r}: name the assignment file with letters, digits, _ and - only "
             "(its name goes into the autograder's scripts)")
+WROTE_EXTENSIONS = "; the own terms of {students} student{s} from {path}"
 WROTE_GROUPS = " and {groups} group{s} of cases students write ({mistakes} wrong programs)"
 EXAMPLE = "example: exactmark gradescope seeded --out autograder.zip --budget 1200"
 
@@ -273,7 +277,8 @@ def settings(assignment, budget: float, pack_url: str = None) -> dict:
     limit = assignment.submissions
     return {"assignment": assignment.name, "title": assignment.title, "marks": assignment.marks,
             "pack_said": CHECK_YOUR_WORK.format(url=f"<{pack_url}>") if pack_url else "",
-            "cpu_seconds": assignment.cpu_seconds, "deadline": assignment.deadline is not None,
+            "cpu_seconds": assignment.cpu_seconds,
+            "deadline": assignment.deadline.isoformat() if assignment.deadline else None,
             "python": interpreter_of(assignment),
             "budget_seconds": int(budget) if budget == int(budget) else budget,
             "programs": {program: assignment.program_marks(program)
@@ -289,8 +294,9 @@ def interpreter_of(assignment):
     return getattr(assignment, "python", None)
 
 
-def entries(assignment, budget: float, pack_url: str = None) -> dict:
-    """{name in the zip: (bytes, mode)}."""
+def entries(assignment, budget: float, pack_url: str = None, extensions: dict = None) -> dict:
+    """{name in the zip: (bytes, mode)}; `extensions`, the students' own terms
+    (terms.read_extensions), or None."""
     if not SAFE_NAME.fullmatch(assignment.name):
         raise ValueError(BAD_NAME.format(name=assignment.name))
     files = {}
@@ -304,6 +310,11 @@ def entries(assignment, budget: float, pack_url: str = None) -> dict:
     config = settings(assignment, budget, pack_url)
     config["assignment_file"] = next(name for name, path in own.items()
                                      if path == assignment.path)
+    config["extensions"] = None
+    if extensions is not None:
+        data = terms.extensions_bytes(extensions)
+        files[f"{PACKAGE}/{run.EXTENSIONS_NAME}"] = (data, PLAIN)
+        config["extensions"] = terms.record(data, extensions)
     files[SETTINGS] = (json.dumps(config, indent=2, sort_keys=True).encode() + b"\n", PLAIN)
     version = interpreter_of(assignment)
     interpreter = (INTERPRETER_NAMED.format(version=version) if version else NO_INTERPRETER_NAMED)
@@ -437,6 +448,10 @@ def parser() -> argparse.ArgumentParser:
     parse.add_argument("--pack-url", type=pack_url, metavar="URL",
                        help="where the assignment's student pack (make student-pack) is "
                             "published: each student's results say how to check with it")
+    parse.add_argument("--extensions", type=Path, metavar="CSV",
+                       help="students' own terms: the columns student (an email or Gradescope's "
+                            "user id), deadline or extension (\"3 days\"), late_days_left "
+                            "(optional); Gradescope's own extensions need none")
     return parse
 
 
@@ -452,7 +467,9 @@ def main(argv=None) -> int:
     if not options.out.parent.is_dir():
         parse.error(f"--out: no folder {options.out.parent}")
     try:
-        files = entries(assignment, options.budget, options.pack_url)
+        extensions = (None if options.extensions is None
+                      else terms.read_extensions(options.extensions, assignment))
+        files = entries(assignment, options.budget, options.pack_url, extensions)
     except ValueError as problem:
         parse.error(str(problem))
     write(options.out, zip_bytes(files))
@@ -466,7 +483,9 @@ def main(argv=None) -> int:
                            mistakes=len({(g.program, m) for g in groups for m in g.mistakes}))
                        if groups else "",
                        interpreter=INTERPRETER_NAMED.format(version=version) if version
-                       else NO_INTERPRETER_NAMED))
+                       else NO_INTERPRETER_NAMED)
+          + (WROTE_EXTENSIONS.format(students=len(extensions), s="s" * (len(extensions) != 1),
+                                     path=options.extensions) if extensions is not None else ""))
     warn_of_cuts(assignment, options.budget)
     return 0
 
@@ -494,5 +513,7 @@ def warn_of_cuts(assignment, budget: float) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main(from_make.arguments(parser(), [("MARK_OUT", "--out")], "MARK_ASSIGNMENT")
+    sys.exit(main(from_make.arguments(parser(), [("MARK_OUT", "--out"),
+                                                 ("MARK_EXTENSIONS", "--extensions")],
+                                      "MARK_ASSIGNMENT")
                   if len(sys.argv) == 1 and "MARK_ASSIGNMENT" in os.environ else None))

@@ -21,6 +21,27 @@ the log says why. The marker is stopped (and what it marked kept, the rest count
 at the autograder's time budget, before Gradescope's own timeout would leave no
 results at all. It exits 0, unless it could not write results.json.
 
+A student's own terms (#37). submission_metadata.json gives, beside the assignment's due
+date (`assignment.due_date`), each member's own (`users[].assignment.due_date` and
+`late_due_date`): Gradescope's documentation of the file
+(https://gradescope-autograders.readthedocs.io/en/latest/submission_metadata/) lists no
+per-user dates, but the files Gradescope writes hold them, as posted in
+https://github.com/gradescope/autograder_samples/issues/60 ("Submission Metadata format
+has diverged from documented", 2021) and in github.com/burturt/go-autograder-example's
+submission_metadata.json (2025). Where the student's due date is not the assignment's
+(an extension granted on Gradescope), the marker is asked with --due; of a group, the
+latest of its members' due dates counts: the metadata names every member and not who pressed
+submit, the mark is one for the whole group, and an extension granted to one member
+covers the work they share (okpy's rule, github.com/okpy/ok/issues/710). Else the
+extensions file built into the zip (exactmark/gradescope/terms.py, EXTENSIONS_NAME) may
+name a member: --due or --extension, and --late-days-left (the least any member has
+left). Where both give a due date, Gradescope's wins, and the log says so: it is the one
+Gradescope showed the student and took the submission by, and an extension granted
+there after the zip was built needs no new zip. A member's `late_due_date` is
+Gradescope's alone: it decides whether Gradescope takes the submission; the late rule
+counts from the due date. When `after_due_date` tests are shown is Gradescope's
+decision, not the kit's: see SHOWN_WHEN.
+
 This file needs the standard library, and of the kit only modules that need no more
 (the exit statuses, the marker's request and messages): it must work when nothing else
 does.
@@ -29,6 +50,7 @@ namespaces or fallback; default auto), AUTOGRADER_BUDGET_SECONDS (default: the b
 the zip was built with).
 """
 
+import hashlib
 import json
 import math
 import os
@@ -75,7 +97,14 @@ NOT_MARKED_TEST = "Not marked: {message}"
 SCORE_LINE = "**Score: {score:.2f} of {marks:g}**"
 VISIBLE_LINE = ("**Visible tests: {earned:.2f} of {most:g} marks.** {others} more test{s} "
                 "({marks:g} marks) count{verb} too: {when}.")
-# When Gradescope shows a test of each visibility to a student (its specification's words).
+# When Gradescope shows a test of each visibility to a student, in its specification's words
+# (https://gradescope-autograders.readthedocs.io/en/latest/specs/, "Controlling Test Case
+# Visibility": after_due_date, "shown after the assignment's due date has passed. If late
+# submission is allowed, then test will be shown only after the late due date"). Gradescope
+# decides it, on its own dates: results.json says only the visibility, the same for every
+# student. It does not say whether a student's own extension moves it for them, nor holds
+# the tests back from the class while a student with an extension is still working: an
+# instructor who must be sure of that sets those groups to after_published.
 SHOWN_WHEN = {"after_due_date": ("Gradescope shows {them} after the due date (the late due "
                                  "date, where late submissions are allowed)"),
               "after_published": "Gradescope shows {them} once your instructor publishes the grades",
@@ -129,9 +158,27 @@ WITHHELD = ("**This submission is marked and counts, but its tests and score sho
             "the due date:** only the first {first} submissions show them before it.")
 HISTORY_TOO_LARGE = "submission_metadata.json is over {most} bytes"
 NOT_A_LIST = "previous_submissions is not a list"
+NOT_AN_OBJECT = "it is not a JSON object"
+USERS_NOT_A_LIST = "users is not a list"
 NO_OFFSET = "created_at {time!r} says no offset from UTC"
 HISTORY_UNREAD = "[submissions] cannot be applied: {problem}"
 CANNOT_CARRY = "[submissions]: the last counting submission's results cannot be kept: {problem}"
+# A student's own terms (see the module's docstring), in the instructor's log.
+EXTENSIONS_NAME = "extensions.json"  # the students' own terms, beside autograder.json
+OWN_DUE = "own terms: due {due}, as Gradescope gives it for {who}"
+FILE_TERMS = "own terms: {terms}, as {file} gives them for {who}"
+PLATFORM_WINS = ("own terms: Gradescope's due date for {who} ({due}) counts, not {file}'s "
+                 "({other})")
+OTHER_DEADLINE = ("Gradescope's due date ({gradescope}) is not the assignment file's deadline "
+                  "({deadline}): the late rule counts from the file's, and from a student's "
+                  "own due date on Gradescope")
+NO_USERS = "submission_metadata.json's users cannot be read, so no student's own due date: {problem}"
+DAMAGED = ("{file} is not the one the autograder was built with ({problem}): build it again "
+           "with --extensions")
+DIGEST_DIFFERS = "its digest differs"
+COUNT_DIFFERS = "it holds not the {students} students' terms built"
+NOT_TERMS = "{file}: {key!r} holds no terms the build writes"
+EXTENSIONS_READY = "check: the own terms of {students} student{s} ({file})"
 UNREAD_TIME = ("- **The submission time could not be read, so the late rule was not applied**: "
                "your instructor can see why in the autograder's log")
 
@@ -304,6 +351,142 @@ def submitted_at(paths: Paths, config: dict):
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as problem:
         log(NO_SUBMITTED_TIME.format(problem=problem))
         return None, True
+
+
+def read_metadata(paths: Paths) -> dict:
+    """submission_metadata.json, following no link; ValueError when it cannot be read."""
+    try:
+        fd = os.open(paths.metadata, os.O_RDONLY | os.O_NOFOLLOW)
+        with os.fdopen(fd, "rb") as file:
+            data = file.read(MOST_METADATA_BYTES + 1)
+        if len(data) > MOST_METADATA_BYTES:
+            raise ValueError(HISTORY_TOO_LARGE.format(most=MOST_METADATA_BYTES))
+        metadata = json.loads(data.decode("utf-8"))
+    except (OSError, ValueError, RecursionError) as problem:
+        raise ValueError(str(problem)) from None
+    if not isinstance(metadata, dict):
+        raise ValueError(NOT_AN_OBJECT)
+    return metadata
+
+
+def extensions_of(config: dict) -> dict:
+    """The students' own terms built into the zip ({} without), as the build wrote them;
+    ValueError when the file is not that one, or holds what the build never writes."""
+    record = config.get("extensions")
+    if not record:
+        return {}
+    try:
+        data = (HERE / EXTENSIONS_NAME).read_bytes()
+        if hashlib.sha256(data).hexdigest() != record["sha256"]:
+            raise ValueError(DIGEST_DIFFERS)
+        found = json.loads(data.decode("utf-8"))
+        if not isinstance(found, dict) or len(found) != record["students"]:
+            raise ValueError(COUNT_DIFFERS.format(students=record["students"]))
+    except (OSError, ValueError, KeyError, TypeError) as problem:
+        raise ValueError(DAMAGED.format(file=EXTENSIONS_NAME, problem=problem)) from None
+    for key, terms in found.items():
+        if not well_formed(terms):
+            raise ValueError(NOT_TERMS.format(file=EXTENSIONS_NAME, key=key))
+    return found
+
+
+def well_formed(terms) -> bool:
+    """Whether `terms` is what the build writes: a due date with its offset, the extension
+    that gave it or none, the late days left or none."""
+    if not isinstance(terms, dict) or set(terms) != {"due", "extension", "late_days_left"}:
+        return False
+    days, extension = terms["late_days_left"], terms["extension"]
+    if days is not None and (type(days) is not int or days < 0):
+        return False
+    if extension is not None and (not isinstance(extension, str) or terms["due"] is None):
+        return False
+    if terms["due"] is None:
+        return days is not None
+    try:
+        return parsed_time(terms["due"]).tzinfo is not None
+    except (TypeError, ValueError, AttributeError):
+        return False
+
+
+def user_keys(user: dict) -> list:
+    """How the extensions file names a member: their email casefolded, their user id."""
+    keys = []
+    if isinstance(user.get("email"), str):
+        keys.append(user["email"].casefold())
+    if type(user.get("id")) is int or (isinstance(user.get("id"), str) and user["id"].isdecimal()):
+        keys.append(str(int(user["id"])))
+    return keys
+
+
+def who(user: dict) -> str:
+    return str(user.get("email") or user.get("id") or "?")
+
+
+def platform_due(metadata: dict, users: list, deadline: datetime):
+    """(the latest of the members' due dates on Gradescope where it is not the
+    assignment's, else None; the member whose it is). Logs where Gradescope's due date is
+    not the assignment file's deadline."""
+    try:
+        common = parsed_time(metadata["assignment"]["due_date"])
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None, None
+    if common.tzinfo is None:  # then no member's compares with it
+        return None, None
+    if common != deadline:
+        log(OTHER_DEADLINE.format(gradescope=common.isoformat(), deadline=deadline.isoformat()))
+    latest, whose = None, None
+    for user in users:
+        try:
+            own = parsed_time(user["assignment"]["due_date"])
+        except (KeyError, TypeError, ValueError, AttributeError):
+            continue
+        if own.tzinfo is not None and (latest is None or own > latest):
+            latest, whose = own, user
+    return (latest, whose) if latest is not None and latest != common else (None, None)
+
+
+def own_terms(paths: Paths, config: dict) -> dict:
+    """MarkRequest's due, extension and late_days_left for this submission's students
+    ({} for the assignment's own terms); ValueError when the extensions file built in
+    cannot be trusted (then nothing is marked: the autograder fails)."""
+    if not config.get("deadline"):
+        return {}
+    listed = extensions_of(config)
+    deadline = parsed_time(config["deadline"])
+    try:
+        metadata = read_metadata(paths)
+        users = metadata.get("users") or []
+        if not isinstance(users, list):
+            raise ValueError(USERS_NOT_A_LIST)
+        users = [user for user in users if isinstance(user, dict)]
+    except ValueError as problem:
+        log(NO_USERS.format(problem=problem))
+        metadata, users = {}, []
+    due, whose = platform_due(metadata, users, deadline)
+    named = []  # (member, their terms in the file)
+    for user in users:
+        key = next((key for key in user_keys(user) if key in listed), None)
+        if key is not None:
+            named.append((user, listed[key]))
+    found = {}
+    dated = [(parsed_time(terms["due"]), terms) for _, terms in named if terms["due"]]
+    latest = max(dated, key=lambda entry: entry[0])[1] if dated else None
+    if latest is not None:
+        found = {"extension": latest["extension"]} if latest["extension"] else {"due": latest["due"]}
+    left = [terms["late_days_left"] for _, terms in named if terms["late_days_left"] is not None]
+    if left:
+        found["late_days_left"] = min(left)
+    if found:
+        log(FILE_TERMS.format(terms=", ".join(f"{name} {value}" for name, value in found.items()),
+                              file=EXTENSIONS_NAME, who=", ".join(who(user) for user, _ in named)))
+    if due is not None:
+        if latest is not None and parsed_time(latest["due"]) != due:
+            log(PLATFORM_WINS.format(who=who(whose), due=due.isoformat(), file=EXTENSIONS_NAME,
+                                     other=latest["extension"] or latest["due"]))
+        found.pop("extension", None)
+        found["due"] = due.isoformat()
+        log(OWN_DUE.format(due=found["due"], who=who(whose)))
+    return found
 
 
 def parsed_time(text: str) -> datetime:
@@ -545,12 +728,17 @@ def mark(paths: Paths, config: dict, started: float) -> dict:
         return limit.carried()
     isolation = os.environ.get("AUTOGRADER_ISOLATION", "auto")
     isolation = isolation if isolation in ISOLATIONS else "auto"
+    try:
+        terms = own_terms(paths, config)
+    except ValueError as problem:
+        log(AUTOGRADER_FAILED.format(what=problem))
+        return None
     submitted, unread = submitted_at(paths, config)
     budget = budget_of(config)
     cpu, waiting = marker_budgets(budget, cpus(), cores())
     command = MarkRequest(assignment_file(config), str(paths.submission), json=str(paths.results),
                           jobs=cores(), isolation=isolation, submitted=submitted,
-                          student_budget=cpu, waiting_budget=waiting).argv()
+                          student_budget=cpu, waiting_budget=waiting, **terms).argv()
     log("$ " + " ".join(command))
     status, out, err, stopped, messages = run_marker(command, budget)
     print(out, end="", flush=True)
@@ -740,6 +928,14 @@ def check() -> int:
     if chosen != config.get("student_groups", {}):
         print(OTHER_MISTAKES.format(here=chosen, built=config.get("student_groups", {})))
         return Exit.FAILED
+    try:
+        students = len(extensions_of(config))
+    except ValueError as problem:
+        print(f"check: {problem}")
+        return Exit.FAILED
+    if config.get("extensions"):
+        print(EXTENSIONS_READY.format(students=students, s="s" * (students != 1),
+                                      file=EXTENSIONS_NAME))
     version = config.get("python")
     running = f"{sys.version_info[0]}.{sys.version_info[1]}"
     if version and running != version:
