@@ -1,10 +1,10 @@
 """The class's submission times: a CSV with the columns `student` and `submitted`, read as
-every instructor's CSV is (exactmark/classroom/instructor_csv.py)."""
+every instructor's CSV is (exactmark/base/instructor_csv.py)."""
 
 from datetime import datetime
 
 from exactmark.base.visible import escaped
-from exactmark.classroom.instructor_csv import BAD_ROW, read_table
+from exactmark.base.instructor_csv import BAD_ROW, read_table
 
 COLUMNS = ("student", "submitted")
 
