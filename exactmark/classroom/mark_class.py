@@ -6,6 +6,7 @@
                     [--jobs N] [--force] [--isolation ...]
                     [--sandbox-per student|case] [--student-budget S]
                     [--as-of TIME] [--published] [--similarity-min S]
+                    [--overrides CSV]
 
 Each entry of DIR is one student (a folder, or a .zip/.tar.gz archive, unpacked
 safely). Or DIR (or the zip itself) is a learning platform's download as it comes:
@@ -30,10 +31,14 @@ summary.html, and per student what they may see (OUT/students/NAME/: their
 feedback, and the files of the cases it shows, each case as its visibility says at
 --as-of) apart from what only the instructor may see (OUT/instructor/NAME/: the
 full report and results.json). Every run writes every student's pages again:
-marks are kept, pages follow the clock.
+marks are kept, pages follow the clock. --overrides CSV (columns student, what, mark,
+reason, who: exactmark/marking/overrides.py) changes marks a person corrects after the
+marking, every run, on the marker's own results (marked.json, kept): changing the file
+never marks a student again, and a re-run or --force keeps them.
 """
 
 import argparse
+import dataclasses
 import functools
 import hashlib
 import importlib
@@ -63,7 +68,8 @@ from exactmark.sandbox import disk
 from exactmark.base import from_make
 from exactmark.base import messages
 from exactmark.base.exits import Exit
-from exactmark.marking import records
+from exactmark.marking import overrides, records
+from exactmark.marking.report import write_json
 from exactmark.marking.request import MarkRequest
 from exactmark.kit.assignment import REQUIREMENTS, AssignmentError, load, names
 from exactmark.kit.submission import marked_folder, skip_reason
@@ -73,7 +79,8 @@ from exactmark.pack.published import pack_url
 from exactmark.kit.bundle import write_assignment, write_program
 
 STATE = "state.json"
-RESULTS = "results.json"
+RESULTS = "results.json"  # the instructor's: the marker's, as overridden
+MARKED = "marked.json"  # the marker's own results, kept: overrides apply to them every run
 REPORT = "report.txt"
 PROGRAMS = "programs"
 STUDENTS = "students"  # what each student may see
@@ -205,8 +212,9 @@ class ClassMarking:
     """One run over a class: its students, the bar, the markers in flight, and where
     each result goes."""
 
-    def __init__(self, options, assignment, out: Path, scratch: Path):
+    def __init__(self, options, assignment, out: Path, scratch: Path, corrected=None):
         self.options, self.assignment, self.out, self.scratch = options, assignment, out, scratch
+        self.corrected = corrected  # the overrides file read (overrides.Overrides), or None
         written = [group for program in assignment.marked_cases
                    for group in assignment.student_groups(program)]
         # The bar counts each golden case, and each group of the student's own cases once.
@@ -244,6 +252,8 @@ class ClassMarking:
         say so in a line with the time it took."""
         started = time.monotonic()
         outcome = self.mark_one(student)
+        if outcome.results is not None:
+            outcome = self.overridden(outcome)
         if self.bar is not None and self.bar.disable and not outcome.interrupted:
             with self.lock:
                 self.finished += 1
@@ -286,6 +296,21 @@ class ClassMarking:
         finally:
             remove_tree(copy)
 
+    def overridden(self, outcome: Outcome) -> Outcome:
+        """The marker's results with the student's overrides applied (the late rule applied
+        again with their terms), written as the instructor's results.json; without an
+        override, the marker's own. A disk that fails it fails the student."""
+        student = outcome.student
+        rows = self.corrected.of(student.name, student.id) if self.corrected else []
+        results = overrides.apply(outcome.results, rows, lambda raw: (
+            self.assignment.mark_after_deadline(raw, student.submitted)))
+        folder = self.instructor_folder(student)
+        try:
+            write_json(folder / RESULTS, results)
+        except OSError as problem:
+            return self.own_failure(student, folder, problem)
+        return dataclasses.replace(outcome, results=results)
+
     def own_failure(self, student, folder: Path, problem: OSError) -> Outcome:
         """The class marker's own files failed it (a full disk, say): the student is not
         marked, and the next run marks them."""
@@ -302,7 +327,7 @@ class ClassMarking:
             state = json.loads((folder / STATE).read_text(encoding="utf-8"))
             if state.get("key") != key:
                 return None
-            results = json.loads((folder / RESULTS).read_text(encoding="utf-8"))
+            results = json.loads((folder / MARKED).read_text(encoding="utf-8"))
             return None if holds_marker_error(results) else results
         except (OSError, ValueError, TypeError, KeyError):
             return None
@@ -376,7 +401,7 @@ class ClassMarking:
                     disk_full=disk_full)
             (folder / STATE).unlink(missing_ok=True)  # no state stands for the results replaced
             os.replace(report, folder / REPORT)
-            os.replace(results, folder / RESULTS)
+            os.replace(results, folder / MARKED)
             if status == Exit.MARKER_ERROR or holds_marker_error(marked):
                 return Outcome(student, marked, failed=MARKER_ERROR, disk_full=disk_full)
             (folder / STATE).write_text(json.dumps({"key": key}), encoding="utf-8")
@@ -582,6 +607,10 @@ def parser() -> argparse.ArgumentParser:
     parse.add_argument("--pack-url", type=pack_url, metavar="URL",
                        help="where the student pack (make student-pack) is published: each "
                             "student's page says how to check their work with it")
+    parse.add_argument("--overrides", type=Path, metavar="CSV",
+                       help="marks a person corrects (columns student, what, mark, reason, "
+                            "who; what: a case, PROGRAM/GROUP, a program or total): applied "
+                            "after the marking, every run, never marking a student again")
     parse.add_argument("--similarity-min", type=within(float, 0, 1, BAD_SHARE), default=0.0,
                        metavar="S",
                        help="similarity.csv lists the pairs scoring at least S (default 0: all "
@@ -610,6 +639,7 @@ def main(argv=None) -> int:
         if options.times and assignment.deadline is None:
             raise ValueError(NO_DEADLINE.format(name=assignment.name))
         times = read_times(options.times, zone, name_key) if options.times else None
+        corrected = overrides.read(options.overrides, assignment) if options.overrides else None
     except (AssignmentError, ValueError) as problem:
         parse.error(str(problem))
     try:
@@ -623,6 +653,8 @@ def main(argv=None) -> int:
     scratch = Path(tempfile.mkdtemp(prefix="mark-class-"))
     try:
         taken, students = the_class(options, assignment, times, scratch)
+        if corrected is not None:
+            corrected.check_class([(student.name, student.id) for student in students])
     except BaseException as problem:
         remove_tree(scratch)
         handlers_back(before)
@@ -638,7 +670,7 @@ def main(argv=None) -> int:
     (out / INSTRUCTOR).mkdir(mode=0o700, parents=True, exist_ok=True)
     own_only(out)
     threading.Thread(target=importlib.import_module, args=(SIMILARITY,), daemon=True).start()
-    marking = ClassMarking(options, assignment, out, scratch)
+    marking = ClassMarking(options, assignment, out, scratch, corrected)
     try:
         outcomes = marking.run(students)
         full = sum(outcome.disk_full for outcome in outcomes)
@@ -743,6 +775,7 @@ def warn(students: list, times, unknown: list = None, untimed_said: str = UNTIME
 
 if __name__ == "__main__":
     sys.exit(main(from_make.arguments(parser(), [("MARK_ASSIGNMENT", "--assignment"),
-                                                 ("MARK_OUT", "--out"), ("MARK_TIMES", "--times")],
+                                                 ("MARK_OUT", "--out"), ("MARK_TIMES", "--times"),
+                                                 ("MARK_OVERRIDES", "--overrides")],
                                       "MARK_SUBMISSIONS", NO_SUBMISSIONS)
                   if "MARK_SUBMISSIONS" in os.environ else None))

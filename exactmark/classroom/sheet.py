@@ -38,6 +38,8 @@ class Row:
     notes: list = field(default_factory=list)
     id: str = ""  # the platform's id of the student (a download's), else empty
     page: str = ""  # the student's folder of pages in OUT (students/NAME), if any
+    overridden: list = field(default_factory=list)  # each override, in the instructor's
+    # words: the note's, never the page's (a page does not name a case it does not show)
 
     @property
     def status(self) -> str:
@@ -45,7 +47,7 @@ class Row:
 
     @property
     def note(self) -> str:
-        return "; ".join(self.notes)
+        return "; ".join([*self.notes, *self.overridden])
 
 
 def shown_marks(value: float) -> str:
