@@ -32,9 +32,9 @@ feedback, and the files of the cases it shows, each case as its visibility says 
 --as-of) apart from what only the instructor may see (OUT/instructor/NAME/: the
 full report and results.json). Every run writes every student's pages again:
 marks are kept, pages follow the clock. --overrides CSV (columns student, what, mark,
-reason, who: exactmark/marking/overrides.py) changes marks a person corrects after the
-marking, every run, on the marker's own results (marked.json, kept): changing the file
-never marks a student again, and a re-run or --force keeps them.
+reason, who) changes marks a person corrects after the marking, every run, on the
+marker's own results (marked.json, kept): changing the file never marks a student again,
+and a re-run or --force keeps them.
 """
 
 import argparse
@@ -252,8 +252,6 @@ class ClassMarking:
         say so in a line with the time it took."""
         started = time.monotonic()
         outcome = self.mark_one(student)
-        if outcome.results is not None:
-            outcome = self.overridden(outcome)
         if self.bar is not None and self.bar.disable and not outcome.interrupted:
             with self.lock:
                 self.finished += 1
@@ -297,9 +295,12 @@ class ClassMarking:
             remove_tree(copy)
 
     def overridden(self, outcome: Outcome) -> Outcome:
-        """The marker's results with the student's overrides applied (the late rule applied
-        again with their terms), written as the instructor's results.json; without an
-        override, the marker's own. A disk that fails it fails the student."""
+        """Once the class is marked: the marker's results with the student's overrides
+        applied (the late rule applied again with their terms), written as the
+        instructor's results.json; without an override, the marker's own. A disk that
+        fails it fails the student, marked again next run."""
+        if outcome.results is None:
+            return outcome
         student = outcome.student
         rows = self.corrected.of(student.name, student.id) if self.corrected else []
         results = overrides.apply(outcome.results, rows, lambda raw: (
@@ -308,7 +309,10 @@ class ClassMarking:
         try:
             write_json(folder / RESULTS, results)
         except OSError as problem:
-            return self.own_failure(student, folder, problem)
+            (folder / STATE).unlink(missing_ok=True)
+            return dataclasses.replace(outcome, failed=OWN_FILES_FAILED.format(
+                problem=escaped(problem.strerror or str(problem))),
+                disk_full=disk.full_error(problem))
         return dataclasses.replace(outcome, results=results)
 
     def own_failure(self, student, folder: Path, problem: OSError) -> Outcome:
@@ -672,7 +676,7 @@ def main(argv=None) -> int:
     threading.Thread(target=importlib.import_module, args=(SIMILARITY,), daemon=True).start()
     marking = ClassMarking(options, assignment, out, scratch, corrected)
     try:
-        outcomes = marking.run(students)
+        outcomes = [marking.overridden(outcome) for outcome in marking.run(students)]
         full = sum(outcome.disk_full for outcome in outcomes)
         if full:
             print(DISK_FILLED.format(count=full), file=sys.stderr)
