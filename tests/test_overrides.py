@@ -265,3 +265,18 @@ def test_mark_applies_the_rows_naming_its_student_and_says_each(kit, tmp_path):
             f"  overridden: solitaire_1/seed_27 0.00 → 1.50 ({FORMULA_REASON}, by Dr Lee)\n"
             "Mark, overridden: 8.00/10.00\n") in done.stdout, done.stdout[-2000:]
     assert json.loads((tmp_path / "results.json").read_text("utf-8"))["score"] == 8.0
+
+
+def test_make_mark_class_passes_overrides_as_written(kit, tmp_path):
+    """OVERRIDES= reaches the class run through the environment, no shell reading it: a
+    file named with a `$` is that file, refused here for its row."""
+    path = tmp_path / "bad $HOME.csv"
+    path.write_text("student,what,mark,reason,who\nbob,solitaire_3,1,x,y\n", encoding="utf-8")
+    done = subprocess.run(["make", "-s", "-C", str(ROOT), "mark-class", "STAMP=",
+                           f"VENV_PYTHON={sys.executable}", f"SUBMISSIONS={kit / 'class'}",
+                           f"ASSIGNMENT={kit / 'overrides.toml'}", f"OUT={tmp_path / 'out'}",
+                           f"OVERRIDES={path}"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=TIMEOUT)
+    assert f"{path}, line 2: no 'solitaire_3' in overrides; nearby: solitaire_2, " \
+        in done.stderr, done.stderr
+    assert done.returncode != 0 and not (tmp_path / "out").exists()
