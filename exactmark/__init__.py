@@ -56,6 +56,7 @@ every module's imports and holds them to FLOORS):
         records.py        the marking as data, read back by the class and Gradescope
         student_cases.py  marking the cases students write: valid, thorough, own code
         request.py        one marking asked of the marker, as its command line
+        overrides.py      marks a person corrects, applied to the marker's results
     the tools
         standalone.py     sample solutions, one file each (exactmark standalone)
         expected.py       golden cases from the reference (exactmark expected)
