@@ -242,7 +242,7 @@ def test_a_group_then_its_program_apply_in_order(kit, tmp_path):
                   for name, group, earned in (("seed_0", "shown", 1.5), ("seed_27", "shown", 0.0),
                                               ("seed_43", "kept back", 2.5),
                                               ("seed_705", "kept back", 2.5))]}}
-    done = overrides.apply(results, corrected.of("bob"), lambda raw: None)
+    done = overrides.apply(results, corrected.of(("bob",)), lambda raw: None)
     assert (done["score"], done["extra_data"]["raw_score"]) == (9.0, 9.0)
     assert [(o["what"], o["before"], o["after"]) for o in done["extra_data"]["overrides"]] == [
         ("solitaire_1/shown", 1.5, 3.0), ("solitaire_2", 0.0, 1.0)]
@@ -250,7 +250,7 @@ def test_a_group_then_its_program_apply_in_order(kit, tmp_path):
         ("solitaire_1/shown: overridden", 1.5), ("solitaire_2: overridden", 1.0)]
     assert results["score"] == 6.5 and "overrides" not in results["extra_data"], "pure"
     with pytest.raises(ValueError, match="overridden already"):
-        overrides.apply(done, corrected.of("bob"), lambda raw: None)
+        overrides.apply(done, corrected.of(("bob",)), lambda raw: None)
 
 
 def test_mark_applies_the_rows_naming_its_student_and_says_each(kit, tmp_path):

@@ -61,7 +61,7 @@ from tqdm import tqdm
 from exactmark.classroom import kept_programs, pages, platform_class, sheet
 from exactmark.classroom.roster import class_of, unknown_in_times
 from exactmark.classroom.times import read_times
-from exactmark.classroom.unpack import name_key, unpack
+from exactmark.classroom.unpack import name_key, student_name, unpack
 from exactmark.kit.cases import ROOT
 from exactmark.base.visible import escaped
 from exactmark.sandbox import disk
@@ -302,7 +302,7 @@ class ClassMarking:
         if outcome.results is None:
             return outcome
         student = outcome.student
-        rows = self.corrected.of(student.name, student.id) if self.corrected else []
+        rows = self.corrected.of(known_as(student)) if self.corrected else []
         results = overrides.apply(outcome.results, rows, lambda raw: (
             self.assignment.mark_after_deadline(raw, student.submitted)))
         folder = self.instructor_folder(student)
@@ -524,6 +524,14 @@ def similar_pairs(out: Path, assignment, outcomes: list, options, scratch: Path)
                 languages={name: program.language.similar for name, program in declared.items()})
 
 
+def known_as(student) -> tuple:
+    """What an overrides row may name a student by, as a times file may: the name shown,
+    their entry's name in a class folder, a platform's id, each team member's name and id."""
+    return (student.name, student.id,
+            student_name(student.entry) if student.kind in ("folder", "archive") else "",
+            *(part for person in student.members for part in (person.name, person.id)))
+
+
 def own_only(out: Path) -> None:
     """OUT and all in it for its owner only (a folder from an earlier kit may be open to
     all), through descriptors that follow no link."""
@@ -658,7 +666,7 @@ def main(argv=None) -> int:
     try:
         taken, students = the_class(options, assignment, times, scratch)
         if corrected is not None:
-            corrected.check_class([(student.name, student.id) for student in students])
+            corrected.check_class([known_as(student) for student in students])
     except BaseException as problem:
         remove_tree(scratch)
         handlers_back(before)

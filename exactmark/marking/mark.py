@@ -628,7 +628,7 @@ def mark(options, parse, scratch: Path, assignment, selected: dict, groups: dict
 def overridden(marked: dict, corrected, student: str, assignment, submitted, out) -> dict:
     """results.json's `marked` with the rows of `corrected` naming `student` applied, the
     late rule applied again to the raw score they change; each said on `out`."""
-    rows = corrected.of(student)
+    rows = corrected.of((student,))
     print("", file=out)
     if not rows:
         print(overrides.NONE_FOR.format(student=escaped(student), path=corrected.path), file=out)

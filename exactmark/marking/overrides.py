@@ -66,21 +66,23 @@ class Overrides:
     path: str
     rows: tuple  # of Override, in the file's order
 
-    def of(self, name: str, id: str = "") -> list:
-        """The rows naming one student, by name as the times file matches names, or by a
-        platform's id; in the order they apply."""
-        return sorted((row for row in self.rows if name_key(row.student) == name_key(name)
-                       or (id and row.student == id)), key=lambda row: ORDER.index(row.level))
+    def of(self, known: tuple) -> list:
+        """The rows naming one student, in the order they apply. `known`: the names and
+        ids the student goes by (a platform's id, each team member's name and id), a
+        name matched as the times file matches names."""
+        keys = {name_key(name) for name in known if name}
+        return sorted((row for row in self.rows if name_key(row.student) in keys),
+                      key=lambda row: ORDER.index(row.level))
 
-    def check_class(self, students: list) -> None:
+    def check_class(self, everyone: list) -> None:
         """ValueError, one line, for the first row naming no student of the class
-        (`students`: (name, id) of each)."""
-        keys = {name_key(name) for name, _ in students} | {id for _, id in students if id}
+        (`everyone`: what each student is `known` by, their name first)."""
+        keys = {name_key(name) for known in everyone for name in known if name}
         for row in self.rows:
-            if name_key(row.student) not in keys and row.student not in keys:
+            if name_key(row.student) not in keys:
                 raise ValueError(BAD_ROW.format(path=self.path, line=row.line, problem=(
                     NO_SUCH_STUDENT.format(student=escaped(row.student), nearby=nearby(
-                        row.student, [name for name, _ in students])))))
+                        row.student, [known[0] for known in everyone])))))
 
 
 def nearby(what: str, names: list) -> str:
