@@ -226,6 +226,16 @@ def test_two_rows_for_one_student_and_thing_are_refused(kit, tmp_path):
         overrides.read(path, load(str(kit / "overrides.toml")))
 
 
+def test_a_student_named_twice_by_name_and_by_id_is_refused(kit, tmp_path):
+    path = tmp_path / "twice.csv"
+    path.write_text("student,what,mark,reason,who\nbob,total,1,x,y\nu42,total,2,x,y\n",
+                    encoding="utf-8")
+    corrected = overrides.read(path, load(str(kit / "overrides.toml")))
+    with pytest.raises(ValueError, match=r"line 3: a second override of total for u42 "
+                                         r"\(the first on line 2\)"):
+        corrected.check_class([("ann", "u41"), ("bob", "u42")])
+
+
 def test_a_group_then_its_program_apply_in_order(kit, tmp_path):
     """On bob's results: the shown group 1.5 of 3 set to 3 (raw 6.5 + 1.5 = 8), then
     solitaire_2 (not handed in, 0) set to 1 (raw 8 + 1 = 9); the late rule not applied

@@ -75,7 +75,8 @@ class Overrides:
                       key=lambda row: ORDER.index(row.level))
 
     def check_class(self, everyone: list) -> None:
-        """ValueError, one line, for the first row naming no student of the class
+        """ValueError, one line, for the first row naming no student of the class, or
+        naming a thing a row before named for the same student by another name (their id)
         (`everyone`: what each student is `known` by, their name first)."""
         keys = {name_key(name) for known in everyone for name in known if name}
         for row in self.rows:
@@ -83,6 +84,14 @@ class Overrides:
                 raise ValueError(BAD_ROW.format(path=self.path, line=row.line, problem=(
                     NO_SUCH_STUDENT.format(student=escaped(row.student), nearby=nearby(
                         row.student, [known[0] for known in everyone])))))
+        for known in everyone:
+            first = {}
+            for row in sorted(self.of(known), key=lambda row: row.line):
+                if row.what in first:
+                    raise ValueError(BAD_ROW.format(path=self.path, line=row.line, problem=(
+                        TWICE.format(what=escaped(row.what), student=escaped(row.student),
+                                     first=first[row.what]))))
+                first[row.what] = row.line
 
 
 def nearby(what: str, names: list) -> str:
