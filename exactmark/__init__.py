@@ -17,6 +17,7 @@ every module's imports and holds them to FLOORS):
         from_make.py      what `make` hands a tool: its variables, unexpanded
         streams.py        the tool's own output, UTF-8 whatever the locale
         spreadsheet.py    CSV cells no spreadsheet runs, files replaced whole
+        instructor_csv.py an instructor's CSV (times, roster, overrides) read one way; names matched
     kit/        what the kit reads as data
         cases.py          golden cases: stdin, arguments, expected stdout, terminal, status
         programs.py       programs and their languages: how one is built and run
@@ -56,6 +57,7 @@ every module's imports and holds them to FLOORS):
         records.py        the marking as data, read back by the class and Gradescope
         student_cases.py  marking the cases students write: valid, thorough, own code
         request.py        one marking asked of the marker, as its command line
+        overrides.py      marks a person corrects, applied to the marker's results
     the tools
         standalone.py     sample solutions, one file each (exactmark standalone)
         expected.py       golden cases from the reference (exactmark expected)

@@ -289,7 +289,7 @@ def test_results_holding_a_marker_error_are_never_kept(markings, tiny):
     out = markings.world / "marked"
     tmpdir = markings.folder("tmpdir", 0o755)
     mark_class(klass, assignment, out, tmpdir, markings, "fallback")
-    results = out / "instructor" / "bb" / "results.json"
+    results = out / "instructor" / "bb" / "marked.json"  # the marker's own, kept
     written = json.loads(results.read_text())
     case = written["extra_data"]["cases"][0]
     case["kind"] = case["verdicts"][0]["kind"] = str(Kind.MARKER_ERROR)

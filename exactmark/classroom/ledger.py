@@ -20,7 +20,7 @@ from pathlib import Path
 
 from exactmark.base.spreadsheet import FORMULA_STARTS, replaced, spreadsheet_text
 from exactmark.base.visible import escaped
-from exactmark.classroom.instructor_csv import BAD_ROW, NOT_TEXT, SEPARATORS, read_table
+from exactmark.base.instructor_csv import BAD_ROW, NOT_TEXT, SEPARATORS, read_table
 from exactmark.classroom.unpack import name_key, student_name
 from exactmark.kit.late import Terms
 

@@ -6,6 +6,7 @@
                     [--jobs N] [--force] [--isolation ...]
                     [--sandbox-per student|case] [--student-budget S]
                     [--as-of TIME] [--published] [--similarity-min S] [--ledger CSV]
+                    [--overrides CSV]
 
 Each entry of DIR is one student (a folder, or a .zip/.tar.gz archive, unpacked
 safely). Or DIR (or the zip itself) is a learning platform's download as it comes:
@@ -39,9 +40,14 @@ shows them at once). An assignment with a term's late days ([late_days]) is mark
 the term's ledger (--ledger CSV: columns student, assignment, days, due, who, reason): the
 days each student has left are read from it, and the days spent here written back; a
 row of yours with the assignment `grant` and days -1 gives a student a day back.
+
+--overrides CSV (columns student, what, mark, reason, who) changes marks a person
+corrects after the marking, every run, on the marker's own results (marked.json, kept):
+changing the file never marks a student again, and a re-run or --force keeps them.
 """
 
 import argparse
+import dataclasses
 import functools
 import hashlib
 import importlib
@@ -64,14 +70,15 @@ from tqdm import tqdm
 from exactmark.classroom import kept_programs, ledger, pages, platform_class, sheet
 from exactmark.classroom.roster import NO_TIME_GIVEN, class_of, unknown_in_times
 from exactmark.classroom.times import extension_text, read_times
-from exactmark.classroom.unpack import name_key, unpack
+from exactmark.classroom.unpack import name_key, student_name, unpack
 from exactmark.kit.cases import ROOT
 from exactmark.base.visible import escaped
 from exactmark.sandbox import disk
 from exactmark.base import from_make
 from exactmark.base import messages
 from exactmark.base.exits import Exit
-from exactmark.marking import records
+from exactmark.marking import overrides, records
+from exactmark.marking.report import write_json
 from exactmark.marking.request import MarkRequest
 from exactmark.kit.assignment import REQUIREMENTS, AssignmentError, load, names
 from exactmark.kit.submission import marked_folder, skip_reason
@@ -81,7 +88,8 @@ from exactmark.pack.published import pack_url
 from exactmark.kit.bundle import write_assignment, write_program
 
 STATE = "state.json"
-RESULTS = "results.json"
+RESULTS = "results.json"  # the instructor's: the marker's, as overridden
+MARKED = "marked.json"  # the marker's own results, kept: overrides apply to them every run
 REPORT = "report.txt"
 PROGRAMS = "programs"
 STUDENTS = "students"  # what each student may see
@@ -219,8 +227,9 @@ class ClassMarking:
     """One run over a class: its students, the bar, the markers in flight, and where
     each result goes."""
 
-    def __init__(self, options, assignment, out: Path, scratch: Path):
+    def __init__(self, options, assignment, out: Path, scratch: Path, corrected=None):
         self.options, self.assignment, self.out, self.scratch = options, assignment, out, scratch
+        self.corrected = corrected  # the overrides file read (overrides.Overrides), or None
         written = [group for program in assignment.marked_cases
                    for group in assignment.student_groups(program)]
         # The bar counts each golden case, and each group of the student's own cases once.
@@ -300,6 +309,27 @@ class ClassMarking:
         finally:
             remove_tree(copy)
 
+    def overridden(self, outcome: Outcome) -> Outcome:
+        """Once the class is marked: the marker's results with the student's overrides
+        applied (the late rule applied again with their terms), written as the
+        instructor's results.json; without an override, the marker's own. A disk that
+        fails it fails the student, marked again next run."""
+        if outcome.results is None:
+            return outcome
+        student = outcome.student
+        rows = self.corrected.of(known_as(student)) if self.corrected else []
+        results = overrides.apply(outcome.results, rows, lambda raw: (
+            self.assignment.mark_after_deadline(raw, student.submitted, student.terms)))
+        folder = self.instructor_folder(student)
+        try:
+            write_json(folder / RESULTS, results)
+        except OSError as problem:
+            (folder / STATE).unlink(missing_ok=True)
+            return dataclasses.replace(outcome, failed=OWN_FILES_FAILED.format(
+                problem=escaped(problem.strerror or str(problem))),
+                disk_full=disk.full_error(problem))
+        return dataclasses.replace(outcome, results=results)
+
     def own_failure(self, student, folder: Path, problem: OSError) -> Outcome:
         """The class marker's own files failed it (a full disk, say): the student is not
         marked, and the next run marks them."""
@@ -316,7 +346,7 @@ class ClassMarking:
             state = json.loads((folder / STATE).read_text(encoding="utf-8"))
             if state.get("key") != key:
                 return None
-            results = json.loads((folder / RESULTS).read_text(encoding="utf-8"))
+            results = json.loads((folder / MARKED).read_text(encoding="utf-8"))
             return None if holds_marker_error(results) else results
         except (OSError, ValueError, TypeError, KeyError):
             return None
@@ -390,7 +420,7 @@ class ClassMarking:
                     disk_full=disk_full)
             (folder / STATE).unlink(missing_ok=True)  # no state stands for the results replaced
             os.replace(report, folder / REPORT)
-            os.replace(results, folder / RESULTS)
+            os.replace(results, folder / MARKED)
             if status == Exit.MARKER_ERROR or holds_marker_error(marked):
                 return Outcome(student, marked, failed=MARKER_ERROR, disk_full=disk_full)
             (folder / STATE).write_text(json.dumps({"key": key}), encoding="utf-8")
@@ -522,6 +552,14 @@ def similar_pairs(out: Path, assignment, outcomes: list, options, scratch: Path)
                 languages={name: program.language.similar for name, program in declared.items()})
 
 
+def known_as(student) -> tuple:
+    """What an overrides row may name a student by, as a times file may: the name shown,
+    their entry's name in a class folder, a platform's id, each team member's name and id."""
+    return (student.name, student.id,
+            student_name(student.entry) if student.kind in ("folder", "archive") else "",
+            *(part for person in student.members for part in (person.name, person.id)))
+
+
 def own_only(out: Path) -> None:
     """OUT and all in it for its owner only (a folder from an earlier kit may be open to
     all), through descriptors that follow no link."""
@@ -616,6 +654,10 @@ def parser() -> argparse.ArgumentParser:
     parse.add_argument("--pack-url", type=pack_url, metavar="URL",
                        help="where the student pack (make student-pack) is published: each "
                             "student's page says how to check their work with it")
+    parse.add_argument("--overrides", type=Path, metavar="CSV",
+                       help="marks a person corrects (columns student, what, mark, reason, "
+                            "who; what: a case, PROGRAM/GROUP, a program or total): applied "
+                            "after the marking, every run, never marking a student again")
     parse.add_argument("--similarity-min", type=within(float, 0, 1, BAD_SHARE), default=0.0,
                        metavar="S",
                        help="similarity.csv lists the pairs scoring at least S (default 0: all "
@@ -648,6 +690,7 @@ def main(argv=None) -> int:
         times = read_times(options.times, zone, name_key, assignment.deadline) \
             if options.times else None
         term = ledger.read_ledger(options.ledger) if options.ledger else None
+        corrected = overrides.read(options.overrides, assignment) if options.overrides else None
     except (AssignmentError, ValueError) as problem:
         parse.error(str(problem))
     try:
@@ -662,6 +705,8 @@ def main(argv=None) -> int:
     try:
         taken, students = the_class(options, assignment, times, scratch)
         bank(assignment, students, term)
+        if corrected is not None:
+            corrected.check_class([known_as(student) for student in students])
     except BaseException as problem:
         remove_tree(scratch)
         handlers_back(before)
@@ -677,9 +722,9 @@ def main(argv=None) -> int:
     (out / INSTRUCTOR).mkdir(mode=0o700, parents=True, exist_ok=True)
     own_only(out)
     threading.Thread(target=importlib.import_module, args=(SIMILARITY,), daemon=True).start()
-    marking = ClassMarking(options, assignment, out, scratch)
+    marking = ClassMarking(options, assignment, out, scratch, corrected)
     try:
-        outcomes = marking.run(students)
+        outcomes = [marking.overridden(outcome) for outcome in marking.run(students)]
         full = sum(outcome.disk_full for outcome in outcomes)
         if full:
             print(DISK_FILLED.format(count=full), file=sys.stderr)
@@ -821,6 +866,7 @@ def warn(students: list, times, unknown: list = None, untimed_said: str = UNTIME
 if __name__ == "__main__":
     sys.exit(main(from_make.arguments(parser(), [("MARK_ASSIGNMENT", "--assignment"),
                                                  ("MARK_OUT", "--out"), ("MARK_TIMES", "--times"),
-                                                 ("MARK_LEDGER", "--ledger")],
+                                                 ("MARK_LEDGER", "--ledger"),
+                                                 ("MARK_OVERRIDES", "--overrides")],
                                       "MARK_SUBMISSIONS", NO_SUBMISSIONS)
                   if "MARK_SUBMISSIONS" in os.environ else None))

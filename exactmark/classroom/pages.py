@@ -22,6 +22,7 @@ from exactmark.base.visible import CUT, END_OF_LINE, escaped
 from exactmark.kit.assignment import COUNTS
 from exactmark.kit.late import BANK
 from exactmark.kit.written_cases import CASE_FILES
+from exactmark.marking import overrides
 from exactmark.marking.grouping import grouped
 from exactmark.marking.student_cases import COUNT_NAMES, TO_MATCH
 from exactmark.marking.verdicts import Kind
@@ -150,6 +151,7 @@ def grade_row(outcome, assignment) -> Row:
     if student.untimed:
         row.statuses.append(sheet.UNTIMED)
         row.notes.append(student.untimed_note or sheet.NO_TIME)
+    row.overridden = [overrides.said(override) for override in data.overrides]
     if outcome.refused:
         row.mark = 0
     row.statuses = list(dict.fromkeys(row.statuses))  # two programs missing: said once
@@ -207,6 +209,10 @@ def feedback_of(outcome, row: Row, view: View) -> dict:
         for case in (case for case in cases if case.program == program):
             groups[case.group]["passed"] += case.passed
             groups[case.group]["earned"] += case.earned
+        for override in data.overrides:  # a group's own, after its cases' (overrides.ORDER)
+            if override.level == overrides.GROUP and override.what.startswith(f"{program}/") \
+                    and override.what[len(program) + 1:] in groups:
+                groups[override.what[len(program) + 1:]]["earned"] = override.after
         build = summary.build if summary else None
         programs.append({"name": program, "earned": row.programs.get(program, 0),
                          "ran": ran(data, program),
@@ -242,6 +248,9 @@ def feedback_of(outcome, row: Row, view: View) -> dict:
                 NOT_HANDED_IN_SHOWN.format(count=count, s="s" * (count != 1), program=program)
                 for program, count in missing if count],
             "none_ran": REFUSED_NONE_RAN if outcome.refused else "",
+            "overridden": [overrides.said_to_student(override, override.level != overrides.CASE
+                                                     or view.shown(override.visibility))
+                           for override in data.overrides],
             "cases_folder": CASES_FOLDER, "written": written_groups(outcome, view),
             "pack_said": CHECK_YOUR_WORK.format(url=view.pack_url) if view.pack_url else ""}
 

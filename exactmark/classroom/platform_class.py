@@ -22,7 +22,7 @@ from exactmark.base.tree import Limits, Refused, copy_file
 from exactmark.base.visible import escaped
 from exactmark.classroom import sheet
 from exactmark.classroom.roster import Student, folder_name
-from exactmark.classroom.instructor_csv import read_table
+from exactmark.base.instructor_csv import read_table
 from exactmark.classroom.times import terms_of
 from exactmark.classroom.unpack import STUDENT_ARCHIVES, name_key, unpack
 from exactmark.kit.submission import skip_reason

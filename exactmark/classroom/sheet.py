@@ -40,6 +40,8 @@ class Row:
     terms: list = field(default_factory=list)  # their own terms, and their late days: said first
     id: str = ""  # the platform's id of the student (a download's), else empty
     page: str = ""  # the student's folder of pages in OUT (students/NAME), if any
+    overridden: list = field(default_factory=list)  # each override, in the instructor's
+    # words: the note's, never the page's (a page does not name a case it does not show)
 
     @property
     def status(self) -> str:
@@ -47,7 +49,7 @@ class Row:
 
     @property
     def note(self) -> str:
-        return "; ".join(self.terms + self.notes)
+        return "; ".join([*self.terms, *self.notes, *self.overridden])
 
 
 def shown_marks(value: float) -> str:

@@ -1,14 +1,14 @@
 """The class's submission times: a CSV with the columns `student` and `submitted`, and, for a
 student with terms of their own, `deadline` (their own due date, read as `submitted` is) or
 `extension` (3 days, 36 hours: the deadline pushed back by it), read as every instructor's
-CSV is (exactmark/classroom/instructor_csv.py). A row may give terms and no time: a student
+CSV is (exactmark/base/instructor_csv.py). A row may give terms and no time: a student
 who has not handed in yet."""
 
 from datetime import datetime, timedelta
 from typing import NamedTuple
 
 from exactmark.base.visible import escaped
-from exactmark.classroom.instructor_csv import BAD_ROW, SHORT_ROW, read_table
+from exactmark.base.instructor_csv import BAD_ROW, SHORT_ROW, read_table
 from exactmark.kit.late import Terms, extended, extension_of
 
 COLUMNS = ("student",)

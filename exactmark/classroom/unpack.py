@@ -23,6 +23,7 @@ import zlib
 from pathlib import Path
 from typing import NamedTuple
 
+from exactmark.base.instructor_csv import name_key
 from exactmark.base.visible import escaped
 from exactmark.base.tree import CHUNK, FILE, FOLDER, NEW_FILE, Limits, Refused, open_folder, remove_tree
 
@@ -118,16 +119,6 @@ def student_name(entry: Path) -> str:
         if name.lower().endswith(suffix) and len(name) > len(suffix):
             return name[:-len(suffix)]
     return name
-
-
-def name_key(name: str) -> str:
-    """When two names are one student's: equal once NFKC-normalised, case-folded, and
-    stripped of format characters (Unicode Cf: zero-width spaces, bidi overrides) and
-    white space. `José` typed precomposed and `José` decomposed by a Mac, `Ann` and
-    `ann`, `alice` and `al\u200bice` are one name."""
-    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
-    return "".join(char for char in folded
-                   if unicodedata.category(char) != "Cf" and not char.isspace())
 
 
 def entries(folder: Path) -> list:

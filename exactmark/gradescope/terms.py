@@ -1,7 +1,7 @@
 """Students' own terms built into Gradescope's autograder: `exactmark gradescope NAME
 --extensions CSV` (`make gradescope ... EXTENSIONS=FILE`).
 
-The CSV is read as every instructor's CSV is (exactmark/classroom/instructor_csv.py: a BOM,
+The CSV is read as every instructor's CSV is (exactmark/base/instructor_csv.py: a BOM,
 `;` or tabs, headers in any case), one row a student:
 
     student            an email (matched whatever its case) or Gradescope's user id (a
@@ -24,7 +24,7 @@ import re
 from datetime import datetime, timezone
 
 from exactmark.base.visible import escaped
-from exactmark.classroom.instructor_csv import BAD_ROW, read_table
+from exactmark.base.instructor_csv import BAD_ROW, read_table
 from exactmark.kit.late import extension_of
 
 COLUMNS = ("student",)

@@ -5,6 +5,7 @@
                     [--late-days-left N]] [--only GLOB]... [--timeout S]
                    [--python PATH] [--isolation auto|namespaces|fallback]
                    [--student-budget S [--waiting-budget S]]
+                   [--overrides CSV --student NAME]
 
 The assignment (one of the kit's by its NAME, or an assignment file of your own) says which golden cases count and what
 each is worth. The submission is copied once, before any of its code runs,
@@ -16,7 +17,9 @@ piped, stdout compared byte for byte, and the exit status and stderr where the
 case gives them (--tty: the terminal screen too). Exit status
 0 only when every program is there and every case marked passes, else 1; 2 for a
 refused submission or option; 3 when the marker failed on a case; 130 when
-interrupted (Ctrl-C kills every run and prints what was marked).
+interrupted (Ctrl-C kills every run and prints what was marked). With --overrides,
+the rows of the file naming --student change the marks after the marking (the report
+says each; the exit status stays the marking's).
 """
 
 import argparse
@@ -41,7 +44,7 @@ from exactmark.base.visible import escaped
 from exactmark.base import from_make, messages, streams
 from exactmark.base.exits import Exit
 from exactmark.kit import written_cases
-from exactmark.marking import request, student_cases
+from exactmark.marking import overrides, records, request, student_cases
 from exactmark.kit.assignment import COUNTS, REQUIREMENTS, AssignmentError, load, names
 from exactmark.kit.late import Terms, extended, extension_of
 from exactmark.running.limits import Budget
@@ -112,6 +115,10 @@ BAD_REQUEST = f"{request.REQUEST} cannot be read as a request: {{problem}}"
 PROGRESS = "[{done}/{total}] {kind:<16} {case}"
 BUILD_PROGRESS = "[build] {program}: {said}"
 GROUP_MARKED = "marked"  # a group of the student's cases, as a progress record says it
+OVERRIDES_ALONE = "--overrides and --student go together: whose rows of the file to apply"
+OVERRIDES_OF = "Overrides of {student}, from {path}:"
+OVERRIDE_LINE = "  {said}"
+OVERRIDDEN_MARK = "Mark, overridden: {mark:.2f}/{total:.2f}"
 EXAMPLE = "example: exactmark mark path/to/student --assignment seeded --jobs 2"
 
 
@@ -228,6 +235,11 @@ def parser() -> argparse.ArgumentParser:
                        help="with --student-budget: the seconds its cases may spend waiting "
                             f"(ended idle or at the wall-clock cap), shared alike (default "
                             f"{WAITING_SECONDS})")
+    parse.add_argument("--overrides", metavar="CSV",
+                       help="marks a person corrects (columns student, what, mark, reason, "
+                            "who): the rows naming --student applied after the marking")
+    parse.add_argument("--student", metavar="NAME",
+                       help="whose rows of --overrides to apply: a name, or a platform's id")
     parse.add_argument("--check-isolation", action="store_true",
                        help="say what would confine each run here, and mark nothing: exit "
                             "status 0 when the assignment's and --require's layers are there, "
@@ -518,6 +530,13 @@ def main(argv=None) -> int:
         parse.error(NEEDS_PEXPECT)
     if options.waiting_budget and not options.student_budget:
         parse.error(WAITING_ALONE)
+    if bool(options.overrides) != bool(options.student):
+        parse.error(OVERRIDES_ALONE)
+    try:
+        corrected = (overrides.read(options.overrides, assignment) if options.overrides
+                     else None)
+    except ValueError as problem:
+        parse.error(str(problem))
     patterns = options.only or ["*"]
     selected = {program: [marked for marked in cases
                           if any(fnmatch.fnmatchcase(marked.case.id, pattern) for pattern in patterns)]
@@ -533,7 +552,8 @@ def main(argv=None) -> int:
     try:
         if options.check_isolation:
             return check_isolation(options, parse, scratch, assignment)
-        return mark(options, parse, scratch, assignment, selected, groups, submitted, terms)
+        return mark(options, parse, scratch, assignment, selected, groups, submitted, terms,
+                    corrected)
     finally:
         remove_tree(scratch)
 
@@ -586,7 +606,9 @@ def runs_python(assignment, programs) -> bool:
 
 
 def mark(options, parse, scratch: Path, assignment, selected: dict, groups: dict,
-         submitted, terms: Terms) -> int:
+         submitted, terms: Terms, corrected=None) -> int:
+    """Mark the submission; `corrected`: the overrides file read (overrides.Overrides), whose
+    rows naming --student change the results once marked."""
     started = time.monotonic()
     submission = options.submission.absolute()
     snapshot = scratch / "snapshot"
@@ -622,14 +644,18 @@ def mark(options, parse, scratch: Path, assignment, selected: dict, groups: dict
     results.selected = sum(len(chosen) for chosen in selected.values())  # golden cases
     results.late = assignment.mark_after_deadline(results.score, submitted, terms)
     write_report(results, Terminal(sys.stdout))
+    confined = {"isolation": sandbox.describe(), "python": sandbox.base_python,
+                "sandbox_per": sandbox.one_per(options.sandbox_per),
+                "users": sandbox.users, "cgroups": [str(parent) for parent in
+                                                    sandbox.groups.parents]
+                if sandbox.groups else []}
+    marked = gradescope(results, confined)
+    if corrected is not None:
+        marked = overridden(marked, corrected, options.student, assignment, submitted, terms,
+                            Terminal(sys.stdout))
     if options.json:
-        confined = {"isolation": sandbox.describe(), "python": sandbox.base_python,
-                    "sandbox_per": sandbox.one_per(options.sandbox_per),
-                    "users": sandbox.users, "cgroups": [str(parent) for parent in
-                                                        sandbox.groups.parents]
-                    if sandbox.groups else []}
         try:
-            write_json(options.json.absolute(), gradescope(results, confined))
+            write_json(options.json.absolute(), marked)
         except OSError as problem:
             print(JSON_PROBLEM.format(problem=problem), file=sys.stderr)
             return Exit.FAILED
@@ -643,6 +669,24 @@ def mark(options, parse, scratch: Path, assignment, selected: dict, groups: dict
     complete = all(cases is not None for cases in results.programs.values())
     passed = complete and (every or written) and all(result.earned_all for result in every)
     return Exit.PASSED if passed and all(group.complete for group in written) else Exit.FAILED
+
+
+def overridden(marked: dict, corrected, student: str, assignment, submitted, terms,
+               out) -> dict:
+    """results.json's `marked` with the rows of `corrected` naming `student` applied, the
+    late rule applied again to the raw score they change; each said on `out`."""
+    rows = corrected.of((student,))
+    print("", file=out)
+    if not rows:
+        print(overrides.NONE_FOR.format(student=escaped(student), path=corrected.path), file=out)
+        return marked
+    done = overrides.apply(marked, rows,
+                           lambda raw: assignment.mark_after_deadline(raw, submitted, terms))
+    print(OVERRIDES_OF.format(student=escaped(student), path=corrected.path), file=out)
+    for record in done["extra_data"]["overrides"]:
+        print(OVERRIDE_LINE.format(said=overrides.said(records.Override(**record))), file=out)
+    print(OVERRIDDEN_MARK.format(mark=done["score"], total=assignment.marks), file=out)
+    return done
 
 
 def entered(snapshot: Path, programs: list, own_folders: list = ()):

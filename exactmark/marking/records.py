@@ -135,6 +135,20 @@ class Late:
 
 
 @dataclass(frozen=True)
+class Override:
+    """A mark a person changed after the marking (exactmark.marking.overrides): what, from
+    what to what, why and by whom."""
+    what: str  # a case id, PROGRAM/GROUP, a program, or "total"
+    level: str  # case, group, program or total
+    before: float
+    after: float
+    marks: float  # what the thing is worth
+    reason: str  # escaped, as the instructor wrote it
+    who: str
+    visibility: str = ""  # a case's: a page that does not show the case does not name it
+
+
+@dataclass(frozen=True)
 class MarkingRecord:
     """results.json's extra_data."""
     assignment: str
@@ -151,6 +165,7 @@ class MarkingRecord:
     refused: str = ""  # why the marker refused the submission whole, when it did
     notes: tuple = ()  # the report's header on the submission itself: the folder entered,
     # what the copy left out (what Gradescope's summary shows the student of the header)
+    overrides: tuple = ()  # of Override, in the order applied: the marks above include them
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -170,4 +185,5 @@ class MarkingRecord:
                    tuple(Case.from_dict(case) for case in data.get("cases", ())),
                    data.get("sandbox_per", ""),
                    tuple(StudentGroup.from_dict(group) for group in data.get("student_groups", ())),
-                   data.get("refused", ""), tuple(data.get("notes", ())))
+                   data.get("refused", ""), tuple(data.get("notes", ())),
+                   tuple(Override(**override) for override in data.get("overrides", ())))

@@ -446,14 +446,20 @@ def marking_data(results: Results, isolation=(), python="", users=(),
     return records.MarkingRecord(
         results.assignment.name, tuple(isolation), python, tuple(users), tuple(cgroups),
         round(results.score, 4), programs,
-        None if late is None else records.Late(
-            late.days, late.accepted, late.cap, late.mark,
-            round(late.late.total_seconds() / 3600, 4), late.explain(results.score),
-            late.summary(), late.due.isoformat(), late.terms_said,
-            None if late.free is None else late.days_spent, late.days_left, late.free),
+        None if late is None else late_record(late, results.score),
         tuple(cases), sandbox_per,
         tuple(group.record(declared[program]) for program, student in results.student.items()
               for group in student), notes=tuple(results.notes))
+
+
+def late_record(late, raw: float) -> records.Late:
+    """The late rule applied (exactmark.kit.assignment.Late) to the raw score `raw`, as
+    data: the marker's, and again after an override changes the raw score."""
+    return records.Late(late.days, late.accepted, late.cap, late.mark,
+                        round(late.late.total_seconds() / 3600, 4), late.explain(raw),
+                        late.summary(), late.due.isoformat(), late.terms_said,
+                        None if late.free is None else late.days_spent, late.days_left,
+                        late.free)
 
 
 def verdict_data(case, program, verdict) -> records.Verdict:

@@ -43,6 +43,8 @@ class MarkRequest:
     waiting_budget: float = None
     check_isolation: bool = False
     named: str = None  # what the report calls the submission, when `submission` is a copy
+    overrides: str = None  # an overrides file: its rows naming `student` applied
+    student: str = None
 
     def options(self) -> list:
         """The marker's arguments: each option given, then `--` and the folder, so that a
