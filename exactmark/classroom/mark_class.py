@@ -5,7 +5,7 @@
                     [--canvas-url URL --canvas-course ID --canvas-assignment ID]
                     [--jobs N] [--force] [--isolation ...]
                     [--sandbox-per student|case] [--student-budget S]
-                    [--as-of TIME] [--published] [--similarity-min S]
+                    [--as-of TIME] [--published] [--similarity-min S] [--anonymous]
 
 Each entry of DIR is one student (a folder, or a .zip/.tar.gz archive, unpacked
 safely). Or DIR (or the zip itself) is a learning platform's download as it comes:
@@ -30,7 +30,9 @@ summary.html, and per student what they may see (OUT/students/NAME/: their
 feedback, and the files of the cases it shows, each case as its visibility says at
 --as-of) apart from what only the instructor may see (OUT/instructor/NAME/: the
 full report and results.json). Every run writes every student's pages again:
-marks are kept, pages follow the clock.
+marks are kept, pages follow the clock. --anonymous names each student by a pseudonym kept
+in OUT/instructor/pseudonyms.csv on their pages (OUT/students/PSEUDONYM/), the summary and
+the similarity pages (exactmark/classroom/anonymous.py); grades.csv keeps the names.
 """
 
 import argparse
@@ -53,7 +55,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from exactmark.classroom import kept_programs, pages, platform_class, sheet
+from exactmark.classroom import anonymous, kept_programs, pages, platform_class, sheet
 from exactmark.classroom.roster import class_of, unknown_in_times
 from exactmark.classroom.times import read_times
 from exactmark.classroom.unpack import name_key, unpack
@@ -478,21 +480,27 @@ def how_done(outcome: Outcome) -> str:
     return "kept" if outcome.kept else "marked"
 
 
-def similar_pairs(out: Path, assignment, outcomes: list, options, scratch: Path):
+def similar_pairs(out: Path, assignment, outcomes: list, options, scratch: Path,
+                  masks: dict):
     """The pairs of the class's programs that share code, as copydetect finds them; the
-    sample solutions are the code everyone may share."""
+    sample solutions are the code everyone may share. With `masks` (anonymous marking:
+    each student's folder -> anonymous.Mask), students go by their pseudonyms, and their
+    names are blotted out of the code the pages show."""
     from exactmark.classroom.similarity import scan  # imported by then, while the students were marked
 
     shared = scratch / "shared"
     write_assignment(assignment, shared)
-    submissions = {outcome.student.name: out / INSTRUCTOR / outcome.student.folder / PROGRAMS
-                   for outcome in outcomes if not outcome.refused}
+    shown = {outcome.student.folder: masks[outcome.student.folder].pseudonym.pseudonym
+             if masks else outcome.student.name for outcome in outcomes}
+    submissions = {shown[outcome.student.folder]: out / INSTRUCTOR / outcome.student.folder
+                   / PROGRAMS for outcome in outcomes if not outcome.refused}
     declared = assignment.programs
     return scan(submissions, list(declared),
                 {name: [shared / file for file in program.files(shared)[0]]
                  for name, program in declared.items()}, out, most=SHOWN_PAGES,
                 least=options.similarity_min,
-                languages={name: program.language.similar for name, program in declared.items()})
+                languages={name: program.language.similar for name, program in declared.items()},
+                blotted=anonymous.blotters(list(masks.values())))
 
 
 def own_only(out: Path) -> None:
@@ -582,6 +590,11 @@ def parser() -> argparse.ArgumentParser:
     parse.add_argument("--pack-url", type=pack_url, metavar="URL",
                        help="where the student pack (make student-pack) is published: each "
                             "student's page says how to check their work with it")
+    parse.add_argument("--anonymous", action="store_true",
+                       help="name each student by a pseudonym on their pages, the summary and "
+                            "the similarity pages, kept from run to run in "
+                            f"OUT/{INSTRUCTOR}/{anonymous.KEY} (pseudonym, student, id); "
+                            "grades.csv keeps the names")
     parse.add_argument("--similarity-min", type=within(float, 0, 1, BAD_SHARE), default=0.0,
                        metavar="S",
                        help="similarity.csv lists the pairs scoring at least S (default 0: all "
@@ -610,6 +623,7 @@ def main(argv=None) -> int:
         if options.times and assignment.deadline is None:
             raise ValueError(NO_DEADLINE.format(name=assignment.name))
         times = read_times(options.times, zone, name_key) if options.times else None
+        key = anonymous.Key(options.out / INSTRUCTOR / anonymous.KEY)
     except (AssignmentError, ValueError) as problem:
         parse.error(str(problem))
     try:
@@ -649,19 +663,39 @@ def main(argv=None) -> int:
         kept = sum(outcome.kept for outcome in outcomes)
         if kept:
             print(SKIPPED.format(count=kept), file=sys.stderr)
-        scanned = similar_pairs(out, assignment, outcomes, options, scratch)
+        masks = {outcome.student.folder: anonymous.mask_of(
+            outcome.student, key.of(outcome.student), options.submissions)
+            for outcome in outcomes} if options.anonymous else {}
+        if masks:
+            key.write()  # before any page names a pseudonym
+        scanned = similar_pairs(out, assignment, outcomes, options, scratch, masks)
         rows = [pages.grade_row(outcome, assignment) for outcome in outcomes]
-        view = pages.View(assignment, as_of, options.published, options.pack_url or "")
-        for outcome, row in zip(outcomes, rows):
-            row.page = f"{STUDENTS}/{outcome.student.folder}"
-            pages.write_feedback(out / STUDENTS / outcome.student.folder, outcome, row, view)
+        view = pages.View(assignment, as_of, options.published, options.pack_url or "",
+                          anonymous=options.anonymous)
+        folders = [masks[outcome.student.folder].pseudonym.folder if masks
+                   else outcome.student.folder for outcome in outcomes]
+        shown = []  # (outcome, row) as the pages show them
+        for outcome, row, folder in zip(outcomes, rows, folders):
+            row.page = f"{STUDENTS}/{folder}"
+            shown.append(anonymous.masked(outcome, row, masks[outcome.student.folder])
+                         if masks else (outcome, row))
+            pages.write_feedback(out / row.page, *shown[-1], view)
+        stale, said = anonymous.stale_pages(out / STUDENTS, set(folders), key,
+                                            options.anonymous)
+        for folder in stale:
+            remove_tree(folder)
+        if said:
+            print(said, file=sys.stderr)
         pairs = platform_class.member_rows(taken, outcomes, rows, list(assignment.marked_cases)) \
             if taken else [(None, row) for row in rows]
         sheet.write_grades(out / "grades.csv", list(assignment.marked_cases),
                            [row for _, row in pairs])
         sheet.write_similarity(out / "similarity.csv", scanned.pairs)
-        pages.write_summary(out, outcomes, rows, scanned, view,
-                            {o.student.name: f"{STUDENTS}/{o.student.folder}" for o in outcomes},
+        if masks:  # in the class's order, the names' order would show through
+            shown.sort(key=lambda page: page[0].student.name)
+        pages.write_summary(out, [outcome for outcome, _ in shown], [row for _, row in shown],
+                            scanned, view,
+                            {row.student: row.page for _, row in shown},
                             options.similarity_min,
                             [row.student for _, row in pairs if sheet.NO_SUBMISSION in row.statuses])
         back, not_back, zipped = None, "", None
@@ -669,8 +703,9 @@ def main(argv=None) -> int:
             zipped, attached = platform_class.feedback_files(taken, out, pairs)
             try:
                 back = taken.module.write_back(out, taken.download, platform_class.returned(
-                    pairs, assignment, {f"{STUDENTS}/{o.student.folder}": o.student.submitted
-                                        for o in outcomes}, attached), taken.context)
+                    pairs, assignment, {row.page: outcome.student.submitted
+                                        for outcome, row in zip(outcomes, rows)}, attached),
+                    taken.context)
             except ValueError as problem:
                 not_back = str(problem)
     except KeyboardInterrupt:
@@ -744,5 +779,6 @@ def warn(students: list, times, unknown: list = None, untimed_said: str = UNTIME
 if __name__ == "__main__":
     sys.exit(main(from_make.arguments(parser(), [("MARK_ASSIGNMENT", "--assignment"),
                                                  ("MARK_OUT", "--out"), ("MARK_TIMES", "--times")],
-                                      "MARK_SUBMISSIONS", NO_SUBMISSIONS)
+                                      "MARK_SUBMISSIONS", NO_SUBMISSIONS,
+                                      flags=[("MARK_ANONYMOUS", "--anonymous")])
                   if "MARK_SUBMISSIONS" in os.environ else None))
