@@ -32,7 +32,7 @@ feedback, and the files of the cases it shows, each case as its visibility says 
 full report and results.json). Every run writes every student's pages again:
 marks are kept, pages follow the clock. --anonymous names each student by a pseudonym kept
 in OUT/instructor/pseudonyms.csv on their pages (OUT/students/PSEUDONYM/), the summary and
-the similarity pages (exactmark/classroom/anonymous.py); grades.csv keeps the names.
+the similarity pages; grades.csv keeps the names.
 """
 
 import argparse
