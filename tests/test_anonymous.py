@@ -347,6 +347,8 @@ def test_a_note_says_the_student_by_pseudonym_or_is_left_off():
         "the copy /tmp/x/Student 7QX4 failed"
     assert mask.said("handed in again: not martin_zoe_old.py") == anonymous.WITHHELD
     assert mask.said("more than 5 days late") == "more than 5 days late"
+    an = mask_of(student("an"), Pseudonym("Student 7QX4", "an"), Path("class"))
+    assert an.said("an entry named so") == anonymous.WITHHELD  # "an": never replaced, left off
     blot = "\u2592"
     assert mask.blotted("# ZOË, zoe@uni.example; Martin's\n") == \
         f"# {blot * 3}, {blot * 3}@uni.example; {blot * 6}'s\n"

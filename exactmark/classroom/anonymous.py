@@ -27,6 +27,7 @@ from exactmark.base.visible import escaped
 from exactmark.classroom.instructor_csv import read_table
 from exactmark.classroom.roster import ascii_spelling
 from exactmark.classroom.unpack import student_name
+from exactmark.platforms.download import Person
 
 KEY = "pseudonyms.csv"  # in OUT/instructor/
 COLUMNS = ("pseudonym", "student", "id")
@@ -35,6 +36,7 @@ CODE_SYMBOLS = "BCDFGHJKMNPQRSTVWXZ23456789"  # no vowel (nor Y): no word; no 0/
 CODE_LENGTH = 4  # 27**4 - 19**4 = 401120 codes with a digit: plenty for a course's students
 PLAIN_PSEUDONYM = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._-]{0,60}")
 SHORTEST_NAME_WORD = 2  # "Li", "Ng": a word of a name, left off a page wherever it stands
+SHORTEST_FORM = 3  # a shorter name ("an") is not replaced where it may be a word: left off
 SHORTEST_ID_WORD = 4  # an id shorter than this is a number a note may hold for other reasons
 WORD = re.compile(r"[^\W_]+")  # a word of a name: letters and digits
 BLOT = "\u2592"  # what stands for each character of a name in a student's code (▒)
@@ -234,16 +236,19 @@ def mask_of(student, pseudonym: Pseudonym, root: Path) -> Mask:
     words = {part for name in names for part in WORD.findall(folded(name))
              if len(part) >= SHORTEST_NAME_WORD}
     words |= {folded(name) for name in ids if len(name) >= SHORTEST_ID_WORD}
-    return Mask(pseudonym, entry, forms, words, names)
+    return Mask(pseudonym, {form for form in entry if len(form) >= SHORTEST_FORM},
+                {form for form in forms if len(form) >= SHORTEST_FORM}, words, names)
 
 
 def masked(outcome, row, mask: Mask):
     """(the outcome, the row) as the pages show them: the student is the pseudonym, their
-    folder the pseudonym's, no id; each line that could name them said by pseudonym."""
+    folder the pseudonym's, no id, a team's members only counted, no file of the download;
+    each line that could name them said by pseudonym."""
     student = outcome.student
     shown = replace(student, name=mask.pseudonym.pseudonym, entry=Path(mask.pseudonym.folder),
-                    folder=mask.pseudonym.folder, id="", notes=[mask.said(note) for note in
-                                                                 student.notes],
+                    folder=mask.pseudonym.folder, id="", files={},
+                    members=[Person("", "") for _ in student.members],
+                    notes=[mask.said(note) for note in student.notes],
                     reason=mask.said(student.reason) if student.reason else "",
                     untimed_note=mask.said(student.untimed_note)
                     if student.untimed_note else "")
