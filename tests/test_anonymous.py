@@ -131,7 +131,9 @@ def test_no_page_of_an_anonymous_class_holds_a_name(anonymous_class):
 
 
 def test_the_key_maps_each_pseudonym_to_its_student_and_to_grades_page_column(anonymous_class):
-    _, _, _, out, _ = anonymous_class
+    _, _, _, out, done = anonymous_class
+    assert done.stdout.rstrip().endswith(f"; and {out / 'instructor' / 'pseudonyms.csv'}, the "
+                                         "key from each pseudonym to its student (yours only)")
     key = read_csv(out / "instructor" / "pseudonyms.csv")
     assert sorted(row["student"] for row in key) == sorted([ENTRIES[ANN], BOB, JOSE, ZOE,
                                                             LUKASZ])  # a refused entry: its file

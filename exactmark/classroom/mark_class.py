@@ -130,6 +130,7 @@ EXAMPLE = ("example: exactmark class submissions --assignment seeded --out marke
            "ARGS=\"--from canvas\"")
 WROTE_BACK = "; and {path}, the marks in {platform}'s import format"
 WROTE_PAGES = "; and {path}, {said}"
+WROTE_KEY = "; and {path}, the key from each pseudonym to its student (yours only)"
 MARKER_FAILED = "the marker ended with status {status}: {said}"
 MARKER_ERROR = "the marker failed on a case (its report says which): mark this student again"
 OWN_FILES_FAILED = "the class marker's own work failed ({problem}): mark this student again"
@@ -503,6 +504,37 @@ def similar_pairs(out: Path, assignment, outcomes: list, options, scratch: Path,
                 blotted=anonymous.blotters(list(masks.values())))
 
 
+def pseudonyms(key, outcomes: list, submissions: Path) -> dict:
+    """{each student's folder: their anonymous.Mask}, the key written with any new
+    pseudonym before a page names one."""
+    masks = {outcome.student.folder: anonymous.mask_of(outcome.student, key.of(outcome.student),
+                                                       submissions) for outcome in outcomes}
+    key.write()
+    return masks
+
+
+def student_pages(out: Path, outcomes: list, rows: list, view, masks: dict, key) -> list:
+    """Each student's pages written, in the folder their row's page names: by name, or with
+    `masks` (anonymous marking) by pseudonym. What an earlier run left in OUT/students/ that
+    this one does not write again is removed, and said (anonymous.stale_pages). The (outcome,
+    row) pairs as the pages show them, for the summary, in the order of their names shown."""
+    shown = []
+    for outcome, row in zip(outcomes, rows):
+        mask = masks.get(outcome.student.folder)
+        row.page = f"{STUDENTS}/{mask.pseudonym.folder if mask else outcome.student.folder}"
+        shown.append(anonymous.masked(outcome, row, mask) if mask else (outcome, row))
+        pages.write_feedback(out / row.page, *shown[-1], view)
+    stale, said = anonymous.stale_pages(out / STUDENTS, {Path(row.page).name for row in rows},
+                                        key, view.anonymous)
+    for folder in stale:
+        remove_tree(folder)
+    if said:
+        print(said, file=sys.stderr)
+    if masks:  # the class's order would show the order of the names through
+        shown.sort(key=lambda page: page[0].student.name)
+    return shown
+
+
 def own_only(out: Path) -> None:
     """OUT and all in it for its owner only (a folder from an earlier kit may be open to
     all), through descriptors that follow no link."""
@@ -663,36 +695,17 @@ def main(argv=None) -> int:
         kept = sum(outcome.kept for outcome in outcomes)
         if kept:
             print(SKIPPED.format(count=kept), file=sys.stderr)
-        masks = {outcome.student.folder: anonymous.mask_of(
-            outcome.student, key.of(outcome.student), options.submissions)
-            for outcome in outcomes} if options.anonymous else {}
-        if masks:
-            key.write()  # before any page names a pseudonym
+        masks = pseudonyms(key, outcomes, options.submissions) if options.anonymous else {}
         scanned = similar_pairs(out, assignment, outcomes, options, scratch, masks)
         rows = [pages.grade_row(outcome, assignment) for outcome in outcomes]
         view = pages.View(assignment, as_of, options.published, options.pack_url or "",
                           anonymous=options.anonymous)
-        folders = [masks[outcome.student.folder].pseudonym.folder if masks
-                   else outcome.student.folder for outcome in outcomes]
-        shown = []  # (outcome, row) as the pages show them
-        for outcome, row, folder in zip(outcomes, rows, folders):
-            row.page = f"{STUDENTS}/{folder}"
-            shown.append(anonymous.masked(outcome, row, masks[outcome.student.folder])
-                         if masks else (outcome, row))
-            pages.write_feedback(out / row.page, *shown[-1], view)
-        stale, said = anonymous.stale_pages(out / STUDENTS, set(folders), key,
-                                            options.anonymous)
-        for folder in stale:
-            remove_tree(folder)
-        if said:
-            print(said, file=sys.stderr)
+        shown = student_pages(out, outcomes, rows, view, masks, key)
         pairs = platform_class.member_rows(taken, outcomes, rows, list(assignment.marked_cases)) \
             if taken else [(None, row) for row in rows]
         sheet.write_grades(out / "grades.csv", list(assignment.marked_cases),
                            [row for _, row in pairs])
         sheet.write_similarity(out / "similarity.csv", scanned.pairs)
-        if masks:  # in the class's order, the names' order would show through
-            shown.sort(key=lambda page: page[0].student.name)
         pages.write_summary(out, [outcome for outcome, _ in shown], [row for _, row in shown],
                             scanned, view,
                             {row.student: row.page for _, row in shown},
@@ -720,7 +733,9 @@ def main(argv=None) -> int:
                        instructor=out / INSTRUCTOR)
           + (WROTE_BACK.format(platform=taken.platform, path=back) if back else "")
           + (WROTE_PAGES.format(path=zipped, said=taken.module.FEEDBACK_ZIP_SAID)
-             if zipped else ""))
+             if zipped else "")
+          + (WROTE_KEY.format(path=out / INSTRUCTOR / anonymous.KEY) if options.anonymous
+             else ""))
     if taken and back is None and taken.module.NOT_WRITTEN and not not_back:
         print(NOT_WRITTEN.format(said=taken.module.NOT_WRITTEN), file=sys.stderr)
     if not_back:
