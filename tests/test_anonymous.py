@@ -366,3 +366,17 @@ def test_anonymous_from_make_is_the_flag_and_0_is_not(monkeypatch):
         ["--anonymous"]
     monkeypatch.setenv("MARK_ANONYMOUS", "0")
     assert from_make.arguments(parse, flags=[("MARK_ANONYMOUS", "--anonymous")]) == []
+
+
+def test_a_run_into_an_out_whose_key_cannot_be_read_is_refused_before_marking(tmp_path):
+    (tmp_path / "class" / "ann").mkdir(parents=True)
+    (tmp_path / "out" / "instructor").mkdir(parents=True)
+    (tmp_path / "out" / "instructor" / "pseudonyms.csv").write_text(
+        "pseudonym,student\nStudent 7QX4,ann\nStudent 7QX4,bob\n", encoding="utf-8")
+    status, _, errors = run([tmp_path / "class", "--assignment", "seeded", "--out",
+                             tmp_path / "out"])  # without --anonymous too: it clears by the key
+    assert status == 2
+    assert errors.splitlines()[-1] == (
+        f"exactmark class: error: {tmp_path / 'out' / 'instructor' / 'pseudonyms.csv'}, line 3: "
+        "the pseudonym Student 7QX4 is given twice")
+    assert not (tmp_path / "out" / "grades.csv").exists()
