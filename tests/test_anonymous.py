@@ -49,8 +49,8 @@ def assignment_file(root: Path) -> Path:
 def class_of_five(root: Path) -> Path:
     """Zoë Ångström: right, her name in a comment and a string; Łukasz Wójcik: her code
     copied whole, his name above it; José María Núñez: an archive of solitaire_1 alone, in a
-    folder named after him; Ann O'Neil: a .rar, refused by its name; bob smith: solitaire_1
-    alone, one word wrong."""
+    folder named after him; Ann O'Neil: a .rar, refused by its name; bob smith: solitaire_1,
+    one word wrong, and solitaire_2 in a folder named after him (a look-alike, not marked)."""
     solutions, klass = root / "solutions", root / "class"
     write_all(solutions)
     right = {program: (solutions / f"{program}.py").read_text(encoding="utf-8")
@@ -65,6 +65,8 @@ def class_of_five(root: Path) -> Path:
         (klass / student).mkdir(parents=True)
         for program, text in files.items():
             (klass / student / f"{program}.py").write_text(text, encoding="utf-8")
+    (klass / BOB / BOB).mkdir()  # a look-alike the pages name: `bob smith/solitaire_2.py`
+    (klass / BOB / BOB / "solitaire_2.py").write_text(right["solitaire_2"], encoding="utf-8")
     with zipfile.ZipFile(klass / ENTRIES[JOSE], "w") as archive:
         archive.writestr(f"{JOSE}/solitaire_1.py", right["solitaire_1"])
     (klass / ENTRIES[ANN]).write_bytes(b"Rar!\x1a\x07\x00")
@@ -161,6 +163,17 @@ def test_a_refused_entry_is_refused_by_its_pseudonym(anonymous_class):
     assert f"refused: {ENTRIES[ANN]}:" in done.stderr  # the instructor's terminal names it
     grades = {row["student"]: row for row in read_csv(out / "grades.csv")}
     assert grades[ENTRIES[ANN]]["note"].startswith(f'"{ENTRIES[ANN]}" is neither a folder')
+
+
+def test_a_look_alike_in_a_folder_named_after_the_student_is_named_by_pseudonym(
+        anonymous_class):
+    _, _, _, out, _ = anonymous_class
+    key = {row["student"]: row["pseudonym"] for row in read_csv(out / "instructor" /
+                                                                "pseudonyms.csv")}
+    page = (out / "students" / key[BOB].replace(" ", "-") / "feedback.txt").read_text("utf-8")
+    assert (f"  solitaire_2: solitaire_2.py is not in the submission: 0 of 2.00 marks; "
+            f"`{key[BOB]}/solitaire_2.py` looks like it, but only the exact name "
+            "solitaire_2.py is marked: rename it\n") in page
 
 
 def test_the_similarity_pages_name_the_pair_by_pseudonym_and_blot_names_in_the_code(

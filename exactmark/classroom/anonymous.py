@@ -26,7 +26,7 @@ from exactmark.base.spreadsheet import replaced, spreadsheet_text
 from exactmark.base.visible import escaped
 from exactmark.classroom.instructor_csv import read_table
 from exactmark.classroom.roster import ascii_spelling
-from exactmark.classroom.unpack import student_name
+from exactmark.classroom.unpack import FOLDER_KIND, student_name
 from exactmark.platforms.download import Person
 
 KEY = "pseudonyms.csv"  # in OUT/instructor/
@@ -164,7 +164,7 @@ def word(text: str) -> re.Pattern:
 class Mask:
     """One student's pseudonym and the forms of their name it stands for."""
     pseudonym: Pseudonym
-    entry: set  # the entry's file name, as a refusal quotes it
+    entry: set  # the entry's file name (an archive's, a refused file's), as a refusal quotes it
     forms: set  # the name, the folder it was given, the platform's ids and names, ...
     words: set  # each word of the name and of the members' names, folded; the ids
     names: list  # the name, the members' names
@@ -231,8 +231,9 @@ def mask_of(student, pseudonym: Pseudonym, root: Path) -> Mask:
     forms |= {person.email for person in people if person.email}
     forms |= spellings(student.folder) if student.folder else set()
     if student.entry != root:
-        entry = spellings(student.entry.name)
         forms |= spellings(student_name(student.entry))
+        if student.kind != FOLDER_KIND:  # a folder's name is the student's name
+            entry = spellings(student.entry.name)
     words = {part for name in names for part in WORD.findall(folded(name))
              if len(part) >= SHORTEST_NAME_WORD}
     words |= {folded(name) for name in ids if len(name) >= SHORTEST_ID_WORD}
@@ -252,11 +253,23 @@ def masked(outcome, row, mask: Mask):
                     reason=mask.said(student.reason) if student.reason else "",
                     untimed_note=mask.said(student.untimed_note)
                     if student.untimed_note else "")
-    return (replace(outcome, student=shown,
+    return (replace(outcome, student=shown, results=results_said(outcome.results, mask),
                     refused=mask.said(outcome.refused) if outcome.refused else "",
                     failed=mask.said(outcome.failed) if outcome.failed else ""),
             replace(row, student=shown.name, id="", notes=[mask.said(note) for note in row.notes],
                     statuses=list(row.statuses), programs=dict(row.programs)))
+
+
+def results_said(results, mask: Mask):
+    """A marking's results as the pages read them, each program's reason for counting 0 said
+    by pseudonym: it names the look-alike files a submission holds (`Zoë Ång/solitaire_2.py`
+    looks like it), and a folder in a submission may be named after its author."""
+    if not results:
+        return results
+    data = results.get("extra_data", {})
+    return {**results, "extra_data": {**data, "programs": {
+        name: {**program, "missing": mask.said(program.get("missing") or "")}
+        for name, program in data.get("programs", {}).items()}}}
 
 
 def stale_pages(students: Path, pages: set, key: Key, anonymous: bool) -> tuple:
