@@ -6,7 +6,7 @@
                     [--jobs N] [--force] [--isolation ...]
                     [--sandbox-per student|case] [--student-budget S]
                     [--as-of TIME] [--published] [--similarity-min S] [--ledger CSV]
-                    [--overrides CSV]
+                    [--overrides CSV] [--anonymous]
 
 Each entry of DIR is one student (a folder, or a .zip/.tar.gz archive, unpacked
 safely). Or DIR (or the zip itself) is a learning platform's download as it comes:
@@ -44,6 +44,10 @@ row of yours with the assignment `grant` and days -1 gives a student a day back.
 --overrides CSV (columns student, what, mark, reason, who) changes marks a person
 corrects after the marking, every run, on the marker's own results (marked.json, kept):
 changing the file never marks a student again, and a re-run or --force keeps them.
+
+--anonymous names each student by a pseudonym kept
+in OUT/instructor/pseudonyms.csv on their pages (OUT/students/PSEUDONYM/), the summary and
+the similarity pages; grades.csv keeps the names.
 """
 
 import argparse
@@ -67,7 +71,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from exactmark.classroom import kept_programs, ledger, pages, platform_class, sheet
+from exactmark.classroom import anonymous, kept_programs, ledger, pages, platform_class, sheet
 from exactmark.classroom.roster import NO_TIME_GIVEN, class_of, unknown_in_times
 from exactmark.classroom.times import extension_text, read_times
 from exactmark.classroom.unpack import name_key, student_name, unpack
@@ -148,6 +152,7 @@ EXAMPLE = ("example: exactmark class submissions --assignment seeded --out marke
            "ARGS=\"--from canvas\"")
 WROTE_BACK = "; and {path}, the marks in {platform}'s import format"
 WROTE_PAGES = "; and {path}, {said}"
+WROTE_KEY = "; and {path}, the key from each pseudonym to its student (yours only)"
 MARKER_FAILED = "the marker ended with status {status}: {said}"
 MARKER_ERROR = "the marker failed on a case (its report says which): mark this student again"
 OWN_FILES_FAILED = "the class marker's own work failed ({problem}): mark this student again"
@@ -535,21 +540,58 @@ def how_done(outcome: Outcome) -> str:
     return "kept" if outcome.kept else "marked"
 
 
-def similar_pairs(out: Path, assignment, outcomes: list, options, scratch: Path):
+def similar_pairs(out: Path, assignment, outcomes: list, options, scratch: Path,
+                  masks: dict):
     """The pairs of the class's programs that share code, as copydetect finds them; the
-    sample solutions are the code everyone may share."""
+    sample solutions are the code everyone may share. With `masks` (anonymous marking:
+    each student's folder -> anonymous.Mask), students go by their pseudonyms, and their
+    names are blotted out of the code the pages show."""
     from exactmark.classroom.similarity import scan  # imported by then, while the students were marked
 
     shared = scratch / "shared"
     write_assignment(assignment, shared)
-    submissions = {outcome.student.name: out / INSTRUCTOR / outcome.student.folder / PROGRAMS
-                   for outcome in outcomes if not outcome.refused}
+    shown = {outcome.student.folder: masks[outcome.student.folder].pseudonym.pseudonym
+             if masks else outcome.student.name for outcome in outcomes}
+    submissions = {shown[outcome.student.folder]: out / INSTRUCTOR / outcome.student.folder
+                   / PROGRAMS for outcome in outcomes if not outcome.refused}
     declared = assignment.programs
     return scan(submissions, list(declared),
                 {name: [shared / file for file in program.files(shared)[0]]
                  for name, program in declared.items()}, out, most=SHOWN_PAGES,
                 least=options.similarity_min,
-                languages={name: program.language.similar for name, program in declared.items()})
+                languages={name: program.language.similar for name, program in declared.items()},
+                blotted=anonymous.blotters(list(masks.values())))
+
+
+def pseudonyms(key, outcomes: list, submissions: Path) -> dict:
+    """{each student's folder: their anonymous.Mask}, the key written with any new
+    pseudonym before a page names one."""
+    masks = {outcome.student.folder: anonymous.mask_of(outcome.student, key.of(outcome.student),
+                                                       submissions) for outcome in outcomes}
+    key.write()
+    return masks
+
+
+def student_pages(out: Path, outcomes: list, rows: list, view, masks: dict, key) -> list:
+    """Each student's pages written, in the folder their row's page names: by name, or with
+    `masks` (anonymous marking) by pseudonym. What an earlier run left in OUT/students/ that
+    this one does not write again is removed, and said (anonymous.stale_pages). The (outcome,
+    row) pairs as the pages show them, for the summary, in the order of their names shown."""
+    shown = []
+    for outcome, row in zip(outcomes, rows):
+        mask = masks.get(outcome.student.folder)
+        row.page = f"{STUDENTS}/{mask.pseudonym.folder if mask else outcome.student.folder}"
+        shown.append(anonymous.masked(outcome, row, mask) if mask else (outcome, row))
+        pages.write_feedback(out / row.page, *shown[-1], view)
+    stale, said = anonymous.stale_pages(out / STUDENTS, {Path(row.page).name for row in rows},
+                                        key, view.anonymous)
+    for folder in stale:
+        remove_tree(folder)
+    if said:
+        print(said, file=sys.stderr)
+    if masks:  # the class's order would show the order of the names through
+        shown.sort(key=lambda page: page[0].student.name)
+    return shown
 
 
 def known_as(student) -> tuple:
@@ -658,6 +700,11 @@ def parser() -> argparse.ArgumentParser:
                        help="marks a person corrects (columns student, what, mark, reason, "
                             "who; what: a case, PROGRAM/GROUP, a program or total): applied "
                             "after the marking, every run, never marking a student again")
+    parse.add_argument("--anonymous", action="store_true",
+                       help="name each student by a pseudonym on their pages, the summary and "
+                            "the similarity pages, kept from run to run in "
+                            f"OUT/{INSTRUCTOR}/{anonymous.KEY} (pseudonym, student, id); "
+                            "grades.csv keeps the names")
     parse.add_argument("--similarity-min", type=within(float, 0, 1, BAD_SHARE), default=0.0,
                        metavar="S",
                        help="similarity.csv lists the pairs scoring at least S (default 0: all "
@@ -691,6 +738,7 @@ def main(argv=None) -> int:
             if options.times else None
         term = ledger.read_ledger(options.ledger) if options.ledger else None
         corrected = overrides.read(options.overrides, assignment) if options.overrides else None
+        key = anonymous.Key(options.out / INSTRUCTOR / anonymous.KEY)
     except (AssignmentError, ValueError) as problem:
         parse.error(str(problem))
     try:
@@ -733,15 +781,15 @@ def main(argv=None) -> int:
         kept = sum(outcome.kept for outcome in outcomes)
         if kept:
             print(SKIPPED.format(count=kept), file=sys.stderr)
-        scanned = similar_pairs(out, assignment, outcomes, options, scratch)
+        masks = pseudonyms(key, outcomes, options.submissions) if options.anonymous else {}
+        scanned = similar_pairs(out, assignment, outcomes, options, scratch, masks)
         rows = [pages.grade_row(outcome, assignment) for outcome in outcomes]
         view = pages.View(assignment, as_of, options.published, options.pack_url or "",
                           tuple(student.terms for student in students)  # and those who have
                           + tuple(taken.terms.values() if taken else ())  # not handed in yet
-                          + tuple(timed.terms for timed in (times or {}).values()))
-        for outcome, row in zip(outcomes, rows):
-            row.page = f"{STUDENTS}/{outcome.student.folder}"
-            pages.write_feedback(out / STUDENTS / outcome.student.folder, outcome, row, view)
+                          + tuple(timed.terms for timed in (times or {}).values()),
+                          anonymous=options.anonymous)
+        shown = student_pages(out, outcomes, rows, view, masks, key)
         pairs = platform_class.member_rows(taken, outcomes, rows, list(assignment.marked_cases),
                                            assignment, as_of) \
             if taken else [(None, row) for row in rows]
@@ -752,8 +800,9 @@ def main(argv=None) -> int:
         sheet.write_grades(out / "grades.csv", list(assignment.marked_cases),
                            [row for _, row in pairs])
         sheet.write_similarity(out / "similarity.csv", scanned.pairs)
-        pages.write_summary(out, outcomes, rows, scanned, view,
-                            {o.student.name: f"{STUDENTS}/{o.student.folder}" for o in outcomes},
+        pages.write_summary(out, [outcome for outcome, _ in shown], [row for _, row in shown],
+                            scanned, view,
+                            {row.student: row.page for _, row in shown},
                             options.similarity_min,
                             [row.student for _, row in pairs if sheet.NO_SUBMISSION in row.statuses])
         back, not_back, zipped, not_kept = None, "", None, ""
@@ -761,8 +810,9 @@ def main(argv=None) -> int:
             zipped, attached = platform_class.feedback_files(taken, out, pairs)
             try:
                 back = taken.module.write_back(out, taken.download, platform_class.returned(
-                    pairs, assignment, {f"{STUDENTS}/{o.student.folder}": o.student
-                                        for o in outcomes}, attached), taken.context)
+                    pairs, assignment, {row.page: outcome.student
+                                        for outcome, row in zip(outcomes, rows)}, attached),
+                    taken.context)
             except ValueError as problem:
                 not_back = str(problem)
         spent = ledger.spent_rows(assignment, students, rows) if term is not None else []
@@ -783,7 +833,9 @@ def main(argv=None) -> int:
                        instructor=out / INSTRUCTOR)
           + (WROTE_BACK.format(platform=taken.platform, path=back) if back else "")
           + (WROTE_PAGES.format(path=zipped, said=taken.module.FEEDBACK_ZIP_SAID)
-             if zipped else ""))
+             if zipped else "")
+          + (WROTE_KEY.format(path=out / INSTRUCTOR / anonymous.KEY) if options.anonymous
+             else ""))
     if taken and back is None and taken.module.NOT_WRITTEN and not not_back:
         print(NOT_WRITTEN.format(said=taken.module.NOT_WRITTEN), file=sys.stderr)
     if not_back:
@@ -868,5 +920,6 @@ if __name__ == "__main__":
                                                  ("MARK_OUT", "--out"), ("MARK_TIMES", "--times"),
                                                  ("MARK_LEDGER", "--ledger"),
                                                  ("MARK_OVERRIDES", "--overrides")],
-                                      "MARK_SUBMISSIONS", NO_SUBMISSIONS)
+                                      "MARK_SUBMISSIONS", NO_SUBMISSIONS,
+                                      flags=[("MARK_ANONYMOUS", "--anonymous")])
                   if "MARK_SUBMISSIONS" in os.environ else None))

@@ -56,6 +56,7 @@ REFERENCE_WITHHELD = "how it differs from what the reference prints: {when}"
 NO_TEAM = "no student has a valid case in this group"
 FAIL_THE_SAME_WAY = "{count} cases fail the same way: {cases}"  # then the first one's words
 TEAM = "a team of {members}: each gets this mark"
+TEAM_COUNTED = "a team of {count}: each gets this mark"  # anonymous marking names none
 MEMBER = "{name} ({id})"
 
 
@@ -67,6 +68,7 @@ class View:
     published: bool
     pack_url: str = ""  # where the student pack is published, when it is
     terms: tuple = ()  # every student's of the class (None: the common): the last window
+    anonymous: bool = False  # students named by pseudonym (exactmark.classroom.anonymous)
 
     def shown(self, visibility_of: str) -> bool:
         return visibility.is_shown(visibility_of, self.assignment, self.as_of, self.published,
@@ -231,10 +233,7 @@ def feedback_of(outcome, row: Row, view: View) -> dict:
                for program, marked_cases in assignment.marked_cases.items()
                if data.programs.get(program) and not data.programs[program].submitted]
     return {"student": outcome.student.name, "assignment": assignment, "row": row,
-            "members": TEAM.format(members=", ".join(MEMBER.format(name=escaped(person.name),
-                                                                   id=escaped(person.id))
-                                                     for person in outcome.student.members))
-            if len(outcome.student.members) > 1 else "",
+            "members": team(outcome.student.members, view),
             "late": late.explanation if late else "", "programs": programs,
             "failing": [case for case in shown if not case.passed],
             "failing_groups": [{"cases": cases, "said": FAIL_THE_SAME_WAY.format(
@@ -253,6 +252,17 @@ def feedback_of(outcome, row: Row, view: View) -> dict:
                            for override in data.overrides],
             "cases_folder": CASES_FOLDER, "written": written_groups(outcome, view),
             "pack_said": CHECK_YOUR_WORK.format(url=view.pack_url) if view.pack_url else ""}
+
+
+def team(members: list, view: View) -> str:
+    """Who shares the mark, on a team's page: by name, or counted when marking is anonymous."""
+    if len(members) <= 1:
+        return ""
+    if view.anonymous:
+        return TEAM_COUNTED.format(count=len(members))
+    return TEAM.format(members=", ".join(MEMBER.format(name=escaped(person.name),
+                                                       id=escaped(person.id))
+                                         for person in members))
 
 
 def same_way(case) -> tuple:
@@ -419,6 +429,7 @@ def write_summary(out: Path, outcomes: list, rows: list, scanned, view: View,
             "all_pairs": len(scanned.pairs), "least": least, "coverage": coverage(outcomes, scanned, assignment),
             "links": links, "mean": sum(marks) / len(marks) if marks else 0, "absent": absent,
             "late_rule": late_rule(assignment), "as_of": view.as_of,
+            "anonymous": view.anonymous,
             "shown_from": None if view.published else visibility.shown_from(assignment,
                                                                              view.terms)}
     (out / "summary.html").write_text(TEMPLATES.get_template("summary.html").render(**page),

@@ -75,7 +75,8 @@ def write_grades(path, programs: list, rows: list) -> None:
 def write_similarity(path, pairs: list) -> None:
     """Every pair of one program's versions that share code beyond the shared code, most
     similar first (exactmark.classroom.similarity: the score weighs code by how few versions
-    hold it, the share in full does not); students named as grades.csv names them."""
+    hold it, the share in full does not); students named as the pages name them (by
+    pseudonym when marking is anonymous, exactmark.classroom.anonymous)."""
     with replaced(path) as file:
         sheet = csv.writer(file)
         sheet.writerow(SIMILARITY_COLUMNS)

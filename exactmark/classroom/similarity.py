@@ -199,12 +199,14 @@ class _Match:
 
 
 def scan(submissions: dict, programs: list, shared, out: Path, most: int = 20,
-         least: float = 0.0, languages: dict = None) -> Scan:
+         least: float = 0.0, languages: dict = None, blotted: dict = None) -> Scan:
     """Every pair scoring at least `least`, most similar first; the `most` first each get
     a page under out/similarity/. `submissions` are folders as exactmark.classroom.
     kept_programs keeps them, `programs` file names in each; `shared` the files everyone
     may share, for all programs or ({program: [files]}) for each; `languages` each program's
-    tokenizer (a Pygments lexer name; Python by default).
+    tokenizer (a Pygments lexer name; Python by default); `blotted` (anonymous marking) a
+    function per student that blots their name out of a text, applied to what a page or
+    the summary shows of their files (it is compared as it is).
 
     Each program is compared only with the same program of the other students; a student without
     it (or whose copy is a link or binary) is left out of that program's pairs, and the scan says
@@ -215,7 +217,7 @@ def scan(submissions: dict, programs: list, shared, out: Path, most: int = 20,
     folder = Path(out) / FOLDER
     for old in folder.glob(OLD_PAGES):
         old.unlink()
-    languages = languages or {}
+    languages, blotted = languages or {}, blotted or {}
     lookalikes = {name: kept_programs.taken(Path(where)) for name, where in submissions.items()}
     matches, cut, left_out, taken = [], {}, {}, {}
     for program in programs:
@@ -231,6 +233,7 @@ def scan(submissions: dict, programs: list, shared, out: Path, most: int = 20,
                 left_out[name, program] = str(why)
                 continue
             if taken_for:
+                taken_for = blotted.get(name, str)(taken_for)
                 taken[name, program] = taken_for
             if code.truncated:
                 cut[name, program] = CUT.format(size=code.kib, kib=MOST_BYTES // 1024)
@@ -252,7 +255,7 @@ def scan(submissions: dict, programs: list, shared, out: Path, most: int = 20,
         if rank <= most:
             view = str(PurePosixPath(FOLDER, PAGE.format(rank=rank)))
             folder.mkdir(parents=True, exist_ok=True)
-            (Path(out) / view).write_text(_page(match), encoding="utf-8")
+            (Path(out) / view).write_text(_page(match, blotted), encoding="utf-8")
         pairs.append(Pair(match.first, match.second, match.program, match.score, view,
                           match.share, match.also))
     return Scan(pairs, cut, left_out, taken)
@@ -282,9 +285,13 @@ def _also_high(matches: list) -> list:
             if match.score >= HIGH else match for match in matches]
 
 
-def _page(match) -> str:
-    sides = [_side(*side) for side in zip((match.first, match.second), match.shares,
-                                          match.codes, match.slices, match.taken)]
+def _page(match, blotted: dict) -> str:
+    """A pair's page; with `blotted`, both names blotted out of both sides (a copy may
+    carry the other's name)."""
+    first, second = (blotted.get(name, str) for name in (match.first, match.second))
+    sides = [_side(*side, lambda text: second(first(text)))
+             for side in zip((match.first, match.second), match.shares, match.codes,
+                             match.slices, match.taken)]
     return _TEMPLATE.render(
         title=TITLE.format(program=match.program, first=match.first, second=match.second),
         score=SCORE.format(percent=100 * match.score, share=100 * match.share),
@@ -406,10 +413,11 @@ def _in_text(found: _Print, starts: np.ndarray) -> np.ndarray:
     return slices.astype(np.int64)
 
 
-def _side(name, share, code, slices, taken) -> dict:
+def _side(name, share, code, slices, taken, blot) -> dict:
     """One column of a page: the file as pieces of (text, COMMON, ALONE or 0: shared with
-    other versions too, with the other only, or not), for the template to escape."""
-    text = code.text
+    other versions too, with the other only, or not), for the template to escape; `blot`
+    keeps each character where it was (a name in the code blotted, the pieces unmoved)."""
+    text = blot(code.text)
     kinds = np.zeros(len(text), np.int8)
     for kind, pieces in zip((COMMON, ALONE), slices):
         for start, end in zip(pieces[0].tolist(), pieces[1].tolist()):
