@@ -24,7 +24,7 @@ from pathlib import Path
 
 from exactmark.base.spreadsheet import replaced, spreadsheet_text
 from exactmark.base.visible import escaped
-from exactmark.classroom.instructor_csv import read_table
+from exactmark.base.instructor_csv import read_table
 from exactmark.classroom.roster import ascii_spelling
 from exactmark.classroom.unpack import FOLDER_KIND, student_name
 from exactmark.platforms.download import Person
