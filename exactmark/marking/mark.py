@@ -3,7 +3,7 @@
     exactmark mark DIR --assignment NAME|FILE.toml [--tty] [--jobs N] [--json FILE]
                    [--submitted TIME] [--only GLOB]... [--timeout S]
                    [--python PATH] [--isolation auto|namespaces|fallback]
-                   [--student-budget S [--waiting-budget S]]
+                   [--student-budget S [--waiting-budget S]] [--reuse RESULTS_JSON]
 
 The assignment (one of the kit's by its NAME, or an assignment file of your own) says which golden cases count and what
 each is worth. The submission is copied once, before any of its code runs,
@@ -15,7 +15,9 @@ piped, stdout compared byte for byte, and the exit status and stderr where the
 case gives them (--tty: the terminal screen too). Exit status
 0 only when every program is there and every case marked passes, else 1; 2 for a
 refused submission or option; 3 when the marker failed on a case; 130 when
-interrupted (Ctrl-C kills every run and prints what was marked).
+interrupted (Ctrl-C kills every run and prints what was marked). --reuse keeps the
+verdicts of an earlier marking's results.json for the cases whose files, program
+declaration and submission are unchanged (exactmark/marking/reuse.py).
 """
 
 import argparse
@@ -40,7 +42,7 @@ from exactmark.base.visible import escaped
 from exactmark.base import from_make, messages, streams
 from exactmark.base.exits import Exit
 from exactmark.kit import written_cases
-from exactmark.marking import request, student_cases
+from exactmark.marking import request, reuse, student_cases
 from exactmark.kit.assignment import COUNTS, REQUIREMENTS, AssignmentError, load, names
 from exactmark.running.limits import Budget
 from exactmark.marking.report import CaseResult, Results, check_json_target, gradescope, refused, \
@@ -206,6 +208,11 @@ def parser() -> argparse.ArgumentParser:
                        help="with --student-budget: the seconds its cases may spend waiting "
                             f"(ended idle or at the wall-clock cap), shared alike (default "
                             f"{WAITING_SECONDS})")
+    parse.add_argument("--reuse", type=Path, metavar="RESULTS_JSON",
+                       help="an earlier marking's results.json of this submission (your own, "
+                            "never a student's): the cases whose files, program declaration "
+                            "and submission are unchanged keep its verdicts, not run again; "
+                            "marks and visibility are the assignment's as it is now")
     parse.add_argument("--check-isolation", action="store_true",
                        help="say what would confine each run here, and mark nothing: exit "
                             "status 0 when the assignment's and --require's layers are there, "
@@ -302,7 +309,7 @@ class Marking:
         if built is not None and not built.ok:
             return CaseResult(marked, [Verdict(marked.case.id, PIPE, built.cases,
                                                UNBUILT_DETAILS[built.cases])])
-        modes = [mode for mode in self.modes if mode == PIPE or marked.case.screen is not None]
+        modes = case_modes(self.modes, marked)
         verdicts = [self.run(marked, mode, part=part, first=first)
                     if earlier is None or earlier.verdicts[index] is None
                     else earlier.verdicts[index] for index, mode in enumerate(modes)]
@@ -462,6 +469,7 @@ def main(argv=None) -> int:
         assignment = load(options.assignment)
         submitted = (None if options.submitted is None
                      else submitted_at(options.submitted, assignment))
+        earlier = reuse.earlier_cases(options.reuse) if options.reuse else {}
     except (AssignmentError, ValueError) as problem:
         parse.error(str(problem))
     if options.json:
@@ -488,7 +496,7 @@ def main(argv=None) -> int:
     try:
         if options.check_isolation:
             return check_isolation(options, parse, scratch, assignment)
-        return mark(options, parse, scratch, assignment, selected, groups, submitted)
+        return mark(options, parse, scratch, assignment, selected, groups, submitted, earlier)
     finally:
         remove_tree(scratch)
 
@@ -541,7 +549,7 @@ def runs_python(assignment, programs) -> bool:
 
 
 def mark(options, parse, scratch: Path, assignment, selected: dict, groups: dict,
-         submitted) -> int:
+         submitted, earlier: dict) -> int:
     started = time.monotonic()
     submission = options.submission.absolute()
     snapshot = scratch / "snapshot"
@@ -569,7 +577,7 @@ def mark(options, parse, scratch: Path, assignment, selected: dict, groups: dict
     try:
         with stopped_by_signals(sandbox):
             results = mark_cases(sandbox, options, root, assignment, selected, header, scratch,
-                                 groups, left_out)
+                                 groups, left_out, earlier)
     finally:
         sandbox.close()
     results.seconds = time.monotonic() - started
@@ -620,17 +628,29 @@ def warn(sandbox: Sandbox) -> None:
 
 
 def mark_cases(sandbox, options, root: Path, assignment, selected: dict, header: list,
-               scratch: Path, groups: dict, left_out: dict) -> Results:
+               scratch: Path, groups: dict, left_out: dict, earlier: dict) -> Results:
     """Run the selected cases of each program present, streaming a line per case to
     stderr as it finishes; results in the assignment's order, most marks first. Then the
     selected `groups` of cases the student wrote, read from `root` (of which `left_out`
-    names what the copy left out)."""
+    names what the copy left out). A case `earlier` (case id -> records.Case, --reuse)
+    marked under the same key keeps its verdicts and is not run."""
     declared = assignment.programs
     present = {program: declared[program].present(root) for program in selected}
     selected = {program: chosen for program, chosen in selected.items()  # a missing one always
                 if chosen or not present[program] or groups[program]}
     cases = [marked for program, chosen in selected.items() if present[program] for marked in chosen]
     cases.sort(key=lambda marked: -marked.marks)  # the budget cuts the same cases every time
+    modes = [PIPE, TERMINAL] if options.tty else [PIPE]
+    keys, done = case_keys(sandbox, options, root, assignment, selected), {}
+    for marked in cases if earlier else ():
+        result = reuse.kept(marked, keys[marked.case.id], earlier.get(marked.case.id),
+                            case_modes(modes, marked))
+        if result is not None:
+            done[marked.case.id] = result
+    kept = set(done)
+    if done:
+        header.append(reuse.KEPT.format(kept=len(done), total=len(cases)))
+        cases = [marked for marked in cases if marked.case.id not in done]
     header.append(RUNS.format(cases=len(cases), jobs=options.jobs))
     written = [f"{group.name} ({group.folder}/)" for program in selected for group in groups[program]]
     if written:
@@ -647,7 +667,6 @@ def mark_cases(sandbox, options, root: Path, assignment, selected: dict, header:
     report = Terminal(sys.stdout)  # of stdout and stderr together, it comes first
     for line in header:
         print(line, file=report)
-    modes = [PIPE, TERMINAL] if options.tty else [PIPE]
     rules = {}
 
     def rules_of(marked):
@@ -664,7 +683,6 @@ def mark_cases(sandbox, options, root: Path, assignment, selected: dict, header:
                  for program in selected}
     sessions = Sessions(sandbox) if sandbox.one_per(options.sandbox_per) == STUDENT else None
     marking = Marking(sandbox, snapshots, declared, modes, rules_of, builds, sessions, budget)
-    done = {}
     with ThreadPoolExecutor(options.jobs) as pool, closing(sessions) if sessions else nullcontext():
         passes = marking.two_passes(pool, lambda marked, first, earlier: marking.case(
             marked, first=first, earlier=earlier), cases)
@@ -690,7 +708,23 @@ def mark_cases(sandbox, options, root: Path, assignment, selected: dict, header:
     programs = {program: [done[marked.case.id] for marked in chosen] if present[program] else None
                 for program, chosen in selected.items()}
     return Results(assignment, header, programs, missing=missing, builds=builds, student=student,
-                   header_said=said)
+                   header_said=said, keys=keys,
+                   kept=kept)
+
+
+def case_modes(modes: list, marked) -> list:
+    """The modes `marked` runs in: piped, and at a terminal where it has a screen."""
+    return [mode for mode in modes if mode == PIPE or marked.case.screen is not None]
+
+
+def case_keys(sandbox, options, root: Path, assignment, selected: dict) -> dict:
+    """case id -> its key (exactmark.marking.reuse), for every selected case."""
+    submission = reuse.fingerprint(root)
+    runs = {"cpu": sandbox.timeout, "wall": sandbox.wall_seconds, "memory": sandbox.memory,
+            "python": sandbox.base_python, "tty": options.tty,
+            "normalise": sorted((assignment.normalise or {}).items())}
+    return {marked.case.id: reuse.case_key(marked, assignment.programs[program], runs, submission)
+            for program, chosen in selected.items() for marked in chosen}
 
 
 def progress(line: str) -> None:

@@ -40,6 +40,7 @@ class MarkRequest:
     waiting_budget: float = None
     check_isolation: bool = False
     named: str = None  # what the report calls the submission, when `submission` is a copy
+    reuse: str = None  # an earlier results.json whose verdicts stand where a case's key is unchanged
 
     def options(self) -> list:
         """The marker's arguments: each option given, then `--` and the folder, so that a
