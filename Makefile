@@ -30,7 +30,8 @@ MARK_STAMP := $(if $(STAMP),$(VENV)/.installed-mark)
 CLASS_STAMP := $(if $(STAMP),$(VENV)/.installed-class)
 PIP := $(VENV_PYTHON) -m pip install --quiet --disable-pip-version-check
 
-unexport PROGRAM SEEDS SIMULATE SUBMISSION SUBMISSIONS ASSIGNMENT INPUTS OUT TIMES ARGS
+unexport PROGRAM SEEDS SIMULATE SUBMISSION SUBMISSIONS ASSIGNMENT INPUTS OUT TIMES ARGS \
+	STUDENTS
 
 .PHONY: help play test expected verify standalone student-pack mark check-isolation mark-class \
 	gradescope simulate-patience bench bench-mark bench-class exact clean
@@ -108,8 +109,9 @@ mark-class: export MARK_SUBMISSIONS = $(value SUBMISSIONS)
 mark-class: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
 mark-class: export MARK_OUT = $(value OUT)
 mark-class: export MARK_TIMES = $(value TIMES)
+mark-class: export MARK_STUDENTS = $(value STUDENTS)
 mark-class: export MARK_ARGS = $(value ARGS)
-mark-class: $(CLASS_STAMP)  ## a class: SUBMISSIONS=DIR|DOWNLOAD.zip ASSIGNMENT=NAME [OUT=marked] [TIMES=times.csv] [ARGS="--from canvas"]
+mark-class: $(CLASS_STAMP)  ## a class: SUBMISSIONS=DIR|DOWNLOAD.zip ASSIGNMENT=NAME [OUT=marked] [TIMES=times.csv] [STUDENTS=a,b] [ARGS="--from canvas"]
 	$(VENV_PYTHON) -m exactmark class
 
 gradescope: export MARK_ASSIGNMENT = $(value ASSIGNMENT)

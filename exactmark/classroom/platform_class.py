@@ -463,6 +463,6 @@ def returned(pairs: list, assignment, submitted: dict, attached=frozenset()) -> 
             row.status, late.summary() if late else "",
             "" if not row.page else COMMENT_ATTACHED if person.id in attached
             else COMMENT_PAGE.format(page=row.page)) if part)
-        back.append(Returned(person, None if sheet.FAILED in row.statuses else row.mark,
+        back.append(Returned(person, None if row.no_mark else row.mark,
                              float(assignment.marks), comment))
     return back

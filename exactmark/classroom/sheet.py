@@ -47,6 +47,11 @@ class Row:
     def note(self) -> str:
         return "; ".join(self.notes)
 
+    @property
+    def no_mark(self) -> bool:
+        """No mark stands for it: a marker error, or not marked at all (--students)."""
+        return FAILED in self.statuses or NOT_MARKED in self.statuses
+
 
 def shown_marks(value: float) -> str:
     """Marks to two decimals, everywhere the class's files show them."""
@@ -62,7 +67,7 @@ def write_grades(path, programs: list, rows: list) -> None:
             sheet.writerow([spreadsheet_text(cell) for cell in (
                 row.student, *[shown_marks(row.programs.get(p, 0)) for p in programs],
                 shown_marks(row.raw), "" if row.days_late is None else str(row.days_late),
-                NOT_MARKED if FAILED in row.statuses else shown_marks(row.mark), row.status,
+                NOT_MARKED if row.no_mark else shown_marks(row.mark), row.status,
                 f"{row.passed}/{row.cases}" if row.cases else "", row.note, row.id,
                 row.page)])
 
