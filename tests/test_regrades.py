@@ -1,0 +1,172 @@
+"""Regrades (exactmark/classroom/regrade.py, exactmark/marking/reuse.py): after a golden case
+changes, only it is run again and the changed marks are listed with before and after; a
+change to the marks alone runs nothing; --students re-marks only those named. A tiny
+assignment of its own, copied into tmp_path: one program, `up`, that shouts its input; three
+cases worth 2 marks each."""
+
+import csv
+import json
+import subprocess
+import sys
+
+import pytest
+
+from exactmark.classroom import regrade
+from exactmark.kit.cases import ROOT
+from exactmark.marking import reuse
+from exactmark.marking.report import CASE_LINE, KIND_WIDTH
+
+ASSIGNMENT = """title = "Shouting"
+marks = {marks}
+cpu_seconds = 10
+
+[[programs]]
+name = "up"
+reference = "reference"
+cases = "cases/up"
+
+  [[programs.groups]]
+  name = "words"
+  marks = {marks}
+  cases = ["*"]
+  visibility = "visible"
+"""
+SHOUT = "import sys\nsys.stdout.write(sys.stdin.read().upper())\n"
+# ann shouts; bob drops an E from BEE; cy moos where a cow is.
+STUDENTS = {"ann": SHOUT,
+            "bob": "import sys\nsys.stdout.write(sys.stdin.read().upper().replace('BEE', 'BE'))\n",
+            "cy": "import sys\nsys.stdout.write(sys.stdin.read().upper().replace('COW', 'MOO'))\n"}
+CASES = {"ant": "ANT\n", "bee": "BEE\n", "cow": "COW\n"}
+
+
+@pytest.fixture
+def course(tmp_path):
+    """The assignment (6 marks), its cases, the class, and the first run's results."""
+    (tmp_path / "reference").mkdir()
+    (tmp_path / "reference" / "up.py").write_text(SHOUT, encoding="utf-8")
+    cases = tmp_path / "cases" / "up"
+    cases.mkdir(parents=True)
+    for name, out in CASES.items():
+        (cases / f"{name}.in").write_text(name + "\n", encoding="utf-8")
+        (cases / f"{name}.out").write_text(out, encoding="utf-8")
+    (tmp_path / "up.toml").write_text(ASSIGNMENT.format(marks=6), encoding="utf-8")
+    for student, program in STUDENTS.items():
+        (tmp_path / "class" / student).mkdir(parents=True)
+        (tmp_path / "class" / student / "up.py").write_text(program, encoding="utf-8")
+    first = mark_class(tmp_path)
+    assert first.returncode == 0, first.stderr
+    # ann 3 of 3, bob 2 of 3 (bee), cy 2 of 3 (cow): 2 marks a case
+    assert marks(tmp_path) == {"ann": "6.00", "bob": "4.00", "cy": "4.00"}
+    return tmp_path
+
+
+def mark_class(root, *options):
+    return subprocess.run([sys.executable, "-m", "exactmark.classroom.mark_class",
+                           str(root / "class"), "--assignment", str(root / "up.toml"),
+                           "--out", str(root / "marked"), "--jobs", "2", *options],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+
+
+def grades(root) -> dict:
+    with open(root / "marked" / "grades.csv", newline="", encoding="utf-8") as file:
+        return {row["student"]: row for row in csv.DictReader(file)}
+
+
+def marks(root) -> dict:
+    return {student: row["mark"] for student, row in grades(root).items()}
+
+
+def changed(root) -> list:
+    with open(root / "marked" / regrade.CHANGED_MARKS, newline="", encoding="utf-8") as file:
+        return list(csv.reader(file))
+
+
+def report(root, student) -> str:
+    return (root / "marked" / "instructor" / student / "report.txt").read_text(encoding="utf-8")
+
+
+def results(root, student) -> dict:
+    path = root / "marked" / "instructor" / student / "results.json"
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def runs(root, student) -> str:
+    """The report's line that counts the cases the marker ran."""
+    return next(line for line in report(root, student).splitlines()
+                if line.endswith(", 1 at once"))
+
+
+def test_a_changed_golden_case_alone_is_run_again_and_the_changed_marks_are_listed(course):
+    # The earlier verdict of a case left alone is the one that stands, not a new run's:
+    # a word written into ann's earlier results.json (the instructor's file) shows through.
+    earlier = results(course, "ann")
+    ant = next(case for case in earlier["extra_data"]["cases"] if case["case"] == "up/ant")
+    ant["verdicts"][0]["detail"] = "as kept"
+    (course / "marked" / "instructor" / "ann" / "results.json").write_text(
+        json.dumps(earlier), encoding="utf-8")
+    (course / "cases" / "up" / "cow.out").write_text("MOO\n", encoding="utf-8")
+    done = mark_class(course)
+    assert done.returncode == 0, done.stderr
+    for student in STUDENTS:
+        assert reuse.KEPT.format(kept=2, total=3) in report(course, student), report(course, student)
+        assert runs(course, student) == "1 cases, 1 at once"
+        assert [case["case"] for case in results(course, student)["extra_data"]["cases"]
+                if not case["kept"]] == ["up/cow"]
+    assert CASE_LINE.format(kind="pass", width=KIND_WIDTH, marks=2, case="up/ant",
+                            detail=": as kept") in report(course, "ann")
+    # cow now wants MOO: ann 2 + 2 + 0, bob 2 + 0 + 0, cy 2 + 2 + 2
+    assert marks(course) == {"ann": "4.00", "bob": "2.00", "cy": "6.00"}
+    why = regrade.CASES.format(cases="up/cow")
+    assert changed(course) == [list(regrade.CHANGED_COLUMNS), ["ann", "", "6.00", "4.00", why],
+                               ["bob", "", "4.00", "2.00", why], ["cy", "", "4.00", "6.00", why]]
+    said = regrade.REMARKED.format(count=3, whys=regrade.WHY_NAMES.format(why=why,
+                                                                          names="ann, bob, cy"))
+    assert said in done.stderr.splitlines(), done.stderr
+    summary = (course / "marked" / "summary.html").read_text(encoding="utf-8")
+    assert "<h2>Regrades</h2>" in summary
+    assert f"<tr><td>cy</td><td></td><td class=\"number\">4.00</td><td class=\"number\">6.00</td>" \
+           f"<td>{why}</td></tr>" in summary
+
+
+def test_marks_changed_in_the_assignment_file_rescore_without_running_a_case(course):
+    (course / "up.toml").write_text(ASSIGNMENT.format(marks=9), encoding="utf-8")
+    done = mark_class(course)
+    assert done.returncode == 0, done.stderr
+    for student in STUDENTS:
+        assert reuse.KEPT.format(kept=3, total=3) in report(course, student)
+        assert runs(course, student) == "0 cases, 1 at once"
+    # 3 marks a case now: ann 3 of 3, bob and cy 2 of 3
+    assert marks(course) == {"ann": "9.00", "bob": "6.00", "cy": "6.00"}
+    assert changed(course)[1:] == [["ann", "", "6.00", "9.00", regrade.MARKS_ONLY],
+                                   ["bob", "", "4.00", "6.00", regrade.MARKS_ONLY],
+                                   ["cy", "", "4.00", "6.00", regrade.MARKS_ONLY]]
+
+
+def test_students_re_marks_only_those_named_and_says_who_was_left(course):
+    (course / "cases" / "up" / "cow.out").write_text("MOO\n", encoding="utf-8")
+    (course / "class" / "dee").mkdir()  # joins late, never marked
+    (course / "class" / "dee" / "up.py").write_text(SHOUT, encoding="utf-8")
+    done = subprocess.run(["make", "-s", "-C", str(ROOT), "mark-class", "STAMP=",
+                           f"VENV_PYTHON={sys.executable}", f"SUBMISSIONS={course / 'class'}",
+                           f"ASSIGNMENT={course / 'up.toml'}", f"OUT={course / 'marked'}",
+                           "STUDENTS=Ann", "ARGS=--jobs 2"],
+                          cwd=course, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "kept from the earlier marking" not in report(course, "ann")  # re-marked whole
+    assert runs(course, "ann") == "3 cases, 1 at once"
+    rows = grades(course)
+    # ann: 2 + 2 + 0 against the new cow; bob and cy as the first run left them
+    assert {student: row["mark"] for student, row in rows.items()} == \
+        {"ann": "4.00", "bob": "4.00", "cy": "4.00", "dee": "not marked"}
+    assert (rows["dee"]["status"], rows["dee"]["note"]) == ("not marked", regrade.NOT_NAMED)
+    assert changed(course)[1:] == [["ann", "", "6.00", "4.00", regrade.NAMED]]
+    lines = done.stderr.splitlines()
+    assert regrade.LEFT_STALE.format(count=2, names="bob, cy") in lines, done.stderr
+    assert regrade.LEFT_UNMARKED.format(count=1, names="dee") in lines, done.stderr
+
+
+def test_a_student_the_class_does_not_have_is_refused_in_one_line_with_the_nearest(course):
+    done = mark_class(course, "--students", "ann,bobb")
+    assert done.returncode == 2
+    assert done.stderr == "exactmark class: error: " + regrade.UNKNOWN.format(
+        names="bobb", near="bob") + "\n"
