@@ -26,9 +26,9 @@ folder of pages. Students are marked in parallel, each by the marker of one subm
 they are known: an interrupted run keeps what it finished, and the next run skips
 a student whose submission, submission time, assignment and golden cases are
 unchanged (--force marks everyone again); after the golden cases change, only the cases
-whose files changed are run again, and --students a,b re-marks only those named
-(exactmark/classroom/regrade.py: the summary says who was re-marked and why, and
-OUT/changed-marks.csv lists each mark that changed). Then OUT gets grades.csv, similarity.csv,
+whose files changed are run again, and --students a,b re-marks only those named (the
+summary says who was re-marked and why, and OUT/changed-marks.csv lists each mark that
+changed). Then OUT gets grades.csv, similarity.csv,
 summary.html, and per student what they may see (OUT/students/NAME/: their
 feedback, and the files of the cases it shows, each case as its visibility says at
 --as-of) apart from what only the instructor may see (OUT/instructor/NAME/: the

@@ -17,7 +17,7 @@ case gives them (--tty: the terminal screen too). Exit status
 refused submission or option; 3 when the marker failed on a case; 130 when
 interrupted (Ctrl-C kills every run and prints what was marked). --reuse keeps the
 verdicts of an earlier marking's results.json for the cases whose files, program
-declaration and submission are unchanged (exactmark/marking/reuse.py).
+declaration and submission are unchanged.
 """
 
 import argparse
