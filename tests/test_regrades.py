@@ -57,6 +57,7 @@ def course(tmp_path):
     assert first.returncode == 0, first.stderr
     # ann 3 of 3, bob 2 of 3 (bee), cy 2 of 3 (cow): 2 marks a case
     assert marks(tmp_path) == {"ann": "6.00", "bob": "4.00", "cy": "4.00"}
+    assert not (tmp_path / "marked" / regrade.CHANGED_MARKS).exists()  # no mark before a first
     return tmp_path
 
 

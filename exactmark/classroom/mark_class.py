@@ -676,7 +676,7 @@ def main(argv=None) -> int:
         if kept:
             print(SKIPPED.format(count=kept), file=sys.stderr)
         changed = regrade.changed_marks(outcomes)
-        regrade.write_changed(out / regrade.CHANGED_MARKS, changed)
+        regrade.write_changed(out / regrade.CHANGED_MARKS, changed, outcomes)
         for line in regrade.said(outcomes, changed, out / regrade.CHANGED_MARKS):
             print(line, file=sys.stderr)
         scanned = similar_pairs(out, assignment, outcomes, options, scratch)

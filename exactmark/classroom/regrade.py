@@ -34,7 +34,7 @@ NAMED = "named by --students"
 FORCED = "--force"
 SUBMISSION = "submission changed"
 CASES = "cases changed: {cases}"
-MARKS_ONLY = "marks or visibility changed: no case run again"
+MARKS_ONLY = "the assignment changed, no golden case of it: none run again"
 GROUPS = "cases the student writes run again"
 PART_CHANGED = {"submitted": "submission time changed", "budget": "budget changed"}
 OTHER_PART = "{part} changed"
@@ -115,9 +115,13 @@ def changed_marks(outcomes: list) -> list:
             and shown_marks(outcome.before) != shown_marks(outcome.results["score"])]
 
 
-def write_changed(path: Path, changed: list) -> None:
-    """OUT/changed-marks.csv, written every run (a header alone when no mark changed: the
-    last run's list never stands for this one's)."""
+def write_changed(path: Path, changed: list, outcomes: list) -> None:
+    """OUT/changed-marks.csv, written by every run that follows one (a header alone when
+    no mark changed: the last run's list never stands for this one's); none after a first
+    run, which changes no mark."""
+    if not any(outcome.kept or outcome.before is not None for outcome in outcomes):
+        path.unlink(missing_ok=True)
+        return
     with replaced(path) as file:
         sheet = csv.writer(file)
         sheet.writerow(CHANGED_COLUMNS)
