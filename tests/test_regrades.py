@@ -159,7 +159,9 @@ def test_students_re_marks_only_those_named_and_says_who_was_left(course):
     # ann: 2 + 2 + 0 against the new cow; bob and cy as the first run left them
     assert {student: row["mark"] for student, row in rows.items()} == \
         {"ann": "4.00", "bob": "4.00", "cy": "4.00", "dee": "not marked"}
-    assert (rows["dee"]["status"], rows["dee"]["note"]) == ("not marked", regrade.NOT_NAMED)
+    assert (rows["dee"]["status"], rows["dee"]["note"], rows["dee"]["page"]) == \
+        ("not marked", regrade.NOT_NAMED, "")
+    assert not (course / "marked" / "students" / "dee").exists()  # no page says 0
     assert changed(course)[1:] == [["ann", "", "6.00", "4.00", regrade.NAMED]]
     lines = done.stderr.splitlines()
     assert regrade.LEFT_STALE.format(count=2, names="bob, cy") in lines, done.stderr

@@ -683,6 +683,8 @@ def main(argv=None) -> int:
         rows = [pages.grade_row(outcome, assignment) for outcome in outcomes]
         view = pages.View(assignment, as_of, options.published, options.pack_url or "")
         for outcome, row in zip(outcomes, rows):
+            if outcome.unmarked:
+                continue  # not marked (--students): no page stands for them
             row.page = f"{STUDENTS}/{outcome.student.folder}"
             pages.write_feedback(out / STUDENTS / outcome.student.folder, outcome, row, view)
         pairs = platform_class.member_rows(taken, outcomes, rows, list(assignment.marked_cases)) \
