@@ -173,3 +173,50 @@ def test_a_student_the_class_does_not_have_is_refused_in_one_line_with_the_neare
     assert done.returncode == 2
     assert done.stderr == "exactmark class: error: " + regrade.UNKNOWN.format(
         names="bobb", near="bob") + "\n"
+
+
+# A program that fails each case its own way: bee in lower case (a near miss), a crash on
+# cow, and a loop on ant that only the CPU limit ends.
+FAILING = """import sys
+text = sys.stdin.read()
+if text == "cow\\n":
+    raise ValueError("no cows")
+while text == "ant\\n":
+    pass
+sys.stdout.write(text if text == "bee\\n" else text.upper())
+"""
+
+
+def test_a_kept_verdict_reads_as_the_run_that_gave_it(course):
+    """The marker given its own results.json keeps every case, and says each as the run
+    did: the report's cases and differences, and results.json's, unchanged."""
+    (course / "up.toml").write_text(ASSIGNMENT.format(marks=6).replace(
+        "cpu_seconds = 10", "cpu_seconds = 1"), encoding="utf-8")
+    (course / "failing").mkdir()
+    (course / "failing" / "up.py").write_text(FAILING, encoding="utf-8")
+
+    def marker(*options):
+        return subprocess.run([sys.executable, "-m", "exactmark.marking.mark",
+                               str(course / "failing"), "--assignment", str(course / "up.toml"),
+                               *options], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    first = marker("--json", str(course / "first.json"))
+    again = marker("--json", str(course / "again.json"), "--reuse", str(course / "first.json"))
+    assert first.returncode == again.returncode == 1, first.stderr + again.stderr
+    assert again.stderr == ""  # no case ran: no progress line
+    kinds = {case["case"]: case["kind"] for case in results_of(course / "first.json")}
+    assert kinds == {"up/ant": "timeout", "up/bee": "wrong output", "up/cow": "crash"}
+    assert [{**case, "kept": False} for case in results_of(course / "again.json")] == \
+        results_of(course / "first.json")
+    header = reuse.KEPT.format(kept=3, total=3)
+    assert header in again.stdout.splitlines()
+    assert body(again.stdout.replace(header + "\n", "")) == body(first.stdout)
+
+
+def results_of(path) -> list:
+    return json.loads(path.read_text(encoding="utf-8"))["extra_data"]["cases"]
+
+
+def body(report: str) -> list:
+    """A report's lines but the count of cases run and the seconds the marking took."""
+    return [line for line in report.splitlines()
+            if not line.endswith(", 1 at once") and not line.startswith("Score: ")]
