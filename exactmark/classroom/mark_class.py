@@ -275,34 +275,39 @@ class ClassMarking:
                    "submitted": student.submitted.isoformat() if student.submitted else None,
                    "budget": self.budget}
             state, results = self.earlier(folder)
-            named = self.named is not None and student.folder in self.named
-            if self.named is not None and not named:  # left as the last run left them
-                self.advance(self.cases_each)
+            if self.named is not None and student.folder not in self.named:
+                self.advance(self.cases_each)  # left as the last run left them
                 if results is None:
                     return Outcome(student, unmarked=regrade.NOT_NAMED)
                 return Outcome(student, results, kept=True, stale=state["key"] != key)
             self.keep_programs(marked_folder(copy, self.assignment.programs.values(),
                                              self.own_folders), folder)
             if results is not None and state["key"] == key and not self.options.force \
-                    and not named:
+                    and self.named is None:
                 self.advance(self.cases_each)
                 return Outcome(student, results, kept=True)
-            earlier = None if state is None else state["key"]
-            reuse = (folder / RESULTS if results is not None and not self.options.force
-                     and not named and earlier.get("budget") == self.budget else None)
-            outcome = self.run_marker(copy, folder, student, key, reuse)
-            if outcome.interrupted:
-                return outcome
-            outcome.before = None if state is None else state.get("mark")
-            outcome.why = regrade.reasons(earlier, key, self.options.force, named)
-            if reuse is not None and outcome.results and earlier["assignment"] != key["assignment"] \
-                    and earlier["submission"] == key["submission"]:
-                outcome.why += regrade.cases_said(outcome.marking)
-            return outcome
+            return self.remark(copy, folder, student, key, state)
         except OSError as problem:
             return self.own_failure(student, folder, problem)
         finally:
             remove_tree(copy)
+
+    def remark(self, copy: Path, folder: Path, student, key: dict, state: dict) -> Outcome:
+        """Mark the student: whole when new, named by --students or forced; else given
+        their earlier results, whose cases the marker keeps where their key is unchanged
+        (a new budget marks whole: which cases it cuts depends on every run before them).
+        The outcome says why, and the mark the last run gave."""
+        earlier, named = (state or {}).get("key"), self.named is not None
+        reuse = (folder / RESULTS if earlier and not named and not self.options.force
+                 and earlier.get("budget") == self.budget else None)
+        outcome = self.run_marker(copy, folder, student, key, reuse)
+        if not outcome.interrupted:
+            outcome.before = (state or {}).get("mark")
+            outcome.why = regrade.reasons(earlier, key, self.options.force, named)
+            if reuse and outcome.results and earlier["assignment"] != key["assignment"] \
+                    and earlier["submission"] == key["submission"]:
+                outcome.why += regrade.cases_said(outcome.marking)
+        return outcome
 
     def own_failure(self, student, folder: Path, problem: OSError) -> Outcome:
         """The class marker's own files failed it (a full disk, say): the student is not
