@@ -8,10 +8,13 @@ import csv
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from exactmark.classroom import regrade
+from exactmark.classroom.roster import Student
+from exactmark.platforms.download import Person
 from exactmark.kit.cases import ROOT
 from exactmark.marking import reuse
 from exactmark.marking.report import CASE_LINE, KIND_WIDTH
@@ -220,3 +223,22 @@ def body(report: str) -> list:
     """A report's lines but the count of cases run and the seconds the marking took."""
     return [line for line in report.splitlines()
             if not line.endswith(", 1 at once") and not line.startswith("Score: ")]
+
+
+def test_students_are_named_as_the_class_names_them_or_by_a_platform_s_id():
+    """A hand-in a platform gave: by its id, or by a member's name or id (their team's
+    hand-in); names compare as the class compares them (case, white space)."""
+    alone = Student("Ann Lee", Path("ann"), "handin", folder="Ann_Lee", id="u101")
+    team = Student("Team 4", Path("team"), "handin", folder="Team_4", id="g4",
+                   members=[Person("u102", "Zoë Ng"), Person("u103", "Bo Yu")])
+    klass = [alone, team]
+    assert regrade.named(klass, "u101") == {"Ann_Lee"}
+    assert regrade.named(klass, " ZOË  NG ,u103") == {"Team_4"}
+    with pytest.raises(ValueError) as refused:
+        regrade.named(klass, "ann le,u10l")
+    # annle is 10/11 of annlee; u10l is 3/4 of u101, u102 and u103, then in name order
+    assert str(refused.value) == regrade.UNKNOWN.format(names="ann le, u10l",
+                                                        near="Ann Lee, u101, u102, u103")
+    with pytest.raises(ValueError) as refused:
+        regrade.named(klass, "zed")
+    assert str(refused.value) == regrade.UNKNOWN.format(names="zed", near=regrade.NO_NEAR)

@@ -23,7 +23,8 @@ from exactmark.classroom.unpack import name_key
 
 CHANGED_MARKS = "changed-marks.csv"
 CHANGED_COLUMNS = ("student", "id", "before", "after", "why")
-NEAR_NAMES = 5  # names offered for one the class does not have
+NEAR_NAMES = 5  # names offered for those the class does not have, the closest first
+NEAR = 0.6  # how alike (difflib's ratio, of the names as the class compares them) is near
 
 UNKNOWN = "--students: {names}: not a student of this class (near: {near})"
 NO_NEAR = "none"
@@ -62,11 +63,13 @@ def named(students: list, text: str) -> set:
                 known.setdefault(name_key(name), (name, set()))[1].add(student.folder)
     unknown = [name for name in wanted if name_key(name) not in known]
     if unknown:
-        names = [name for name, _ in known.values()]
-        near = dict.fromkeys(close for name in unknown
-                             for close in difflib.get_close_matches(name, names, NEAR_NAMES, 0.5))
+        def closeness(key: str) -> float:
+            return max(difflib.SequenceMatcher(None, name_key(name), key).ratio()
+                       for name in unknown)
+        near = sorted((key for key in known if closeness(key) >= NEAR), key=lambda key: (
+            -closeness(key), known[key][0]))[:NEAR_NAMES]
         raise ValueError(UNKNOWN.format(names=", ".join(escaped(name) for name in unknown),
-                                        near=", ".join(list(near)[:NEAR_NAMES]) or NO_NEAR))
+                                        near=", ".join(known[key][0] for key in near) or NO_NEAR))
     return {folder for name in wanted for folder in known[name_key(name)][1]}
 
 
