@@ -242,3 +242,6 @@ def test_students_are_named_as_the_class_names_them_or_by_a_platform_s_id():
     with pytest.raises(ValueError) as refused:
         regrade.named(klass, "zed")
     assert str(refused.value) == regrade.UNKNOWN.format(names="zed", near=regrade.NO_NEAR)
+    with pytest.raises(ValueError) as refused:
+        regrade.named(klass, " , ")
+    assert str(refused.value) == regrade.NO_NAMES

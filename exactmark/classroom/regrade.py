@@ -28,6 +28,7 @@ NEAR = 0.6  # how alike (difflib's ratio, of the names as the class compares the
 
 UNKNOWN = "--students: {names}: not a student of this class (near: {near})"
 NO_NEAR = "none"
+NO_NAMES = "--students: give the names of the students to re-mark, as a,b"
 NOT_NAMED = ("not marked: not named by --students, and no results of an earlier run to keep "
              "(name them to mark them)")
 # Why a student was marked again, each a phrase of the summary and of changed-marks.csv.
@@ -55,6 +56,8 @@ def named(students: list, text: str) -> set:
     their platform's id (a team member's too); ValueError, a line, naming those it does not
     know and the nearest names it does."""
     wanted = [name.strip() for name in text.split(",") if name.strip()]
+    if not wanted:
+        raise ValueError(NO_NAMES)
     known = {}
     for student in students:
         for name in [student.name, student.id,
