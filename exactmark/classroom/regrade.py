@@ -72,7 +72,7 @@ def named(students: list, text: str) -> set:
         near = sorted((key for key in known if closeness(key) >= NEAR), key=lambda key: (
             -closeness(key), known[key][0]))[:NEAR_NAMES]
         raise ValueError(UNKNOWN.format(names=", ".join(escaped(name) for name in unknown),
-                                        near=", ".join(known[key][0] for key in near) or NO_NEAR))
+                                        near=", ".join(escaped(known[key][0]) for key in near) or NO_NEAR))
     return {folder for name in wanted for folder in known[name_key(name)][1]}
 
 
