@@ -245,3 +245,52 @@ def test_students_are_named_as_the_class_names_them_or_by_a_platform_s_id():
     with pytest.raises(ValueError) as refused:
         regrade.named(klass, " , ")
     assert str(refused.value) == regrade.NO_NAMES
+
+
+GROUP = """
+  [[programs.groups]]
+  name = "your cases"
+  kind = "student_cases"
+  folder = "mine"
+  mistakes = ["no_shout"]
+  marks = { valid = 1, thorough = 1, own_code = 1 }
+  visibility = "visible"
+"""
+NO_SHOUT = 'mistake = "{said}"\n[[change]]\nfind = ".upper()"\nreplace = ""\n'
+
+
+def test_a_group_of_the_student_s_cases_is_kept_whole_until_something_of_its_own_changes(course):
+    """ann writes one case, dog, which the reference passes, and which catches the one wrong
+    program (it echoes): valid, thorough and own code, 1 mark each."""
+    whole = ASSIGNMENT.format(marks=6).replace("marks = 6", "marks = 9", 1)  # 6 + 3
+    (course / "up.toml").write_text(whole + GROUP, encoding="utf-8")
+    (course / "wrong" / "up").mkdir(parents=True)
+    wrong = course / "wrong" / "up" / "no_shout.toml"
+    wrong.write_text(NO_SHOUT.format(said="echoes its input"), encoding="utf-8")
+    (course / "class" / "ann" / "mine").mkdir()
+    (course / "class" / "ann" / "mine" / "dog.in").write_text("dog\n", encoding="utf-8")
+    (course / "class" / "ann" / "mine" / "dog.out").write_text("DOG\n", encoding="utf-8")
+    assert mark_class(course).returncode == 0
+    assert marks(course)["ann"] == "9.00"  # 3 cases of 2, and 1 + 1 + 1
+    marked = results(course, "ann")["extra_data"]["student_groups"]
+
+    (course / "cases" / "up" / "cow.out").write_text("MOO\n", encoding="utf-8")
+    done = mark_class(course)
+    assert done.returncode == 0, done.stderr
+    assert reuse.KEPT_GROUPS.format(kept=1, total=1) in report(course, "ann")
+    kept = results(course, "ann")["extra_data"]["student_groups"]
+    assert [group["kept"] for group in kept] == [True]
+    assert [{**group, "kept": False} for group in kept] == marked  # as the run that gave it
+    assert marks(course)["ann"] == "7.00"  # cow fails now: 2 + 2 + 0, and 3 for the group
+    assert changed(course)[1] == ["ann", "", "9.00", "7.00", regrade.CASES.format(cases="up/cow")]
+
+    wrong.write_text(NO_SHOUT.format(said="echoes what it reads"), encoding="utf-8")
+    done = mark_class(course)
+    assert done.returncode == 0, done.stderr
+    assert reuse.KEPT.format(kept=3, total=3) in report(course, "ann")
+    assert "groups of the student's cases kept" not in report(course, "ann")
+    assert "echoes what it reads" in report(course, "ann")
+    assert marks(course)["ann"] == "7.00" and changed(course) == [list(regrade.CHANGED_COLUMNS)]
+    said = regrade.REMARKED.format(count=3, whys=regrade.WHY_NAMES.format(
+        why=regrade.GROUPS.format(groups="up/mine"), names="ann, bob, cy"))
+    assert said in done.stderr.splitlines(), done.stderr

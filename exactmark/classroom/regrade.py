@@ -37,7 +37,7 @@ FORCED = "--force"
 SUBMISSION = "submission changed"
 CASES = "cases changed: {cases}"
 MARKS_ONLY = "the assignment changed, no golden case of it: none run again"
-GROUPS = "cases the student writes run again"
+GROUPS = "the cases the student writes run again: {groups}"
 PART_CHANGED = {"submitted": "submission time changed", "budget": "budget changed"}
 OTHER_PART = "{part} changed"
 ASSIGNMENT = "assignment"  # the key's part that the golden cases change
@@ -94,11 +94,14 @@ def reasons(earlier: dict, key: dict, force: bool, was_named: bool) -> list:
 
 def cases_said(marking) -> list:
     """What a re-marking with --reuse ran again, from its results.json's data (a
-    records.MarkingRecord): the golden cases not kept, and the groups of cases the
-    student writes, which are always run whole."""
+    records.MarkingRecord): the golden cases and the groups of cases the student writes
+    not kept."""
     run = [case.case for case in marking.cases if not case.kept]
-    said = [CASES.format(cases=", ".join(run)) if run else MARKS_ONLY]
-    return said + ([GROUPS] if marking.student_groups else [])
+    groups = [f"{group.program}/{group.folder}" for group in marking.student_groups
+              if not group.kept]
+    said = ([CASES.format(cases=", ".join(run))] if run else []) + (
+        [GROUPS.format(groups=", ".join(groups))] if groups else [])
+    return said or [MARKS_ONLY]
 
 
 @dataclass

@@ -469,7 +469,7 @@ def main(argv=None) -> int:
         assignment = load(options.assignment)
         submitted = (None if options.submitted is None
                      else submitted_at(options.submitted, assignment))
-        earlier = reuse.earlier_cases(options.reuse) if options.reuse else {}
+        earlier = reuse.earlier(options.reuse) if options.reuse else None
     except (AssignmentError, ValueError) as problem:
         parse.error(str(problem))
     if options.json:
@@ -628,12 +628,12 @@ def warn(sandbox: Sandbox) -> None:
 
 
 def mark_cases(sandbox, options, root: Path, assignment, selected: dict, header: list,
-               scratch: Path, groups: dict, left_out: dict, earlier: dict) -> Results:
+               scratch: Path, groups: dict, left_out: dict, earlier) -> Results:
     """Run the selected cases of each program present, streaming a line per case to
     stderr as it finishes; results in the assignment's order, most marks first. Then the
     selected `groups` of cases the student wrote, read from `root` (of which `left_out`
-    names what the copy left out). A case `earlier` (case id -> records.Case, --reuse)
-    marked under the same key keeps its verdicts and is not run."""
+    names what the copy left out). A case or group that `earlier` (a records.MarkingRecord,
+    --reuse) marked under the same key keeps its verdicts and is not run."""
     declared = assignment.programs
     present = {program: declared[program].present(root) for program in selected}
     selected = {program: chosen for program, chosen in selected.items()  # a missing one always
@@ -641,9 +641,13 @@ def mark_cases(sandbox, options, root: Path, assignment, selected: dict, header:
     cases = [marked for program, chosen in selected.items() if present[program] for marked in chosen]
     cases.sort(key=lambda marked: -marked.marks)  # the budget cuts the same cases every time
     modes = [PIPE, TERMINAL] if options.tty else [PIPE]
-    keys, done = case_keys(sandbox, options, root, assignment, selected), {}
+    keys, group_keys = case_keys(sandbox, options, root, assignment, selected, groups)
+    earlier_cases = {case.case: case for case in earlier.cases} if earlier else {}
+    earlier_groups = {(group.program, group.folder): group
+                      for group in earlier.student_groups} if earlier else {}
+    done = {}
     for marked in cases if earlier else ():
-        result = reuse.kept(marked, keys[marked.case.id], earlier.get(marked.case.id),
+        result = reuse.kept(marked, keys[marked.case.id], earlier_cases.get(marked.case.id),
                             case_modes(modes, marked))
         if result is not None:
             done[marked.case.id] = result
@@ -697,12 +701,18 @@ def mark_cases(sandbox, options, root: Path, assignment, selected: dict, header:
                    for program in selected if not present[program]}
         student = {program: student_cases.mark_groups(
             marking, pool, declared[program], groups[program], root, left_out, scratch,
-            "; ".join(missing[program][0]) if program in missing else "", progress)
+            "; ".join(missing[program][0]) if program in missing else "", progress,
+            lambda result: reuse.kept_group(
+                result, group_keys[(result.group.program, result.group.folder)],
+                earlier_groups.get((result.group.program, result.group.folder))))
             for program in selected if groups[program]}
         written = [(program, group) for program, marked in student.items() for group in marked]
         for count, (program, group) in enumerate(written, 1):
             messages.send(messages.Progress(count, len(written),
                                             f"{program}/{group.group.folder}", GROUP_MARKED))
+    kept_groups = sum(group.kept for _, group in written)
+    if kept_groups:
+        header.append(reuse.KEPT_GROUPS.format(kept=kept_groups, total=len(written)))
     if sessions and sessions.refused:
         header.append(SESSIONS_REFUSED.format(why=escaped(sessions.refused)))
     programs = {program: [done[marked.case.id] for marked in chosen] if present[program] else None
@@ -717,14 +727,21 @@ def case_modes(modes: list, marked) -> list:
     return [mode for mode in modes if mode == PIPE or marked.case.screen is not None]
 
 
-def case_keys(sandbox, options, root: Path, assignment, selected: dict) -> dict:
-    """case id -> its key (exactmark.marking.reuse), for every selected case."""
+def case_keys(sandbox, options, root: Path, assignment, selected: dict, groups: dict) -> tuple:
+    """(case id -> its key, (program, folder) -> a group's key) of every selected case and
+    group of cases the student writes (exactmark.marking.reuse)."""
     submission = reuse.fingerprint(root)
     runs = {"cpu": sandbox.timeout, "wall": sandbox.wall_seconds, "memory": sandbox.memory,
             "python": sandbox.base_python, "tty": options.tty,
             "normalise": sorted((assignment.normalise or {}).items())}
-    return {marked.case.id: reuse.case_key(marked, assignment.programs[program], runs, submission)
-            for program, chosen in selected.items() for marked in chosen}
+    declared = assignment.programs
+    made = {program: reuse.reference(declared[program]) for program, chosen in groups.items()
+            if chosen}
+    return ({marked.case.id: reuse.case_key(marked, declared[program], runs, submission)
+             for program, chosen in selected.items() for marked in chosen},
+            {(program, group.folder): reuse.group_key(group, declared[program], runs, submission,
+                                                      made[program])
+             for program, chosen in groups.items() for group in chosen})
 
 
 def progress(line: str) -> None:

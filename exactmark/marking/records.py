@@ -120,6 +120,8 @@ class StudentGroup:
     said: dict  # count -> what it came to, in a sentence
     cases: tuple  # of StudentCase, the marked ones in name order, then the refused
     mistakes: tuple  # of Mistake
+    key: str = ""  # its declaration, the programs it runs, the submission (marking/reuse.py)
+    kept: bool = False  # kept whole from an earlier marking (--reuse), not run again
 
     @classmethod
     def from_dict(cls, data: dict) -> "StudentGroup":
