@@ -6,8 +6,9 @@ submission or the golden cases changed since (said, with how many). Without it, 
 whose key (the submission, its time, the assignment and its golden cases, the budget) is
 unchanged is kept; one whose golden cases changed is marked again by the marker of one
 submission given their earlier results.json (`exactmark mark --reuse`), which runs only
-the cases whose own key changed (exactmark/marking/reuse.py) and scores them all with the
-assignment's marks as they are now. A mark that differs from the one the last run gave
+the golden cases whose own key changed, and the groups of cases the student writes whole
+where anything of theirs changed (exactmark/marking/reuse.py), and scores them all with
+the assignment's marks as they are now. A mark that differs from the one the last run gave
 (kept in the student's state.json) is listed in OUT/changed-marks.csv and the summary, so
 that the instructor can tell the student."""
 
