@@ -32,7 +32,7 @@ CLASS_STAMP := $(if $(STAMP),$(VENV)/.installed-class)
 PIP := $(VENV_PYTHON) -m pip install --quiet --disable-pip-version-check
 
 unexport PROGRAM SEEDS SIMULATE SUBMISSION SUBMISSIONS ASSIGNMENT INPUTS OUT TIMES LEDGER ARGS OVERRIDES \
-	ANONYMOUS
+	ANONYMOUS STUDENTS
 
 .PHONY: help play test expected verify standalone student-pack mark check-isolation mark-class \
 	gradescope simulate-patience bench bench-mark bench-class exact clean
@@ -113,8 +113,9 @@ mark-class: export MARK_TIMES = $(value TIMES)
 mark-class: export MARK_LEDGER = $(value LEDGER)
 mark-class: export MARK_OVERRIDES = $(value OVERRIDES)
 mark-class: export MARK_ANONYMOUS = $(value ANONYMOUS)
+mark-class: export MARK_STUDENTS = $(value STUDENTS)
 mark-class: export MARK_ARGS = $(value ARGS)
-mark-class: $(CLASS_STAMP)  ## a class: SUBMISSIONS=DIR|DOWNLOAD.zip ASSIGNMENT=NAME [OUT=marked] [TIMES=times.csv] [LEDGER=ledger.csv] [OVERRIDES=overrides.csv] [ANONYMOUS=1] [ARGS="--from canvas"]
+mark-class: $(CLASS_STAMP)  ## a class: SUBMISSIONS=DIR|DOWNLOAD.zip ASSIGNMENT=NAME [OUT=marked] [TIMES=times.csv] [LEDGER=ledger.csv] [OVERRIDES=overrides.csv] [ANONYMOUS=1] [STUDENTS=a,b] [ARGS="--from canvas"]
 	$(VENV_PYTHON) -m exactmark class
 
 gradescope: export MARK_ASSIGNMENT = $(value ASSIGNMENT)

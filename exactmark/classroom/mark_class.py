@@ -3,7 +3,7 @@
     exactmark class DIR|DOWNLOAD.zip --assignment NAME|FILE.toml [--out DIR] [--times CSV]
                     [--from canvas|moodle|gradescope] [--worksheet CSV] [--roster CSV]
                     [--canvas-url URL --canvas-course ID --canvas-assignment ID]
-                    [--jobs N] [--force] [--isolation ...]
+                    [--jobs N] [--force] [--students A,B] [--isolation ...]
                     [--sandbox-per student|case] [--student-budget S]
                     [--as-of TIME] [--published] [--similarity-min S] [--ledger CSV]
                     [--overrides CSV] [--anonymous]
@@ -26,7 +26,10 @@ folder of pages. Students are marked in parallel, each by the marker of one subm
 (`exactmark mark`, in its sandbox), and each student's results are kept as soon as
 they are known: an interrupted run keeps what it finished, and the next run skips
 a student whose submission, submission time, assignment and golden cases are
-unchanged (--force marks everyone again). Then OUT gets grades.csv, similarity.csv,
+unchanged (--force marks everyone again); after the golden cases change, only the cases
+whose files changed are run again, and --students a,b re-marks only those named (the
+summary says who was re-marked and why, and OUT/changed-marks.csv lists each mark that
+changed). Then OUT gets grades.csv, similarity.csv,
 summary.html, and per student what they may see (OUT/students/NAME/: their
 feedback, and the files of the cases it shows, each case as its visibility says at
 --as-of) apart from what only the instructor may see (OUT/instructor/NAME/: the
@@ -65,13 +68,14 @@ import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
 from tqdm import tqdm
 
-from exactmark.classroom import anonymous, kept_programs, ledger, pages, platform_class, sheet
+from exactmark.classroom import anonymous, kept_programs, ledger, pages, platform_class, \
+    regrade, sheet
 from exactmark.classroom.roster import NO_TIME_GIVEN, class_of, unknown_in_times
 from exactmark.classroom.times import extension_text, read_times
 from exactmark.classroom.unpack import name_key, student_name, unpack
@@ -83,6 +87,7 @@ from exactmark.base import messages
 from exactmark.base.exits import Exit
 from exactmark.marking import overrides, records
 from exactmark.marking.report import write_json
+from exactmark.marking.reuse import fingerprint
 from exactmark.marking.request import MarkRequest
 from exactmark.kit.assignment import REQUIREMENTS, AssignmentError, load, names
 from exactmark.kit.submission import marked_folder, skip_reason
@@ -181,6 +186,10 @@ class Outcome:
     kept: bool = False
     interrupted: bool = False
     disk_full: bool = False  # the disk was full for one of its runs, or for the class's copy
+    why: list = field(default_factory=list)  # why it was marked again (regrade.py's phrases)
+    before: float = None  # the mark the last run gave, when it gave one
+    stale: bool = False  # kept, not named by --students, though its key changed
+    unmarked: str = ""  # why it has no mark: not named by --students, and none kept
 
     @functools.cached_property
     def marking(self) -> records.MarkingRecord:
@@ -196,15 +205,6 @@ def holds_marker_error(results: dict) -> bool:
         verdict for group in data.student_groups for case in group.cases
         for verdict in (case.reference, case.own) if verdict is not None]
     return any(verdict.kind == Kind.MARKER_ERROR for verdict in verdicts)
-
-
-def fingerprint(folder: Path) -> str:
-    """A hash of every file below `folder` (a copy the marker owns): names and bytes."""
-    digest = hashlib.sha256()
-    for path in sorted(p for p in folder.rglob("*") if p.is_file() and not p.is_symlink()):
-        digest.update(str(path.relative_to(folder)).encode("utf-8", "surrogateescape") + b"\0")
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
-    return digest.hexdigest()
 
 
 def assignment_fingerprint(assignment) -> str:
@@ -242,6 +242,7 @@ class ClassMarking:
         self.own_folders = [group.folder.split("/")[0] for group in written]
         self.regrade_key = assignment_fingerprint(assignment)
         self.budget = options.student_budget or assignment.student_budget  # a new one marks again
+        self.named = None  # with --students: the folders of the students it names
         self.lock = threading.Lock()
         self.stopping = threading.Event()
         self.markers = set()  # the markers running now
@@ -299,16 +300,22 @@ class ClassMarking:
             return self.own_failure(student, folder, problem)
         try:
             folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-            self.keep_programs(marked_folder(copy, self.assignment.programs.values(),
-                                             self.own_folders), folder)
             key = {"submission": fingerprint(copy), "assignment": self.regrade_key,
                    "submitted": student.submitted.isoformat() if student.submitted else None,
                    "budget": self.budget, "terms": terms_asked(student.terms)}
-            kept = self.kept(folder, key)
-            if kept is not None:
+            state, results = self.earlier(folder)
+            if self.named is not None and student.folder not in self.named:
+                self.advance(self.cases_each)  # left as the last run left them
+                if results is None:
+                    return Outcome(student, unmarked=regrade.NOT_NAMED)
+                return Outcome(student, results, kept=True, stale=state["key"] != key)
+            self.keep_programs(marked_folder(copy, self.assignment.programs.values(),
+                                             self.own_folders), folder)
+            if results is not None and state["key"] == key and not self.options.force \
+                    and self.named is None:
                 self.advance(self.cases_each)
-                return Outcome(student, kept, kept=True)
-            return self.run_marker(copy, folder, student, key)
+                return Outcome(student, results, kept=True)
+            return self.remark(copy, folder, student, key, state)
         except OSError as problem:
             return self.own_failure(student, folder, problem)
         finally:
@@ -328,12 +335,30 @@ class ClassMarking:
         folder = self.instructor_folder(student)
         try:
             write_json(folder / RESULTS, results)
+            mark_kept(folder, results["score"])
         except OSError as problem:
             (folder / STATE).unlink(missing_ok=True)
             return dataclasses.replace(outcome, failed=OWN_FILES_FAILED.format(
                 problem=escaped(problem.strerror or str(problem))),
                 disk_full=disk.full_error(problem))
         return dataclasses.replace(outcome, results=results)
+
+    def remark(self, copy: Path, folder: Path, student, key: dict, state: dict) -> Outcome:
+        """Mark the student: whole when new, named by --students or forced; else given
+        their earlier results, whose cases the marker keeps where their key is unchanged
+        (a new budget marks whole: which cases it cuts depends on every run before them).
+        The outcome says why, and the mark the last run gave."""
+        earlier, named = (state or {}).get("key"), self.named is not None
+        reuse = (folder / MARKED if earlier and not named and not self.options.force
+                 and earlier.get("budget") == self.budget else None)
+        outcome = self.run_marker(copy, folder, student, key, reuse)
+        if not outcome.interrupted:
+            outcome.before = (state or {}).get("mark")
+            outcome.why = regrade.reasons(earlier, key, self.options.force, named)
+            if reuse and outcome.results and earlier["assignment"] != key["assignment"] \
+                    and earlier["submission"] == key["submission"]:
+                outcome.why += regrade.cases_said(outcome.marking)
+        return outcome
 
     def own_failure(self, student, folder: Path, problem: OSError) -> Outcome:
         """The class marker's own files failed it (a full disk, say): the student is not
@@ -343,35 +368,37 @@ class ClassMarking:
         return Outcome(student, failed=OWN_FILES_FAILED.format(
             problem=escaped(problem.strerror or str(problem))), disk_full=disk.full_error(problem))
 
-    def kept(self, folder: Path, key: dict):
-        """The results of an earlier run, when it marked the same thing."""
-        if self.options.force:
-            return None
+    def earlier(self, folder: Path) -> tuple:
+        """(state, results) of the last run that marked this student whole: its state
+        (its key, and the mark it gave) and its results; (None, None) where there are none,
+        or they hold a marker error."""
         try:
             state = json.loads((folder / STATE).read_text(encoding="utf-8"))
-            if state.get("key") != key:
-                return None
             results = json.loads((folder / MARKED).read_text(encoding="utf-8"))
-            return None if holds_marker_error(results) else results
-        except (OSError, ValueError, TypeError, KeyError):
-            return None
+            if isinstance(state.get("key"), dict) and not holds_marker_error(results):
+                return state, results
+        except (OSError, ValueError, TypeError, KeyError, AttributeError):
+            pass
+        return None, None
 
     def keep_programs(self, marked: Path, folder: Path) -> None:
         """The programs the marker marks (or their look-alikes), kept beside their results
         for the similarity scan (exactmark.classroom.kept_programs)."""
         kept_programs.keep(marked, folder / PROGRAMS, self.assignment.programs)
 
-    def run_marker(self, copy: Path, folder: Path, student, key: dict) -> Outcome:
+    def run_marker(self, copy: Path, folder: Path, student, key: dict, reuse: Path = None) -> Outcome:
         """The marker of one submission, its progress lines moving the class's bar. Its
         report and results are written beside the kept ones and take their place only
-        when it ended as a marker ends: an interrupted run leaves the last good ones."""
+        when it ended as a marker ends: an interrupted run leaves the last good ones.
+        `reuse`: the earlier results.json whose unchanged cases it keeps."""
         report, results = folder / f".{REPORT}.new", folder / f".{RESULTS}.new"
         asked = MarkRequest(str(self.assignment.path), str(copy), json=str(results), jobs=1,
                             markers=self.options.jobs, isolation=self.options.isolation,
                             sandbox_per=self.options.sandbox_per,
                             require=tuple(self.options.require), student_budget=self.budget,
                             submitted=student.submitted.isoformat() if student.submitted else None,
-                            named=str(student.entry), **terms_asked(student.terms))
+                            named=str(student.entry), reuse=str(reuse) if reuse else None,
+                            **terms_asked(student.terms))
         # The request goes by the environment, which a run cannot read, never the command
         # line. It tells us how it goes (exactmark.base.messages) on a pipe of its own.
         reading, writing = os.pipe()
@@ -428,7 +455,8 @@ class ClassMarking:
             os.replace(results, folder / MARKED)
             if status == Exit.MARKER_ERROR or holds_marker_error(marked):
                 return Outcome(student, marked, failed=MARKER_ERROR, disk_full=disk_full)
-            (folder / STATE).write_text(json.dumps({"key": key}), encoding="utf-8")
+            (folder / STATE).write_text(json.dumps({"key": key, "mark": marked.get("score")}),
+                                        encoding="utf-8")
             return Outcome(student, marked)
         finally:
             report.unlink(missing_ok=True)
@@ -535,7 +563,7 @@ def how_done(outcome: Outcome) -> str:
         return "interrupted"
     if outcome.refused:
         return "refused"
-    if outcome.failed:
+    if outcome.failed or outcome.unmarked:
         return "failed"
     return "kept" if outcome.kept else "marked"
 
@@ -553,7 +581,7 @@ def similar_pairs(out: Path, assignment, outcomes: list, options, scratch: Path,
     shown = {outcome.student.folder: masks[outcome.student.folder].pseudonym.pseudonym
              if masks else outcome.student.name for outcome in outcomes}
     submissions = {shown[outcome.student.folder]: out / INSTRUCTOR / outcome.student.folder
-                   / PROGRAMS for outcome in outcomes if not outcome.refused}
+                   / PROGRAMS for outcome in outcomes if not outcome.refused and not outcome.unmarked}
     declared = assignment.programs
     return scan(submissions, list(declared),
                 {name: [shared / file for file in program.files(shared)[0]]
@@ -580,11 +608,13 @@ def student_pages(out: Path, outcomes: list, rows: list, view, masks: dict, key)
     shown = []
     for outcome, row in zip(outcomes, rows):
         mask = masks.get(outcome.student.folder)
-        row.page = f"{STUDENTS}/{mask.pseudonym.folder if mask else outcome.student.folder}"
+        if not outcome.unmarked:  # not marked (--students): no page stands for them
+            row.page = f"{STUDENTS}/{mask.pseudonym.folder if mask else outcome.student.folder}"
         shown.append(anonymous.masked(outcome, row, mask) if mask else (outcome, row))
-        pages.write_feedback(out / row.page, *shown[-1], view)
-    stale, said = anonymous.stale_pages(out / STUDENTS, {Path(row.page).name for row in rows},
-                                        key, view.anonymous)
+        if row.page:
+            pages.write_feedback(out / row.page, *shown[-1], view)
+    stale, said = anonymous.stale_pages(out / STUDENTS, {Path(row.page).name for row in rows
+                                                         if row.page}, key, view.anonymous)
     for folder in stale:
         remove_tree(folder)
     if said:
@@ -675,6 +705,10 @@ def parser() -> argparse.ArgumentParser:
     parse.add_argument("--jobs", type=within(int, 1, 64, BAD_JOBS), default=min(os.cpu_count() or 1, 64),
                        help="students marked at once (default: the machine's cores)")
     parse.add_argument("--force", action="store_true", help="mark unchanged students again")
+    parse.add_argument("--students", metavar="A,B",
+                       help="re-mark only these students (as the class names them, or a "
+                            "platform's id); the others keep the last run's results as they "
+                            "are")
     parse.add_argument("--isolation", choices=["auto", "namespaces", "fallback"], default="auto")
     parse.add_argument("--sandbox-per", choices=["student", "case"], default="student",
                        help="one sandbox for each student's program, its cases one after "
@@ -755,6 +789,7 @@ def main(argv=None) -> int:
         bank(assignment, students, term)
         if corrected is not None:
             corrected.check_class([known_as(student) for student in students])
+        named = regrade.named(students, options.students) if options.students else None
     except BaseException as problem:
         remove_tree(scratch)
         handlers_back(before)
@@ -771,6 +806,7 @@ def main(argv=None) -> int:
     own_only(out)
     threading.Thread(target=importlib.import_module, args=(SIMILARITY,), daemon=True).start()
     marking = ClassMarking(options, assignment, out, scratch, corrected)
+    marking.named = named
     try:
         outcomes = [marking.overridden(outcome) for outcome in marking.run(students)]
         full = sum(outcome.disk_full for outcome in outcomes)
@@ -778,9 +814,13 @@ def main(argv=None) -> int:
             print(DISK_FILLED.format(count=full), file=sys.stderr)
         for line in entries_said(outcomes):
             print(line, file=sys.stderr)
-        kept = sum(outcome.kept for outcome in outcomes)
+        kept = sum(outcome.kept and not outcome.stale for outcome in outcomes)
         if kept:
             print(SKIPPED.format(count=kept), file=sys.stderr)
+        changed = regrade.changed_marks(outcomes)
+        regrade.write_changed(out / regrade.CHANGED_MARKS, changed, outcomes)
+        for line in regrade.said(outcomes, changed, out / regrade.CHANGED_MARKS):
+            print(line, file=sys.stderr)
         masks = pseudonyms(key, outcomes, options.submissions) if options.anonymous else {}
         scanned = similar_pairs(out, assignment, outcomes, options, scratch, masks)
         rows = [pages.grade_row(outcome, assignment) for outcome in outcomes]
@@ -804,7 +844,10 @@ def main(argv=None) -> int:
                             scanned, view,
                             {row.student: row.page for _, row in shown},
                             options.similarity_min,
-                            [row.student for _, row in pairs if sheet.NO_SUBMISSION in row.statuses])
+                            [row.student for _, row in pairs if sheet.NO_SUBMISSION in row.statuses],
+                            regrade.summary(outcomes, changed, {
+                                outcome.student.name: masks[outcome.student.folder].pseudonym.pseudonym
+                                for outcome in outcomes if outcome.student.folder in masks}))
         back, not_back, zipped, not_kept = None, "", None, ""
         if taken:
             zipped, attached = platform_class.feedback_files(taken, out, pairs)
@@ -863,6 +906,17 @@ def bank(assignment, students: list, term) -> None:
         print(said, file=sys.stderr)
 
 
+def mark_kept(folder: Path, mark: float) -> None:
+    """The mark a run gave, overrides applied, kept in the student's state: the next run
+    lists it as `before` where it changes (exactmark.classroom.regrade)."""
+    try:
+        state = json.loads((folder / STATE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return  # no state: the next run marks the student whole, and has no before
+    if isinstance(state, dict) and state.get("mark") != mark:
+        (folder / STATE).write_text(json.dumps({**state, "mark": mark}), encoding="utf-8")
+
+
 def handlers_back(before: dict) -> None:
     """The signal handlers as they were before the run (main in a test's process)."""
     for number, handler in before.items():
@@ -919,7 +973,8 @@ if __name__ == "__main__":
     sys.exit(main(from_make.arguments(parser(), [("MARK_ASSIGNMENT", "--assignment"),
                                                  ("MARK_OUT", "--out"), ("MARK_TIMES", "--times"),
                                                  ("MARK_LEDGER", "--ledger"),
-                                                 ("MARK_OVERRIDES", "--overrides")],
+                                                 ("MARK_OVERRIDES", "--overrides"),
+                                                 ("MARK_STUDENTS", "--students")],
                                       "MARK_SUBMISSIONS", NO_SUBMISSIONS,
                                       flags=[("MARK_ANONYMOUS", "--anonymous")])
                   if "MARK_SUBMISSIONS" in os.environ else None))

@@ -135,6 +135,9 @@ def grade_row(outcome, assignment) -> Row:
     if outcome.failed:
         row.statuses.append(sheet.FAILED)
         row.notes.append(outcome.failed)
+    if outcome.unmarked:
+        row.statuses.append(sheet.NOT_MARKED)
+        row.notes.append(outcome.unmarked)
     late = assignment.mark_after_deadline(row.raw, student.submitted, student.terms)
     row.terms.extend(terms_lines(student.terms, assignment, late))
     if late is not None:
@@ -413,14 +416,16 @@ def coverage(outcomes: list, scanned, assignment) -> list:
 
 
 def write_summary(out: Path, outcomes: list, rows: list, scanned, view: View,
-                  links: dict, least: float = 0.0, absent: list = ()) -> None:
+                  links: dict, least: float = 0.0, absent: list = (), regrades: dict = None) -> None:
     """summary.html; `least`: the score below which the similarity scan lists no pair;
-    `absent`: the students a platform lists who handed nothing in."""
+    `absent`: the students a platform lists who handed nothing in; `regrades`: who was
+    re-marked and why, and the marks that changed (exactmark.classroom.regrade.summary)."""
     assignment = view.assignment
-    marks = [row.mark for row in rows if sheet.REFUSED not in row.statuses]  # entries marked
+    marks = [row.mark for row in rows if sheet.REFUSED not in row.statuses
+             and sheet.NOT_MARKED not in row.statuses]  # entries marked
     bars = histogram(marks, assignment.marks)
     page = {"assignment": assignment, "rows": rows, "bars": bars, "marked": len(marks),
-            "refused": len(rows) - len(marks),
+            "refused": sum(sheet.REFUSED in row.statuses for row in rows),
             "tallest": max([count for _, _, count in bars] + [1]),
             "groups": failures_by_group(outcomes, assignment),
             "mistakes": mistakes_caught(outcomes, assignment),
@@ -431,7 +436,8 @@ def write_summary(out: Path, outcomes: list, rows: list, scanned, view: View,
             "late_rule": late_rule(assignment), "as_of": view.as_of,
             "anonymous": view.anonymous,
             "shown_from": None if view.published else visibility.shown_from(assignment,
-                                                                             view.terms)}
+                                                                             view.terms),
+            "regrades": regrades or {}}
     (out / "summary.html").write_text(TEMPLATES.get_template("summary.html").render(**page),
                                       encoding="utf-8")
 

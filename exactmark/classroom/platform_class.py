@@ -517,6 +517,6 @@ def returned(pairs: list, assignment, students: dict, attached=frozenset()) -> l
             row.status, late.summary() if late else "; ".join(row.terms),
             "" if not row.page else COMMENT_ATTACHED if person.id in attached
             else COMMENT_PAGE.format(page=row.page)) if part)
-        back.append(Returned(person, None if {sheet.FAILED, sheet.STILL_OPEN} & set(row.statuses)
-                             else row.mark, float(assignment.marks), comment))
+        back.append(Returned(person, None if row.no_mark else row.mark,
+                             float(assignment.marks), comment))
     return back

@@ -51,6 +51,12 @@ class Row:
     def note(self) -> str:
         return "; ".join([*self.terms, *self.notes, *self.overridden])
 
+    @property
+    def no_mark(self) -> bool:
+        """No mark stands for it: a marker error, not marked at all (--students), or
+        nothing handed in while their own window is still open."""
+        return bool({FAILED, NOT_MARKED, STILL_OPEN} & set(self.statuses))
+
 
 def shown_marks(value: float) -> str:
     """Marks to two decimals, everywhere the class's files show them."""
@@ -66,7 +72,7 @@ def write_grades(path, programs: list, rows: list) -> None:
             sheet.writerow([spreadsheet_text(cell) for cell in (
                 row.student, *[shown_marks(row.programs.get(p, 0)) for p in programs],
                 shown_marks(row.raw), "" if row.days_late is None else str(row.days_late),
-                NOT_MARKED if FAILED in row.statuses else "" if STILL_OPEN in row.statuses
+                "" if STILL_OPEN in row.statuses else NOT_MARKED if row.no_mark
                 else shown_marks(row.mark), row.status,
                 f"{row.passed}/{row.cases}" if row.cases else "", row.note, row.id,
                 row.page)])

@@ -4,7 +4,7 @@
                    [--submitted TIME [--due TIME | --extension TEXT]
                     [--late-days-left N]] [--only GLOB]... [--timeout S]
                    [--python PATH] [--isolation auto|namespaces|fallback]
-                   [--student-budget S [--waiting-budget S]]
+                   [--student-budget S [--waiting-budget S]] [--reuse RESULTS_JSON]
                    [--overrides CSV --student NAME]
 
 The assignment (one of the kit's by its NAME, or an assignment file of your own) says which golden cases count and what
@@ -19,7 +19,9 @@ case gives them (--tty: the terminal screen too). Exit status
 refused submission or option; 3 when the marker failed on a case; 130 when
 interrupted (Ctrl-C kills every run and prints what was marked). With --overrides,
 the rows of the file naming --student change the marks after the marking (the report
-says each; the exit status stays the marking's).
+says each; the exit status stays the marking's). --reuse keeps the verdicts of an
+earlier marking's results.json for the cases whose files, program declaration and
+submission are unchanged.
 """
 
 import argparse
@@ -44,7 +46,7 @@ from exactmark.base.visible import escaped
 from exactmark.base import from_make, messages, streams
 from exactmark.base.exits import Exit
 from exactmark.kit import written_cases
-from exactmark.marking import overrides, records, request, student_cases
+from exactmark.marking import overrides, records, request, reuse, student_cases
 from exactmark.kit.assignment import COUNTS, REQUIREMENTS, AssignmentError, load, names
 from exactmark.kit.late import Terms, extended, extension_of
 from exactmark.running.limits import Budget
@@ -240,6 +242,11 @@ def parser() -> argparse.ArgumentParser:
                             "who): the rows naming --student applied after the marking")
     parse.add_argument("--student", metavar="NAME",
                        help="whose rows of --overrides to apply: a name, or a platform's id")
+    parse.add_argument("--reuse", type=Path, metavar="RESULTS_JSON",
+                       help="an earlier marking's results.json of this submission (your own, "
+                            "never a student's): the cases whose files, program declaration "
+                            "and submission are unchanged keep its verdicts, not run again; "
+                            "marks and visibility are the assignment's as it is now")
     parse.add_argument("--check-isolation", action="store_true",
                        help="say what would confine each run here, and mark nothing: exit "
                             "status 0 when the assignment's and --require's layers are there, "
@@ -336,7 +343,7 @@ class Marking:
         if built is not None and not built.ok:
             return CaseResult(marked, [Verdict(marked.case.id, PIPE, built.cases,
                                                UNBUILT_DETAILS[built.cases])])
-        modes = [mode for mode in self.modes if mode == PIPE or marked.case.screen is not None]
+        modes = case_modes(self.modes, marked)
         verdicts = [self.run(marked, mode, part=part, first=first)
                     if earlier is None or earlier.verdicts[index] is None
                     else earlier.verdicts[index] for index, mode in enumerate(modes)]
@@ -519,6 +526,7 @@ def main(argv=None) -> int:
         submitted = (None if options.submitted is None
                      else moment("--submitted", options.submitted, assignment))
         terms = terms_of(options, assignment)
+        earlier = reuse.earlier(options.reuse) if options.reuse else None
     except (AssignmentError, ValueError) as problem:
         parse.error(str(problem))
     if options.json:
@@ -553,7 +561,7 @@ def main(argv=None) -> int:
         if options.check_isolation:
             return check_isolation(options, parse, scratch, assignment)
         return mark(options, parse, scratch, assignment, selected, groups, submitted, terms,
-                    corrected)
+                    earlier, corrected)
     finally:
         remove_tree(scratch)
 
@@ -606,7 +614,7 @@ def runs_python(assignment, programs) -> bool:
 
 
 def mark(options, parse, scratch: Path, assignment, selected: dict, groups: dict,
-         submitted, terms: Terms, corrected=None) -> int:
+         submitted, terms: Terms, earlier: dict = None, corrected=None) -> int:
     """Mark the submission; `corrected`: the overrides file read (overrides.Overrides), whose
     rows naming --student change the results once marked."""
     started = time.monotonic()
@@ -636,7 +644,7 @@ def mark(options, parse, scratch: Path, assignment, selected: dict, groups: dict
     try:
         with stopped_by_signals(sandbox):
             results = mark_cases(sandbox, options, root, assignment, selected, header, scratch,
-                                 groups, left_out)
+                                 groups, left_out, earlier)
     finally:
         sandbox.close()
     results.seconds = time.monotonic() - started
@@ -709,17 +717,33 @@ def warn(sandbox: Sandbox) -> None:
 
 
 def mark_cases(sandbox, options, root: Path, assignment, selected: dict, header: list,
-               scratch: Path, groups: dict, left_out: dict) -> Results:
+               scratch: Path, groups: dict, left_out: dict, earlier) -> Results:
     """Run the selected cases of each program present, streaming a line per case to
     stderr as it finishes; results in the assignment's order, most marks first. Then the
     selected `groups` of cases the student wrote, read from `root` (of which `left_out`
-    names what the copy left out)."""
+    names what the copy left out). A case or group that `earlier` (a records.MarkingRecord,
+    --reuse) marked under the same key keeps its verdicts and is not run."""
     declared = assignment.programs
     present = {program: declared[program].present(root) for program in selected}
     selected = {program: chosen for program, chosen in selected.items()  # a missing one always
                 if chosen or not present[program] or groups[program]}
     cases = [marked for program, chosen in selected.items() if present[program] for marked in chosen]
     cases.sort(key=lambda marked: -marked.marks)  # the budget cuts the same cases every time
+    modes = [PIPE, TERMINAL] if options.tty else [PIPE]
+    keys, group_keys = case_keys(sandbox, options, root, assignment, selected, groups)
+    earlier_cases = {case.case: case for case in earlier.cases} if earlier else {}
+    earlier_groups = {(group.program, group.folder): group
+                      for group in earlier.student_groups} if earlier else {}
+    done = {}
+    for marked in cases if earlier else ():
+        result = reuse.kept(marked, keys[marked.case.id], earlier_cases.get(marked.case.id),
+                            case_modes(modes, marked))
+        if result is not None:
+            done[marked.case.id] = result
+    kept = set(done)
+    if done:
+        header.append(reuse.KEPT.format(kept=len(done), total=len(cases)))
+        cases = [marked for marked in cases if marked.case.id not in done]
     header.append(RUNS.format(cases=len(cases), jobs=options.jobs))
     written = [f"{group.name} ({group.folder}/)" for program in selected for group in groups[program]]
     if written:
@@ -736,7 +760,6 @@ def mark_cases(sandbox, options, root: Path, assignment, selected: dict, header:
     report = Terminal(sys.stdout)  # of stdout and stderr together, it comes first
     for line in header:
         print(line, file=report)
-    modes = [PIPE, TERMINAL] if options.tty else [PIPE]
     rules = {}
 
     def rules_of(marked):
@@ -753,7 +776,6 @@ def mark_cases(sandbox, options, root: Path, assignment, selected: dict, header:
                  for program in selected}
     sessions = Sessions(sandbox) if sandbox.one_per(options.sandbox_per) == STUDENT else None
     marking = Marking(sandbox, snapshots, declared, modes, rules_of, builds, sessions, budget)
-    done = {}
     with ThreadPoolExecutor(options.jobs) as pool, closing(sessions) if sessions else nullcontext():
         passes = marking.two_passes(pool, lambda marked, first, earlier: marking.case(
             marked, first=first, earlier=earlier), cases)
@@ -768,18 +790,47 @@ def mark_cases(sandbox, options, root: Path, assignment, selected: dict, header:
                    for program in selected if not present[program]}
         student = {program: student_cases.mark_groups(
             marking, pool, declared[program], groups[program], root, left_out, scratch,
-            "; ".join(missing[program][0]) if program in missing else "", progress)
+            "; ".join(missing[program][0]) if program in missing else "", progress,
+            lambda result: reuse.kept_group(
+                result, group_keys[(result.group.program, result.group.folder)],
+                earlier_groups.get((result.group.program, result.group.folder))))
             for program in selected if groups[program]}
         written = [(program, group) for program, marked in student.items() for group in marked]
         for count, (program, group) in enumerate(written, 1):
             messages.send(messages.Progress(count, len(written),
                                             f"{program}/{group.group.folder}", GROUP_MARKED))
+    kept_groups = sum(group.kept for _, group in written)
+    if kept_groups:
+        header.append(reuse.KEPT_GROUPS.format(kept=kept_groups, total=len(written)))
     if sessions and sessions.refused:
         header.append(SESSIONS_REFUSED.format(why=escaped(sessions.refused)))
     programs = {program: [done[marked.case.id] for marked in chosen] if present[program] else None
                 for program, chosen in selected.items()}
     return Results(assignment, header, programs, missing=missing, builds=builds, student=student,
-                   header_said=said)
+                   header_said=said, keys=keys,
+                   kept=kept)
+
+
+def case_modes(modes: list, marked) -> list:
+    """The modes `marked` runs in: piped, and at a terminal where it has a screen."""
+    return [mode for mode in modes if mode == PIPE or marked.case.screen is not None]
+
+
+def case_keys(sandbox, options, root: Path, assignment, selected: dict, groups: dict) -> tuple:
+    """(case id -> its key, (program, folder) -> a group's key) of every selected case and
+    group of cases the student writes (exactmark.marking.reuse)."""
+    submission = reuse.fingerprint(root)
+    runs = {"cpu": sandbox.timeout, "wall": sandbox.wall_seconds, "memory": sandbox.memory,
+            "python": sandbox.base_python, "tty": options.tty,
+            "normalise": sorted((assignment.normalise or {}).items())}
+    declared = assignment.programs
+    made = {program: reuse.reference(declared[program]) for program, chosen in groups.items()
+            if chosen}
+    return ({marked.case.id: reuse.case_key(marked, declared[program], runs, submission)
+             for program, chosen in selected.items() for marked in chosen},
+            {(program, group.folder): reuse.group_key(group, declared[program], runs, submission,
+                                                      made[program])
+             for program, chosen in groups.items() for group in chosen})
 
 
 def progress(line: str) -> None:

@@ -45,11 +45,18 @@ class Verdict:
     diff_lines: dict = None  # exactmark.base.visible.VisibleDiff.to_json(), for a page
     runaway: tuple = ()  # an output stopped for size: its first lines and what it repeated
     difference: str = ""  # the same for failures that differ the same way (marking/grouping.py)
+    # The verdict whole, for a later marking to keep it (exactmark/marking/reuse.py); None in
+    # a results.json from before them: that case is run again.
+    detail: str = None
+    near_miss: tuple = ()  # (sentence, kind) of how close it came, or empty
+    credit: float = None  # the share of the case's marks it earns
+    bound: float = None  # the seconds its reproduce command gives a run stopped for its time
 
     @classmethod
     def from_dict(cls, data: dict) -> "Verdict":
         return cls(**{**data, "kind": Kind(data["kind"]), "regions": tuple(data["regions"]),
-                      "runaway": tuple(data.get("runaway", ()))})
+                      "runaway": tuple(data.get("runaway", ())),
+                      "near_miss": tuple(data.get("near_miss", ()))})
 
 
 @dataclass(frozen=True)
@@ -66,6 +73,8 @@ class Case:
     near_miss: str
     near_miss_kind: str
     verdicts: tuple  # of Verdict
+    key: str = ""  # its files, its program's declaration, the submission (marking/reuse.py)
+    kept: bool = False  # its verdicts kept from an earlier marking (--reuse), not run again
 
     @classmethod
     def from_dict(cls, data: dict) -> "Case":
@@ -111,6 +120,8 @@ class StudentGroup:
     said: dict  # count -> what it came to, in a sentence
     cases: tuple  # of StudentCase, the marked ones in name order, then the refused
     mistakes: tuple  # of Mistake
+    key: str = ""  # its declaration, the programs it runs, the submission (marking/reuse.py)
+    kept: bool = False  # kept whole from an earlier marking (--reuse), not run again
 
     @classmethod
     def from_dict(cls, data: dict) -> "StudentGroup":

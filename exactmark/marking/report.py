@@ -96,6 +96,8 @@ class Results:
     student: dict = field(default_factory=dict)  # program -> [exactmark.marking.student_cases.GroupResult]
     notes: list = field(default_factory=list)  # the header's lines on the submission itself
     header_said: int = 0  # the header's first lines, printed already (before the progress)
+    keys: dict = field(default_factory=dict)  # case id -> its key (exactmark.marking.reuse)
+    kept: set = field(default_factory=set)  # ids of the cases kept from an earlier marking
 
     def golden_marks(self, program: str) -> float:
         """What the program's golden cases are worth (its groups of student cases aside)."""
@@ -435,7 +437,8 @@ def marking_data(results: Results, isolation=(), python="", users=(),
                 result.earned_all, worst.kind if worst else Kind.PASS,
                 near_miss.sentence if near_miss else "", near_miss.kind if near_miss else "",
                 tuple(verdict_data(marked.case, declared[marked.case.program], verdict)
-                      for verdict in result.verdicts)))
+                      for verdict in result.verdicts),
+                results.keys.get(marked.case.id, ""), marked.case.id in results.kept))
     programs = {program: records.Program(
         results.assignment.program_marks(program), round(results.earned(program), 4),
         program_results is not None,
@@ -472,7 +475,9 @@ def verdict_data(case, program, verdict) -> records.Verdict:
                            verdict.diff,
                            verdict.diff_lines.to_json() if verdict.diff_lines else None,
                            verdict.runaway,
-                           grouping.difference(verdict) if failed else "")
+                           grouping.difference(verdict) if failed else "",
+                           verdict.detail, tuple(verdict.near_miss or ()), verdict.credit,
+                           verdict.bound)
 
 
 def check_json_target(path: Path) -> None:

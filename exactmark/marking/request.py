@@ -45,6 +45,7 @@ class MarkRequest:
     named: str = None  # what the report calls the submission, when `submission` is a copy
     overrides: str = None  # an overrides file: its rows naming `student` applied
     student: str = None
+    reuse: str = None  # an earlier results.json whose verdicts stand where a case's key is unchanged
 
     def options(self) -> list:
         """The marker's arguments: each option given, then `--` and the folder, so that a

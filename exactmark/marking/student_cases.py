@@ -172,6 +172,8 @@ class GroupResult:
     mistakes: list = field(default_factory=list)  # of Hunted, in the group's order
     missing: str = ""  # why the student's program is not there to run
     not_counted: tuple = ()  # of Refusal: the cases that repeat another's screens
+    key: str = ""  # what decides its verdicts (exactmark.marking.reuse.group_key)
+    kept: bool = False  # its verdicts kept from an earlier marking, not run again
 
     @property
     def valid(self) -> list:
@@ -356,7 +358,9 @@ class GroupResult:
                 reproduce(marked.case, program, verdict.kind, self.group.folder,
                           bound=verdict.bound)
                 if own and failed else "", verdict.diff,
-                verdict.diff_lines.to_json() if verdict.diff_lines else None)
+                verdict.diff_lines.to_json() if verdict.diff_lines else None, verdict.runaway,
+                detail=verdict.detail, near_miss=tuple(verdict.near_miss or ()),
+                credit=verdict.credit, bound=verdict.bound)
         return records.StudentGroup(
             program.name, self.group.name, self.group.folder, self.group.visibility,
             {count: round(marks, 4) for count, marks in self.group.marks.items()},
@@ -370,7 +374,8 @@ class GroupResult:
             + tuple(records.StudentCase(refusal.name, False, refusal.why)
                     for refusal in self.read.refused),
             tuple(records.Mistake(hunted.name, hunted.mistake, hunted.weight,
-                                  hunted.by, hunted.undecided) for hunted in self.mistakes))
+                                  hunted.by, hunted.undecided) for hunted in self.mistakes),
+            self.key, self.kept)
 
 
 @dataclass(frozen=True)
@@ -498,27 +503,30 @@ class Programs:
 
 
 def mark_groups(marking, pool, program, groups: list, root: Path, left_out: dict,
-                scratch: Path, missing: str, progress) -> list:
+                scratch: Path, missing: str, progress, kept=lambda result: False) -> list:
     """Each of `groups` (of `program`, a exactmark.kit.programs.Program), its cases read from `root`
     and marked: the reference on every case, then the group's wrong programs on the valid
     ones, each until a case fails it, then the student's program (unless `missing` says why
     it is not there): ours first, which are quick and decide the counts the student's
     program cannot touch. Each run is one of `marking` (a exactmark.marking.mark.Marking), through its
     `pool`, in its sandbox and within its count's share of its budget, in two passes
-    (exactmark.marking.mark.Marking.two_passes; a wrong program's, within its hunt)."""
-    results = [GroupResult(group, read_cases(root, group, left_out), missing=missing)
-               for group in groups]
-    for result in results:
+    (exactmark.marking.mark.Marking.two_passes; a wrong program's, within its hunt).
+    `kept(result)`, once a group's cases are read: whether it filled the result from an
+    earlier marking (exactmark.marking.reuse.kept_group), which then runs nothing."""
+    every_group = [GroupResult(group, read_cases(root, group, left_out), missing=missing)
+                   for group in groups]
+    for result in every_group:
         result.read, result.not_counted = counted(result.read, examples_of(result.group))
+    results = [result for result in every_group if not kept(result)]  # those marked now
     if not any(result.read.cases for result in results):
-        return results
+        return every_group
     try:
         made = Programs(marking.sandbox, program, scratch / f"student-cases-{program.name}")
     except Unmade as problem:
         for result in results:
             result.cases = [Marked(case, Verdict(case.id, PIPE, Kind.MARKER_ERROR, str(problem)))
                             for case in result.read.cases]
-        return results
+        return every_group
 
     def on(result, case) -> MarkedCase:
         return MarkedCase(case, 0.0, result.group.name, result.group.visibility,
@@ -581,4 +589,4 @@ def mark_groups(marking, pool, program, groups: list, root: Path, left_out: dict
     for result in results:
         order = {name: index for index, name in enumerate(result.group.mistakes)}
         result.mistakes.sort(key=lambda hunted: order[hunted.name])
-    return results
+    return every_group
