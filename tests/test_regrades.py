@@ -102,12 +102,13 @@ def runs(root, student) -> str:
 
 def test_a_changed_golden_case_alone_is_run_again_and_the_changed_marks_are_listed(course):
     # The earlier verdict of a case left alone is the one that stands, not a new run's:
-    # a word written into ann's earlier results.json (the instructor's file) shows through.
-    earlier = results(course, "ann")
+    # a word written into ann's earlier marked.json (the marker's own results, kept in the
+    # instructor's folder) shows through.
+    kept = course / "marked" / "instructor" / "ann" / "marked.json"
+    earlier = json.loads(kept.read_text(encoding="utf-8"))
     ant = next(case for case in earlier["extra_data"]["cases"] if case["case"] == "up/ant")
     ant["verdicts"][0]["detail"] = "as kept"
-    (course / "marked" / "instructor" / "ann" / "results.json").write_text(
-        json.dumps(earlier), encoding="utf-8")
+    kept.write_text(json.dumps(earlier), encoding="utf-8")
     (course / "cases" / "up" / "cow.out").write_text("MOO\n", encoding="utf-8")
     done = mark_class(course)
     assert done.returncode == 0, done.stderr
