@@ -385,7 +385,7 @@ def judge(rule: LateRule, bank: LateDays, raw: float, marks: float, due: datetim
         left = before - spent
     units = rule.units_late(late - spent * DAY)
     if not units:
-        cap, mark, accepted = marks, round(min(raw, marks), MARKS_DIGITS), True
+        cap, mark, accepted = float(marks), round(min(raw, float(marks)), MARKS_DIGITS), True
     elif units > rule.accepted:  # refused: no day of the bank is spent on a 0
         cap, mark, accepted = 0.0, 0.0, False
         if bank is not None:
