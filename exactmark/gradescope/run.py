@@ -522,12 +522,7 @@ class Limit:
         if not settings:
             return None
         try:
-            fd = os.open(paths.metadata, os.O_RDONLY | os.O_NOFOLLOW)
-            with os.fdopen(fd, "rb") as file:
-                data = file.read(MOST_METADATA_BYTES + 1)
-            if len(data) > MOST_METADATA_BYTES:
-                raise ValueError(HISTORY_TOO_LARGE.format(most=MOST_METADATA_BYTES))
-            metadata = json.loads(data.decode("utf-8"))
+            metadata = read_metadata(paths)
             now = parsed_time(metadata["created_at"])
             if now.tzinfo is None:  # then no earlier time compares with it
                 raise ValueError(NO_OFFSET.format(time=metadata["created_at"]))

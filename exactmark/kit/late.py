@@ -70,19 +70,25 @@ DEDUCTED_SHORT = "{units} × {deduct:g} marks taken from the mark"
 REFUSED = "more than {most} day{s} late{beyond} (more than {hours} hours), past what is accepted: 0"
 REFUSED_HOURS = "more than {most} hour{s} late{beyond}, past what is accepted: 0"
 NONE_ACCEPTED = "late submissions are not accepted: 0"
-DURATION_PARTS = (("hour", 3600), ("minute", 60), ("second", 1))  # no days: the rule counts hours
+DURATION_PARTS = (("hour", HOUR), ("minute", timedelta(minutes=1)),  # no days: the rule
+                  ("second", timedelta(seconds=1)))  # counts hours
 SAID_PARTS = (("day", DAY), ("hour", HOUR), ("minute", timedelta(minutes=1)))
 
 
-def elapsed(duration: timedelta) -> str:
-    """A duration as people say it, largest unit first and zero parts left out:
-    "30 hours", "24 hours 1 second"."""
-    left, parts = math.ceil(duration.total_seconds()), []
-    for unit, seconds in DURATION_PARTS:
-        count, left = divmod(left, seconds)
+def spoken(duration: timedelta, units: tuple) -> str:
+    """A duration as people say it, in `units` ((name, timedelta), largest first), zero
+    parts left out: "30 hours", "24 hours 1 second", "1 day 12 hours"."""
+    left, parts = duration, []
+    for unit, length in units:
+        count, left = divmod(left, length)
         if count:
-            parts.append(f"{count} {unit}{'s' * (count != 1)}")
-    return " ".join(parts) or "0 seconds"
+            parts.append(f"{count} {unit}{plural(count)}")
+    return " ".join(parts) or f"0 {units[-1][0]}s"
+
+
+def elapsed(duration: timedelta) -> str:
+    """How late, in hours (the rule counts hours, not days), to the second above."""
+    return spoken(timedelta(seconds=math.ceil(duration.total_seconds())), DURATION_PARTS)
 
 
 def days_window(days: int) -> str:
@@ -273,13 +279,8 @@ def extension_of(text: str) -> timedelta:
 
 
 def extension_said(extension: timedelta) -> str:
-    """"3 days", "1 day 12 hours": largest unit first, zero parts left out."""
-    left, parts = extension, []
-    for unit, length in SAID_PARTS:
-        count, left = divmod(left, length)
-        if count:
-            parts.append(f"{count} {unit}{plural(count)}")
-    return " ".join(parts) or "0 minutes"
+    """"3 days", "1 day 12 hours"."""
+    return spoken(extension, SAID_PARTS)
 
 
 def when_said(when: datetime) -> str:
