@@ -190,6 +190,20 @@ def test_the_other_rows_are_kept_byte_for_byte_and_the_run_s_replace_its_own(tmp
     assert book.read_bytes().decode("utf-8") == expected
 
 
+def test_a_run_replaces_only_the_rows_of_the_students_it_marks(tmp_path):
+    """Section B marked after section A (one assignment, two class folders, one ledger):
+    A's ann and the lecturer's row for dora stand; erin's row is added."""
+    book = tmp_path / "ledger.csv"
+    kept = ("student,assignment,days,due,who,reason\r\n"
+            "ann,echo_a1,2,2027-03-09T09:00:00+11:00,exactmark,\r\n"
+            "dora,echo_a1,1,,the lecturer,a paper hand-in\r\n")
+    book.write_bytes(kept.encode("utf-8"))
+    ledger.write_ledger(book, assignment_named(tmp_path, "echo_a1"), [
+        {"student": "erin", "assignment": "echo_a1", "days": "1", "due": "", "who": "exactmark",
+         "reason": ""}])
+    assert book.read_bytes().decode("utf-8") == kept + "erin,echo_a1,1,,exactmark,\r\n"
+
+
 def test_a_new_ledger_is_started_and_an_assignment_s_rows_go_at_its_end(tmp_path):
     book = tmp_path / "ledger.csv"
     assignment = assignment_named(tmp_path, "echo_a1")
@@ -218,6 +232,9 @@ def test_a_write_cut_short_leaves_the_ledger_as_it_was(tmp_path):
      "assignment, days, due, who, reason"),
     ("student,assignment,days,due,who,reason\nann,grant,two,,me,\n",
      "ledger.csv, line 2: days 'two' is not a whole number (a grant gives days back: -2)"),
+    ("student,assignment,days,due,who,reason\ncarl,grant,2,,me,two more days\n",
+     "ledger.csv, line 2: a grant of 2 days would spend them: a grant gives days back, so its "
+     "days are negative (-2)"),
 ])
 def test_a_ledger_that_cannot_be_read_is_refused_in_one_line(tmp_path, text, said):
     book = tmp_path / "ledger.csv"

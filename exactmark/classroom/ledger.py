@@ -36,6 +36,8 @@ BAD_DAYS = "days {text!r} is not a whole number (a grant gives days back: -2)"
 NEEDS_LEDGER = ("{name} has a term's late days ([late_days]): give the ledger the term's "
                 "assignments share, --ledger CSV (make mark-class LEDGER=FILE); a file that does "
                 "not exist yet starts one")
+POSITIVE_GRANT = ("a grant of {days} days would spend them: a grant gives days back, so its "
+                  "days are negative (-{days})")
 NO_BANK = "--ledger: {name} has no term's late days ([late_days]) to count"
 OUT_OF_ORDER = ("warning: marking out of order: the ledger holds {names}, due after {name} "
                 "({due}); the days spent there are counted as spent before this one")
@@ -111,6 +113,9 @@ def _entry(path, line: int, cells: dict, raw: str) -> Entry:
     except ValueError:
         raise ValueError(BAD_ROW.format(path=path, line=line,
                                         problem=BAD_DAYS.format(text=escaped(days)))) from None
+    if as_written(cells["assignment"]) == GRANT and count > 0:
+        raise ValueError(BAD_ROW.format(path=path, line=line,
+                                        problem=POSITIVE_GRANT.format(days=count)))
     return Entry(raw, as_written(cells["student"]), as_written(cells["assignment"]), count,
                  cells["due"])
 
@@ -191,17 +196,19 @@ def spent_rows(assignment, students: list, rows: list) -> list:
 
 def write_ledger(path: Path, assignment, rows: list) -> None:
     """The ledger read again (another run may have written since), its rows of `assignment`
-    replaced by `rows` where the first of them stood (at the end for a new assignment), every
-    other row as it was, the file replaced whole: a run that spends as the last one did
-    leaves it byte for byte."""
+    for the people `rows` are written for replaced by `rows` where the first of them stood
+    (at the end for a new assignment), every other row as it was (another section's students,
+    marked by another run, keep theirs), the file replaced whole: a run that spends as the
+    last one did leaves it byte for byte."""
     ledger = read_ledger(path)
     ours = io.StringIO(newline="")
     sheet = csv.writer(ours, delimiter=ledger.separator, lineterminator=ledger.newline)
     for row in rows:
         sheet.writerow([spreadsheet_text(row.get(column, "")) for column in ledger.columns])
+    written = {name_key(row["student"]) for row in rows}
     texts = [ledger.header or ",".join(COLUMNS) + NEWLINE]
     for entry in ledger.entries:
-        if entry.assignment != assignment.name:
+        if entry.assignment != assignment.name or name_key(entry.student or "") not in written:
             texts.append(entry.text)
         elif ours.getvalue():
             texts.append(ours.getvalue())
