@@ -8,6 +8,7 @@ import pytest
 
 from exactmark.classroom.visibility import is_shown, shown_from, when_shown
 from exactmark.kit.assignment import load
+from exactmark.kit.late import Terms
 
 SEEDED = load("seeded")  # due 2027-03-09 09:00 in Sydney; accepted up to 5 days late
 SYDNEY = ZoneInfo("Australia/Sydney")
@@ -52,3 +53,15 @@ def test_a_page_says_from_when():
         "shown once your instructor publishes them")
     assert when_shown("hidden", SEEDED, early, True) == "never shown"
     assert when_shown("visible", SEEDED, early, False) == "shown"
+
+
+def test_a_student_due_at_the_end_of_time_holds_the_cases_back_until_published():
+    """A deadline of 9999-12-31 23:59 (a spreadsheet's "no deadline") closes no window: the
+    cases wait for --published, and the page says so, never an error."""
+    never = (Terms(due=datetime(9999, 12, 31, 23, 59, tzinfo=SYDNEY)),)
+    late = LATE_WINDOW_ENDS + timedelta(days=365)
+    assert shown_from(SEEDED, never) is None
+    assert not is_shown("after_due_date", SEEDED, late, False, never)
+    assert is_shown("after_due_date", SEEDED, late, True, never)
+    assert when_shown("after_due_date", SEEDED, late, False, never) == (
+        "shown once your instructor publishes them")

@@ -37,6 +37,13 @@ def own_assignment(tmp_path, blocks: str, name="own"):
     return load(str(path))
 
 
+def test_the_cap_never_falls_below_0():
+    """30 days at 5% a day, 25 days late (before Sydney's clocks go back on 4 April): 1 - 25
+    × 5% = -25%, so the cap is 0, not -2.50."""
+    verdict = judged(Cap(30, 0.05), 25 * 24 * HOURS)
+    assert (verdict.days, verdict.accepted, verdict.cap, verdict.mark) == (25, True, 0.0, 0.0)
+
+
 def judged(rule, late: timedelta, raw=10.0, marks=10.0, bank=None, left=None):
     """The rule applied to a submission `late` after DUE, out of `marks`."""
     return judge(rule, bank, raw, marks, DUE, DUE + late, Terms(late_days_left=left), SYDNEY)

@@ -16,6 +16,8 @@ student's extension holds them back from everyone's page, unless the instructor 
 
 from datetime import datetime
 
+from exactmark.kit.late import NEVER
+
 VISIBLE, AFTER_DUE_DATE, AFTER_PUBLISHED, HIDDEN = (
     "visible", "after_due_date", "after_published", "hidden")
 
@@ -29,11 +31,12 @@ WHEN = "%Y-%m-%d %H:%M"
 def shown_from(assignment, terms=()):
     """When `after_due_date` cases appear: the last moment a submission of the class can
     still be accepted (Assignment.closes), over the common terms and each student's own
-    in `terms` (None: the common); None when the assignment has no deadline."""
+    in `terms` (None: the common); None when the assignment has no deadline, or a
+    student's window never closes (a due date at the end of time): then once published."""
     if assignment.deadline is None:
         return None
     last = max(assignment.closes(each) for each in (None, *terms))
-    return last.astimezone(assignment.deadline.tzinfo)
+    return None if last == NEVER else last.astimezone(assignment.deadline.tzinfo)
 
 
 def is_shown(visibility: str, assignment, as_of: datetime, published: bool,

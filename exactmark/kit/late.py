@@ -16,6 +16,7 @@ from datetime import datetime, timedelta, timezone
 
 MARKS_DIGITS = 6  # marks are compared and shown rounded: a third of 13 never adds up exactly
 DAY, HOUR = timedelta(days=1), timedelta(hours=1)
+NEVER = datetime.max.replace(tzinfo=timezone.utc)  # the close of a window that does not close
 
 # The sentences: the rule in the handout's words (the summary, pages, README). The seed
 # handout's: "The maximum mark obtainable reduces by 5% per full late day, for up to 5
@@ -166,7 +167,7 @@ class Cap(LateRule):
         return self.days
 
     def penalised(self, units: int, raw: float, marks: float) -> tuple:
-        cap = round(marks * (1 - self.cap_per_day * units), MARKS_DIGITS)
+        cap = round(max(0.0, marks * (1 - self.cap_per_day * units)), MARKS_DIGITS)
         return cap, round(min(raw, cap), MARKS_DIGITS)
 
     def said(self, units, raw, cap, mark, marks) -> str:
@@ -402,4 +403,7 @@ def closes(rule: LateRule, bank: LateDays, due: datetime, terms: Terms) -> datet
     """The last moment a submission can still be accepted: the due date, the bank's days
     this student may spend here, then the rule's window (or its grace, the longer)."""
     spendable = 0 if bank is None else min(bank.most, bank.left_before(terms))
-    return (utc(due) + spendable * DAY + rule.window()).astimezone(due.tzinfo)  # elapsed time
+    try:
+        return (utc(due) + spendable * DAY + rule.window()).astimezone(due.tzinfo)  # elapsed
+    except OverflowError:  # a due date at the end of time (9999-12-31, "no deadline"): never
+        return NEVER
