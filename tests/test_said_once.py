@@ -8,12 +8,10 @@ import datetime
 import html
 import re
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
 from exactmark.kit.assignment import load
-from exactmark.marking.records import MarkingRecord
 from tests.test_mark import submission
 from tests.test_mark_assignments import run_marker
 
@@ -21,6 +19,7 @@ pytest.importorskip("jinja2", reason="the class's pages need jinja2: "
                     "pip install -r requirements-class.txt")
 
 from exactmark.classroom import pages  # noqa: E402
+from exactmark.classroom.mark_class import Outcome  # noqa: E402
 from exactmark.classroom.roster import Student  # noqa: E402
 
 WON, WIN = "You won!", "You win!"
@@ -58,8 +57,7 @@ def test_one_wrong_word_across_its_cases_is_one_section_of_the_page(one_word, tm
     winners, _, written = one_word
     seeded = load("seeded")
     student = Student("ann", tmp_path, "folder")
-    outcome = SimpleNamespace(student=student, results=written, refused="", failed="",
-                              marking=MarkingRecord.from_dict(written["extra_data"]))
+    outcome = Outcome(student, written)
     view = pages.View(seeded, seeded.deadline + datetime.timedelta(days=30), published=True)
     row = pages.grade_row(outcome, seeded)
     folder = tmp_path / "ann"
