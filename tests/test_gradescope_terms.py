@@ -56,7 +56,7 @@ kit_only = {kit_only}
 """
 EXTENSIONS = """student,extension,deadline,late_days_left
 Filed@Example.edu,3 days,,
-banked@example.edu,,,2
+later@example.edu,1 day,,
 4242,,2027-03-13T09:00,
 """
 # The common due date, as Gradescope says it (Sydney keeps daylight saving time in March: +11).
@@ -223,6 +223,8 @@ def test_gradescope_s_own_due_date_wins_over_the_file_s(autograder, kit, terms_z
     ("Ann Smith,3 days,,", "'Ann Smith' is neither an email nor Gradescope's user id"),
     ("ann@example.edu,,,-1", "late_days_left '-1' is not a whole number of days"),
     ("ann@example.edu,,,", "no deadline, extension or late_days_left on this row"),
+    ("ann@example.edu,,,2", "late_days_left, but seeded has no term's late days ([late_days]) "
+     "to spend"),
 ])
 def test_a_malformed_extensions_file_is_refused_by_the_build_in_one_line(
         tmp_path, capsys, row, said):

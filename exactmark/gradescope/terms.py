@@ -38,6 +38,8 @@ NO_TERMS_COLUMN = "{path}: no column deadline, extension or late_days_left: noth
 NO_DEADLINE = "{path}: {name} has no deadline, so no student's own terms to apply"
 NOT_A_STUDENT = ("{student} is neither an email nor Gradescope's user id (a number): names "
                  "are not matched, as two students may share one")
+NO_BANK = ("late_days_left, but {name} has no term's late days ([late_days]) to spend: "
+           "leave the column empty")
 BOTH = "give a deadline or an extension, not both"
 NOTHING = "no deadline, extension or late_days_left on this row"
 BAD_TIME = "{text} is not a date and time such as 2027-03-12T09:00"
@@ -73,6 +75,8 @@ def read_extensions(path, assignment) -> dict:
                 raise ValueError(TWICE.format(student=repr(escaped(cells["student"])),
                                               first=where[key], second=line))
             found[key], where[key] = row_terms(cells, assignment.deadline), line
+            if found[key]["late_days_left"] is not None and assignment.late_days is None:
+                raise ValueError(NO_BANK.format(name=assignment.name))
         except ValueError as problem:
             raise ValueError(BAD_ROW.format(path=path, line=line, problem=problem)) from None
     return found
