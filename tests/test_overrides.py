@@ -4,12 +4,15 @@ case never named) and in results.json. The figures are worked by hand in each te
 
 import csv
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from exactmark.classroom import regrade
+from exactmark.classroom.mark_class import OVERRIDES_DROPPED
 from exactmark.kit.assignment import load
 from exactmark.kit.bundle import write_all
 from exactmark.kit.cases import ROOT
@@ -191,6 +194,33 @@ def test_changing_the_overrides_marks_no_one_again(marked, kit, tmp_path):
     assert done.returncode == 0 and "3 student(s) unchanged" in done.stderr, done.stderr[-3000:]
     assert figures(out)["bob"] == ("6.50", "6.50"), "the marker's own marks again"
     assert figures(out)["cal"] == OVERRIDDEN["cal"]
+
+
+def test_a_mark_an_override_changes_is_listed_and_one_left_off_is_said(marked, kit, tmp_path):
+    """On a copy of the class marked with the overrides: bob's row taken out, then the
+    file left off. Nobody is marked again, yet each mark that moves is listed, and a run
+    without the file says whose overrides it no longer applies."""
+    out = tmp_path / "out"
+    shutil.copytree(marked[0], out)
+    fewer = tmp_path / "fewer.csv"
+    fewer.write_text("\n".join(OVERRIDES.splitlines()[:1] + OVERRIDES.splitlines()[2:]) + "\n",
+                     encoding="utf-8")  # bob's row gone
+    done = mark_class(kit, out, "--overrides", str(fewer))
+    assert done.returncode == 0, done.stderr[-3000:]
+    # bob: 8.00 with his override, 6.50 without (his row of the sheet, worked out above)
+    assert changed(out) == [["bob", "", "8.00", "6.50", regrade.OVERRIDES_CHANGED]]
+    done = mark_class(kit, out)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert OVERRIDES_DROPPED.format(count=2, names="ann, cal") in done.stderr, done.stderr
+    # ann: 8.50 → 10.00 (her seed_43 passes: 2.5, not the 1 set); cal: 9.00 → 8.00 (the
+    # late rule's cap, 10 × (1 - 2 × 0.1))
+    assert changed(out) == [["ann", "", "8.50", "10.00", regrade.OVERRIDES_CHANGED],
+                            ["cal", "", "9.00", "8.00", regrade.OVERRIDES_CHANGED]]
+
+
+def changed(out: Path) -> list:
+    with open(out / regrade.CHANGED_MARKS, newline="", encoding="utf-8") as file:
+        return list(csv.reader(file))[1:]
 
 
 @pytest.mark.parametrize("row, said", [

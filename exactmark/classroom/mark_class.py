@@ -170,6 +170,9 @@ ENTRY_REFUSED = "refused: {name}: {reason}"
 NOTHING_HANDED_IN = "handed in none of the programs ({count}): {names}"
 STILL_OPEN = ("{count} student(s) have handed nothing in and their own window is still open: "
               "their marks go back empty, not 0; mark again once it has closed: {names}")
+OVERRIDES_DROPPED = ("warning: {count} student(s) had overrides in the last run, and no "
+                     "--overrides is given: their marks are the marker's again (give the file "
+                     "to keep them): {names}")
 DISK_FILLED = ("the disk filled during the run: {count} student(s)' cases are marker errors, "
                "marked again next run")
 
@@ -251,6 +254,7 @@ class ClassMarking:
         self.students = 0  # in the class
         self.finished = 0  # students marked, kept or refused so far
         self.warned = set()
+        self.dropped = []  # students whose overrides of the last run no file gives now
 
     def instructor_folder(self, student) -> Path:
         return self.out / INSTRUCTOR / student.folder
@@ -308,13 +312,14 @@ class ClassMarking:
                 self.advance(self.cases_each)  # left as the last run left them
                 if results is None:
                     return Outcome(student, unmarked=regrade.NOT_NAMED)
-                return Outcome(student, results, kept=True, stale=state["key"] != key)
+                return Outcome(student, results, kept=True, stale=state["key"] != key,
+                               before=state.get("mark"))
             self.keep_programs(marked_folder(copy, self.assignment.programs.values(),
                                              self.own_folders), folder)
             if results is not None and state["key"] == key and not self.options.force \
                     and self.named is None:
                 self.advance(self.cases_each)
-                return Outcome(student, results, kept=True)
+                return Outcome(student, results, kept=True, before=state.get("mark"))
             return self.remark(copy, folder, student, key, state)
         except OSError as problem:
             return self.own_failure(student, folder, problem)
@@ -333,6 +338,8 @@ class ClassMarking:
         results = overrides.apply(outcome.results, rows, lambda raw: (
             self.assignment.mark_after_deadline(raw, student.submitted, student.terms)))
         folder = self.instructor_folder(student)
+        if self.corrected is None and overridden_before(folder / RESULTS):
+            self.dropped.append(student.name)
         try:
             write_json(folder / RESULTS, results)
             mark_kept(folder, results["score"])
@@ -809,6 +816,9 @@ def main(argv=None) -> int:
     marking.named = named
     try:
         outcomes = [marking.overridden(outcome) for outcome in marking.run(students)]
+        if marking.dropped:
+            print(OVERRIDES_DROPPED.format(count=len(marking.dropped),
+                                           names=", ".join(marking.dropped)), file=sys.stderr)
         full = sum(outcome.disk_full for outcome in outcomes)
         if full:
             print(DISK_FILLED.format(count=full), file=sys.stderr)
@@ -904,6 +914,14 @@ def bank(assignment, students: list, term) -> None:
     said = ledger.out_of_order(term, assignment)
     if said:
         print(said, file=sys.stderr)
+
+
+def overridden_before(path: Path) -> bool:
+    """Whether the instructor's results.json of the last run held an override."""
+    try:
+        return bool(json.loads(path.read_text(encoding="utf-8"))["extra_data"]["overrides"])
+    except (OSError, ValueError, TypeError, KeyError):
+        return False
 
 
 def mark_kept(folder: Path, mark: float) -> None:

@@ -38,6 +38,7 @@ NAMED = "named by --students"
 FORCED = "--force"
 SUBMISSION = "submission changed"
 CASES = "cases changed: {cases}"
+OVERRIDES_CHANGED = "overrides changed"  # kept, and its mark changed all the same
 MARKS_ONLY = "the assignment changed, no golden case of it: none run again"
 GROUPS = "the cases the student writes run again: {groups}"
 PART_CHANGED = {"submitted": "submission time changed", "budget": "budget changed",
@@ -121,9 +122,9 @@ def changed_marks(outcomes: list) -> list:
     """Each marked student whose mark differs (to the sheet's two decimals) from the mark
     the last run gave them."""
     return [Changed(outcome.student.name, outcome.student.id, outcome.before,
-                    outcome.results["score"], "; ".join(outcome.why))
+                    outcome.results["score"], "; ".join(outcome.why) or OVERRIDES_CHANGED)
             for outcome in outcomes
-            if outcome.why and outcome.results and outcome.before is not None
+            if outcome.results and outcome.before is not None
             and shown_marks(outcome.before) != shown_marks(outcome.results["score"])]
 
 
