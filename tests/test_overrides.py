@@ -202,6 +202,8 @@ def test_a_mark_an_override_changes_is_listed_and_one_left_off_is_said(marked, k
     without the file says whose overrides it no longer applies."""
     out = tmp_path / "out"
     shutil.copytree(marked[0], out)
+    done = mark_class(kit, out, "--overrides", str(kit / "overrides.csv"))  # as marked, whatever
+    assert figures(out) == OVERRIDDEN, done.stderr[-3000:]  # another test did to the class since
     fewer = tmp_path / "fewer.csv"
     fewer.write_text("\n".join(OVERRIDES.splitlines()[:1] + OVERRIDES.splitlines()[2:]) + "\n",
                      encoding="utf-8")  # bob's row gone
