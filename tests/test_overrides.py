@@ -164,6 +164,8 @@ def test_results_json_carries_the_overridden_scores(marked):
     test = next(test for test in results["tests"] if test["name"] == "solitaire_1/seed_27")
     assert (results["score"], test["score"], test["max_score"]) == (8.0, 1.5, 1.5)
     assert test["output"].startswith(f"overridden by Dr Lee: {FORMULA_REASON}")
+    assert results["output"].endswith("\n" + overrides.OUTPUT_MARK.format(mark=8.0)), \
+        "the summary a student reads ends with the mark as overridden, as the score says"
     assert results["extra_data"]["overrides"] == [{
         "what": "solitaire_1/seed_27", "level": "case", "before": 0.0, "after": 1.5,
         "marks": 1.5, "reason": FORMULA_REASON, "who": "Dr Lee", "visibility": "visible"}]

@@ -40,6 +40,7 @@ ALREADY = "these results are overridden already: apply overrides to the marker's
 OVERRIDDEN = "overridden: {what} {before:.2f} → {after:.2f} ({reason}, by {who})"
 # A page, or Gradescope's summary, where the case is not shown: the case not named.
 HIDDEN_OVERRIDDEN = "a hidden case's mark was changed by your instructor: {reason}"
+OUTPUT_MARK = "Mark, overridden: {mark:.2f}"  # results.json's output, after the overrides
 TEST_OUTPUT = "overridden by {who}: {reason}"  # a test's output, before what the marker said
 OVERRIDE_TEST = "{what}: overridden"  # a test worth nothing, holding what no test of its own can
 NONE_FOR = "no override names {student} in {path}"
@@ -208,10 +209,11 @@ def apply(results: dict, rows: list, late=None) -> dict:
     data["raw_score"] = round(raw, 4)
     done["score"] = round(mark, 4)
     data["overrides"] = [asdict(override) for override in applied]
-    if applied:
+    if applied:  # the marker's summary said the mark before: the last line says it after
         done["output"] = "\n".join([done.get("output", ""), *(
             said(override) if override.visibility in ("", SHOWN)
-            else said_to_student(override, shown=False) for override in applied)])
+            else said_to_student(override, shown=False) for override in applied),
+            OUTPUT_MARK.format(mark=mark)])
     return done
 
 
