@@ -187,7 +187,7 @@ def test_excel_s_csv_utf8_with_its_byte_order_mark_is_read(tmp_path):
     ("student,submitted\nann,\n", "line 2: no submitted on this row"),
     ("student,submitted\n" + "x" * 200_000 + ",2027-03-10T10:00\n", "line 2: a cell longer than"),
     ("student,submitted\nann,2027-03-10T10:00\nann,2027-03-11T10:00\n",
-     "ann is given two different times, on lines 2 and 3"),
+     "times.csv: ann is given two different times, on lines 2 and 3"),
     ("name,when\nann,2027-03-10T10:00\n", "not a CSV with the columns student and submitted"),
     ("student,submitted\nann,next tuesday\n", "line 2: 'next tuesday' is not a date and time"),
 ], ids=["short row", "empty time", "huge cell", "two times", "no columns", "bad time"])

@@ -248,7 +248,7 @@ def times_of(tmp_path, text: str) -> dict:
     ("student,deadline\nann,friday\n", "times.csv, line 2: 'friday' is not a date and time"),
     ("student,submitted,extension\nann,,\n", "times.csv, line 2: no submitted on this row"),
     ("student,extension\nann,3 days\nann,2 days\n",
-     "ann is given two different terms, on lines 2 and 3"),
+     "times.csv: ann is given two different terms, on lines 2 and 3"),
 ])
 def test_terms_that_cannot_be_read_are_refused_in_one_line(tmp_path, text, said):
     with pytest.raises(ValueError) as refused:

@@ -699,9 +699,10 @@ def parser() -> argparse.ArgumentParser:
                             "list (a row for who handed nothing in), and the sheet the marks go "
                             "back in (moodle-worksheet.csv)")
     parse.add_argument("--roster", type=Path, metavar="CSV",
-                       help="teams (columns student, id, email, team; and deadline or "
-                            "extension, a student's own terms): each team's hand-in "
-                            "marked once, the mark given to each member")
+                       help="with a platform's download: teams (columns student, id, email, "
+                            "team; and deadline or extension, a student's own terms): each "
+                            "team's hand-in marked once, the mark given to each member (a class "
+                            "folder's terms go in --times)")
     parse.add_argument("--canvas-url", metavar="URL",
                        help="Canvas's address, for the submission times its download lacks "
                             "(the token from CANVAS_TOKEN in the environment)")

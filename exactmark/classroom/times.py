@@ -54,8 +54,8 @@ def read_times(path, zone, key, deadline: datetime = None) -> dict:
             for said, first, second in ((TWICE, earlier.submitted, submitted),
                                         (TERMS_TWICE, earlier.terms, terms)):
                 if None not in (first, second) and first != second:
-                    raise ValueError(said.format(student=escaped(student), first=where[found],
-                                                 second=line))
+                    raise ValueError(f"{path}: " + said.format(
+                        student=escaped(student), first=where[found], second=line))
             submitted, terms = submitted or earlier.submitted, terms or earlier.terms
             student = earlier.student
         times[found], where[found] = Timed(student, submitted, terms), where.get(found, line)
