@@ -336,6 +336,10 @@ def test_a_key_s_cell_a_spreadsheet_would_run_is_written_as_text_and_read_back(t
     ("pseudonym,student,id\nStudent 7QX4,Ann,\nStudent 8QX4,Ann,\n",
      "line 3: Ann has a pseudonym already"),
     ("pseudonym,student,id\n../Ann,Ann,\n", "line 2: '../Ann' is not a pseudonym"),
+    ("pseudonym,student,id\nann,Ann,\n", "line 2: the pseudonym 'ann' holds a word of the "
+     "student's name"),
+    ("pseudonym,student,id\nStudent Zoe,Zoë Ångström,\n", "line 2: the pseudonym 'Student Zoe' "
+     "holds a word of the student's name"),
     ("student,id\nAnn,\n", "not a CSV with the columns pseudonym, student and id")])
 def test_a_key_the_runs_could_not_keep_apart_is_refused_in_one_line(tmp_path, text, said):
     (tmp_path / "pseudonyms.csv").write_text(text, encoding="utf-8")

@@ -47,6 +47,8 @@ WITHHELD = ("a note that would name the student, left off this page (anonymous m
 NO_KEY = "{path}: not a CSV with the columns pseudonym, student and id"
 BAD_PSEUDONYM = ("{path}, line {line}: {pseudonym} is not a pseudonym: letters, digits, spaces, "
                  "'.', '_' or '-', as \"Student 7QX4\"")
+NAMES_THEM = ("{path}, line {line}: the pseudonym {pseudonym} holds a word of the student's "
+              "name: it would name them on their pages")
 PSEUDONYM_TWICE = "{path}, line {line}: the pseudonym {pseudonym} is given twice"
 STUDENT_TWICE = "{path}, line {line}: {student} has a pseudonym already"
 REMOVED_NAMED = ("anonymous marking: removed {count} folder(s) of pages an earlier run wrote "
@@ -129,6 +131,10 @@ def read_key(path: Path) -> list:
         if not PLAIN_PSEUDONYM.fullmatch(row.pseudonym):
             raise ValueError(BAD_PSEUDONYM.format(path=path, line=line,
                                                   pseudonym=repr(escaped(row.pseudonym))))
+        if any(word in folded(row.student).split() for word in folded(row.pseudonym).split()
+               if len(word) >= SHORTEST_FORM and word not in folded(PSEUDONYM).split()):
+            raise ValueError(NAMES_THEM.format(path=path, line=line,
+                                               pseudonym=repr(escaped(row.pseudonym))))
         if row.pseudonym.casefold() in pseudonyms:
             raise ValueError(PSEUDONYM_TWICE.format(path=path, line=line,
                                                     pseudonym=row.pseudonym))
