@@ -58,12 +58,14 @@ every module's imports and holds them to FLOORS):
         student_cases.py  marking the cases students write: valid, thorough, own code
         request.py        one marking asked of the marker, as its command line
         overrides.py      marks a person corrects, applied to the marker's results
+        reuse.py          an earlier marking's verdicts, kept where a case's key is unchanged
     the tools
         standalone.py     sample solutions, one file each (exactmark standalone)
         expected.py       golden cases from the reference (exactmark expected)
         pack/             the student pack and its checker (exactmark pack)
         platforms/        Canvas, Moodle and Gradescope downloads read, and marks written back
-        classroom/        a class: unpack, mark each, the late rule, grades, pages, similarity
+        classroom/        a class: unpack, mark each, the late rule, grades, pages, similarity;
+                          each student's terms, the term's late-day ledger, regrades, pseudonyms
         gradescope/       the autograder zip, and its runner on the platform
         verify/           the references, honest and wrong variants marked (exactmark verify)
     cli.py, __main__.py   the one command
@@ -88,6 +90,12 @@ Glossary, in the order a newcomer meets the words:
     fallback      the sandbox where namespaces are refused: a throwaway user, Landlock, seccomp
     verdict       a run judged against its case: pass, or a kind of failure and its detail
     near miss     a wrong output that differs only in spacing, case, order or the like
+    terms         one student's own due date (an extension, a deadline of their own) and the
+                  late days of the term's bank they have left (kit/late.py)
+    ledger        the term's late days each student spent on each assignment, a CSV the
+                  class runs read and write (classroom/ledger.py)
+    override      a mark a person corrects, kept in a file of theirs and applied after every
+                  marking (marking/overrides.py)
 """
 
 # The floors, bottom first: a module imports only from its own floor or a lower one.
