@@ -331,3 +331,23 @@ def test_a_team_s_terms_are_its_most_generous_member_s(tmp_path):
     team = platform_class.team_terms([terms.get(person) for person in ("7", "8", "9")])
     assert team.due == datetime(2027, 3, 12, 9, 0, tzinfo=SYDNEY)  # 9 March 9:00 + 3 days
     assert platform_class.team_terms([None, None]) is None
+
+
+def test_a_student_left_by_students_keeps_the_terms_their_mark_was_given_for(termed, tmp_path):
+    """On a copy of the class: ann's extension cut to 1 day, then only bob re-marked. ann is
+    left as the last run left her: on time under her 4 days (13.00), and her row says those 4
+    days, not the 1 the file says now (under which she would be 1 day late: 12.35)."""
+    import shutil
+    root, klass, assignment, out, _ = termed
+    copy = tmp_path / "marked"
+    shutil.copytree(out, copy)
+    times = tmp_path / "times.csv"
+    times.write_text(TIMES.replace("ann,2027-03-12T17:00,,4 days", "ann,2027-03-12T17:00,,1 day"),
+                     encoding="utf-8")
+    done = mark_class(klass, assignment, copy, "--times", times, "--students", "bob",
+                      "--as-of", "2027-03-15T09:00")
+    assert done.returncode == 0, done.stderr[-3000:]
+    ann = grades(copy)["ann"]
+    assert (ann["days late"], ann["mark"]) == ("0", "13.00"), ann
+    assert "extension of 4 days: due 13 March 2027 9:00" in ann["note"], ann["note"]
+    assert "extension of 1 day" not in ann["note"], ann["note"]

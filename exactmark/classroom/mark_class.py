@@ -90,6 +90,7 @@ from exactmark.marking.report import write_json
 from exactmark.marking.reuse import fingerprint
 from exactmark.marking.request import MarkRequest
 from exactmark.kit.assignment import REQUIREMENTS, AssignmentError, load, names
+from exactmark.kit.late import Terms, extended, extension_of
 from exactmark.kit.submission import marked_folder, skip_reason
 from exactmark.base.tree import Limits, Refused, copy_tree, remove_tree
 from exactmark.marking.verdicts import Kind
@@ -312,6 +313,7 @@ class ClassMarking:
                 self.advance(self.cases_each)  # left as the last run left them
                 if results is None:
                     return Outcome(student, unmarked=regrade.NOT_NAMED)
+                self.as_kept(student, state["key"])
                 return Outcome(student, results, kept=True, stale=state["key"] != key,
                                before=state.get("mark"))
             self.keep_programs(marked_folder(copy, self.assignment.programs.values(),
@@ -325,6 +327,17 @@ class ClassMarking:
             return self.own_failure(student, folder, problem)
         finally:
             remove_tree(copy)
+
+    def as_kept(self, student, key: dict) -> None:
+        """The student's time and terms as the kept results were marked with (a student
+        left as the last run left them by --students): their sheet's row, page and ledger
+        row say what their mark was given for, not what the files say now."""
+        try:
+            submitted = key.get("submitted")
+            student.submitted = datetime.fromisoformat(submitted) if submitted else None
+            student.terms = terms_from(key.get("terms") or {}, self.assignment.deadline)
+        except (ValueError, TypeError, AttributeError):
+            pass  # a state of an older kit: the files' terms stand
 
     def overridden(self, outcome: Outcome) -> Outcome:
         """Once the class is marked: the marker's results with the student's overrides
@@ -540,6 +553,16 @@ def terms_asked(terms) -> dict:
     elif terms.due is not None:
         asked["due"] = terms.due.isoformat()
     return {name: value for name, value in asked.items() if value is not None}
+
+
+def terms_from(asked: dict, deadline):
+    """terms_asked read back (None: the common terms)."""
+    left = asked.get("late_days_left")
+    if "extension" in asked:
+        return extended(deadline, extension_of(asked["extension"]), left)
+    if "due" in asked:
+        return Terms(datetime.fromisoformat(asked["due"]), None, left)
+    return None if left is None else Terms(late_days_left=left)
 
 
 def bar_width() -> dict:

@@ -35,7 +35,7 @@ NOT_NAMED = ("not marked: not named by --students, and no results of an earlier 
              "(name them to mark them)")
 # Why a student was marked again, each a phrase of the summary and of changed-marks.csv.
 NAMED = "named by --students"
-FORCED = "--force"
+FORCED = "all marked again (--force)"
 SUBMISSION = "submission changed"
 CASES = "cases changed: {cases}"
 OVERRIDES_CHANGED = "overrides changed"  # kept, and its mark changed all the same
@@ -49,8 +49,8 @@ ASSIGNMENT = "assignment"  # the key's part that the golden cases change
 REMARKED = "re-marked {count} student(s): {whys}"
 WHY_NAMES = "{why}: {names}"
 LEFT_STALE = ("{count} student(s) not named by --students changed since the last run (their "
-              "submission, its time or the golden cases) and were not re-marked: kept as the "
-              "last run left them: {names}")
+              "submission, its time, their terms or the golden cases) and were not re-marked: "
+              "kept as the last run left them, with the time and terms it marked: {names}")
 LEFT_UNMARKED = "{count} student(s) not marked (not named by --students, no earlier results): {names}"
 CHANGED = "{count} mark(s) changed since the last run: {path}"
 
