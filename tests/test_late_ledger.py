@@ -260,3 +260,38 @@ def test_the_run_s_rows_name_a_platform_s_student_by_id(tmp_path):
     rows = ledger.spent_rows(assignment, [team], [Row("Team", {}, raw=13.0)])
     assert [(row["student"], row["days"], row["due"]) for row in rows] == [
         ("7", "2", "2027-03-09T09:00:00+11:00"), ("8", "2", "2027-03-09T09:00:00+11:00")]
+
+
+def test_a_person_s_row_keyed_by_name_is_replaced_by_their_row_keyed_by_id(tmp_path):
+    """Ann Lee marked first from a class folder (her row by name), then from the platform's
+    download (id 1001): one row of hers stands for the assignment, never both (she would
+    be charged twice on the next)."""
+    book = tmp_path / "ledger.csv"
+    book.write_bytes(b"student,assignment,days,due,who,reason\r\n"
+                     b"Ann Lee,echo_a1,3,,exactmark,\r\n")
+    ledger.write_ledger(book, assignment_named(tmp_path, "echo_a1"), [
+        {"student": "1001", "assignment": "echo_a1", "days": "3", "due": "", "who": "exactmark",
+         "reason": ""}], [("1001", "Ann Lee")])
+    assert book.read_bytes() == (b"student,assignment,days,due,who,reason\r\n"
+                                 b"1001,echo_a1,3,,exactmark,\r\n")
+
+
+def test_a_team_spends_as_its_member_with_fewest_days_and_each_row_says_their_own(tmp_path):
+    """Al (7) has 0 days left (5 spent on echo_a0), Bo (8) all 5: the team, 25 hours late (2
+    days), spends none (Al has none) and is penalised 2 days; Bo's row says his 5 left."""
+    from exactmark.classroom.roster import Student
+    from exactmark.classroom.sheet import Row
+    from exactmark.kit.late import Terms
+    from exactmark.platforms.download import Person
+    book = tmp_path / "ledger.csv"
+    book.write_text("student,assignment,days,due,who,reason\n7,echo_a0,5,,exactmark,\n",
+                    encoding="utf-8")
+    read = ledger.read_ledger(book)
+    assignment = assignment_named(tmp_path, "echo_a1", "2027-03-09T09:00:00")
+    team = Student("Team", tmp_path, "handin", members=[Person("7", "Al"), Person("8", "Bo")],
+                   submitted=datetime(2027, 3, 10, 10, 0, tzinfo=SYDNEY),
+                   terms=Terms(late_days_left=0))
+    rows = ledger.spent_rows(assignment, [team], [Row("Team", {}, raw=13.0)], read)
+    assert [(row["student"], row["days"], row["reason"]) for row in rows] == [
+        ("7", "0", "0 of 5 late days spent here, 0 left"),
+        ("8", "0", "0 of 5 late days spent here, 5 left")]

@@ -176,39 +176,52 @@ def out_of_order(ledger: Ledger, assignment) -> str:
                                name=assignment.name, due=assignment.deadline.isoformat())
 
 
-def spent_rows(assignment, students: list, rows: list) -> list:
+def spent_rows(assignment, students: list, rows: list, book: Ledger = None) -> list:
     """The run's rows: for each person of each student whose late rule applied (a time
     known), the late days spent here, the due date they were counted from, and the bank's
-    sentence."""
+    sentence. A team spends as its member with the fewest days left (Terms.late_days_left);
+    each member's row says what they have left of their own (`book`: the ledger read)."""
     found = []
     for student, row in zip(students, rows):
         late = assignment.mark_after_deadline(row.raw, student.submitted, student.terms)
         if late is None:
             continue
-        for identity, name in people(student):
-            found.append({"student": identity or name, "assignment": assignment.name,
+        for person in people(student):
+            left = late.days_left if book is None or len(people(student)) == 1 else max(
+                0, days_left(book, assignment, person) - late.days_spent)
+            found.append({"student": person[0] or person[1], "assignment": assignment.name,
                           "days": str(late.days_spent), "due": late.due.isoformat(),
                           "who": WRITER, "reason": SPENT.format(spent=late.days_spent,
-                                                                free=late.free,
-                                                                left=late.days_left)})
+                                                                free=late.free, left=left)})
     return found
 
 
-def write_ledger(path: Path, assignment, rows: list) -> None:
+def timed_people(assignment, students: list) -> list:
+    """(id, name) of each person spent_rows writes a row for: whose rows of `assignment`
+    the run replaces, however they are keyed (an id, a name)."""
+    return [person for student in students
+            if assignment.deadline is not None and student.submitted is not None
+            for person in people(student)]
+
+
+def write_ledger(path: Path, assignment, rows: list, replaced_for: list = None) -> None:
     """The ledger read again (another run may have written since), its rows of `assignment`
-    for the people `rows` are written for replaced by `rows` where the first of them stood
-    (at the end for a new assignment), every other row as it was (another section's students,
-    marked by another run, keep theirs), the file replaced whole: a run that spends as the
-    last one did leaves it byte for byte."""
+    for the people the run writes rows for replaced by `rows`, where the first of them stood
+    (at the end for a new assignment); every other row as it was (another section's
+    students, marked by another run, keep theirs); the file replaced whole: a run that
+    spends as the last one did leaves it byte for byte. `replaced_for`: those people as
+    (id, name), so that a row of theirs keyed by either goes (by default, each row's
+    student by name)."""
     ledger = read_ledger(path)
     ours = io.StringIO(newline="")
     sheet = csv.writer(ours, delimiter=ledger.separator, lineterminator=ledger.newline)
     for row in rows:
         sheet.writerow([spreadsheet_text(row.get(column, "")) for column in ledger.columns])
-    written = {name_key(row["student"]) for row in rows}
+    theirs = replaced_for if replaced_for is not None else [("", row["student"]) for row in rows]
     texts = [ledger.header or ",".join(COLUMNS) + NEWLINE]
     for entry in ledger.entries:
-        if entry.assignment != assignment.name or name_key(entry.student or "") not in written:
+        if entry.assignment != assignment.name or not any(is_theirs(entry, person)
+                                                          for person in theirs):
             texts.append(entry.text)
         elif ours.getvalue():
             texts.append(ours.getvalue())

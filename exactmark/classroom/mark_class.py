@@ -171,6 +171,8 @@ ENTRY_REFUSED = "refused: {name}: {reason}"
 NOTHING_HANDED_IN = "handed in none of the programs ({count}): {names}"
 STILL_OPEN = ("{count} student(s) have handed nothing in and their own window is still open: "
               "their marks go back empty, not 0; mark again once it has closed: {names}")
+TEAM_OVERRIDDEN = ("warning: the overrides name {count} team(s) or a member of one: a team's "
+                   "hand-in has one mark, so each member's changes: {names}")
 OVERRIDES_DROPPED = ("warning: {count} student(s) had overrides in the last run, and no "
                      "--overrides is given: their marks are the marker's again (give the file "
                      "to keep them): {names}")
@@ -820,6 +822,11 @@ def main(argv=None) -> int:
         bank(assignment, students, term)
         if corrected is not None:
             corrected.check_class([known_as(student) for student in students])
+            teams = [student.name for student in students
+                     if len(student.members) > 1 and corrected.of(known_as(student))]
+            if teams:
+                print(TEAM_OVERRIDDEN.format(count=len(teams), names=", ".join(teams)),
+                      file=sys.stderr)
         named = regrade.named(students, options.students) if options.students else None
     except BaseException as problem:
         remove_tree(scratch)
@@ -892,10 +899,11 @@ def main(argv=None) -> int:
                     taken.context)
             except ValueError as problem:
                 not_back = str(problem)
-        spent = ledger.spent_rows(assignment, students, rows) if term is not None else []
+        spent = ledger.spent_rows(assignment, students, rows, term) if term is not None else []
         if spent:  # none: no time known, so nothing spent; the ledger stays as it was
             try:
-                ledger.write_ledger(options.ledger, assignment, spent)
+                ledger.write_ledger(options.ledger, assignment, spent,
+                                    ledger.timed_people(assignment, students))
             except (OSError, ValueError) as problem:
                 not_kept = str(problem)
     except KeyboardInterrupt:
