@@ -351,3 +351,17 @@ def test_a_student_left_by_students_keeps_the_terms_their_mark_was_given_for(ter
     assert (ann["days late"], ann["mark"]) == ("0", "13.00"), ann
     assert "extension of 4 days: due 13 March 2027 9:00" in ann["note"], ann["note"]
     assert "extension of 1 day" not in ann["note"], ann["note"]
+
+
+def test_a_submission_past_the_limit_says_the_terms_once(tmp_path):
+    """An extension of 1 day, handed in 7 days after the deadline: 6 days after her own, past
+    the 5 accepted: 0, and the note says her terms once."""
+    assignment = tiny_assignment(tmp_path)
+    klass = hand_in(tmp_path / "class", "ann")
+    (tmp_path / "times.csv").write_text("student,submitted,extension\nann,2027-03-16T09:00,1 day\n",
+                                        encoding="utf-8")
+    done = mark_class(klass, assignment, tmp_path / "out", "--times", tmp_path / "times.csv")
+    assert done.returncode == 0, done.stderr[-3000:]
+    ann = grades(tmp_path / "out")["ann"]
+    assert ann["mark"] == "0.00" and "late beyond the limit" in ann["status"], ann
+    assert ann["note"].count("extension of 1 day: due 10 March 2027 9:00") == 1, ann["note"]
