@@ -418,6 +418,26 @@ def test_a_note_says_the_student_by_pseudonym_or_is_left_off():
         f"# thanks to {blot * 3}\n{blot * 3}, not Ann; Annlee\n"
 
 
+def test_a_name_written_as_one_word_or_joined_is_blotted_out_of_code():
+    """A name as code writes it: one word ("CalSmith", any case), or joined by "_", "." or
+    "-"; blotted in the student's own code and in a classmate's (Zoë's, who thanks him). A
+    longer word holding it ("calsmithy") is not a name; "Cal" alone is blotted in his own
+    code only, where it is a word of his name (a classmate's is blotted as a full name)."""
+    cal = mask_of(student("Cal Smith"), Pseudonym("Student 7QX4", "Cal Smith"), Path("class"))
+    zoe = mask_of(student("Zoë Ångström"), Pseudonym("Student 8QX4", "Zoë Ångström"),
+                  Path("class"))
+    blotted = anonymous.blotters([cal, zoe])
+    code = ("# CalSmith, cal_smith, CAL.SMITH, cal-smith, thanks to ZoeAngstrom\n"
+            "calSmith = calsmithy  # Cal\n")
+    blot = "\u2592"
+    assert blotted["Student 7QX4"](code) == (
+        f"# {blot * 8}, {blot * 9}, {blot * 9}, {blot * 9}, thanks to {blot * 11}\n"
+        f"{blot * 8} = calsmithy  # {blot * 3}\n")
+    assert blotted["Student 8QX4"](code) == (
+        f"# {blot * 8}, {blot * 9}, {blot * 9}, {blot * 9}, thanks to {blot * 11}\n"
+        f"{blot * 8} = calsmithy  # Cal\n")
+
+
 def test_anonymous_from_make_is_the_flag_and_0_is_not(monkeypatch):
     parse = mark_class.parser()
     monkeypatch.setenv("MARK_ANONYMOUS", "1")

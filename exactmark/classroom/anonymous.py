@@ -194,7 +194,8 @@ class Mask:
         """A student's code as a page shows it: each word of their name blotted out, and
         each name of `everyone` (full_names: a classmate thanked in a comment), character
         for character, so that what is marked where stays where it was."""
-        return blot(text, everyone | {(each,) for each in self.words})
+        return blot(text, everyone | {run for name in self.names for run in runs(name)}
+                    | {(each,) for each in self.words})
 
 
 def blotters(masks: list) -> dict:
@@ -205,9 +206,16 @@ def blotters(masks: list) -> dict:
 
 
 def full_names(masks) -> frozenset:
-    """Every name of the class, as the folded words blot() looks for."""
-    return frozenset(tuple(WORD.findall(folded(name))) for mask in masks
-                     for name in mask.names if WORD.search(name))
+    """Every name of the class, as the runs of folded words blot() looks for."""
+    return frozenset(run for mask in masks for name in mask.names for run in runs(name))
+
+
+def runs(name: str) -> set:
+    """The runs of folded words that write `name` in code: its words however they are
+    joined ("Cal Smith", "cal_smith", "cal.smith", "cal-smith": WORD splits them), and its
+    words written as one ("CalSmith", "calsmith", "CALSMITH")."""
+    words = tuple(WORD.findall(folded(name)))
+    return {words, ("".join(words),)} if words else set()
 
 
 def class_words(masks) -> frozenset:
