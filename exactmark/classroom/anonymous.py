@@ -192,8 +192,9 @@ class Mask:
 
     def blotted(self, text: str, everyone: frozenset = frozenset()) -> str:
         """A student's code as a page shows it: each word of their name blotted out, and
-        each name of `everyone` (full_names: a classmate thanked in a comment), character
-        for character, so that what is marked where stays where it was."""
+        their name and each of `everyone` (full_names: a classmate thanked in a comment)
+        however its words are joined (runs), character for character, so that what is
+        marked where stays where it was."""
         return blot(text, everyone | {run for name in self.names for run in runs(name)}
                     | {(each,) for each in self.words})
 
