@@ -244,6 +244,45 @@ def test_a_run_by_name_into_the_same_out_removes_the_pseudonyms_pages_and_back_a
     assert names_in(again, ENTRIES) == []
 
 
+OVERRIDES = ("student,what,mark,reason,who\n"
+             "bob smith,solitaire_1/seed_43,pass,Bob Smith's output is right: a typo in the "
+             "case,Dr Jones\n"
+             "bob smith,solitaire_2,2,bob asked: typo,Zoë's tutor\n"
+             "bob smith,total,pass,as agreed,Dr Jones\n")
+
+
+def test_an_override_s_reason_and_who_are_said_by_pseudonym_or_left_off_its_page(
+        anonymous_class, tmp_path):
+    """The instructor's words name bob and a classmate (Zoë); his page says his name by his
+    pseudonym, leaves off what still names someone, and shows the rest as written;
+    grades.csv keeps every word. A re-run of the same class: everyone kept, overrides applied."""
+    _, klass, assignment, out, _ = anonymous_class
+    again = tmp_path / "marked"
+    shutil.copytree(out, again)
+    (tmp_path / "ov.csv").write_text(OVERRIDES, encoding="utf-8")
+    mark(klass, assignment, again, "--anonymous", "--overrides", str(tmp_path / "ov.csv"))
+    assert names_in(again, ENTRIES) == []
+    key = {row["student"]: row["pseudonym"] for row in read_csv(again / "instructor" /
+                                                                "pseudonyms.csv")}
+    page = (again / "students" / key[BOB].replace(" ", "-") / "feedback.txt").read_text("utf-8")
+    withheld = anonymous.WITHHELD
+    # solitaire_2 not handed in (a look-alike): 0 of its 2 marks before. The total before its
+    # own: seed_0 2 + seed_27 0 (one word wrong) + the 2 hidden cases 2 + 2 + solitaire_2 2 = 8
+    assert [line for line in page.splitlines() if "overridden" in line or "hidden case" in line
+            ] == [f"- a hidden case's mark was changed by your instructor: {key[BOB]}'s output "
+                  "is right: a typo in the case",
+                  f"- overridden: solitaire_2 0.00 → 2.00 ({withheld}, by {withheld})",
+                  "- overridden: total 8.00 → 10.00 (as agreed, by Dr Jones)"]
+    html = (again / "students" / key[BOB].replace(" ", "-") / "feedback.html").read_text("utf-8")
+    assert html.count(f"<li>overridden: solitaire_2 0.00 → 2.00 ({withheld}, by {withheld})"
+                      "</li>") == 1
+    grades = {row["student"]: row for row in read_csv(again / "grades.csv")}
+    assert "overridden: solitaire_2 0.00 → 2.00 (bob asked: typo, by Zoë's tutor)" in \
+        grades[BOB]["note"]
+    assert "(Bob Smith's output is right: a typo in the case, by Dr Jones)" in \
+        grades[BOB]["note"]
+
+
 @pytest.fixture(scope="module")
 def anonymous_download(tmp_path_factory):
     """tests/test_class_platforms.py's download (a team of three, two students named Ann
@@ -366,6 +405,9 @@ def test_a_note_says_the_student_by_pseudonym_or_is_left_off():
         "the copy /tmp/x/Student 7QX4 failed"
     assert mask.said("handed in again: not martin_zoe_old.py") == anonymous.WITHHELD
     assert mask.said("more than 5 days late") == "more than 5 days late"
+    classmates = frozenset({"ann", "lee"})  # an override's words are held to the class's names
+    assert mask.said("Zoe Martin asked, Lee's tutor", classmates) == anonymous.WITHHELD
+    assert mask.said("Zoe Martin asked, the tutor", classmates) == "Student 7QX4 asked, the tutor"
     an = mask_of(student("an"), Pseudonym("Student 7QX4", "an"), Path("class"))
     assert an.said("an entry named so") == anonymous.WITHHELD  # "an": never replaced, left off
     blot = "\u2592"
@@ -374,6 +416,26 @@ def test_a_note_says_the_student_by_pseudonym_or_is_left_off():
     classmate = frozenset({("ann", "lee")})
     assert mask.blotted("# thanks to Ann\nLee, not Ann; Annlee\n", classmate) == \
         f"# thanks to {blot * 3}\n{blot * 3}, not Ann; Annlee\n"
+
+
+def test_a_name_written_as_one_word_or_joined_is_blotted_out_of_code():
+    """A name as code writes it: one word ("CalSmith", any case), or joined by "_", "." or
+    "-"; blotted in the student's own code and in a classmate's (Zoë's, who thanks him). A
+    longer word holding it ("calsmithy") is not a name; "Cal" alone is blotted in his own
+    code only, where it is a word of his name (a classmate's is blotted as a full name)."""
+    cal = mask_of(student("Cal Smith"), Pseudonym("Student 7QX4", "Cal Smith"), Path("class"))
+    zoe = mask_of(student("Zoë Ångström"), Pseudonym("Student 8QX4", "Zoë Ångström"),
+                  Path("class"))
+    blotted = anonymous.blotters([cal, zoe])
+    code = ("# CalSmith, cal_smith, CAL.SMITH, cal-smith, thanks to ZoeAngstrom\n"
+            "calSmith = calsmithy  # Cal\n")
+    blot = "\u2592"
+    assert blotted["Student 7QX4"](code) == (
+        f"# {blot * 8}, {blot * 9}, {blot * 9}, {blot * 9}, thanks to {blot * 11}\n"
+        f"{blot * 8} = calsmithy  # {blot * 3}\n")
+    assert blotted["Student 8QX4"](code) == (
+        f"# {blot * 8}, {blot * 9}, {blot * 9}, {blot * 9}, thanks to {blot * 11}\n"
+        f"{blot * 8} = calsmithy  # Cal\n")
 
 
 def test_anonymous_from_make_is_the_flag_and_0_is_not(monkeypatch):

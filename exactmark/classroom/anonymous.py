@@ -12,7 +12,9 @@ code has no vowel and holds a digit, so it never spells a name or a word.
 What a page says besides the marks can carry a name too: a refused entry's reason quotes its
 file name, a platform's notes name a team's members, a marker's failure quotes the copy's
 path. Each such line is said by pseudonym (every form of the student's name replaced), and a
-line that still holds a word of a name is left off the page, said so: grades.csv keeps it."""
+line that still holds a word of a name is left off the page, said so: grades.csv keeps it. An
+override's reason and who (`--overrides`) are the instructor's own words, free to name anyone:
+each is left off too where it holds a word of any name of the class."""
 
 import csv
 import functools
@@ -27,6 +29,7 @@ from exactmark.base.visible import escaped
 from exactmark.base.instructor_csv import read_table
 from exactmark.classroom.roster import ascii_spelling
 from exactmark.classroom.unpack import FOLDER_KIND, student_name
+from exactmark.marking import overrides
 from exactmark.platforms.download import Person
 
 KEY = "pseudonyms.csv"  # in OUT/instructor/
@@ -42,7 +45,7 @@ WORD = re.compile(r"[^\W_]+")  # a word of a name: letters and digits
 BLOT = "\u2592"  # what stands for each character of a name in a student's code (▒)
 
 ENTRY = "{pseudonym}'s hand-in"  # the entry's file name, as a refusal quotes it
-WITHHELD = ("a note that would name the student, left off this page (anonymous marking): "
+WITHHELD = ("a note that would name a student, left off this page (anonymous marking): "
             "grades.csv has it")
 NO_KEY = "{path}: not a CSV with the columns pseudonym, student and id"
 BAD_PSEUDONYM = ("{path}, line {line}: {pseudonym} is not a pseudonym: letters, digits, spaces, "
@@ -175,21 +178,25 @@ class Mask:
     words: set  # each word of the name and of the members' names, folded; the ids
     names: list  # the name, the members' names
 
-    def said(self, text: str) -> str:
+    def said(self, text: str, others: frozenset = frozenset()) -> str:
         """`text` with every form of the name replaced by the pseudonym; a text that still
-        holds a word of the name is withheld."""
+        holds a word of the name, or one of `others` (class_words: a classmate's), is
+        withheld."""
         for forms, by in ((self.entry, ENTRY.format(pseudonym=self.pseudonym.pseudonym)),
                           (self.forms, self.pseudonym.pseudonym)):
             for form in sorted(forms, key=len, reverse=True):
                 text = word(form).sub(lambda _: by, text)
         rest = folded(text.replace(self.pseudonym.pseudonym, " "))
-        return WITHHELD if any(word(each).search(rest) for each in self.words) else text
+        return WITHHELD if any(word(each).search(rest) for each in self.words | others) \
+            else text
 
     def blotted(self, text: str, everyone: frozenset = frozenset()) -> str:
         """A student's code as a page shows it: each word of their name blotted out, and
-        each name of `everyone` (full_names: a classmate thanked in a comment), character
-        for character, so that what is marked where stays where it was."""
-        return blot(text, everyone | {(each,) for each in self.words})
+        their name and each of `everyone` (full_names: a classmate thanked in a comment)
+        however its words are joined (runs), character for character, so that what is
+        marked where stays where it was."""
+        return blot(text, everyone | {run for name in self.names for run in runs(name)}
+                    | {(each,) for each in self.words})
 
 
 def blotters(masks: list) -> dict:
@@ -200,9 +207,21 @@ def blotters(masks: list) -> dict:
 
 
 def full_names(masks) -> frozenset:
-    """Every name of the class, as the folded words blot() looks for."""
-    return frozenset(tuple(WORD.findall(folded(name))) for mask in masks
-                     for name in mask.names if WORD.search(name))
+    """Every name of the class, as the runs of folded words blot() looks for."""
+    return frozenset(run for mask in masks for name in mask.names for run in runs(name))
+
+
+def runs(name: str) -> set:
+    """The runs of folded words that write `name` in code: its words however they are
+    joined ("Cal Smith", "cal_smith", "cal.smith", "cal-smith": WORD splits them), and its
+    words written as one ("CalSmith", "calsmith", "CALSMITH")."""
+    words = tuple(WORD.findall(folded(name)))
+    return {words, ("".join(words),)} if words else set()
+
+
+def class_words(masks) -> frozenset:
+    """Every word of every name and id of the class, folded, as Mask.said's `others`."""
+    return frozenset(part for mask in masks for part in mask.words)
 
 
 def blot(text: str, names: set) -> str:
@@ -247,10 +266,11 @@ def mask_of(student, pseudonym: Pseudonym, root: Path) -> Mask:
                 {form for form in forms if len(form) >= SHORTEST_FORM}, words, names)
 
 
-def masked(outcome, row, mask: Mask):
+def masked(outcome, row, mask: Mask, everyone: frozenset = frozenset()):
     """(the outcome, the row) as the pages show them: the student is the pseudonym, their
     folder the pseudonym's, no id, a team's members only counted, no file of the download;
-    each line that could name them said by pseudonym."""
+    each line that could name them said by pseudonym; an override's reason and who left off
+    where they hold a word of `everyone` (class_words) too."""
     student = outcome.student
     shown = replace(student, name=mask.pseudonym.pseudonym, entry=Path(mask.pseudonym.folder),
                     folder=mask.pseudonym.folder, id="", files={},
@@ -259,23 +279,31 @@ def masked(outcome, row, mask: Mask):
                     reason=mask.said(student.reason) if student.reason else "",
                     untimed_note=mask.said(student.untimed_note)
                     if student.untimed_note else "")
-    return (replace(outcome, student=shown, results=results_said(outcome.results, mask),
-                    refused=mask.said(outcome.refused) if outcome.refused else "",
-                    failed=mask.said(outcome.failed) if outcome.failed else ""),
-            replace(row, student=shown.name, id="", notes=[mask.said(note) for note in row.notes],
-                    statuses=list(row.statuses), programs=dict(row.programs)))
+    seen = replace(outcome, student=shown, results=results_said(outcome.results, mask, everyone),
+                   refused=mask.said(outcome.refused) if outcome.refused else "",
+                   failed=mask.said(outcome.failed) if outcome.failed else "")
+    return (seen, replace(row, student=shown.name, id="",
+                          notes=[mask.said(note) for note in row.notes],
+                          overridden=[overrides.said(override)
+                                      for override in seen.marking.overrides],
+                          statuses=list(row.statuses), programs=dict(row.programs)))
 
 
-def results_said(results, mask: Mask):
+def results_said(results, mask: Mask, everyone: frozenset = frozenset()):
     """A marking's results as the pages read them, each program's reason for counting 0 said
     by pseudonym: it names the look-alike files a submission holds (`Zoë Ång/solitaire_2.py`
-    looks like it), and a folder in a submission may be named after its author."""
+    looks like it), and a folder in a submission may be named after its author; each
+    override's reason and who too, and left off where they hold a word of `everyone` (the
+    instructor's words: "bob asked", "cal's tutor"). results.json keeps them as written."""
     if not results:
         return results
     data = results.get("extra_data", {})
     return {**results, "extra_data": {**data, "programs": {
         name: {**program, "missing": mask.said(program.get("missing") or "")}
-        for name, program in data.get("programs", {}).items()}}}
+        for name, program in data.get("programs", {}).items()}, "overrides": [
+        {**override, "reason": mask.said(override["reason"], everyone),
+         "who": mask.said(override["who"], everyone)}
+        for override in data.get("overrides", [])]}}
 
 
 def stale_pages(students: Path, pages: set, key: Key, anonymous: bool) -> tuple:

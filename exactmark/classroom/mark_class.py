@@ -637,12 +637,12 @@ def student_pages(out: Path, outcomes: list, rows: list, view, masks: dict, key)
     `masks` (anonymous marking) by pseudonym. What an earlier run left in OUT/students/ that
     this one does not write again is removed, and said (anonymous.stale_pages). The (outcome,
     row) pairs as the pages show them, for the summary, in the order of their names shown."""
-    shown = []
+    shown, everyone = [], anonymous.class_words(masks.values())
     for outcome, row in zip(outcomes, rows):
         mask = masks.get(outcome.student.folder)
         if not outcome.unmarked:  # not marked (--students): no page stands for them
             row.page = f"{STUDENTS}/{mask.pseudonym.folder if mask else outcome.student.folder}"
-        shown.append(anonymous.masked(outcome, row, mask) if mask else (outcome, row))
+        shown.append(anonymous.masked(outcome, row, mask, everyone) if mask else (outcome, row))
         if row.page:
             pages.write_feedback(out / row.page, *shown[-1], view)
     stale, said = anonymous.stale_pages(out / STUDENTS, {Path(row.page).name for row in rows
