@@ -1,8 +1,11 @@
 """Dates no late rule can count from, refused in one line by each reader (#37): elapsed time
 is counted in UTC, and the calendar holds years 1 to 9999 only, so 0001-01-01T00:00 in
 Sydney (13:00 on 31 December of year 0 in UTC) and 9999-12-31T23:59 pushed back by 4 days
-do not exist. A student's own due date of 9999-12-31 still works: a window that never closes."""
+do not exist. A student's own due date of 9999-12-31 still works: a window that never closes.
+And an instructor's CSV that is not a file, or is larger than any class's, is refused before
+it is read (/dev/zero and a FIFO would hang the run)."""
 
+import os
 import subprocess
 import sys
 from datetime import datetime, timedelta
@@ -10,6 +13,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from exactmark.base.instructor_csv import MOST_BYTES, read_table
 from exactmark.classroom.times import read_times
 from exactmark.classroom.unpack import name_key
 from exactmark.gradescope import build
@@ -157,3 +161,54 @@ def test_exactmark_gradescope_refuses_an_extensions_file_s_date_in_one_line(
     assert err.strip().splitlines()[-1] == (f"exactmark gradescope: error: {extensions}, line 2: "
                                             f"{said}")
     assert not (tmp_path / "autograder.zip").exists()
+
+
+# --- an instructor's CSV that is no file ----------------------------------------------------
+
+def refused_csv(path) -> str:
+    with pytest.raises(ValueError) as refused:
+        read_table(path, ("student",), "{path}: no student column")
+    return str(refused.value)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero here")
+def test_dev_zero_is_refused_not_read_for_ever():
+    assert refused_csv("/dev/zero") == ("/dev/zero: not a file (a device or a pipe): save the "
+                                        "CSV to a file")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_fifo_with_no_writer_is_refused_not_waited_on(tmp_path):
+    os.mkfifo(tmp_path / "times.csv")
+    assert refused_csv(tmp_path / "times.csv") == (f"{tmp_path / 'times.csv'}: not a file (a "
+                                                   "device or a pipe): save the CSV to a file")
+
+
+def test_a_csv_over_64_mib_is_refused_before_it_is_read(tmp_path):
+    """A sparse file: 64 MiB and one byte long, no disk spent on it."""
+    assert MOST_BYTES == 64 * 1024 * 1024
+    with open(tmp_path / "times.csv", "wb") as file:
+        file.truncate(64 * 1024 * 1024 + 1)
+    assert refused_csv(tmp_path / "times.csv") == (
+        f"{tmp_path / 'times.csv'}: larger than 64 MiB: not a CSV a platform or a spreadsheet "
+        "saves")
+
+
+def test_a_csv_of_exactly_64_mib_is_read(tmp_path):
+    """Read, and refused for what it holds: after its header and a row, NUL bytes to 64 MiB,
+    one cell longer than any name."""
+    with open(tmp_path / "times.csv", "wb") as file:
+        file.write(b"student\nann\n")
+        file.truncate(64 * 1024 * 1024)
+    said = refused_csv(tmp_path / "times.csv")
+    assert said.startswith(f"{tmp_path / 'times.csv'}, line 3: a cell longer than any name or "
+                           "time"), said
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero here")
+def test_exactmark_class_refuses_dev_zero_as_its_times_file(tmp_path):
+    assignment = tiny_assignment(tmp_path)
+    klass = hand_in(tmp_path / "class", "ann")
+    done = mark_class(klass, assignment, tmp_path / "out", "--times", "/dev/zero")
+    assert refused_line(done).endswith("/dev/zero: not a file (a device or a pipe): save the "
+                                       "CSV to a file"), done.stderr
