@@ -8,6 +8,8 @@ run does."""
 
 import csv
 import io
+import os
+import stat
 import unicodedata
 
 SEPARATORS = (",", ";", "\t")
@@ -17,6 +19,9 @@ UNREADABLE = "{path}: cannot be read: {problem}"
 BAD_ROW = "{path}, line {line}: {problem}"
 SHORT_ROW = "no {column} on this row"
 TOO_LONG = "a cell longer than any name or time: {problem}"
+MOST_BYTES = 64 * 1024 * 1024  # far above any class's CSV; /dev/zero would never end
+NOT_A_FILE = "{path}: not a file (a device or a pipe): save the CSV to a file"
+TOO_LARGE = "{path}: larger than {most} MiB: not a CSV a platform or a spreadsheet saves"
 
 
 def read_table(path, columns: tuple, missing: str) -> list:
@@ -24,8 +29,7 @@ def read_table(path, columns: tuple, missing: str) -> list:
     `columns` given; ValueError with one line, `missing` (formatted with the path) when the
     header lacks one of them."""
     try:
-        with open(path, "rb") as file:
-            data = file.read()
+        data = _whole(path)
     except OSError as problem:
         raise ValueError(UNREADABLE.format(path=path,
                                            problem=problem.strerror or problem)) from None
@@ -55,6 +59,21 @@ def read_table(path, columns: tuple, missing: str) -> list:
                                         problem=TOO_LONG.format(problem=problem)
                                         if "limit" in str(problem) else problem)) from None
     return found
+
+
+def _whole(path) -> bytes:
+    """The file's bytes; ValueError, before reading, for what is not a regular file (a FIFO
+    or /dev/zero would hang the run) or is over MOST_BYTES. Opened without blocking, so
+    that a FIFO with no writer is refused rather than waited on."""
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with open(descriptor, "rb") as file:
+        found = os.fstat(descriptor)
+        if not stat.S_ISREG(found.st_mode):
+            raise ValueError(NOT_A_FILE.format(path=path))
+        # the size first, so that nothing is read; the read is bounded for one still growing
+        if found.st_size > MOST_BYTES or len(data := file.read(MOST_BYTES + 1)) > MOST_BYTES:
+            raise ValueError(TOO_LARGE.format(path=path, most=MOST_BYTES // (1024 * 1024)))
+        return data
 
 
 def _separator(header: str, columns: tuple):

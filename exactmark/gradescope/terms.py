@@ -21,11 +21,12 @@ setup.sh's check fails on a damaged or replaced one."""
 import hashlib
 import json
 import re
-from datetime import datetime, timezone
+from datetime import datetime
 
 from exactmark.base.visible import escaped
 from exactmark.base.instructor_csv import BAD_ROW, read_table
-from exactmark.kit.late import extension_of
+from exactmark.kit.late import ExtensionTooLarge, countable, extension_of
+from exactmark.kit.late import extended as pushed_back
 
 COLUMNS = ("student",)
 TERMS = ("deadline", "extension", "late_days_left")
@@ -92,25 +93,28 @@ def row_terms(cells: dict, common) -> dict:
         raise ValueError(NOTHING)
     due = (due_of(deadline, common.tzinfo) if deadline else
            # in elapsed time, as the marker counts it: 3 days are 72 hours across a clock change
-           (common.astimezone(timezone.utc) + extended(extension)).astimezone(
-               common.tzinfo).isoformat() if extension else None)
+           pushed_back(common, extended(extension)).due.isoformat() if extension else None)
     return {"due": due, "extension": extension or None,
             "late_days_left": days_of(days) if days else None}
 
 
 def due_of(text: str, zone) -> str:
-    """ISO 8601 (a `Z` for UTC too), in `zone` unless it says its own offset."""
+    """ISO 8601 (a `Z` for UTC too), in `zone` unless it says its own offset; one the late
+    rule can count from (late.countable: ValueError otherwise)."""
     try:
         when = datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith(("Z", "z")) else text)
     except ValueError:
         raise ValueError(BAD_TIME.format(text=repr(escaped(text)))) from None
-    return (when if when.tzinfo else when.replace(tzinfo=zone)).isoformat()
+    return countable(when if when.tzinfo else when.replace(tzinfo=zone), repr(escaped(text)),
+                     zone).isoformat()
 
 
 def extended(text: str):
-    """The extension, as the marker reads it."""
+    """The extension, as the marker reads it (one too large said so)."""
     try:
         return extension_of(text)
+    except ExtensionTooLarge:
+        raise
     except ValueError:
         raise ValueError(BAD_EXTENSION.format(text=repr(escaped(text)))) from None
 

@@ -18,7 +18,8 @@ import jsonschema
 
 from exactmark.kit.cases import EXPECTED_OUTPUTS, ROOT, Case
 from exactmark.kit.late import (MARKS_DIGITS, NO_LATE_SUBMISSIONS, Late, LateDays, LateRule,
-                                Terms, closes, judge, rule_of, sentence)
+                                Terms, closes, countable, judge, longest_window, rule_of,
+                                sentence)
 from exactmark.kit.programs import MOST_SOURCES, PYTHON, Program, Submitted, is_glob
 from exactmark.kit.languages import language as golden_language
 from exactmark.kit.rules import RuleError, rule_map
@@ -63,6 +64,7 @@ BAD_COUNTS = ("{path}: {program}: {files}: at least {least} and at most {most} c
               "(a name without a wildcard is one file)")
 BAD_DEADLINE = "{path}: deadline {deadline!r} is not a date and time such as 2027-03-09T09:00:00"
 BAD_ZONE = "{path}: unknown time zone {zone!r}"
+DEADLINE_SAID = "deadline {deadline!r}"  # as late.UNCOUNTABLE starts
 NO_SUCH_FILE = "no such file: {path}"
 NOT_A_FILE = "{path} is not an assignment file"
 UNKNOWN_WEIGHT = "{path}: {program}: group {group!r} weighs cases it does not hold: {cases}"
@@ -291,13 +293,15 @@ def _assignment(name: str, path: Path, data: dict) -> Assignment:
     if round(total, MARKS_DIGITS) != round(data["marks"], MARKS_DIGITS):
         raise AssignmentError(MARKS_DO_NOT_ADD_UP.format(path=path, total=total,
                                                          marks=data["marks"]))
-    deadline = _deadline(path, data)
-    cpu = data["cpu_seconds"]
     late, bank = data.get("late"), data.get("late_days")
+    rule = rule_of(late) if late else None
+    bank = LateDays(bank["free"], bank.get("most", bank["free"])) if bank else None
+    deadline = _deadline(path, data, rule or NO_LATE_SUBMISSIONS, bank)
+    cpu = data["cpu_seconds"]
     wall = data.get("wall_seconds")
     return Assignment(name, data["title"], data["marks"], cpu,
                       None if wall is None else max(cpu, wall), marked_cases, kit_only,
-                      deadline, rule_of(late) if late else None,
+                      deadline, rule,
                       data.get("normalise", {}), path.absolute(), data.get("python"),
                       {program["name"]: tuple(group["name"] for group in program["groups"]
                                               if group.get("kind") != STUDENT_CASES)
@@ -305,12 +309,13 @@ def _assignment(name: str, path: Path, data: dict) -> Assignment:
                       programs, data.get("student_budget"),
                       {program["name"]: program.get("unmarked_rules", {})
                        for program in data["programs"]}, student,
-                      submissions=_submissions(data),
-                      late_days=LateDays(bank["free"], bank.get("most", bank["free"]))
-                      if bank else None)
+                      submissions=_submissions(data), late_days=bank)
 
 
-def _deadline(path: Path, data: dict):
+def _deadline(path: Path, data: dict, rule: LateRule, bank: LateDays):
+    """The deadline, aware; refused when the late rule cannot count from it to the close of
+    its longest window (a student's own due date so late is a window that never closes;
+    the assignment's is everyone's, and an extension is counted from it)."""
     if "deadline" not in data:
         return None
     try:
@@ -321,7 +326,12 @@ def _deadline(path: Path, data: dict):
         local = datetime.fromisoformat(data["deadline"])
     except ValueError:
         raise AssignmentError(BAD_DEADLINE.format(path=path, deadline=data["deadline"])) from None
-    return local.replace(tzinfo=zone) if local.tzinfo is None else local
+    deadline = local.replace(tzinfo=zone) if local.tzinfo is None else local
+    try:
+        return countable(deadline, DEADLINE_SAID.format(deadline=data["deadline"]), zone,
+                         longest_window(rule, bank))
+    except ValueError as problem:
+        raise AssignmentError(f"{path}: {problem}") from None
 
 
 def _program(path: Path, entry: dict) -> Program:

@@ -44,6 +44,19 @@ OWN_DEADLINE_SAID = "own deadline: due {due}"
 BAD_EXTENSION = ("{text!r} is not an extension such as \"3 days\", \"36 hours\", \"90 minutes\" "
                  "or \"1 day 12 hours\"")
 EXTENSION_UNITS = {"day": DAY, "hour": HOUR, "minute": timedelta(minutes=1)}
+MOST_EXTENSION = timedelta(days=99999)  # 273 years: more is a typing slip, and an extension
+# past what timedelta holds would be a traceback
+LONGEST_COUNT = 12  # digits: a longer count is too large, and int() refuses 4300 of them
+EXTENSION_TOO_LARGE = "{text!r} is too large an extension: at most {most} days"
+
+# A date the late rule cannot count from: elapsed time is counted in UTC, and Python's
+# calendar holds years 1 to 9999 only, so a date whose UTC form (or its form in the
+# assignment's time zone), or the end of its late window, falls outside them is refused.
+UNCOUNTABLE = ("{said}: {what} falls outside the calendar (years 1 to 9999), so the late rule "
+               "cannot count from it")
+AS_UTC = "it, in UTC or in the assignment's time zone,"
+LATER = "{later} after it"
+DEADLINE_SAID = "the deadline {when}"  # what an extension pushes back
 
 # What a rule made of one submission.
 ON_TIME = "on time"
@@ -265,6 +278,11 @@ def rule_of(data: dict) -> LateRule:
     return Cap(data["days"], data["cap_per_day"], grace)
 
 
+class ExtensionTooLarge(ValueError):
+    """An extension well formed but longer than MOST_EXTENSION: said as such by every reader,
+    not as a malformed one."""
+
+
 def extension_of(text: str) -> timedelta:
     """An extension as an instructor writes it: "3 days", "36 hours", "90 minutes",
     "1 day 12 hours" (a number, then its unit, each unit once). "2d" is not one."""
@@ -272,11 +290,16 @@ def extension_of(text: str) -> timedelta:
     pairs = list(zip(words[::2], words[1::2]))
     units = [unit.lower().removesuffix("s") for _, unit in pairs]
     if (not words or len(words) % 2 or len(set(units)) != len(units)
-            or not all(re.fullmatch(r"[0-9]{1,5}", count) and unit in EXTENSION_UNITS
+            or not all(re.fullmatch(r"[0-9]+", count) and unit in EXTENSION_UNITS
                        for (count, _), unit in zip(pairs, units))):
         raise ValueError(BAD_EXTENSION.format(text=text))
-    return sum((int(count) * EXTENSION_UNITS[unit] for (count, _), unit in zip(pairs, units)),
-               timedelta(0))
+    counts = [int(count) if len(count.lstrip("0")) <= LONGEST_COUNT else math.inf
+              for count, _ in pairs]
+    minutes = sum(count * (EXTENSION_UNITS[unit] // timedelta(minutes=1))  # whole numbers:
+                  for count, unit in zip(counts, units))  # timedelta would overflow
+    if minutes > MOST_EXTENSION // timedelta(minutes=1):
+        raise ExtensionTooLarge(EXTENSION_TOO_LARGE.format(text=text, most=MOST_EXTENSION.days))
+    return timedelta(minutes=minutes)
 
 
 def extension_said(extension: timedelta) -> str:
@@ -311,9 +334,37 @@ class Terms:
 def extended(deadline: datetime, extension: timedelta, late_days_left: int = None) -> Terms:
     """The terms of an extension of `deadline`: in elapsed time, so that an extension of 3
     days is 72 hours even across a daylight-saving change (9:00 on 2 April in Sydney, 3
-    days on, is 8:00 on 5 April: the clocks went back an hour between)."""
+    days on, is 8:00 on 5 April: the clocks went back an hour between). ValueError
+    (UNCOUNTABLE) when the due date it gives falls outside the calendar."""
+    countable(deadline, DEADLINE_SAID.format(when=when_said(deadline)), deadline.tzinfo,
+              extension)
     due = (deadline.astimezone(timezone.utc) + extension).astimezone(deadline.tzinfo)
     return Terms(due, extension, late_days_left)
+
+
+def countable(when: datetime, said: str, zone, after: timedelta = timedelta(0)) -> datetime:
+    """`when` (aware), if the late rule can count from it: it exists in UTC and in `zone`
+    (the assignment's), and so does the moment `after` it (an assignment's deadline: its
+    longest late window; a deadline pushed back: the extension). Else ValueError, one line
+    starting with `said` (the date as the instructor gave it), for each reader to place. A
+    student's own due date needs no `after`: a window past the calendar's end never closes
+    (NEVER)."""
+    try:
+        utc(when).astimezone(zone)
+    except OverflowError:
+        raise ValueError(UNCOUNTABLE.format(said=said, what=AS_UTC)) from None
+    try:
+        (utc(when) + after).astimezone(zone)
+    except OverflowError:
+        raise ValueError(UNCOUNTABLE.format(said=said, what=LATER.format(
+            later=extension_said(after)))) from None
+    return when
+
+
+def longest_window(rule: LateRule, bank: LateDays) -> timedelta:
+    """The longest any student may still be accepted after their due date: the most days of
+    the bank one assignment may spend, then the rule's window."""
+    return (bank.most * DAY if bank else timedelta(0)) + rule.window()
 
 
 def utc(when: datetime) -> datetime:

@@ -48,7 +48,7 @@ from exactmark.base.exits import Exit
 from exactmark.kit import written_cases
 from exactmark.marking import overrides, records, request, reuse, student_cases
 from exactmark.kit.assignment import COUNTS, REQUIREMENTS, AssignmentError, load, names
-from exactmark.kit.late import Terms, extended, extension_of
+from exactmark.kit.late import Terms, countable, extended, extension_of
 from exactmark.running.limits import Budget
 from exactmark.marking.report import CaseResult, Results, check_json_target, gradescope, refused, \
     write_json, write_report
@@ -108,7 +108,7 @@ BAD_TIME = "{option}: {text!r} is not a date and time such as 2027-03-11T14:30"
 NO_DEADLINE = "{option}: {name} has no deadline, so no late rule to apply"
 DUE_AND_EXTENSION = ("--due and --extension together: give one (the student's own due date, "
                      "or an extension of the deadline)")
-BAD_EXTENSION = "--extension: {problem}"
+OPTION_PROBLEM = "{option}: {problem}"
 NO_LATE_DAYS = "--late-days-left: {name} has no late days ([late_days]) to spend"
 NEEDS_PEXPECT = "--tty needs pexpect (make mark installs it)"
 JSON_PROBLEM = "--json: {problem}"
@@ -488,7 +488,11 @@ def moment(option: str, text: str, assignment):
     except ValueError:
         raise ValueError(BAD_TIME.format(option=option, text=text)) from None
     zone = assignment.deadline.tzinfo
-    return when.replace(tzinfo=zone) if when.tzinfo is None else when
+    try:
+        return countable(when.replace(tzinfo=zone) if when.tzinfo is None else when,
+                         repr(text), zone)
+    except ValueError as problem:
+        raise ValueError(OPTION_PROBLEM.format(option=option, problem=problem)) from None
 
 
 def terms_of(options, assignment) -> Terms:
@@ -504,10 +508,11 @@ def terms_of(options, assignment) -> Terms:
         raise ValueError(NO_LATE_DAYS.format(name=assignment.name))
     if options.extension is not None:
         try:
-            extension = extension_of(options.extension)
+            return extended(assignment.deadline, extension_of(options.extension),
+                            options.late_days_left)
         except ValueError as problem:
-            raise ValueError(BAD_EXTENSION.format(problem=problem)) from None
-        return extended(assignment.deadline, extension, options.late_days_left)
+            raise ValueError(OPTION_PROBLEM.format(option="--extension", problem=problem)) \
+                from None
     due = None if options.due is None else moment("--due", options.due, assignment)
     return Terms(due, None, options.late_days_left)
 
