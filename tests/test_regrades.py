@@ -295,3 +295,26 @@ def test_a_group_of_the_student_s_cases_is_kept_whole_until_something_of_its_own
     said = regrade.REMARKED.format(count=3, whys=regrade.WHY_NAMES.format(
         why=regrade.GROUPS.format(groups="up/mine"), names="ann, bob, cy"))
     assert said in done.stderr.splitlines(), done.stderr
+
+
+def test_with_a_student_budget_a_changed_case_marks_the_student_whole(course):
+    """A budget cuts cases by the time of every case run before them, kept ones too: with
+    one, a changed golden case marks each student whole (3 cases run, none kept), and says so."""
+    assert mark_class(course, "--student-budget", "60").returncode == 0  # a new budget: whole
+    (course / "cases" / "up" / "cow.out").write_text("MOO\n", encoding="utf-8")
+    done = mark_class(course, "--student-budget", "60")
+    assert done.returncode == 0, done.stderr
+    for student in STUDENTS:
+        assert runs(course, student) == "3 cases, 1 at once", report(course, student)
+    assert regrade.WHOLE_WITH_BUDGET in done.stderr, done.stderr
+    # cow now wants MOO: ann 2 + 2 + 0, bob 2 + 0 + 0, cy 2 + 2 + 2
+    assert marks(course) == {"ann": "4.00", "bob": "2.00", "cy": "6.00"}
+
+
+def test_mark_refuses_reuse_with_a_budget_in_one_line(course):
+    done = subprocess.run([sys.executable, "-m", "exactmark.marking.mark",
+                           str(course / "class" / "ann"),
+                           "--assignment", str(course / "up.toml"), "--student-budget", "60",
+                           "--reuse", str(course / "marked" / "instructor" / "ann" / "marked.json")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 2 and "--reuse with --student-budget" in done.stderr, done.stderr

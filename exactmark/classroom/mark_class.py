@@ -368,18 +368,21 @@ class ClassMarking:
     def remark(self, copy: Path, folder: Path, student, key: dict, state: dict) -> Outcome:
         """Mark the student: whole when new, named by --students or forced; else given
         their earlier results, whose cases the marker keeps where their key is unchanged
-        (a new budget marks whole: which cases it cuts depends on every run before them).
+        (with a student budget, whole: which cases it cuts depends on every run before them,
+        and a kept case's time would not count).
         The outcome says why, and the mark the last run gave."""
         earlier, named = (state or {}).get("key"), self.named is not None
         reuse = (folder / MARKED if earlier and not named and not self.options.force
-                 and earlier.get("budget") == self.budget else None)
+                 and self.budget is None else None)
         outcome = self.run_marker(copy, folder, student, key, reuse)
         if not outcome.interrupted:
             outcome.before = (state or {}).get("mark")
             outcome.why = regrade.reasons(earlier, key, self.options.force, named)
-            if reuse and outcome.results and earlier["assignment"] != key["assignment"] \
+            if outcome.results and earlier and not named and not self.options.force \
+                    and earlier["assignment"] != key["assignment"] \
                     and earlier["submission"] == key["submission"]:
-                outcome.why += regrade.cases_said(outcome.marking)
+                outcome.why += (regrade.cases_said(outcome.marking) if reuse
+                                else [regrade.WHOLE_WITH_BUDGET])
         return outcome
 
     def own_failure(self, student, folder: Path, problem: OSError) -> Outcome:

@@ -39,6 +39,8 @@ FORCED = "all marked again (--force)"
 SUBMISSION = "submission changed"
 CASES = "cases changed: {cases}"
 OVERRIDES_CHANGED = "overrides changed"  # kept, and its mark changed all the same
+WHOLE_WITH_BUDGET = ("the assignment or its golden cases changed: marked whole (with a student "
+                     "budget, every case runs again)")
 MARKS_ONLY = "the assignment changed, no golden case of it: none run again"
 GROUPS = "the cases the student writes run again: {groups}"
 PART_CHANGED = {"submitted": "submission time changed", "budget": "budget changed",

@@ -112,6 +112,9 @@ OPTION_PROBLEM = "{option}: {problem}"
 NO_LATE_DAYS = "--late-days-left: {name} has no late days ([late_days]) to spend"
 NEEDS_PEXPECT = "--tty needs pexpect (make mark installs it)"
 JSON_PROBLEM = "--json: {problem}"
+REUSE_WITH_BUDGET = ("--reuse with --student-budget: a kept case's time would not count against "
+                     "the budget, so the cases it cuts could differ from a whole marking's; "
+                     "mark whole (without --reuse)")
 WAITING_ALONE = "--waiting-budget shares a budget: give --student-budget too"
 BAD_REQUEST = f"{request.REQUEST} cannot be read as a request: {{problem}}"
 PROGRESS = "[{done}/{total}] {kind:<16} {case}"
@@ -543,6 +546,8 @@ def main(argv=None) -> int:
         parse.error(NEEDS_PEXPECT)
     if options.waiting_budget and not options.student_budget:
         parse.error(WAITING_ALONE)
+    if options.reuse and options.student_budget:
+        parse.error(REUSE_WITH_BUDGET)
     if bool(options.overrides) != bool(options.student):
         parse.error(OVERRIDES_ALONE)
     try:
