@@ -90,7 +90,7 @@ from exactmark.marking.report import write_json
 from exactmark.marking.reuse import fingerprint
 from exactmark.marking.request import MarkRequest
 from exactmark.kit.assignment import REQUIREMENTS, AssignmentError, load, names
-from exactmark.kit.late import Terms, extended, extension_of
+from exactmark.kit.late import Terms, extended, extension_of, instant
 from exactmark.kit.submission import marked_folder, skip_reason
 from exactmark.base.tree import Limits, Refused, copy_tree, remove_tree
 from exactmark.marking.verdicts import Kind
@@ -682,8 +682,7 @@ def own_only(out: Path) -> None:
 
 def moment(text: str, zone) -> datetime:
     """An ISO 8601 time, in the assignment's time zone unless it says its own."""
-    when = datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith(("Z", "z")) else text)
-    return when.replace(tzinfo=zone) if when.tzinfo is None else when
+    return instant(text, zone)
 
 
 def inside(path: Path, folder: Path) -> bool:

@@ -9,7 +9,7 @@ from typing import NamedTuple
 
 from exactmark.base.visible import escaped
 from exactmark.base.instructor_csv import BAD_ROW, SHORT_ROW, read_table
-from exactmark.kit.late import Terms, countable, extended, extension_of
+from exactmark.kit.late import Terms, countable, extended, extension_of, instant
 
 COLUMNS = ("student",)
 TIMED = ("submitted", "deadline", "extension")  # a times file has one of these at least
@@ -102,12 +102,11 @@ def _time(path, line: int, text: str, zone) -> datetime:
     """ISO 8601 (a `Z` for UTC too, which Python 3.10 does not read), in `zone` unless
     it says its own offset; one the late rule can count from (late.countable)."""
     try:
-        when = datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith(("Z", "z")) else text)
+        when = instant(text, zone)
     except ValueError:
         raise ValueError(BAD_ROW.format(path=path, line=line, problem=BAD_TIME.format(
             text=repr(escaped(text))))) from None
     try:
-        return countable(when if when.tzinfo else when.replace(tzinfo=zone),
-                         repr(escaped(text)), zone)
+        return countable(when, repr(escaped(text)), zone)
     except ValueError as problem:
         raise ValueError(BAD_ROW.format(path=path, line=line, problem=problem)) from None

@@ -21,11 +21,10 @@ setup.sh's check fails on a damaged or replaced one."""
 import hashlib
 import json
 import re
-from datetime import datetime
 
 from exactmark.base.visible import escaped
 from exactmark.base.instructor_csv import BAD_ROW, read_table
-from exactmark.kit.late import ExtensionTooLarge, countable, extension_of
+from exactmark.kit.late import ExtensionTooLarge, countable, extension_of, instant
 from exactmark.kit.late import extended as pushed_back
 
 COLUMNS = ("student",)
@@ -102,11 +101,10 @@ def due_of(text: str, zone) -> str:
     """ISO 8601 (a `Z` for UTC too), in `zone` unless it says its own offset; one the late
     rule can count from (late.countable: ValueError otherwise)."""
     try:
-        when = datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith(("Z", "z")) else text)
+        when = instant(text, zone)
     except ValueError:
         raise ValueError(BAD_TIME.format(text=repr(escaped(text)))) from None
-    return countable(when if when.tzinfo else when.replace(tzinfo=zone), repr(escaped(text)),
-                     zone).isoformat()
+    return countable(when, repr(escaped(text)), zone).isoformat()
 
 
 def extended(text: str):

@@ -278,6 +278,13 @@ def rule_of(data: dict) -> LateRule:
     return Cap(data["days"], data["cap_per_day"], grace)
 
 
+def instant(text: str, zone) -> datetime:
+    """A date and time an instructor writes: ISO 8601 (a `Z` for UTC too, which Python 3.10
+    does not read), in `zone` unless it says its own offset. ValueError when it is none."""
+    when = datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith(("Z", "z")) else text)
+    return when if when.tzinfo else when.replace(tzinfo=zone)
+
+
 class ExtensionTooLarge(ValueError):
     """An extension well formed but longer than MOST_EXTENSION: said as such by every reader,
     not as a malformed one."""

@@ -37,7 +37,6 @@ import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import closing, contextmanager, nullcontext
 from dataclasses import dataclass, replace
-from datetime import datetime
 from pathlib import Path
 
 from exactmark.kit.cases import EXPECTED_OUTPUTS, ROOT, STATS_FILE, STATS_VARIABLE
@@ -48,7 +47,7 @@ from exactmark.base.exits import Exit
 from exactmark.kit import written_cases
 from exactmark.marking import overrides, records, request, reuse, student_cases
 from exactmark.kit.assignment import COUNTS, REQUIREMENTS, AssignmentError, load, names
-from exactmark.kit.late import Terms, countable, extended, extension_of
+from exactmark.kit.late import Terms, countable, extended, extension_of, instant
 from exactmark.running.limits import Budget
 from exactmark.marking.report import CaseResult, Results, check_json_target, gradescope, refused, \
     write_json, write_report
@@ -486,14 +485,13 @@ def moment(option: str, text: str, assignment):
     """The time an option gives, in the assignment's time zone unless it says one."""
     if assignment.deadline is None:
         raise ValueError(NO_DEADLINE.format(option=option, name=assignment.name))
-    try:
-        when = datetime.fromisoformat(text)
-    except ValueError:
-        raise ValueError(BAD_TIME.format(option=option, text=text)) from None
     zone = assignment.deadline.tzinfo
     try:
-        return countable(when.replace(tzinfo=zone) if when.tzinfo is None else when,
-                         repr(text), zone)
+        when = instant(text, zone)
+    except ValueError:
+        raise ValueError(BAD_TIME.format(option=option, text=text)) from None
+    try:
+        return countable(when, repr(text), zone)
     except ValueError as problem:
         raise ValueError(OPTION_PROBLEM.format(option=option, problem=problem)) from None
 
