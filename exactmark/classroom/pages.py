@@ -20,7 +20,7 @@ from exactmark.classroom.visibility import NEVER_SHOWN as NEVER
 from exactmark.classroom.sheet import Row
 from exactmark.base.visible import CUT, END_OF_LINE, escaped
 from exactmark.kit.assignment import COUNTS
-from exactmark.kit.late import BANK, TERMS_FIRST
+from exactmark.kit.late import BANK
 from exactmark.kit.written_cases import CASE_FILES
 from exactmark.marking import overrides
 from exactmark.marking.grouping import grouped
@@ -144,8 +144,7 @@ def grade_row(outcome, assignment) -> Row:
         row.days_late = late.days
         if not late.accepted:
             row.statuses.append(sheet.TOO_LATE)
-            row.notes.append(late.explain(row.raw).removeprefix(  # the terms said once
-                TERMS_FIRST.format(terms=late.terms_said)))
+            row.notes.append(late.explain(row.raw, terms=False))  # row.terms says them
     for name, program in data.programs.items():
         if not program.submitted:
             row.statuses.append(sheet.MISSING)

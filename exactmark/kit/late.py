@@ -396,16 +396,17 @@ class Late:
     units: int = 0  # the days (or hours) late the rule counts, beyond the days spent
     bank_assumed: bool = False  # no days left were given: the whole bank was assumed
 
-    def explain(self, raw: float) -> str:
-        """The arithmetic, raw score included: for whoever may see the raw score."""
-        return self._said(raw)
+    def explain(self, raw: float, terms: bool = True) -> str:
+        """The arithmetic, raw score included: for whoever may see the raw score; without
+        the student's terms first where they are said beside it (a sheet's note)."""
+        return self._said(raw, terms)
 
     def summary(self) -> str:
         """The same without the raw score, for a page that does not show every case."""
         return self._said(None)
 
-    def _said(self, raw) -> str:
-        first = TERMS_FIRST.format(terms=self.terms_said) if self.terms_said else ""
+    def _said(self, raw, terms: bool = True) -> str:
+        first = TERMS_FIRST.format(terms=self.terms_said) if self.terms_said and terms else ""
         on_time = ON_TIME if raw is None else STANDS_ON_TIME.format(raw=raw)
         if self.late <= timedelta(0):
             return first + on_time
