@@ -140,6 +140,10 @@ bench-mark: $(MARK_STAMP)  ## marking time per case: no sandbox, the fallback, n
 bench-class: $(STAMP)  ## a class with bad students marked end to end: students a minute, the marker's share, each bad student's cost
 	$(VENV_PYTHON) bench/mark_class.py
 
+.PHONY: bench-similarity
+bench-similarity: $(STAMP)  ## the similarity scan at 500 and 2,000 students: every pair against the index, time and memory
+	$(VENV_PYTHON) bench/similarity_scale.py
+
 exact:  ## the exact winning probabilities of solitaire_1
 	$(PYTHON) -c "from solitaire_1 import exact_distribution; exact_distribution()"
 

@@ -19,7 +19,8 @@ pytest.importorskip("copydetect", reason="the similarity scan needs copydetect: 
 
 from markupsafe import escape  # noqa: E402  (as the pages escape: jinja2's)
 
-from exactmark.classroom import kept_programs, pages, sheet  # noqa: E402
+from bench.similarity_scale import COPY, DISGUISED_COPY, make_class, scanned  # noqa: E402
+from exactmark.classroom import kept_programs, pages, sheet, similarity  # noqa: E402
 from exactmark.classroom.similarity import FOLDER, HIGH, MOST_BYTES, SCORE, scan  # noqa: E402
 from exactmark.kit.assignment import load  # noqa: E402
 from exactmark.kit.cases import ROOT  # noqa: E402
@@ -491,3 +492,67 @@ def test_the_scan_says_which_programs_it_left_out_and_why(tmp_path):
         ("nothing", PROGRAM): "not handed in",
         ("linked", PROGRAM): "a link, not a file"}
     assert found.pairs == [] and found.cut == {}
+
+
+def counted_comparisons(monkeypatch) -> list:
+    """The pairs the scan compares from now on, as (program, first, second)."""
+    compared, compare = [], similarity._compare
+    monkeypatch.setattr(similarity, "_compare", lambda program, names, *sides: (
+        compared.append((program, *names)) or compare(program, names, *sides)))
+    return compared
+
+
+def test_only_the_pairs_that_share_code_are_compared(tmp_path, monkeypatch):
+    """carol and dan hand in the reference program, all of it code everyone may share: of the
+    4 students' 6 pairs, only alice and bob's shares anything the scan compares."""
+    reference = REFERENCE.read_text(encoding="utf-8")
+    submissions = class_of(tmp_path, {"alice": {PROGRAM: OWN_WORK},
+                                      "bob": {PROGRAM: renamed(OWN_WORK)},
+                                      "carol": {PROGRAM: reference}, "dan": {PROGRAM: reference}})
+    compared = counted_comparisons(monkeypatch)
+    pairs = scan(submissions, [PROGRAM], [REFERENCE], tmp_path / "out").pairs
+
+    assert compared == [(PROGRAM, "alice", "bob")]
+    assert [(pair.first, pair.second) for pair in pairs] == [("alice", "bob")]
+
+
+def test_code_every_student_holds_still_pairs_them_all(tmp_path, monkeypatch):
+    """Five students each add a function of their own to the same program (not the reference):
+    what all five hold is not dropped from the index as MOSS's -m or Dolos's share of files
+    would drop it, so all 5 * 4 / 2 = 10 pairs are compared and listed, as comparing every
+    pair lists them."""
+    submissions = class_of(tmp_path, {f"student{n}": {PROGRAM: OTHER_WORK + EXTRAS[n]}
+                                      for n in range(5)})
+    compared = counted_comparisons(monkeypatch)
+    pairs = scan(submissions, [PROGRAM], [REFERENCE], tmp_path / "out").pairs
+
+    assert len(compared) == 10 and len(pairs) == 10, listed(pairs)
+    assert pairs == scan(submissions, [PROGRAM], [REFERENCE], tmp_path / "every",
+                         every_pair=True).pairs
+
+
+def test_the_index_lists_every_pair_comparing_every_pair_lists_on_a_generated_class(
+        tmp_path, monkeypatch):
+    """A class as bench/similarity_scale.py makes it: 40 students with the sample solutions,
+    tests/wrong/'s mistakes made in them, one student in 5 copying another's program and one
+    in 5 copying and disguising it. The index compares fewer than the 2 * 40 * 39 / 2 = 1560
+    pairs, and lists the same pairs, scores and pages, byte for byte, as comparing every
+    pair; each copy among them."""
+    students = make_class(tmp_path / "class", 40, copies=5, disguises=5)
+    every = scanned(tmp_path / "class", tmp_path / "every", every_pair=True)
+    compared = counted_comparisons(monkeypatch)
+    indexed = scanned(tmp_path / "class", tmp_path / "indexed", every_pair=False)
+
+    assert len(compared) == len(indexed.pairs) < 1560
+    lost = [pair for pair in every.pairs if pair not in indexed.pairs]
+    assert not lost, f"comparing every pair lists these, the index does not: {lost}"
+    assert indexed == every
+    pages = {page.name: page.read_bytes() for page in (tmp_path / "every" / FOLDER).iterdir()}
+    assert len(pages) == 20
+    assert {page.name: page.read_bytes()
+            for page in (tmp_path / "indexed" / FOLDER).iterdir()} == pages
+    copies = {(file, *sorted((student, how.split()[-1])))
+              for student, files in students.items() for file, how in files.items()
+              if how.startswith((COPY.format(student=""), DISGUISED_COPY.format(student="")))}
+    assert copies, "the generated class has copies"
+    assert copies <= {(pair.program, pair.first, pair.second) for pair in indexed.pairs}

@@ -199,7 +199,8 @@ class _Match:
 
 
 def scan(submissions: dict, programs: list, shared, out: Path, most: int = 20,
-         least: float = 0.0, languages: dict = None, blotted: dict = None) -> Scan:
+         least: float = 0.0, languages: dict = None, blotted: dict = None,
+         every_pair: bool = False) -> Scan:
     """Every pair scoring at least `least`, most similar first; the `most` first each get
     a page under out/similarity/. `submissions` are folders as exactmark.classroom.
     kept_programs keeps them, `programs` file names in each; `shared` the files everyone
@@ -213,6 +214,10 @@ def scan(submissions: dict, programs: list, shared, out: Path, most: int = 20,
     why. A student who handed it in under a look-alike name only is compared with that file, and
     the scan says which. Pairs that share nothing beyond the shared code are not listed. Pages
     of an earlier scan are removed first, so that none is left that this scan does not list.
+
+    Only the pairs that share a k-gram are compared (_sharing); `every_pair` compares every
+    pair, as the scan did before its index, to the same result: the tests and
+    bench/similarity_scale.py check the index against it.
     """
     folder = Path(out) / FOLDER
     for old in folder.glob(OLD_PAGES):
@@ -242,10 +247,12 @@ def scan(submissions: dict, programs: list, shared, out: Path, most: int = 20,
                     prints[code.text] = _fingerprint(program, code.text, boilerplate, language)
                 codes[name] = (code, prints[code.text], taken_for)
         weighed = _weigh(prints, [found for _, found, _ in codes.values()])
-        for first, second in combinations(codes, 2):
-            matches.extend(_compare(program, (first, second), *(
+        names = list(codes)
+        for first, second in (combinations(range(len(names)), 2) if every_pair
+                              else _sharing([found for _, found, _ in codes.values()])):
+            matches.extend(_compare(program, (names[first], names[second]), *(
                 (code, weighed[code.text], taken_for)
-                for code, _, taken_for in (codes[first], codes[second]))))
+                for code, _, taken_for in (codes[names[first]], codes[names[second]]))))
     matches = [match for match in _also_high(matches) if match.score >= least]
     matches.sort(key=lambda match: (-round(match.score, SAME_SCORE_DIGITS), -len(match.also),
                                     -match.score, match.program, match.first, match.second))
@@ -259,6 +266,31 @@ def scan(submissions: dict, programs: list, shared, out: Path, most: int = 20,
         pairs.append(Pair(match.first, match.second, match.program, match.score, view,
                           match.share, match.also))
     return Scan(pairs, cut, left_out, taken)
+
+
+def _sharing(prints: list):
+    """Each pair (i, j), i < j, of `prints` that hold a k-gram in common, in the order
+    combinations(range(len(prints)), 2) gives them: exactly the pairs _compare lists, since the
+    k-grams compared are these, the boilerplate already out. Found as MOSS and Dolos find theirs,
+    from an inverted index: each k-gram to the versions holding it. Those of a k-gram many hold
+    are not dropped (MOSS's -m, Dolos's maxFingerprintPercentage): a pair sharing only such
+    code is still listed, and a ring of copies scores in full on it. A group of versions holding
+    the same k-grams (a copy's, a variant's) is met once however many k-grams it holds."""
+    held = [np.unique(found.hashes) for found in prints]
+    hashes = np.concatenate(held or [np.zeros(0, np.int64)])
+    versions = np.repeat(np.arange(len(prints)), [len(each) for each in held])
+    order = np.lexsort((versions, hashes))
+    hashes, versions = hashes[order], versions[order]
+    bounds = np.flatnonzero(np.diff(hashes)) + 1
+    groups = {group.tobytes(): group for group in np.split(versions, bounds) if len(group) > 1}
+    among = [[] for _ in prints]  # each version's groups
+    for group in groups.values():
+        for version in group.tolist():
+            among[version].append(group)
+    for first, its in enumerate(among):
+        if its:
+            others = np.unique(np.concatenate(its))
+            yield from ((first, second) for second in others[others > first].tolist())
 
 
 def _version(folder: Path, program: str, lookalikes: list) -> tuple:
