@@ -84,8 +84,11 @@ RENAMED = "{name}_{suffix}"
 
 SIZE_LINE = ("{students} students, {pairs} pairs a program ({programs} programs): "
              "{listed} share a k-gram and are listed")
-WAY_LINE = "  {way:<8} {seconds:8.1f} s {ratio:7.2f}x  {mib:7.0f} MiB {mib_ratio:5.2f}x{note}"
-ESTIMATED = "  (estimated: {skipped} pairs that share nothing at {each:.1f} us each, from {size})"
+WAY_LINE = ("  {way:<8} {cpu:8.1f} s CPU {ratio:6.2f}x  {mib:6.0f} MiB {mib_ratio:5.2f}x"
+            "  ({wall}){note}")
+WALL = "{seconds:.1f} s wall"
+NOT_RUN = "not run"
+ESTIMATED = "  estimated: {skipped} pairs that share nothing at {each:.1f} us of CPU each, from {size}"
 REPEATS = "  repeats: " + "{}"
 SAME = "{size} students: the indexed scan lists the same {count} pairs as every pair, scores and all"
 DIFFERENT = "{size} students: the two scans differ: {first} only compared every pair, {second} only indexed"
@@ -231,8 +234,10 @@ def child(way: str, class_folder: Path, out: Path) -> None:
         found = scanned(class_folder, out, every_pair=way == EVERY)
         facts["listed"] = [[pair.program, pair.first, pair.second, repr(pair.score),
                             repr(pair.share)] for pair in found.pairs]
+    used = resource.getrusage(resource.RUSAGE_SELF)
     facts["seconds"] = time.perf_counter() - started
-    facts["mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    facts["cpu"] = used.ru_utime + used.ru_stime
+    facts["mib"] = used.ru_maxrss / 1024
     print(json.dumps(facts))
 
 
@@ -274,27 +279,29 @@ def main() -> None:
                     runs[way].append(measured(way, class_folder, scratch))
             programs = len(list((scratch / f"class-{size}-{SAMPLES}").glob("*/*")))
             pairs = size * (size - 1) // 2
-            median = {way: sorted(each, key=lambda run: run["seconds"])[len(each) // 2]
+            median = {way: sorted(each, key=lambda run: run["cpu"])[len(each) // 2]
                       for way, each in runs.items()}
             shared = len(median[INDEXED]["listed"])  # a pair sharing a k-gram is listed
             print(SIZE_LINE.format(students=size, pairs=pairs, programs=programs, listed=shared))
             base = median[BASELINE]
             if EVERY in median:
-                cost = ((median[EVERY]["seconds"] - median[INDEXED]["seconds"])
+                cost = ((median[EVERY]["cpu"] - median[INDEXED]["cpu"])
                         / (programs * pairs - shared), size)
                 note = {EVERY: ""}
             else:
                 skipped = programs * pairs - shared
-                median[EVERY] = {"seconds": median[INDEXED]["seconds"] + skipped * cost[0],
-                                 "mib": median[INDEXED]["mib"]}
+                median[EVERY] = {"cpu": median[INDEXED]["cpu"] + skipped * cost[0],
+                                 "seconds": None, "mib": median[INDEXED]["mib"]}
                 note = {EVERY: ESTIMATED.format(skipped=skipped, each=cost[0] * 1e6, size=cost[1])}
             for way in WAYS:
-                print(WAY_LINE.format(way=way, seconds=median[way]["seconds"],
-                                      ratio=median[way]["seconds"] / base["seconds"],
+                seconds = median[way]["seconds"]
+                print(WAY_LINE.format(way=way, cpu=median[way]["cpu"],
+                                      wall=NOT_RUN if seconds is None else WALL.format(seconds=seconds),
+                                      ratio=median[way]["cpu"] / base["cpu"],
                                       mib=median[way]["mib"], mib_ratio=median[way]["mib"] / base["mib"],
                                       note=note.get(way, "")))
             if options.repeats > 1:
-                print(REPEATS.format(" ".join(f"{way} " + ",".join(f"{run['seconds']:.1f}"
+                print(REPEATS.format(" ".join(f"{way} " + ",".join(f"{run['cpu']:.1f}"
                                                                    for run in each)
                                               for way, each in runs.items())))
             if EVERY in runs:

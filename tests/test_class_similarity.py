@@ -545,7 +545,7 @@ def test_the_index_lists_every_pair_comparing_every_pair_lists_on_a_generated_cl
 
     assert len(compared) == len(indexed.pairs) < 1560
     lost = [pair for pair in every.pairs if pair not in indexed.pairs]
-    assert not lost, f"comparing every pair lists these, the index does not: {lost}"
+    assert not lost, f"comparing every pair lists these, the index does not: {listed(lost)}"
     assert indexed == every
     pages = {page.name: page.read_bytes() for page in (tmp_path / "every" / FOLDER).iterdir()}
     assert len(pages) == 20
