@@ -53,9 +53,11 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from copydetect import CodeFingerprint  # noqa: E402 (the project root is on the path only now)
 from copydetect.utils import filter_code  # noqa: E402
 
-from exactmark.classroom.similarity import LANGUAGE  # noqa: E402 (the project root is on the path only now)
+from exactmark.classroom.similarity import (LANGUAGE, NOISE, WINDOW, _boilerplate,  # noqa: E402
+                                            scan)
 from exactmark.kit.assignment import load  # noqa: E402
 from exactmark.kit.bundle import write_program  # noqa: E402
 from exactmark.kit.variants import VariantError, read_variants  # noqa: E402
@@ -88,10 +90,13 @@ WAY_LINE = ("  {way:<8} {cpu:8.1f} s CPU {ratio:6.2f}x  {mib:6.0f} MiB {mib_rati
             "  ({wall}){note}")
 WALL = "{seconds:.1f} s wall"
 NOT_RUN = "not run"
-ESTIMATED = "  estimated: {skipped} pairs that share nothing at {each:.1f} us of CPU each, from {size}"
+ESTIMATED = ("  estimated: {skipped} pairs that share nothing at {each:.1f} us of CPU each, "
+             "from {size}")
 REPEATS = "  repeats: " + "{}"
-SAME = "{size} students: the indexed scan lists the same {count} pairs as every pair, scores and all"
-DIFFERENT = "{size} students: the two scans differ: {first} only compared every pair, {second} only indexed"
+SAME = ("{size} students: the indexed scan lists the same {count} pairs as every pair, scores "
+        "and all")
+DIFFERENT = ("{size} students: the two scans differ: {first} listed only comparing every pair, "
+             "{second} only indexed")
 INSIDE_KEPT = ("the first {inside} students' {count} pairs (every pair compared among them) are "
                "all listed at {size}, each with the same share in full")
 INSIDE_LOST = "LOST at {size}: {pairs} of the first {inside} students' pairs"
@@ -194,8 +199,6 @@ def disguised(text: str, rng: random.Random) -> str:
 def scanned(class_folder: Path, out: Path, every_pair: bool, first: int = None):
     """The scan of the class in `class_folder` (its `first` students only, with `first`),
     the sample solutions everyone may share, as the class marker calls it."""
-    from exactmark.classroom.similarity import scan
-
     shared = class_folder.parent / f"{class_folder.name}-{SAMPLES}"
     files = {path.name: path for path in sorted(shared.glob("*/*"))}
     students = sorted(path for path in class_folder.iterdir() if path.is_dir())[:first]
@@ -207,10 +210,6 @@ def scanned(class_folder: Path, out: Path, every_pair: bool, first: int = None):
 def fingerprints(class_folder: Path) -> int:
     """The baseline: copydetect's fingerprint of every distinct version, as the scan takes
     them (the first 64 KiB, the sample solutions' k-grams out); how many."""
-    from copydetect import CodeFingerprint
-
-    from exactmark.classroom.similarity import NOISE, WINDOW, _boilerplate
-
     shared = class_folder.parent / f"{class_folder.name}-{SAMPLES}"
     count = 0
     for path in sorted(shared.glob("*/*")):
@@ -296,9 +295,11 @@ def main() -> None:
             for way in WAYS:
                 seconds = median[way]["seconds"]
                 print(WAY_LINE.format(way=way, cpu=median[way]["cpu"],
-                                      wall=NOT_RUN if seconds is None else WALL.format(seconds=seconds),
+                                      wall=(NOT_RUN if seconds is None
+                                            else WALL.format(seconds=seconds)),
                                       ratio=median[way]["cpu"] / base["cpu"],
-                                      mib=median[way]["mib"], mib_ratio=median[way]["mib"] / base["mib"],
+                                      mib=median[way]["mib"],
+                                      mib_ratio=median[way]["mib"] / base["mib"],
                                       note=note.get(way, "")))
             if options.repeats > 1:
                 print(REPEATS.format(" ".join(f"{way} " + ",".join(f"{run['cpu']:.1f}"
@@ -325,9 +326,9 @@ def main() -> None:
         if lost:
             print(INSIDE_LOST.format(size=largest, pairs=len(lost), inside=options.inside))
         for pair in changed:
-            print(INSIDE_OTHER_SHARE.format(size=largest, pair=(pair.program, pair.first, pair.second),
-                                            before=pair.share, inside=options.inside,
-                                            after=at_largest[pair.program, pair.first, pair.second]))
+            key = pair.program, pair.first, pair.second
+            print(INSIDE_OTHER_SHARE.format(size=largest, pair=key, before=pair.share,
+                                            inside=options.inside, after=at_largest[key]))
         if not lost and not changed:
             print(INSIDE_KEPT.format(inside=options.inside, count=len(inside.pairs), size=largest))
         if lost or changed:

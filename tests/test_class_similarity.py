@@ -497,8 +497,8 @@ def test_the_scan_says_which_programs_it_left_out_and_why(tmp_path):
 def counted_comparisons(monkeypatch) -> list:
     """The pairs the scan compares from now on, as (program, first, second)."""
     compared, compare = [], similarity._compare
-    monkeypatch.setattr(similarity, "_compare", lambda program, names, *sides: (
-        compared.append((program, *names)) or compare(program, names, *sides)))
+    monkeypatch.setattr(similarity, "_compare", lambda program, names, *sides, **drawn: (
+        compared.append((program, *names)) or compare(program, names, *sides, **drawn)))
     return compared
 
 
@@ -556,3 +556,31 @@ def test_the_index_lists_every_pair_comparing_every_pair_lists_on_a_generated_cl
               if how.startswith((COPY.format(student=""), DISGUISED_COPY.format(student="")))}
     assert copies, "the generated class has copies"
     assert copies <= {(pair.program, pair.first, pair.second) for pair in indexed.pairs}
+
+
+def test_a_match_below_the_most_best_scores_so_far_keeps_no_pieces_for_a_page():
+    """Two pages (most=2): after 0.5 and 0.9, the two best are 0.5 and 0.9, so 0.4 cannot be
+    among the first two, 0.5 (a tie) can; after 0.95 the two best are 0.9 and 0.95, so 0.6
+    cannot. With least=0.7, 0.5 is not listed and so never one of the best."""
+    drawn = similarity._Drawn(most=2, least=0.0)
+    assert [drawn.wanted(score) for score in (0.5, 0.9, 0.4, 0.5, 0.95, 0.6)] == [
+        True, True, False, True, True, False]
+    drawn = similarity._Drawn(most=2, least=0.7)
+    assert [drawn.wanted(score) for score in (0.5, 0.8, 0.75, 0.6, 0.72)] == [
+        True, True, True, False, False]
+    assert not similarity._Drawn(most=0, least=0.0).wanted(1.0)
+
+
+def test_fewer_pages_draw_the_first_pairs_the_same(tmp_path):
+    """The family of four (4 * 3 / 2 = 6 pairs) and the disguised copy: the first two pages
+    are the same bytes whether 2 or 20 pairs get one."""
+    family = {f"fam{n}": {PROGRAM: OWN_WORK + EXTRAS[n]} for n in range(4)}
+    submissions = class_of(tmp_path, {**family, "carol": {PROGRAM: OTHER_WORK + EXTRAS[4]},
+                                      "dave": {PROGRAM: renamed(OTHER_WORK) + EXTRAS[5]}})
+    few = scan(submissions, [PROGRAM], [REFERENCE], tmp_path / "few", most=2).pairs
+    many = scan(submissions, [PROGRAM], [REFERENCE], tmp_path / "many").pairs
+
+    assert len(many) == 7 and [pair.view for pair in few[:2]] == [pair.view for pair in many[:2]]
+    for pair in few[:2]:
+        assert ((tmp_path / "few" / pair.view).read_bytes()
+                == (tmp_path / "many" / pair.view).read_bytes())

@@ -29,6 +29,7 @@ all in the others'). The share in full is kept beside it. A pair high in several
 said on each, and comes first among the same score.
 """
 
+import heapq
 import io
 import os
 import unicodedata
@@ -192,7 +193,8 @@ class _Match:
     score: float
     share: float
     shares: tuple
-    slices: tuple  # of each side: (every piece it shares, the pieces only the two hold)
+    slices: tuple  # of each side: (every piece it shares, the pieces only the two hold);
+    # None for a match that cannot be among the `most` given a page (_Drawn)
     codes: tuple  # the two _Code, as read once
     taken: tuple  # of each side: the look-alike compared, or ""
     also: tuple = ()  # as Pair.also
@@ -224,7 +226,7 @@ def scan(submissions: dict, programs: list, shared, out: Path, most: int = 20,
         old.unlink()
     languages, blotted = languages or {}, blotted or {}
     lookalikes = {name: kept_programs.taken(Path(where)) for name, where in submissions.items()}
-    matches, cut, left_out, taken = [], {}, {}, {}
+    matches, cut, left_out, taken, drawn = [], {}, {}, {}, _Drawn(most, least)
     for program in programs:
         language = languages.get(program, LANGUAGE)
         boilerplate = (_boilerplate(shared.get(program, []) if isinstance(shared, dict)
@@ -252,7 +254,8 @@ def scan(submissions: dict, programs: list, shared, out: Path, most: int = 20,
                               else _sharing([found for _, found, _ in codes.values()])):
             matches.extend(_compare(program, (names[first], names[second]), *(
                 (code, weighed[code.text], taken_for)
-                for code, _, taken_for in (codes[names[first]], codes[names[second]]))))
+                for code, _, taken_for in (codes[names[first]], codes[names[second]])),
+                drawn=drawn))
     matches = [match for match in _also_high(matches) if match.score >= least]
     matches.sort(key=lambda match: (-round(match.score, SAME_SCORE_DIGITS), -len(match.also),
                                     -match.score, match.program, match.first, match.second))
@@ -407,10 +410,30 @@ def _boilerplate(shared: list, language: str):
     return np.unique(np.array(sorted(hashes), dtype=np.int64))
 
 
-def _compare(program, names, one, other):
+class _Drawn:
+    """Which matches keep where their code is shared, for a page: only the `most` first get one,
+    ranked first by score to SAME_SCORE_DIGITS, so a match scoring (so rounded) below the `most`
+    best of those found so far that will be listed (at least `least`) never gets one: its
+    pieces are not kept, and 92,000 pairs of 2,000 students hold 220 MiB less."""
+
+    def __init__(self, most: int, least: float):
+        self.most, self.least, self.best = most, least, []  # best: a heap of rounded scores
+
+    def wanted(self, score: float) -> bool:
+        """Whether a match scoring `score` may be among the `most` first; counted if so."""
+        rounded = round(score, SAME_SCORE_DIGITS)
+        if self.most <= 0 or (len(self.best) == self.most and rounded < self.best[0]):
+            return False
+        if score >= self.least:
+            (heapq.heappush if len(self.best) < self.most else heapq.heappushpop)(
+                self.best, rounded)
+        return True
+
+
+def _compare(program, names, one, other, drawn: _Drawn):
     """The pair, when the two share anything beyond the boilerplate: for each side, the share of
-    it the other holds (in full, as compare_files, and weighed) and where it is, from the k-grams
-    of each side that the other holds, found in its sorted hashes."""
+    it the other holds (in full, as compare_files, and weighed) and, when `drawn` wants it, where
+    it is, from the k-grams of each side that the other holds, found in its sorted hashes."""
     sides = one[1], other[1]
     held = [mine.found.hashes for mine in sides]
     shared = [np.searchsorted(theirs, mine.found.hashes, "right")
@@ -418,21 +441,26 @@ def _compare(program, names, one, other):
                   (sides[0], held[1]), (sides[1], held[0]))]
     if not shared[0].any():
         return []
-    shares, weighed, slices = zip(*(_copied(mine, chosen) for mine, chosen in zip(sides, shared)))
+    shares, weighed = zip(*(_copied(mine, chosen) for mine, chosen in zip(sides, shared)))
+    slices = (tuple(_pieces(mine, chosen) for mine, chosen in zip(sides, shared))
+              if drawn.wanted(max(weighed)) else None)
     return [_Match(*names, program, max(weighed), max(shares), shares, slices,
                    (one[0], other[0]), (one[2], other[2]))]
 
 
 def _copied(mine: _Weighed, shared: np.ndarray):
-    """(the share of my file the other holds, in full and weighed, each at most 1; where in my
-    text is code the other holds, and where code only the two of us hold): the shares as
-    compare_files computes them, from where the k-grams we share start."""
+    """(the share of my file the other holds, in full and weighed, each at most 1): the shares
+    as compare_files computes them, from where the k-grams we share start."""
     each = _covered(mine.found, shared, mine.weights)
     share = np.count_nonzero(each) / mine.size if mine.size else 0.0
     weighed = each.sum() / mine.weighed_size if mine.weighed_size else 0.0
+    return min(1.0, float(share)), min(1.0, float(weighed))
+
+
+def _pieces(mine: _Weighed, shared: np.ndarray) -> tuple:
+    """Where in my text is code the other holds, and where code only the two of us hold."""
     alone = shared & (mine.holders <= 2)
-    return (min(1.0, float(share)), min(1.0, float(weighed)),
-            tuple(_in_text(mine.found, mine.found.starts[chosen]) for chosen in (shared, alone)))
+    return tuple(_in_text(mine.found, mine.found.starts[chosen]) for chosen in (shared, alone))
 
 
 def _in_text(found: _Print, starts: np.ndarray) -> np.ndarray:
