@@ -18,6 +18,15 @@ as arrays, and a pair compared as copydetect's compare_files does but on those a
 compare_files builds an array for each shared k-gram: beyond 5 students its pairs cost more than
 the fingerprints (a second for a pair of 256 KiB tables of numbers).
 
+Compared: only the pairs whose fingerprints share a k-gram beyond the shared code, found from an
+inverted index (each k-gram to the versions holding it) as MOSS and Dolos find theirs: a pair
+sharing none would not be listed, so the list is the one comparing every pair gives, scores and
+pages alike (the tests and bench/similarity_scale.py check it). At 2,000 students a program has
+2 million pairs: on a class generated from the sample solutions and tests/wrong/'s mistakes, 2.3%
+share a k-gram, and the scan took 74 s of CPU (the fingerprints alone 63 s) where comparing
+every pair took 137 s. Nothing is left out of the index for being common (MOSS's -m, Dolos's
+maxFingerprintPercentage): a pair sharing only such code is still listed.
+
 Ranked by what the two share that the rest of the class does not: a family of programs grown from
 one ancestor (a tutorial, last year's solution) shares that ancestor with each other, a copy
 shares code with one. So each piece of code weighs by how many of the class's versions hold it,
