@@ -264,3 +264,17 @@ def test_a_marking_of_some_cases_is_checked_with_the_pack_narrowed_to_its_visibl
     assert (narrowed.cpu_seconds, narrowed.wall_seconds, narrowed.normalise) == (
         whole.cpu_seconds, whole.wall_seconds, whole.normalise)
     assert (tmp_path / "narrow" / "check.py").read_bytes() == (pack / "check.py").read_bytes()
+
+
+def test_a_wrong_program_whose_output_is_undefined_is_marked_on_its_rule_s_cases_unchecked(
+        capsys):
+    """patience/unknown_game_plays_golf says its output depends on more than its input: it
+    is marked on its rule's cases (a visible one among them) and caught, and the pack's
+    checker is not asked (there is no pack to narrow)."""
+    import exactmark.verify.__main__ as verify
+
+    assert verify.main(["--assignment", "patience",
+                        "--only", "patience/unknown_game_plays_golf"]) == 0
+    said = capsys.readouterr().out
+    assert "caught  wrong       patience/unknown_game_plays_golf" in said, said
+    assert "          not checked with the student pack: its output depends on " in said, said

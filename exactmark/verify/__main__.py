@@ -185,8 +185,10 @@ def mark(folder: Path, assignment, program: str, options, tty: bool = False,
         marking = records.MarkingRecord.from_dict(written.get("extra_data", {}))
         compared = {case.case.split("/", 1)[1] for case in marking.cases
                     if case.program == program and case.visibility == "visible"}
-        pack = None if not compared else (  # nothing to compare
-            narrowed(pack, program, compared, Path(scratch) / "pack") if cases else pack)
+        if not compared:
+            pack = None  # nothing to compare
+        elif pack is not None and cases:
+            pack = narrowed(pack, program, compared, Path(scratch) / "pack")
         checked = checked_by(pack, folder, Path(scratch)) if pack else None
     cases = [case for case in marking.cases if case.program == program]
     data = marking.programs.get(program)
