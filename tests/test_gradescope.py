@@ -783,7 +783,10 @@ def test_a_group_whose_mistakes_are_its_game_s_chooses_the_same_ones_on_the_plat
 def test_golf_tests_on_the_platform_gives_a_team_of_the_kits_own_cases_full_marks(
         autograder, tmp_path):
     """The shipped assignment, built and run as Gradescope runs it: a team whose cases are
-    the kit's own of Golf and Little Spider, beside the sample solution, earns all 20."""
+    the kit's own of Golf and Little Spider, beside the sample solution, earns all 20. The
+    worked examples are not counted, nor golf_tableau_and_stock_take_nothing_seed_1, which
+    replays 39 of their moves; the others, more than the 6 asked for, are all valid and
+    catch every mistake."""
     assignment = load("golf_tests")
     archive = tmp_path / "golf_tests.zip"
     assert build.main(["golf_tests", "--out", str(archive)]) == 0
@@ -800,6 +803,19 @@ def test_golf_tests_on_the_platform_gives_a_team_of_the_kits_own_cases_full_mark
     assert results["score"] == 20, [(test["name"], test["output"][:300])
                                     for test in results["tests"] if test["status"] != "passed"]
     tests = by_name(results)
+    golf, little_spider = assignment.student_groups("patience")
+    copies = {golf.name: [golf.example.name, "golf_tableau_and_stock_take_nothing_seed_1"],
+              little_spider.name: [little_spider.example.name]}
+    for group in (golf, little_spider):
+        count = len(group.kit_cases) - len(copies[group.name])
+        assert count >= group.asked
+        valid = tests[f"patience: {group.name}: valid"]["output"].splitlines()
+        assert valid[0] == f"{count} of {count} cases expect exactly what the reference gives"
+        for name in copies[group.name]:
+            assert (f"not counted {group.folder}/{name}: three quarters of its .out or more are "
+                    f"the worked example {group.example.name}'s (the start of its .out, or runs "
+                    "of 10 lines or more it shows in a row): a worked example counts for "
+                    "nothing as your case") in valid
     assert tests["patience: your Golf cases: thorough"]["output"] == (
         "31 of 31 mistakes caught, 100% of their weight")
     assert tests["patience: your Little Spider cases: thorough"]["output"] == (

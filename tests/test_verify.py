@@ -233,3 +233,48 @@ def test_verify_says_only_what_it_checked_when_nothing_is_wrong(tmp_path, monkey
     assert f"caught  wrong       solitaire_1/{name}" in said, said
     assert said.splitlines()[-1] == ("verify: no honest variant to try; every wrong program is "
                                      "caught"), said
+
+
+def test_a_marking_of_some_cases_is_checked_with_the_pack_narrowed_to_its_visible_cases(
+        tmp_path):
+    """A wrong program marked on its rule's cases is checked by a copy of the pack that
+    holds only those of them that are visible (solitaire_1's seed_27 of its four), byte for
+    byte: the checker runs each case on its own, so it says of it what the whole pack says."""
+    import exactmark.verify.__main__ as verify
+    from exactmark.kit.assignment import load
+    from exactmark.pack import manifest
+
+    pack = tmp_path / "pack"
+    verify.pack_build.write(pack, verify.pack_build.contents(load("seeded")))
+    whole = manifest.read(pack)
+    assert [(program.name, len(cases)) for program, cases in whole.programs] == [
+        ("solitaire_1", 4), ("solitaire_2", 4)]
+    narrowed = manifest.read(verify.narrowed(pack, "solitaire_1", {"seed_27"}, tmp_path / "narrow"))
+    assert [(program.name, [checked.case.name for checked in cases])
+            for program, cases in narrowed.programs] == [("solitaire_1", ["seed_27"]),
+                                                         ("solitaire_2", [])]
+    (_, [seed_27]), _ = narrowed.programs
+    [kept] = [checked for checked in whole.programs[0][1] if checked.case.name == "seed_27"]
+    assert seed_27.compare == kept.compare
+    files = sorted(path.name for path in kept.case.folder.iterdir()
+                   if path.name.startswith("seed_27."))
+    assert files and sorted(path.name for path in seed_27.case.folder.iterdir()) == files
+    assert all((seed_27.case.folder / name).read_bytes() == (kept.case.folder / name).read_bytes()
+               for name in files)
+    assert (narrowed.cpu_seconds, narrowed.wall_seconds, narrowed.normalise) == (
+        whole.cpu_seconds, whole.wall_seconds, whole.normalise)
+    assert (tmp_path / "narrow" / "check.py").read_bytes() == (pack / "check.py").read_bytes()
+
+
+def test_a_wrong_program_whose_output_is_undefined_is_marked_on_its_rule_s_cases_unchecked(
+        capsys):
+    """patience/unknown_game_plays_golf says its output depends on more than its input: it
+    is marked on its rule's cases (a visible one among them) and caught, and the pack's
+    checker is not asked (there is no pack to narrow)."""
+    import exactmark.verify.__main__ as verify
+
+    assert verify.main(["--assignment", "patience",
+                        "--only", "patience/unknown_game_plays_golf"]) == 0
+    said = capsys.readouterr().out
+    assert "caught  wrong       patience/unknown_game_plays_golf" in said, said
+    assert "          not checked with the student pack: its output depends on " in said, said

@@ -42,7 +42,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from exactmark.kit.cases import ROOT
+from exactmark.kit.cases import ROOT, SUFFIXES
 from exactmark.base.visible import escaped
 from exactmark.base import from_make, streams
 from exactmark.base.exits import Exit
@@ -51,7 +51,7 @@ from exactmark.marking.request import MarkRequest, marker_environment
 from exactmark.kit.assignment import ASSIGNMENTS, WRONG, AssignmentError, load, names
 from exactmark.kit.written_cases import CASE_FILES
 from exactmark.marking.student_cases import copied, examples_of
-from exactmark.pack import build as pack_build
+from exactmark.pack import build as pack_build, manifest
 from exactmark.kit.bundle import BundleError, write_program
 from exactmark.kit.rules import RuleError, checked, report, rule_map
 from exactmark.verify.documented import documents, shapes, unshown
@@ -183,8 +183,12 @@ def mark(folder: Path, assignment, program: str, options, tty: bool = False,
                                        [f"{program}/{case}" for case in (cases or ["*"])],
                                        options, Path(scratch), tty, cpu_seconds)
         marking = records.MarkingRecord.from_dict(written.get("extra_data", {}))
-        pack = pack if any(case.program == program and case.visibility == "visible"
-                           for case in marking.cases) else None  # nothing to compare
+        compared = {case.case.split("/", 1)[1] for case in marking.cases
+                    if case.program == program and case.visibility == "visible"}
+        if not compared:
+            pack = None  # nothing to compare
+        elif pack is not None and cases:
+            pack = narrowed(pack, program, compared, Path(scratch) / "pack")
         checked = checked_by(pack, folder, Path(scratch)) if pack else None
     cases = [case for case in marking.cases if case.program == program]
     data = marking.programs.get(program)
@@ -193,6 +197,26 @@ def mark(folder: Path, assignment, program: str, options, tty: bool = False,
     return Marked(total=len(cases), unmarked=unmarked,
                   failed=tuple(case.case for case in cases if not case.passed),
                   disagreements=disagreements(marking, program, checked) if pack else ())
+
+
+def narrowed(pack: Path, program: str, cases: set, out: Path) -> Path:
+    """A copy of the student pack `pack` in `out` whose checker runs only these visible
+    `cases` of `program`: the ones a marking of some cases compares. Each case runs on
+    its own, within its own limits, so the checker says of each what the whole pack's
+    says; the others would run only to be ignored."""
+    data = json.loads((pack / manifest.MANIFEST).read_text(encoding="utf-8"))
+    for entry in data["programs"]:
+        entry["visible"] = [case for case in entry["visible"]
+                            if entry["name"] == program and case["name"] in cases]
+        (out / entry["cases"]).mkdir(parents=True, exist_ok=True)
+        for case in entry["visible"]:
+            for suffix in SUFFIXES:
+                source = pack / entry["cases"] / f"{case['name']}{suffix}"
+                if source.is_file():
+                    shutil.copyfile(source, out / entry["cases"] / source.name)
+    (out / manifest.MANIFEST).write_text(manifest.dumps(data), encoding="utf-8")
+    shutil.copyfile(pack / pack_build.CHECKER, out / pack_build.CHECKER)
+    return out
 
 
 def checked_by(pack: Path, folder: Path, scratch: Path) -> dict:
