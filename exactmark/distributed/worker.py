@@ -26,6 +26,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import platform
 import re
 import signal
 import subprocess
@@ -35,7 +36,7 @@ import threading
 import time
 from pathlib import Path
 
-from exactmark.base import messages
+from exactmark.base import from_make, messages
 from exactmark.base.archives import unpack
 from exactmark.base.tree import Limits, Refused, remove_tree
 from exactmark.base.visible import escaped
@@ -77,6 +78,15 @@ BAD_SHARE = "--share K/N: K from 1 to N, such as 2/8"
 NO_KIT_IN = "{folder}: holds {count} worker kits (kit-*.tar.gz), not one"
 MARKED_SHARE = "mark-one: share {share}: {done} marked, {kept} already had a result, of {total}"
 DIGEST_SHOWN = 12  # hex digits of a digest a sentence shows
+NEITHER = "give --kit (a job on stdin) or --share K/N DIR"
+DESCRIPTION = """Mark jobs of a class run planned elsewhere (exactmark class --plan-only DIR), as a
+worker: with --kit, the job on stdin and its result on stdout; with --share K/N DIR, the
+K-th of N shares of DIR/jobs, each result into DIR/results (a job with one is skipped).
+The worker unpacks the kit once into its cache and marks from it, after checking that it
+would mark as the coordinator does (the kit, Python, bubblewrap, the layers the assignment
+requires, the assignment, the fallback sandbox, and with --host-margin the reference's CPU
+time): else it refuses with one sentence, exit status 3."""
+EXAMPLE = "example: exactmark mark-one --share 1/8 plan --allow-fallback"
 
 
 class WorkerRefused(Exception):
@@ -142,7 +152,10 @@ def facts(kit: Path, isolation: str, calibrate: bool, cache: Path) -> dict:
     with _facts_lock:
         if key in _facts:
             return _facts[key]
-        name = hashlib.sha256(json.dumps(key).encode()).hexdigest()[:32]
+        # The file's name says what would change the facts: a Python or a bubblewrap
+        # upgraded since makes new ones.
+        name = hashlib.sha256(json.dumps([*key, sys.executable, platform.python_version(),
+                                          identity.bwrap_version()]).encode()).hexdigest()[:32]
         cache.mkdir(mode=0o700, parents=True, exist_ok=True)
         with open(cache / f"facts-{name}.lock", "a") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
@@ -330,7 +343,8 @@ def share_of(text: str) -> tuple:
 
 
 def parser() -> argparse.ArgumentParser:
-    parse = argparse.ArgumentParser(prog="exactmark mark-one", description=__doc__,
+    parse = argparse.ArgumentParser(prog="exactmark mark-one", description=DESCRIPTION,
+                                    epilog=EXAMPLE,
                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parse.add_argument("--kit", type=Path, metavar="KIT.tar.gz",
                        help="the worker kit (the job on stdin, the result on stdout)")
@@ -352,7 +366,7 @@ def main(argv=None) -> int:
     parse = parser()
     options = parse.parse_args(argv)
     if (options.kit is None) == (options.share is None):
-        parse.error("give --kit (a job on stdin) or --share K/N DIR")
+        parse.error(NEITHER)
     cache = options.cache or default_cache()
     stop = threading.Event()
     watch_parent(stop)
@@ -405,4 +419,5 @@ def mark_share(options, parse, cache: Path, stop: threading.Event) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(from_make.arguments(parser()) if len(sys.argv) == 1
+                  and from_make.ARGS in os.environ else None))
