@@ -157,7 +157,7 @@ def test_a_result_of_another_kit_is_refused_in_a_line_and_its_student_left_unmar
     assert f"no result for dee in {plan / 'results'}: not marked" in lines
     rows = sheet(out)
     assert rows["ann"]["mark"] == "4.00"
-    assert rows["bob"]["mark"] == "" and "refused: marked with the kit" in rows["bob"]["note"]
+    assert rows["bob"]["mark"] == "not marked" and "refused: marked with the kit" in rows["bob"]["note"]
     assert not (out / "instructor" / "bob" / "state.json").exists()  # the next run marks bob
 
 

@@ -99,6 +99,15 @@ def test_the_worker_checks_the_libraries_the_mark_command_checks():
     assert worker.LIBRARIES == cli.MARK_LIBRARIES
 
 
+def test_a_worker_lacking_a_library_names_it_and_the_pip_command(monkeypatch):
+    monkeypatch.setattr(worker, "LIBRARIES", ("jsonschema", "no_such_library_here"))
+    with pytest.raises(worker.WorkerRefused) as refused:
+        worker.missing()
+    assert str(refused.value) == (
+        f"worker {socket.gethostname()} refused: it lacks no_such_library_here for "
+        f"{sys.executable}: {sys.executable} -m pip install no_such_library_here")
+
+
 @pytest.fixture(scope="module")
 def planned(tmp_path_factory):
     """A tiny class planned: its kit and jobs (ann right, bob wrong, dee ann's copy)."""

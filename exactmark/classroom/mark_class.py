@@ -708,10 +708,10 @@ class Coordinating(Events):
         self.show()
 
     def show(self) -> None:
-        """The bar's postfix (engines other than local): queued, running, done, workers,
-        and the time left at the pace so far."""
+        """The bar's postfix: queued, running, done, workers, and the time left at the pace
+        so far (students done a second, not cases)."""
         bar = self.marking.bar
-        if bar is None or bar.disable or self.marking.counting_cases:
+        if bar is None or bar.disable:
             return
         with self.lock:
             running, done = len(self.started_at), self.collected

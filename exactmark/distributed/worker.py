@@ -29,6 +29,7 @@ import os
 import platform
 import re
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -41,8 +42,13 @@ from exactmark.base.archives import unpack
 from exactmark.base.tree import Limits, Refused, remove_tree
 from exactmark.base.visible import escaped
 from exactmark.marking.request import MarkRequest
-from exactmark.distributed import identity, jobs
-from exactmark.distributed.shipment import KIT_FILE, KIT_NAME, write_atomically
+
+try:  # these need the marker's libraries: a host without them refuses in a sentence (missing)
+    from exactmark.distributed import identity, jobs
+    from exactmark.distributed.shipment import KIT_FILE, KIT_NAME, write_atomically
+except ModuleNotFoundError as problem:
+    if (problem.name or "").split(".")[0] == "exactmark":
+        raise
 
 REFUSED_STATUS = 3  # the worker refuses: its sentence on stderr, nothing on stdout
 FAILED_STATUS = 4  # the worker itself failed (an engine marks the job elsewhere)
@@ -174,11 +180,19 @@ def facts(kit: Path, isolation: str, calibrate: bool, cache: Path) -> dict:
                     found = json.loads(done.stdout[:jobs.JSON_MOST])
                 except ValueError:
                     raise WorkerRefused(REFUSED.format(
-                        host=identity.socket.gethostname(), why=NO_FACTS.format(said=escaped(
+                        host=socket.gethostname(), why=NO_FACTS.format(said=escaped(
                             " ".join(done.stderr.decode("utf-8", "replace").split())[-SAID_MOST:]))))
                 write_atomically(path, json.dumps(found).encode())
         _facts[key] = found
         return found
+
+
+def missing() -> None:
+    """WorkerRefused where this Python lacks a library of the marker's (LIBRARIES)."""
+    lacking = [name for name in LIBRARIES if importlib.util.find_spec(name) is None]
+    if lacking:
+        raise WorkerRefused(REFUSED.format(host=socket.gethostname(), why=LIBRARIES_MISSING.format(
+            names=" ".join(lacking), python=sys.executable)))
 
 
 def check(job: dict, found: dict, allow_fallback: bool, host_margin: float) -> None:
@@ -188,9 +202,6 @@ def check(job: dict, found: dict, allow_fallback: bool, host_margin: float) -> N
 
     def refuse(why: str):
         raise WorkerRefused(REFUSED.format(host=host["host"], why=why))
-    missing = [name for name in LIBRARIES if importlib.util.find_spec(name) is None]
-    if missing:
-        refuse(LIBRARIES_MISSING.format(names=" ".join(missing), python=sys.executable))
     for kit in (identity.kit_identity(), found["kit"]):  # this worker's code, and the kit's
         commits = {kit["commit"], job["kit"]["commit"]} - {identity.UNKNOWN}
         if kit["digest"] != job["kit"]["digest"] or len(commits) > 1:
@@ -227,6 +238,7 @@ def mark_job(job: bytes, kit: Path, allow_fallback: bool = False, host_margin: f
     first (WorkerRefused), on the facts cached in `cache` (default: beside the kit).
     on_message(record): the marker's messages as they come. `stop` set: the marker gets
     SIGINT, then SIGKILL `grace` seconds later, and Stopped is raised."""
+    missing()
     scratch = Path(tempfile.mkdtemp(prefix="mark-one-"))
     try:
         archive = scratch / "job.tar.gz"
@@ -371,6 +383,7 @@ def main(argv=None) -> int:
     stop = threading.Event()
     watch_parent(stop)
     try:
+        missing()
         if options.share is not None:
             return mark_share(options, parse, cache, stop)
         kit = unpack_kit(options.kit, cache)
