@@ -84,6 +84,7 @@ BAD_SHARE = "--share K/N: K from 1 to N, such as 2/8"
 NO_KIT_IN = "{folder}: holds {count} worker kits (kit-*.tar.gz), not one"
 MARKED_SHARE = "mark-one: share {share}: {done} marked, {kept} already had a result, of {total}"
 DIGEST_SHOWN = 12  # hex digits of a digest a sentence shows
+FAILED = "mark-one: failed: {problem}"
 NEITHER = "give --kit (a job on stdin) or --share K/N DIR"
 DESCRIPTION = """Mark jobs of a class run planned elsewhere (exactmark class --plan-only DIR), as a
 worker: with --kit, the job on stdin and its result on stdout; with --share K/N DIR, the
@@ -392,8 +393,10 @@ def main(argv=None) -> int:
     except WorkerRefused as refused:
         print(refused, file=sys.stderr)
         return REFUSED_STATUS
-    except (ValueError, OSError, Stopped) as problem:
-        print(f"mark-one: {problem}", file=sys.stderr)
+    except (ValueError, OSError, KeyError, TypeError, subprocess.SubprocessError,
+            Stopped) as problem:  # its own failure, or a job not of this kit's: one line
+        print(FAILED.format(problem=escaped(str(problem) or type(problem).__name__, most=SAID_MOST)),
+              file=sys.stderr)
         return FAILED_STATUS
     sys.stdout.buffer.write(result)
     sys.stdout.buffer.flush()
