@@ -528,7 +528,8 @@ class ClassMarking:
                 self.marked(planned, outcomes)
             except KeyboardInterrupt:
                 self.stopping.set()
-                self.done = sum(not outcome.interrupted for outcome in outcomes.values())
+                self.done = sum(outcome is not None and not outcome.interrupted  # None: being
+                                for outcome in outcomes.values())  # collected as it stopped
                 raise
         return [outcomes.get(student.folder) or Outcome(student, interrupted=True)
                 for student in students]
@@ -979,7 +980,7 @@ def parser() -> argparse.ArgumentParser:
                             "that share code beyond the shared code)")
     spread = parse.add_argument_group(
         "marking beyond this machine", "plan each student's job here, mark the jobs on an "
-        "engine's workers, collect each result here (docs/guide/engines.md)")
+        "engine's workers, collect each result here")
     spread.add_argument("--engine", choices=list(ENGINES), default="local",
                         help="local: this machine, --jobs students at once (the default); "
                              "dask-local: a Dask LocalCluster here; dask: the Dask cluster at "
