@@ -172,7 +172,8 @@ MARKED_ON = "marked on {host} ({cpu})"
 PLANNED = ("planned {jobs} job(s) in {folder} (the kit {kit}, the jobs in {jobs_folder}, "
            "{plan}); {decided} student(s) need no marking. Mark them (exactmark mark-one --share "
            "K/N {folder}), then: exactmark class ... --collect {folder}")
-BAD_MARGIN = "a percentage from 0 up"
+BAD_MARGIN = "a percentage from 0 up, or off"
+OFF = "off"  # --host-margin off
 OWN_FILES_FAILED = "the class marker's own work failed ({problem}): mark this student again"
 # Off a terminal (a log, a CI job) the bar is not drawn: a line per student instead.
 STUDENT_DONE = "{done}/{total} students: {name} {how} in {seconds:.1f} s"
@@ -903,6 +904,11 @@ def within(kind, low, high, said: str):
     return read
 
 
+def margin(text: str):
+    """--host-margin: a percentage, 0 or more, or OFF (None: no calibration)."""
+    return None if text == OFF else within(float, 0, float("inf"), BAD_MARGIN)(text)
+
+
 def parser() -> argparse.ArgumentParser:
     parse = argparse.ArgumentParser(prog="exactmark class", description=__doc__, epilog=EXAMPLE,
                                     formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -1003,11 +1009,11 @@ def parser() -> argparse.ArgumentParser:
                              "python3)")
     spread.add_argument("--allow-fallback", action="store_true",
                         help="let workers mark in the fallback sandbox (no namespaces)")
-    spread.add_argument("--host-margin", type=within(float, 0, float("inf"), BAD_MARGIN),
-                        default=25.0, metavar="PCT",
+    spread.add_argument("--host-margin", type=margin, default=25.0, metavar="PCT|off",
                         help="refuse a worker whose CPU time for the reference's cases differs "
                              "from this machine's by more than PCT percent (default 25; with "
-                             "an engine other than local, and in a --plan-only's jobs)")
+                             "an engine other than local, and in a --plan-only's jobs; off: "
+                             "no such check, and no reference marked)")
     ends = spread.add_mutually_exclusive_group()
     ends.add_argument("--plan-only", type=Path, metavar="DIR",
                       help="plan and mark nothing: the worker kit, DIR/jobs/*.tar.gz and "

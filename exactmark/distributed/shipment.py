@@ -22,7 +22,6 @@ import tempfile
 from pathlib import Path
 
 from exactmark import FLOORS
-from exactmark.kit.bundle import BundleError, read_by
 from exactmark.kit.cases import EXPECTED_OUTPUTS, PACKAGE_HOME, ROOT, SUFFIXES
 from exactmark.kit.rules import RuleError, rule_map
 
@@ -100,11 +99,7 @@ def student_case_files(assignment) -> dict:
         if not groups:
             continue
         program = assignment.programs[name]
-        try:
-            sources = read_by(program)
-        except BundleError as problem:
-            raise ValueError(str(problem)) from None
-        for path in sources:
+        for path in sources_of(program):
             placed[placed_at(path, assignment, program.reference == ROOT, name,
                              "sample solution's file")] = path
         for group in groups:
@@ -122,14 +117,35 @@ def student_case_files(assignment) -> dict:
     return placed
 
 
+def sources_of(program) -> list:
+    """The files the program's sample solution is made from (ValueError: they cannot be
+    read). The bundler is imported here: it needs the marker's libraries, and a worker
+    without them still unpacks a kit, to refuse in a sentence (exactmark.distributed.worker)."""
+    from exactmark.kit.bundle import BundleError, read_by
+    try:
+        return read_by(program)
+    except BundleError as problem:
+        raise ValueError(str(problem)) from None
+
+
+def reference_files(assignment) -> dict:
+    """{name in the kit: path} of every program's sample solution's files, where the loader
+    finds them: a worker marks the reference (the sample solutions, as a submission) to time
+    its CPU against the coordinator's (exactmark.distributed.identity.reference_cpu)."""
+    return {placed_at(path, assignment, program.reference == ROOT, name,
+                      "sample solution's file"): path
+            for name, program in assignment.programs.items() for path in sources_of(program)}
+
+
 def kit_files(assignment, commit: str) -> dict:
     """{name in the kit: (bytes, mode)}: the code, the data the marker reads, the assignment
-    with its golden cases and what its students' cases need, and KIT_FILE."""
+    with its golden cases, the sample solutions, what its students' cases need, and KIT_FILE."""
     files = {name: ((PACKAGE_HOME / name).read_bytes(), PLAIN) for name in code_files()}
     for name in DATA:
         files[name] = ((ROOT / name).read_bytes(), PLAIN)
     own = assignment_files(assignment)
-    for name, path in [*own.items(), *student_case_files(assignment).items()]:
+    for name, path in [*own.items(), *reference_files(assignment).items(),
+                       *student_case_files(assignment).items()]:
         files[name] = (path.read_bytes(), PLAIN)
     placed = next(name for name, path in own.items() if path == assignment.path)
     files[KIT_FILE] = (json.dumps({"commit": commit, "assignment": placed},
