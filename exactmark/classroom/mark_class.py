@@ -510,8 +510,11 @@ class ClassMarking:
             if calibrate and writes_jobs else None
 
     def write_kit(self) -> None:
-        """The worker kit, in the plan's folder (once a student is to be marked)."""
-        self.kit = write_kit(self.assignment, self.coordinator["kit"]["commit"], self.plan)
+        """The worker kit, in the plan's folder (once a student is to be marked), with the
+        sample solutions when the workers time the reference. ValueError: a file of the
+        assignment's lies where no kit can hold it (the line says where to move it)."""
+        self.kit = write_kit(self.assignment, self.coordinator["kit"]["commit"], self.plan,
+                             references=self.reference_cpu is not None)
 
     def run(self, students: list) -> list:
         """Every student's Outcome, in the class's order: planned (in --jobs threads), the
@@ -567,9 +570,12 @@ class ClassMarking:
         deliver left unmarked."""
         if not planned:
             return
-        self.write_kit()
-        events = Coordinating(self, {job.student.folder: job for job in planned}, outcomes)
         name = getattr(self.options, "engine", "local")
+        try:
+            self.write_kit()
+        except ValueError as problem:  # a file of the assignment's where no kit can hold it
+            return self.stopped(planned, outcomes, name, str(problem))
+        events = Coordinating(self, {job.student.folder: job for job in planned}, outcomes)
         self.counting_cases = name == "local"
         if not self.counting_cases:
             self.bar.reset(total=self.students)
@@ -584,13 +590,18 @@ class ClassMarking:
         try:
             engine(name, self.options).run(work, events)
         except EngineError as problem:
-            self.engine_failed = str(problem)
-            for job in planned:
-                if job.student.folder not in outcomes:
-                    self.took(Outcome(job.student, unmarked=ENGINE_STOPPED.format(
-                        engine=name, problem=escaped(self.engine_failed, most=300))), outcomes)
+            return self.stopped(planned, outcomes, name, str(problem))
         if self.stopping.is_set() or any(job.student.folder not in outcomes for job in planned):
             raise KeyboardInterrupt  # Ctrl-C, or an engine that returned on it
+
+    def stopped(self, planned: list, outcomes: dict, name: str, problem: str) -> None:
+        """The engine could not go on (`problem`, one line): what it delivered stays, the
+        students it did not are left unmarked, and the run says the line and exits 2."""
+        self.engine_failed = problem
+        for job in planned:
+            if job.student.folder not in outcomes:
+                self.took(Outcome(job.student, unmarked=ENGINE_STOPPED.format(
+                    engine=name, problem=escaped(problem, most=300))), outcomes)
 
     def plan_only(self, folder: Path, students: list) -> tuple:
         """--plan-only DIR: each student planned, the kit and the jobs written in DIR, with
@@ -1094,7 +1105,11 @@ def main(argv=None) -> int:
     try:
         if options.plan_only:
             folder = options.plan_only.absolute()
-            jobs, decided = marking.plan_only(folder, students)
+            try:
+                jobs, decided = marking.plan_only(folder, students)
+            except ValueError as problem:  # the assignment's files: where no kit holds them
+                print(STOPPED.format(problem=problem), file=sys.stderr)
+                return Exit.REFUSED
             print(PLANNED.format(jobs=jobs, folder=folder, kit=marking.kit.name,
                                  jobs_folder=folder / JOBS, plan=folder / PLAN, decided=decided))
             return Exit.PASSED

@@ -137,14 +137,15 @@ def reference_files(assignment) -> dict:
             for name, program in assignment.programs.items() for path in sources_of(program)}
 
 
-def kit_files(assignment, commit: str) -> dict:
+def kit_files(assignment, commit: str, references: bool = False) -> dict:
     """{name in the kit: (bytes, mode)}: the code, the data the marker reads, the assignment
-    with its golden cases, the sample solutions, what its students' cases need, and KIT_FILE."""
+    with its golden cases, what its students' cases need, with `references` the sample
+    solutions, and KIT_FILE."""
     files = {name: ((PACKAGE_HOME / name).read_bytes(), PLAIN) for name in code_files()}
     for name in DATA:
         files[name] = ((ROOT / name).read_bytes(), PLAIN)
     own = assignment_files(assignment)
-    for name, path in [*own.items(), *reference_files(assignment).items(),
+    for name, path in [*own.items(), *(reference_files(assignment).items() if references else ()),
                        *student_case_files(assignment).items()]:
         files[name] = (path.read_bytes(), PLAIN)
     placed = next(name for name, path in own.items() if path == assignment.path)
@@ -175,10 +176,10 @@ def tar_bytes(files: dict, folders: list = ()) -> bytes:
     return packed.getvalue()
 
 
-def write_kit(assignment, commit: str, folder: Path) -> Path:
+def write_kit(assignment, commit: str, folder: Path, references: bool = False) -> Path:
     """The worker kit for `assignment` written in `folder` as kit-<sha256>.tar.gz (a
     temporary name, then renamed: never half a kit), unless it is there already."""
-    data = tar_bytes(kit_files(assignment, commit))
+    data = tar_bytes(kit_files(assignment, commit, references))
     path = folder / KIT_NAME.format(digest=hashlib.sha256(data).hexdigest())
     if not path.is_file():
         write_atomically(path, data)
