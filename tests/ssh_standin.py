@@ -55,14 +55,14 @@ def descendants(pid: int) -> list:
 
 
 def power_cut(command: str, home: Path, environment: dict) -> int:
-    """Run `command`, passing its output on, until it prints its start line: then kill it
-    and all it started, and go down."""
+    """Run `command`, passing its output on; if it prints a job's start line, kill it and
+    all it started, and go down."""
     process = subprocess.Popen(["/bin/sh", "-c", command], cwd=home, env=environment,
                                stdout=subprocess.PIPE, start_new_session=True)
     for line in process.stdout:
         sys.stdout.buffer.write(line)
         sys.stdout.buffer.flush()
-        if line.startswith(STARTED):
+        if STARTED in line:
             (home / "DOWN").touch()
             (home / "POWER_CUT").unlink()
             for pid in descendants(process.pid):
@@ -70,9 +70,9 @@ def power_cut(command: str, home: Path, environment: dict) -> int:
                     os.kill(pid, signal.SIGKILL)
                 except ProcessLookupError:
                     pass
-            break
-    process.wait()
-    return UNREACHABLE
+            process.wait()
+            return UNREACHABLE
+    return process.wait()
 
 
 def main(arguments: list) -> int:

@@ -98,7 +98,9 @@ STARTED, REFUSED, ENDED = "exactmark-started", "exactmark-refused", "exactmark-e
 # Run on a host by its worker Python: make the kit's own code importable from the kit
 # archive (its exactmark/ files, nothing else), unpack the kit with the worker's
 # unpack_kit the first time, then become the worker, PYTHONPATH the unpacked kit. A Python
-# that cannot do that (too old, no tarfile) refuses: exit 3, its sentence on stderr.
+# that cannot do that refuses: exit 3, its sentence on stderr, worker.REFUSED's, with
+# worker.LIBRARIES_MISSING's words for a library it lacks (a test holds them equal). No
+# braces: parallel would take them for its replacement strings.
 BOOT = r"""
 import os, socket, sys, tarfile, tempfile
 kit, cache = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
@@ -109,16 +111,21 @@ try:
             mine = [member for member in archive.getmembers() if member.isfile()
                     and member.name.startswith("exactmark/")
                     and ".." not in member.name.split("/")]
-            archive.extractall(code, mine, **(
-                {"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
+            safely = dict(filter="data") if hasattr(tarfile, "data_filter") else dict()
+            archive.extractall(code, mine, **safely)
             sys.path.insert(0, code)
             from pathlib import Path
             from exactmark.distributed.worker import unpack_kit
             into = str(unpack_kit(Path(kit), Path(cache)))
+except ImportError as problem:
+    why = "it lacks %s for %s: %s -m pip install %s" % (
+        problem.name, sys.executable, sys.executable, problem.name)
 except Exception as problem:
-    print("worker %s refused: %s cannot unpack the kit (%s: %s)" % (
-        socket.gethostname(), sys.executable, type(problem).__name__, problem),
-        file=sys.stderr)
+    why = "%s cannot unpack the kit (%s: %s)" % (sys.executable, type(problem).__name__, problem)
+else:
+    why = None
+if why is not None:
+    print("worker %s refused: %s" % (socket.gethostname(), why), file=sys.stderr)
     sys.exit(3)
 os.environ["PYTHONPATH"] = into
 os.execv(sys.executable, [sys.executable, "-m", "exactmark.distributed.worker",
@@ -278,6 +285,7 @@ class ParallelEngine(Engine):
         self.jobs = list(work.jobs)
         self.attempts = [Attempt() for _ in self.jobs]
         self.count = None  # hosts usable, as last told
+        self.stopped = False  # this round's parallel is being stopped: no death counts
         self.stage_files()
         if sys.stderr.isatty() and not will_cite():
             say(CITATION.format(citation=citation()))
@@ -393,9 +401,8 @@ class ParallelEngine(Engine):
             self.stop(process)
             raise
         self.collect()
-        if not self.stopped:
-            for attempt in self.attempts:
-                self.ended(attempt, None, "")  # a start with no end: its ssh dropped
+        for attempt in self.attempts:
+            self.ended(attempt, None, "")  # a start with no end: its ssh dropped
         return process.wait(), list(said)
 
     @staticmethod
@@ -429,7 +436,7 @@ class ParallelEngine(Engine):
         if attempt.login is None:
             return
         login, attempt.login = attempt.login, None
-        if status in (0, REFUSED_STATUS) or attempt.done:
+        if status in (0, REFUSED_STATUS) or attempt.done or self.stopped:
             return
         attempt.deaths.append(host_of(login))
         attempt.why = why or attempt.why
