@@ -85,6 +85,8 @@ HERE = ":"  # an sshlogin for this machine
 WORKING = ".exactmark-parallel"  # below the home folder on a host (and below `base` here)
 KITS = "kits"  # beside the runs' folders: kits unpacked once per host
 JOBLOG = Path("instructor") / ".engine" / "joblog"  # below OUT
+# parallel's own header of a job log: appending (+FILE), it writes none
+JOBLOG_HEADER = "Seq\tHost\tStarttime\tJobRuntime\tSend\tReceive\tExitval\tSignal\tCommand\n"
 JOB_FILE = "job-{number}.tar.gz"
 RESULT_FILE = "job-{number}.result"
 RESULT = re.compile(r"job-([0-9]+)\.result")
@@ -282,6 +284,8 @@ class ParallelEngine(Engine):
         out = getattr(self.options, "out", None)
         self.joblog = (Path(out) / JOBLOG) if out is not None else self.base / "joblog"
         self.joblog.parent.mkdir(parents=True, exist_ok=True)
+        if not self.joblog.exists():
+            self.joblog.write_text(JOBLOG_HEADER, encoding="ascii")
         self.jobs = list(work.jobs)
         self.attempts = [Attempt() for _ in self.jobs]
         self.count = None  # hosts usable, as last told
