@@ -23,10 +23,11 @@ on lab3; ":" is this machine), through ssh. What crosses, and who does what:
 - a job that fails is tried on another host (--retries 2); a worker that refuses (exit 3)
   has its host dropped from the copy of FILE that parallel reads (written again, and
   parallel re-reads a changed --sshloginfile), and events.refused says its sentence; a
-  host that does not answer over ssh is left out (--filter-hosts, at the start and whenever
-  the copy changes); a worker that died (a status other than 0 and 3, or a dropped ssh: a
-  start with no end) counts a death on that host, and a job with two deaths is lost. What
-  parallel gave up on goes round again, while a round delivers, loses or drops something;
+  host that does not answer over ssh (asked before each round and whenever FILE changes)
+  or whose connection drops is left out; a worker that died (a status other than 0 and 3,
+  or a dropped ssh: a start with no end) counts a death on that host, and a job with two
+  deaths is lost. What parallel gave up on goes round again, while a round delivers,
+  loses or drops something;
 - FILE is watched: a host added or removed while the run goes is used or dropped;
 - the job log (--joblog, appended) is kept in OUT/instructor/.engine/joblog: a record of
   every job's last attempt, host and status, run after run. Resuming is the plan's: a
@@ -64,11 +65,13 @@ NOT_INSTALLED = "GNU parallel is not installed here: apt-get install parallel"
 NO_HOSTS = ("--engine parallel needs --hosts FILE: GNU parallel's sshloginfile, a host a line "
             "(4/lab3: four students at once on lab3)")
 HOSTS_UNREADABLE = "--hosts {file}: {problem}"
-NO_HOST_ANSWERED = "no host of {file} answered over ssh ({said})"
+NO_HOST_ANSWERED = "no host of {file} answers over ssh"
 NONE_LEFT = "no host of {file} is left to mark {count} student(s): {refusals}"
 NO_PROGRESS = "GNU parallel marked none of the {count} student(s) left (exit status {status}): {said}"
 LOST = "marking this student killed its worker twice (on {hosts})"
 HOST_GONE = "host {host} went away (ssh exit status 255): its students go to the others"
+HOST_SILENT = ("host {host} does not answer over ssh: left out until {file} changes (ssh {login} "
+               "true, to see why)")
 CITATION = ("Marking with GNU parallel (O. Tange). If you publish results it helped produce, "
             "cite it: {citation}")
 CITATION_DEFAULT = "as `parallel --help` or its manual asks"
@@ -80,6 +83,7 @@ DEATHS = 2  # a job whose worker died this many times is lost
 STOP_SECONDS = 40  # for parallel to stop its jobs after SIGTERM (its --termseq), then SIGKILL
 TERMSEQ = "INT,30000,TERM,5000,KILL,25"  # the worker's SIGINT stops its marker in seconds
 POLL_SECONDS = 0.2
+PROBE_SECONDS = 60  # for a host to answer `true` over ssh
 HOSTS_POLL_SECONDS = 1.0
 HERE = ":"  # an sshlogin for this machine
 WORKING = ".exactmark-parallel"  # below the home folder on a host (and below `base` here)
@@ -167,20 +171,25 @@ def host_of(login: str) -> str:
 
 class Hosts:
     """FILE, the instructor's, and the copy of it parallel reads (--sshloginfile): the
-    copy is FILE without the hosts that refused, written again whenever either changes.
+    copy is FILE without the hosts that refused and those that do not answer, written
+    again whenever that changes. Whether a host answers is asked of parallel itself
+    (`parallel --nonall true`, each host at once) when FILE changes and before each round;
+    a host whose connection dropped is left out until then. (parallel's own --filter-hosts
+    would do it, but it puts a host's threads in place of the count FILE gives it.)
     parallel re-reads a copy whose time moved by more than a second: each copy is given a
     time two seconds past the last."""
 
     def __init__(self, file: Path, copy: Path):
         self.file, self.copy = file, copy
         self.refused = {}  # sshlogin -> its sentence
+        self.down = set()  # sshlogins that did not answer
         self.lines = []  # FILE's host lines as last read
         self.seen = None  # FILE's (time, size) as last read
         self.stamp = 0
         self.lock = threading.Lock()
 
     def read(self) -> bool:
-        """FILE read again if it changed (the copy written): whether it did."""
+        """FILE read again if it changed: whether it did."""
         try:
             status = self.file.stat()
             changed = (status.st_mtime_ns, status.st_size) != self.seen
@@ -194,12 +203,43 @@ class Hosts:
                 self.seen = (status.st_mtime_ns, status.st_size)
                 self.lines = [line.strip() for line in text.splitlines()
                               if line.strip() and not line.strip().startswith("#")]
-            self.write()
         return changed
+
+    def probe(self) -> list:
+        """Each host not refused asked whether it answers over ssh; the copy written. The
+        hosts newly found not answering."""
+        with self.lock:
+            asked = [line for line in self.lines if sshlogin(line) not in self.refused]
+        listed, log = self.copy.with_name("probe-hosts"), self.copy.with_name("probe-log")
+        listed.write_text("".join(line + "\n" for line in asked), encoding="utf-8")
+        log.unlink(missing_ok=True)
+        subprocess.run(["parallel", "--nonall", "--sshloginfile", str(listed), "--joblog",
+                        str(log), "--timeout", str(PROBE_SECONDS), "true"],
+                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, cwd=self.copy.parent)
+        answered = set()
+        if log.exists():
+            for row in log.read_text(encoding="utf-8", errors="replace").splitlines()[1:]:
+                fields = row.split("\t")
+                if len(fields) > 6 and fields[6] == "0":
+                    answered.add(fields[1])
+        with self.lock:
+            before = set(self.down)
+            self.down = {sshlogin(line) for line in asked} - answered
+            news = sorted(self.down - before)
+        self.write()
+        return news
+
+    def went_down(self, login: str) -> None:
+        """The host's connection dropped: left out until FILE changes or the next round."""
+        with self.lock:
+            self.down.add(login)
+        self.write()
 
     def usable(self) -> list:
         with self.lock:
-            return [line for line in self.lines if sshlogin(line) not in self.refused]
+            return [line for line in self.lines
+                    if sshlogin(line) not in self.refused and sshlogin(line) not in self.down]
 
     def refuse(self, login: str, sentence: str) -> bool:
         """The host `login` refused: dropped from the copy. Whether it is news."""
@@ -319,9 +359,16 @@ class ParallelEngine(Engine):
         while not done.wait(HOSTS_POLL_SECONDS):
             try:
                 if self.hosts.read():
-                    self.tell_workers()
+                    self.probe()
             except EngineError:
                 continue  # FILE mid-edit or gone for a moment: the copy stays as it was
+
+    def probe(self) -> None:
+        """The hosts asked whether they answer; those that do not said, once each time."""
+        for login in self.hosts.probe():
+            say(HOST_SILENT.format(host=host_of(login), file=self.hosts.file,
+                                   login=shlex.quote(login)))
+        self.tell_workers()
 
     def left(self) -> list:
         return [number for number, attempt in enumerate(self.attempts) if not attempt.done]
@@ -329,6 +376,9 @@ class ParallelEngine(Engine):
     def rounds(self) -> None:
         """parallel run on the jobs left, again while a round changes something."""
         while self.left():
+            self.probe()
+            if not self.hosts.usable() and not self.hosts.refused:
+                raise EngineError(NO_HOST_ANSWERED.format(file=self.hosts.file))
             if not self.hosts.usable():
                 raise EngineError(NONE_LEFT.format(
                     file=self.hosts.file, count=len(self.left()),
@@ -348,9 +398,6 @@ class ParallelEngine(Engine):
             after = (len(self.left()), len(self.hosts.refused),
                      sum(len(attempt.deaths) for attempt in self.attempts))
             if self.left() and after == before:
-                if said and "Cannot run any jobs" in said[-1]:
-                    raise EngineError(NO_HOST_ANSWERED.format(
-                        file=self.hosts.file, said=" ".join(said[-2:])))
                 raise EngineError(NO_PROGRESS.format(
                     count=len(self.left()), status=status,
                     said=" ".join(said[-2:]) or "it said nothing"))
@@ -362,7 +409,7 @@ class ParallelEngine(Engine):
         if self.work.host_margin is not None:
             options += ["--host-margin", repr(self.work.host_margin)]
         python = getattr(self.options, "worker_python", None) or "python3"
-        return ["parallel", "--filter-hosts", "--sshloginfile", str(self.hosts.copy),
+        return ["parallel", "--sshloginfile", str(self.hosts.copy),
                 "--retries", str(RETRIES), "--workdir", str(self.run_folder),
                 "--basefile", f"{self.stage}/./{self.work.kit.name}",
                 "--transferfile", f"{self.stage}/./{JOB_FILE.format(number='{1}')}",
@@ -397,7 +444,6 @@ class ParallelEngine(Engine):
                         self.heard(line)
                     else:
                         said.append(line)
-                        self.check_removed(line)
                 except queue.Empty:
                     pass
                 self.collect()
@@ -446,11 +492,11 @@ class ParallelEngine(Engine):
         attempt.why = why or attempt.why
         if status is None:
             say(HOST_GONE.format(host=host_of(login)))
-            self.hosts.write()  # parallel reads the copy again: --filter-hosts leaves it out
+            self.hosts.went_down(login)
 
-    def tell_workers(self, gone: int = 0) -> None:
+    def tell_workers(self) -> None:
         """The hosts usable now, for the bar, when that changed."""
-        count = len(self.hosts.usable()) - gone
+        count = len(self.hosts.usable())
         if count != self.count:
             self.count = count
             self.events.workers(count)
@@ -470,11 +516,6 @@ class ParallelEngine(Engine):
             os.replace(path, target)
             attempt.done = True
             self.events.delivered(job.name, target)
-
-    def check_removed(self, line: str) -> None:
-        """parallel's "Removed" warning (--filter-hosts): the hosts usable now, for the bar."""
-        if "Warning: Removed" in line:
-            self.tell_workers(sum(login in line for login in map(sshlogin, self.hosts.usable())))
 
     def stop(self, process) -> None:
         """parallel stopped as it stops itself: SIGTERM, its jobs stopped by --termseq;
