@@ -8,19 +8,26 @@ What a host's folder holds makes it behave as a machine can:
 - no folder DIR/HOST, or a file DIR/HOST/DOWN: the host does not answer (exit 255, as ssh);
 - a file DIR/HOST/POWER_CUT: the first job that starts there (its command prints its start
   line) is killed with everything it started, the host goes down (DOWN written) and the
-  connection drops (exit 255): a power cut in the middle of a student.
+  connection drops (exit 255): a power cut in the middle of a student;
+- a file DIR/HOST/REWRITE (JSON: file, lines, copy): once the first job there starts, the
+  hosts file `file` is written with `lines`, as an instructor edits it during a run, and the
+  job's end waits until the engine's copy for parallel (`copy`) holds them.
 """
 
+import json
 import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 UNREACHABLE = 255  # ssh's status when it cannot reach the host or the connection drops
 # ssh's options that take a value (the others are flags)
 WITH_VALUE = set("BbcDEeFIiJLlmOopQRSWw")
 STARTED = b"exactmark-started"  # the parallel engine's start line
+JOB = "GNU_Parallel_worker"  # in the command parallel sends for a job (not for rsync, mkdir)
+WAITS = 3000  # times 0.1 s: how long a job waits for the engine's copy of the hosts file
 
 
 def split(arguments: list) -> tuple:
@@ -54,15 +61,18 @@ def descendants(pid: int) -> list:
     return found
 
 
-def power_cut(command: str, home: Path, environment: dict) -> int:
-    """Run `command`, passing its output on; if it prints a job's start line, kill it and
-    all it started, and go down."""
+def job(command: str, home: Path, environment: dict) -> int:
+    """Run a job's command, passing its output on; once it prints its start line, edit the
+    hosts file if asked (REWRITE), or cut the power (POWER_CUT): kill the job and all it
+    started, go down and drop the connection."""
     process = subprocess.Popen(["/bin/sh", "-c", command], cwd=home, env=environment,
                                stdout=subprocess.PIPE, start_new_session=True)
     for line in process.stdout:
         sys.stdout.buffer.write(line)
         sys.stdout.buffer.flush()
-        if STARTED in line:
+        if STARTED in line and (home / "REWRITE").exists():
+            rewrite(home / "REWRITE")
+        if STARTED in line and (home / "POWER_CUT").exists():
             (home / "DOWN").touch()
             (home / "POWER_CUT").unlink()
             for pid in descendants(process.pid):
@@ -75,6 +85,18 @@ def power_cut(command: str, home: Path, environment: dict) -> int:
     return process.wait()
 
 
+def rewrite(asked: Path) -> None:
+    """The hosts file written as `asked` says; back once the engine's copy follows it."""
+    edit = json.loads(asked.read_text())
+    asked.unlink()
+    text = "".join(line + "\n" for line in edit["lines"])
+    Path(edit["file"]).write_text(text)
+    for _ in range(WAITS):
+        if Path(edit["copy"]).read_text() == text:
+            return
+        time.sleep(0.1)
+
+
 def main(arguments: list) -> int:
     """arguments: --root DIR, then ssh's own."""
     root = Path(arguments[1])
@@ -85,8 +107,8 @@ def main(arguments: list) -> int:
         return UNREACHABLE
     environment = {**os.environ, "HOME": str(home),
                    "PATH": f"{home / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"}
-    if (home / "POWER_CUT").exists() and "GNU_Parallel_worker" in command:
-        return power_cut(command, home, environment)
+    if JOB in command and any((home / name).exists() for name in ("REWRITE", "POWER_CUT")):
+        return job(command, home, environment)
     return subprocess.call(["/bin/sh", "-c", command], cwd=home, env=environment)
 
 
