@@ -158,7 +158,13 @@ def delivered_once(events: Events, planned) -> None:
 
 @needs_parallel
 def test_two_local_slots_give_the_local_run_s_sheet_pages_and_similarity(planned, tmp_path):
-    events, out, collected = mark(planned, tmp_path, ["2/:"])
+    """The worker's Python named by a path with a space, a quote and an accent: quoted
+    wherever it goes."""
+    python = tmp_path / "l'été des pythons" / "python 3"
+    python.parent.mkdir()
+    python.write_text(f'#!/bin/sh\nexec {sys.executable} "$@"\n')
+    python.chmod(0o755)
+    events, out, collected = mark(planned, tmp_path, ["2/:"], python=python)
     assert collected.returncode == 0, collected.stderr
     delivered_once(events, planned)
     same_as_local(planned[2], out)
@@ -271,6 +277,21 @@ def test_a_stop_asked_for_stops_parallel_and_counts_no_death(planned, tmp_path):
     [(job, _)] = events.told("delivered")
     assert events.told("lost") == []
     assert [path.name for path in work.results.iterdir()] == [f"{job}.tar.gz"]
+
+
+@needs_parallel
+def test_a_host_without_the_worker_python_refuses_and_the_engine_says_so_in_one_line(
+        planned, tmp_path):
+    """The only host has no such Python: it refuses, its students cannot be marked, and
+    the engine stops in one line naming the refusal."""
+    missing = tmp_path / "no such" / "python 3"
+    events = Events()
+    with pytest.raises(EngineError) as stopped:
+        engine_run(planned, tmp_path, ["1/:"], events=events, python=missing)
+    [(host, sentence)] = events.told("refused")
+    assert sentence.endswith(f" refused: it has no {missing}"), sentence
+    assert str(stopped.value) == f"no host of {tmp_path / 'hosts'} is left to mark 3 " \
+                                 f"student(s): {sentence}"
 
 
 def test_parallel_not_installed_is_one_line_naming_the_package(tmp_path, monkeypatch):

@@ -148,7 +148,8 @@ def job_command(kit: str, python: str, options: list) -> str:
     return (f"printf '{STARTED}\\t%s\\t%s\\n' \"$PARALLEL_SSHHOST\" \"$PARALLEL_SSHLOGIN\"; "
             f"if command -v {q(python)} >/dev/null 2>&1; then "
             f"{worker} <job-{{1}}.tar.gz >job-{{1}}.part 2>job-{{1}}.err; s=$?; "
-            f"else echo \"worker $(uname -n) refused: it has no {q(python)}\" >job-{{1}}.err; "
+            f"else printf 'worker %s refused: it has no %s\\n' \"$(uname -n)\" {q(python)} "
+            f">job-{{1}}.err; "
             f"s={REFUSED_STATUS}; fi; "
             f"if [ $s = 0 ]; then mv job-{{1}}.part job-{{1}}.result; "
             f"elif [ $s = {REFUSED_STATUS} ]; then "
@@ -408,7 +409,7 @@ class ParallelEngine(Engine):
         options = ["--allow-fallback"] if self.work.allow_fallback else []
         if self.work.host_margin is not None:
             options += ["--host-margin", repr(self.work.host_margin)]
-        python = getattr(self.options, "worker_python", None) or "python3"
+        python = str(getattr(self.options, "worker_python", None) or "python3")
         return ["parallel", "--sshloginfile", str(self.hosts.copy),
                 "--retries", str(RETRIES), "--workdir", str(self.run_folder),
                 "--basefile", f"{self.stage}/./{self.work.kit.name}",
