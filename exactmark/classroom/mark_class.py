@@ -708,10 +708,10 @@ class Coordinating(Events):
         self.show()
 
     def show(self) -> None:
-        """The bar's postfix (engines other than local): queued, running, done, workers,
-        and the time left at the pace so far."""
+        """The bar's postfix: queued, running, done, workers, and the time left at the pace
+        so far (students done a second, not cases)."""
         bar = self.marking.bar
-        if bar is None or bar.disable or self.marking.counting_cases:
+        if bar is None or bar.disable:
             return
         with self.lock:
             running, done = len(self.started_at), self.collected
@@ -1078,7 +1078,8 @@ def main(argv=None) -> int:
     os.umask(0o077)  # the class's files are the instructor's alone: a run never reads them
     (out / INSTRUCTOR).mkdir(mode=0o700, parents=True, exist_ok=True)
     own_only(out)
-    threading.Thread(target=importlib.import_module, args=(SIMILARITY,), daemon=True).start()
+    if not options.plan_only:  # a plan writes no scan (and would end while it imports)
+        threading.Thread(target=importlib.import_module, args=(SIMILARITY,), daemon=True).start()
     marking = ClassMarking(options, assignment, out, scratch, corrected)
     marking.named = named
     try:
@@ -1277,7 +1278,10 @@ if __name__ == "__main__":
                                                  ("MARK_OUT", "--out"), ("MARK_TIMES", "--times"),
                                                  ("MARK_LEDGER", "--ledger"),
                                                  ("MARK_OVERRIDES", "--overrides"),
-                                                 ("MARK_STUDENTS", "--students")],
+                                                 ("MARK_STUDENTS", "--students"),
+                                                 ("MARK_ENGINE", "--engine"),
+                                                 ("MARK_SCHEDULER", "--scheduler"),
+                                                 ("MARK_HOSTS", "--hosts")],
                                       "MARK_SUBMISSIONS", NO_SUBMISSIONS,
                                       flags=[("MARK_ANONYMOUS", "--anonymous")])
                   if "MARK_SUBMISSIONS" in os.environ else None))
