@@ -309,24 +309,26 @@ def test_parallel_not_installed_is_one_line_naming_the_package(tmp_path, monkeyp
 def test_the_copy_parallel_reads_is_the_hosts_file_without_refused_or_silent_hosts(tmp_path):
     """Each copy's time is two seconds past the last (parallel re-reads a copy whose time
     moved by more than one); a host added to the file goes into the copy, one that refused
-    never again, one whose connection dropped until it is asked again."""
+    never again, one whose connection dropped until it is asked again. Each host is in a
+    hostgroup of its own (a job tried again goes to the groups of the others), beside the
+    instructor's."""
     file = hosts_file(tmp_path / "hosts", ["# the lab", "4/lab3", "2/me@lab4", "", "lab6"])
     hosts = Hosts(file, tmp_path / "copy")
     assert hosts.read()
     hosts.write()
-    assert (tmp_path / "copy").read_text() == "4/lab3\n2/me@lab4\nlab6\n"
+    assert (tmp_path / "copy").read_text() == "@h0/4/lab3\n@h1/2/me@lab4\n@h2/lab6\n"
     first = (tmp_path / "copy").stat().st_mtime
     assert hosts.refuse("me@lab4", "worker lab4 refused: bubblewrap 0.8.0 there, 0.6.1 here")
     assert not hosts.refuse("me@lab4", "said once")
     hosts.went_down("lab6")
-    assert (tmp_path / "copy").read_text() == "4/lab3\n"
+    assert (tmp_path / "copy").read_text() == "@h0/4/lab3\n"
     assert (tmp_path / "copy").stat().st_mtime >= first + 2 + 2  # two copies written since
     assert not hosts.read()  # the file did not change
-    hosts_file(file, ["4/lab3", "2/me@lab4", "8/lab5"])
+    hosts_file(file, ["4/lab3", "2/me@lab4", "@fast/8/lab5"])
     os.utime(file, (time.time() + 5, time.time() + 5))  # the same second, a new time
     assert hosts.read()
     hosts.write()
-    assert (tmp_path / "copy").read_text() == "4/lab3\n8/lab5\n"
+    assert (tmp_path / "copy").read_text() == "@h0/4/lab3\n@h3+fast/8/lab5\n"
 
 
 @needs_parallel
@@ -337,7 +339,7 @@ def test_a_host_that_does_not_answer_is_left_out_and_said(tmp_path):
     hosts = Hosts(file, tmp_path / "copy")
     hosts.read()
     assert hosts.probe() == [f"{sys.executable} {STANDIN} --root {tmp_path} gone"]
-    assert (tmp_path / "copy").read_text() == "1/:\n"
+    assert (tmp_path / "copy").read_text() == "@h0/1/:\n"
     assert hosts.probe() == []
 
 

@@ -17,17 +17,21 @@ on lab3; ":" is this machine), through ssh. What crosses, and who does what:
 - files on both sides are named by the job's number in the run (job-7.tar.gz), never by the
   student: a name with spaces, quotes or accents never reaches a shell or rsync, and every
   path the engine gives parallel or a remote shell is quoted (shlex.quote);
-- each command says on its stdout, tagged by parallel with the job's number, when it starts
-  on which host, how the worker ended and a refusal's sentence (REPORT lines): that is how
-  the engine knows each attempt (parallel's --joblog has only a job's last);
-- a job that fails is tried on another host (--retries 2); a worker that refuses (exit 3)
-  has its host dropped from the copy of FILE that parallel reads (written again, and
-  parallel re-reads a changed --sshloginfile), and events.refused says its sentence; a
-  host that does not answer over ssh (asked before each round and whenever FILE changes)
-  or whose connection drops is left out; a worker that died (a status other than 0 and 3,
-  or a dropped ssh: a start with no end) counts a death on that host, and a job with two
-  deaths is lost. What parallel gave up on goes round again, while a round delivers,
-  loses or drops something;
+- one parallel runs for the whole run and reads the jobs' numbers on its stdin, longest
+  first; each try of a job is a line of its own, so that the job log (--joblog) has every
+  try's host and exit status, and each command says on its stdout, tagged by parallel
+  with the try's {#}, when it starts on which host, a refusal's sentence and the worker's
+  last words (REPORT lines). (parallel's own --retries would keep a failed try's output
+  and log line from the engine.);
+- a try that fails puts the job back on parallel's stdin at once, for another host: each
+  host of the copy of FILE that parallel reads is in a hostgroup of its own, and the job
+  goes with the groups of the hosts it has not died on (--hostgroups). A worker that
+  refuses (exit 3) has its host dropped from the copy (written again: parallel re-reads a
+  changed --sshloginfile) and events.refused says its sentence; a host that does not
+  answer over ssh (asked at the start and whenever FILE changes) or whose connection
+  drops is left out; a worker that died (a try that started and ended with a status other
+  than 0 and 3, its ssh's 255 among them) counts a death on that host, and a job with two
+  deaths is lost;
 - FILE is watched: a host added or removed while the run goes is used or dropped;
 - the job log (--joblog, appended) is kept in OUT/instructor/.engine/joblog: a record of
   every job's last attempt, host and status, run after run. Resuming is the plan's: a
@@ -78,7 +82,7 @@ CITATION_DEFAULT = "as `parallel --help` or its manual asks"
 PARALLEL_SAID_MOST = 20  # of parallel's stderr lines, the last, for an error's one line
 
 REFUSED_STATUS = 3  # the worker's: it refuses, its sentence the last line of its stderr
-RETRIES = 2  # tries of a job within a round, each on another host (parallel's --retries)
+UNREACHABLE = 255  # ssh's: it could not reach the host, or the connection dropped
 DEATHS = 2  # a job whose worker died this many times is lost
 STOP_SECONDS = 40  # for parallel to stop its jobs after SIGTERM (its --termseq), then SIGKILL
 TERMSEQ = "INT,30000,TERM,5000,KILL,25"  # the worker's SIGINT stops its marker in seconds
@@ -184,6 +188,7 @@ class Hosts:
         self.file, self.copy = file, copy
         self.refused = {}  # sshlogin -> its sentence
         self.down = set()  # sshlogins that did not answer
+        self.groups = {}  # sshlogin -> its own hostgroup in the copy (h0, h1, ...)
         self.lines = []  # FILE's host lines as last read
         self.seen = None  # FILE's (time, size) as last read
         self.stamp = 0
@@ -251,8 +256,20 @@ class Hosts:
         self.write()
         return True
 
+    def group(self, line: str) -> str:
+        """The hostgroup the copy gives the host of `line`, its own: a job tried again is
+        given the groups of the hosts it may go to (parallel's --hostgroups)."""
+        with self.lock:
+            return self.groups.setdefault(sshlogin(line), f"h{len(self.groups)}")
+
+    def grouped(self, line: str) -> str:
+        """`line` in its own hostgroup too, beside any the instructor gave it."""
+        if line.startswith("@"):
+            return f"@{self.group(line)}+{line[1:]}"
+        return f"@{self.group(line)}/{line}"
+
     def write(self) -> None:
-        lines = self.usable()
+        lines = [self.grouped(line) for line in self.usable()]
         with self.lock:
             self.stamp = max(time.time(), self.stamp + 2)
             temporary = self.copy.with_name(self.copy.name + ".new")
@@ -297,13 +314,12 @@ def say(line: str) -> None:
 
 
 class Attempt:
-    """A job's tries and deaths, as its REPORT lines tell them."""
+    """A job's tries, as the job log and the REPORT lines tell them."""
 
     def __init__(self):
-        self.login = None  # the sshlogin of the try that started and has not ended
         self.deaths = []  # the host of each death
-        self.why = ""  # the last line its worker said when it died
-        self.done = False
+        self.why = ""  # the last line its worker said when it last died
+        self.done = False  # delivered or lost
 
 
 class ParallelEngine(Engine):
@@ -327,17 +343,24 @@ class ParallelEngine(Engine):
         self.joblog.parent.mkdir(parents=True, exist_ok=True)
         if not self.joblog.exists():
             self.joblog.write_text(JOBLOG_HEADER, encoding="ascii")
+        self.logged = self.joblog.stat().st_size  # this run's lines start here
         self.jobs = list(work.jobs)
         self.attempts = [Attempt() for _ in self.jobs]
+        self.tries = []  # each line given parallel (its {#} less one): the job's number
+        self.started = {}  # {#} of each try that said it started -> its sshlogin
+        self.last_said = {}  # {#} of each try that ended -> the last line its worker said
         self.count = None  # hosts usable, as last told
-        self.stopped = False  # this round's parallel is being stopped: no death counts
+        self.stopped = False  # parallel is being stopped: what it stops counts no death
         self.stage_files()
         if sys.stderr.isatty() and not will_cite():
             say(CITATION.format(citation=citation()))
+        self.probe()
+        if not self.hosts.usable():
+            raise EngineError(NO_HOST_ANSWERED.format(file=self.hosts.file))
         watching = threading.Event()
         threading.Thread(target=self.watch_hosts, args=(watching,), daemon=True).start()
         try:
-            self.rounds()
+            self.parallel()
         finally:
             watching.set()
 
@@ -374,59 +397,37 @@ class ParallelEngine(Engine):
     def left(self) -> list:
         return [number for number, attempt in enumerate(self.attempts) if not attempt.done]
 
-    def rounds(self) -> None:
-        """parallel run on the jobs left, again while a round changes something."""
-        while self.left():
-            self.probe()
-            if not self.hosts.usable() and not self.hosts.refused:
-                raise EngineError(NO_HOST_ANSWERED.format(file=self.hosts.file))
-            if not self.hosts.usable():
-                raise EngineError(NONE_LEFT.format(
-                    file=self.hosts.file, count=len(self.left()),
-                    refusals="; ".join(self.hosts.refused.values()) or "it names none"))
-            before = (len(self.left()), len(self.hosts.refused),
-                      sum(len(attempt.deaths) for attempt in self.attempts))
-            status, said = self.round(self.left())
-            if self.events.stopping():
-                return
-            for number in self.left():
-                attempt = self.attempts[number]
-                if len(attempt.deaths) >= DEATHS:
-                    attempt.done = True
-                    self.events.lost(self.jobs[number].name, attempt.deaths, LOST.format(
-                        hosts=", ".join(attempt.deaths)) + (f": {attempt.why}" if attempt.why
-                                                             else ""))
-            after = (len(self.left()), len(self.hosts.refused),
-                     sum(len(attempt.deaths) for attempt in self.attempts))
-            if self.left() and after == before:
-                raise EngineError(NO_PROGRESS.format(
-                    count=len(self.left()), status=status,
-                    said=" ".join(said[-2:]) or "it said nothing"))
-
-    def command(self, numbers: list) -> list:
-        listed = self.base / "jobs.txt"
-        listed.write_text("".join(f"{number}\n" for number in numbers), encoding="ascii")
+    def command(self) -> list:
         options = ["--allow-fallback"] if self.work.allow_fallback else []
         if self.work.host_margin is not None:
             options += ["--host-margin", repr(self.work.host_margin)]
         python = str(getattr(self.options, "worker_python", None) or "python3")
-        return ["parallel", "--sshloginfile", str(self.hosts.copy),
-                "--retries", str(RETRIES), "--workdir", str(self.run_folder),
+        return ["parallel", "--sshloginfile", str(self.hosts.copy), "--hostgroups",
+                "--workdir", str(self.run_folder),
                 "--basefile", f"{self.stage}/./{self.work.kit.name}",
                 "--transferfile", f"{self.stage}/./{JOB_FILE.format(number='{1}')}",
                 "--return", f"{self.stage}/./{RESULT_FILE.format(number='{1}')}",
                 "--cleanup", "--joblog", f"+{self.joblog}", "--line-buffer",
-                "--tagstring", "{1}", "--termseq", TERMSEQ, "--arg-file", str(listed),
+                "--tagstring", "{#}", "--termseq", TERMSEQ,
                 job_command(self.work.kit.name, python, options)]
 
-    def round(self, numbers: list) -> tuple:
-        """One run of parallel on the jobs `numbers`: (its exit status, the last lines of
-        its stderr); each result delivered as it comes back."""
-        self.tell_workers()
-        self.stopped = False
-        heard = queue.Queue()  # (0, a stdout line) or (2, a stderr line)
+    def give(self, process, number: int, avoid: list = ()) -> None:
+        """Job `number` given parallel (on its stdin), on any host but those in `avoid`
+        while another is there (a hostgroup for each host: Hosts.group)."""
+        groups = [self.hosts.group(line) for line in self.hosts.usable()
+                  if host_of(sshlogin(line)) not in avoid]
+        self.tries.append(number)
+        process.stdin.write((f"{number}@{'+'.join(groups)}\n" if avoid and groups
+                             else f"{number}\n").encode("ascii"))
+        process.stdin.flush()
+
+    def parallel(self) -> None:
+        """One parallel for the run, its jobs on its stdin as they are given (longest
+        first; a job tried again as soon as a try of it fails); its stdin closed, and it
+        done, once each job is delivered or lost."""
+        heard = queue.Queue()  # (1, a stdout line) or (2, a stderr line)
         said = deque(maxlen=PARALLEL_SAID_MOST)
-        process = subprocess.Popen(self.command(numbers), cwd=self.base, stdin=subprocess.DEVNULL,
+        process = subprocess.Popen(self.command(), cwd=self.base, stdin=subprocess.PIPE,
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                    start_new_session=True)
         readers = [threading.Thread(target=self.read_lines, args=(stream, fd, heard.put),
@@ -435,26 +436,41 @@ class ParallelEngine(Engine):
         for reader in readers:
             reader.start()
         try:
+            for number in range(len(self.jobs)):
+                self.give(process, number)
             while process.poll() is None or any(map(threading.Thread.is_alive, readers)) \
                     or not heard.empty():
-                if self.events.stopping() or not self.hosts.usable():
+                if self.events.stopping():
                     self.stop(process)
                 try:
                     fd, line = heard.get(timeout=POLL_SECONDS)
-                    if fd == 1:
-                        self.heard(line)
-                    else:
-                        said.append(line)
+                    while True:  # all that came: a try's lines before its end in the log
+                        (self.heard if fd == 1 else said.append)(line)
+                        fd, line = heard.get_nowait()
                 except queue.Empty:
                     pass
                 self.collect()
+                self.read_joblog(process)
+                if not self.left() and not process.stdin.closed:
+                    process.stdin.close()  # all done: parallel ends
+                elif self.left() and not self.hosts.usable() and not self.stopped:
+                    self.stop(process)
         except KeyboardInterrupt:
             self.stop(process)
             raise
+        finally:
+            if not process.stdin.closed:
+                process.stdin.close()
         self.collect()
-        for attempt in self.attempts:
-            self.ended(attempt, None, "")  # a start with no end: its ssh dropped
-        return process.wait(), list(said)
+        if self.left() and not self.events.stopping():
+            if self.hosts.refused and not self.hosts.usable():
+                raise EngineError(NONE_LEFT.format(
+                    file=self.hosts.file, count=len(self.left()),
+                    refusals="; ".join(self.hosts.refused.values())))
+            if not self.hosts.usable():
+                raise EngineError(NO_HOST_ANSWERED.format(file=self.hosts.file))
+            raise EngineError(NO_PROGRESS.format(count=len(self.left()), status=process.wait(),
+                                                 said=" ".join(said) or "it said nothing"))
 
     @staticmethod
     def read_lines(stream, fd: int, put) -> None:
@@ -462,38 +478,60 @@ class ParallelEngine(Engine):
             put((fd, line.decode("utf-8", "replace").rstrip("\n")))
 
     def heard(self, line: str) -> None:
-        """A REPORT line of a job (its number the tag)."""
-        number, _, said = line.partition("\t")
-        if not number.isdigit() or int(number) >= len(self.jobs):
+        """A REPORT line of a try (its {#} the tag)."""
+        seq, _, said = line.partition("\t")
+        if not seq.isdigit() or not 0 < int(seq) <= len(self.tries):
             return
-        attempt = self.attempts[int(number)]
+        number = self.tries[int(seq) - 1]
         kind, _, rest = said.partition("\t")
         if kind == STARTED:
-            host, _, login = rest.partition("\t")
-            self.ended(attempt, None, "")
-            attempt.login = login
-            self.events.started(self.jobs[int(number)].name, host_of(login))
-        elif kind == REFUSED and attempt.login is not None:
-            if self.hosts.refuse(attempt.login, rest):
-                self.events.refused(host_of(attempt.login), rest)
+            self.started[int(seq)] = login = rest.partition("\t")[2]
+            self.events.started(self.jobs[number].name, host_of(login))
+        elif kind == REFUSED and int(seq) in self.started:
+            login = self.started[int(seq)]
+            if self.hosts.refuse(login, rest):
+                self.events.refused(host_of(login), rest)
                 self.tell_workers()
-        elif kind == ENDED and attempt.login is not None:
-            status, _, why = rest.partition("\t")
-            self.ended(attempt, int(status) if status.isdigit() else None, why)
+        elif kind == ENDED:
+            self.last_said[int(seq)] = rest.partition("\t")[2]
 
-    def ended(self, attempt: Attempt, status, why: str) -> None:
-        """A try over: a death on its host unless the worker wrote a result or refused
-        (status None: it never said how it ended, its ssh dropped)."""
-        if attempt.login is None:
+    def read_joblog(self, process) -> None:
+        """The job log's new lines: each try's end (its host and exit status)."""
+        with open(self.joblog, "rb") as log:
+            log.seek(self.logged)
+            data = log.read()
+        complete = data[:data.rfind(b"\n") + 1]
+        self.logged += len(complete)
+        for row in complete.decode("utf-8", "replace").splitlines():
+            fields = row.split("\t")
+            if len(fields) > 7 and fields[0].isdigit() and 0 < int(fields[0]) <= len(self.tries):
+                self.tried(process, int(fields[0]), fields[1], fields[6])
+
+    def tried(self, process, seq: int, login: str, status: str) -> None:
+        """A try over, on `login`, with `status`: a result (collected as it comes back), a
+        refusal, a host that did not answer, or a death; the job given again unless it is
+        done or lost."""
+        number = self.tries[seq - 1]
+        attempt = self.attempts[number]
+        if attempt.done or status == "0" or self.stopped:
             return
-        login, attempt.login = attempt.login, None
-        if status in (0, REFUSED_STATUS) or attempt.done or self.stopped:
-            return
-        attempt.deaths.append(host_of(login))
-        attempt.why = why or attempt.why
-        if status is None:
-            say(HOST_GONE.format(host=host_of(login)))
-            self.hosts.went_down(login)
+        host = host_of(login)
+        refused = status == str(REFUSED_STATUS)
+        if not refused:
+            if status == str(UNREACHABLE) or seq not in self.started:
+                if seq in self.started:
+                    say(HOST_GONE.format(host=host))
+                self.hosts.went_down(login)
+                self.tell_workers()
+            if seq in self.started:  # it began: the worker died (or its host went away)
+                attempt.deaths.append(host)
+                attempt.why = self.last_said.get(seq, "") or attempt.why
+        if len(attempt.deaths) >= DEATHS:
+            attempt.done = True
+            self.events.lost(self.jobs[number].name, attempt.deaths, LOST.format(
+                hosts=", ".join(attempt.deaths)) + (f": {attempt.why}" if attempt.why else ""))
+        elif not process.stdin.closed:
+            self.give(process, number, avoid=attempt.deaths + [host] * refused)
 
     def tell_workers(self) -> None:
         """The hosts usable now, for the bar, when that changed."""
