@@ -17,24 +17,25 @@ on lab3; ":" is this machine), through ssh. What crosses, and who does what:
 - files on both sides are named by the job's number in the run (job-7.tar.gz), never by the
   student: a name with spaces, quotes or accents never reaches a shell or rsync, and every
   path the engine gives parallel or a remote shell is quoted (shlex.quote);
-- one parallel runs for the whole run and reads the jobs' numbers on its stdin, longest
-  first; each try of a job is a line of its own, so that the job log (--joblog) has every
-  try's host and exit status, and each command says on its stdout, tagged by parallel
-  with the try's {#}, when it starts on which host, a refusal's sentence and the worker's
-  last words (REPORT lines). (parallel's own --retries would keep a failed try's output
-  and log line from the engine.);
-- a try that fails puts the job back on parallel's stdin at once, for another host: each
-  host of the copy of FILE that parallel reads is in a hostgroup of its own, and the job
-  goes with the groups of the hosts it has not died on (--hostgroups). A worker that
-  refuses (exit 3) has its host dropped from the copy (written again: parallel re-reads a
-  changed --sshloginfile) and events.refused says its sentence; a host that does not
-  answer over ssh (asked at the start and whenever FILE changes) or whose connection
-  drops is left out; a worker that died (a try that started and ended with a status other
-  than 0 and 3, its ssh's 255 among them) counts a death on that host, and a job with two
-  deaths is lost;
+- parallel runs on the jobs' numbers (--arg-file), longest first, each tried once (no
+  --retries), so that the job log (--joblog) has every try's host and exit status; each
+  command says on its stdout, tagged by parallel with the try's {#}, when it starts on
+  which host, a refusal's sentence and the worker's last words (REPORT lines). (parallel's
+  --retries would keep a failed try's output and log line from the engine; and a
+  parallel fed on its stdin blocks reading it and notices no job's end);
+- a job whose try failed goes into the next round, when this one is over, for another
+  host: each host of the copy of FILE that parallel reads is in a hostgroup of its own,
+  and the job goes with the groups of the hosts it has not died on (--hostgroups). A
+  worker that refuses (exit 3) has its host dropped from the copy (written again:
+  parallel re-reads a changed --sshloginfile) and events.refused says its sentence; a
+  host that does not answer over ssh (asked at the start, before each round and whenever
+  FILE changes) or whose connection drops is left out; a worker that died (a try that
+  started and ended with a status other than 0 and 3, its ssh's 255 among them) counts a
+  death on that host, and a job with two deaths is lost. A round that delivers, loses and
+  drops nothing ends the run (EngineError);
 - FILE is watched: a host added or removed while the run goes is used or dropped;
 - the job log (--joblog, appended) is kept in OUT/instructor/.engine/joblog: a record of
-  every job's last attempt, host and status, run after run. Resuming is the plan's: a
+  every try, its host and status, run after run. Resuming is the plan's: a
   coordinator stopped and started again plans only the students not yet collected, so the
   jobs and their numbers differ from one run to the next and parallel's --resume, which
   goes by those numbers, is not given;
@@ -346,9 +347,10 @@ class ParallelEngine(Engine):
         self.logged = self.joblog.stat().st_size  # this run's lines start here
         self.jobs = list(work.jobs)
         self.attempts = [Attempt() for _ in self.jobs]
-        self.tries = []  # each line given parallel (its {#} less one): the job's number
+        self.tries = []  # each line of the round (its {#} less one): the job's number
         self.started = {}  # {#} of each try that said it started -> its sshlogin
         self.last_said = {}  # {#} of each try that ended -> the last line its worker said
+        self.again = []  # (job's number, hosts to avoid) for the next round
         self.count = None  # hosts usable, as last told
         self.stopped = False  # parallel is being stopped: what it stops counts no death
         self.stage_files()
@@ -397,7 +399,8 @@ class ParallelEngine(Engine):
     def left(self) -> list:
         return [number for number, attempt in enumerate(self.attempts) if not attempt.done]
 
-    def command(self) -> list:
+    def command(self, listed: Path) -> list:
+        """parallel's command line, the jobs' lines in the file `listed`."""
         options = ["--allow-fallback"] if self.work.allow_fallback else []
         if self.work.host_margin is not None:
             options += ["--host-margin", repr(self.work.host_margin)]
@@ -408,69 +411,84 @@ class ParallelEngine(Engine):
                 "--transferfile", f"{self.stage}/./{JOB_FILE.format(number='{1}')}",
                 "--return", f"{self.stage}/./{RESULT_FILE.format(number='{1}')}",
                 "--cleanup", "--joblog", f"+{self.joblog}", "--line-buffer",
-                "--tagstring", "{#}", "--termseq", TERMSEQ,
+                "--tagstring", "{#}", "--termseq", TERMSEQ, "--arg-file", str(listed),
                 job_command(self.work.kit.name, python, options)]
 
-    def give(self, process, number: int, avoid: list = ()) -> None:
-        """Job `number` given parallel (on its stdin), on any host but those in `avoid`
-        while another is there (a hostgroup for each host: Hosts.group)."""
+    def line(self, number: int, avoid: list) -> str:
+        """Job `number`'s line for parallel: on any host but those in `avoid` while another
+        is there (a hostgroup for each host: Hosts.group)."""
         groups = [self.hosts.group(line) for line in self.hosts.usable()
                   if host_of(sshlogin(line)) not in avoid]
-        self.tries.append(number)
-        process.stdin.write((f"{number}@{'+'.join(groups)}\n" if avoid and groups
-                             else f"{number}\n").encode("ascii"))
-        process.stdin.flush()
+        return f"{number}@{'+'.join(groups)}\n" if avoid and groups else f"{number}\n"
 
     def parallel(self) -> None:
-        """One parallel for the run, its jobs on its stdin as they are given (longest
-        first; a job tried again as soon as a try of it fails); its stdin closed, and it
-        done, once each job is delivered or lost."""
+        """parallel run on the jobs left, round after round: a job whose try failed goes
+        into the next round, to the hosts it has not died on; a round that delivers, loses
+        and drops nothing is the end."""
+        given = [(number, []) for number in range(len(self.jobs))]  # longest first
+        while given:
+            before = self.progress()
+            self.again = []
+            status, said = self.round(given)
+            if self.events.stopping():
+                return
+            given = [(number, avoid) for number, avoid in self.again
+                     if not self.attempts[number].done]
+            if given and not self.hosts.usable():
+                if self.hosts.refused:
+                    raise EngineError(NONE_LEFT.format(
+                        file=self.hosts.file, count=len(self.left()),
+                        refusals="; ".join(self.hosts.refused.values())))
+                raise EngineError(NO_HOST_ANSWERED.format(file=self.hosts.file))
+            if given and self.progress() == before:
+                raise EngineError(NO_PROGRESS.format(count=len(self.left()), status=status,
+                                                     said=" ".join(said) or "it said nothing"))
+            if given:
+                self.probe()
+
+    def progress(self) -> tuple:
+        return (len(self.left()), len(self.hosts.refused), len(self.hosts.down),
+                sum(len(attempt.deaths) for attempt in self.attempts))
+
+    def round(self, given: list) -> tuple:
+        """One parallel on the jobs `given` ((number, hosts to avoid)), each try's end read
+        from the job log as it comes, each result delivered as it comes back: (parallel's
+        exit status, the last lines of its stderr)."""
+        listed = self.base / "jobs.txt"
+        listed.write_text("".join(self.line(number, avoid) for number, avoid in given),
+                          encoding="ascii")
+        self.tries = [number for number, _ in given]  # its {#} less one: the job's number
+        self.started, self.last_said, self.stopped = {}, {}, False
         heard = queue.Queue()  # (1, a stdout line) or (2, a stderr line)
         said = deque(maxlen=PARALLEL_SAID_MOST)
-        process = subprocess.Popen(self.command(), cwd=self.base, stdin=subprocess.PIPE,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                   start_new_session=True)
+        process = subprocess.Popen(self.command(listed), cwd=self.base,
+                                   stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, start_new_session=True)
         readers = [threading.Thread(target=self.read_lines, args=(stream, fd, heard.put),
                                     daemon=True)
                    for stream, fd in ((process.stdout, 1), (process.stderr, 2))]
         for reader in readers:
             reader.start()
         try:
-            for number in range(len(self.jobs)):
-                self.give(process, number)
             while process.poll() is None or any(map(threading.Thread.is_alive, readers)) \
                     or not heard.empty():
-                if self.events.stopping():
+                if self.events.stopping() or (self.left() and not self.hosts.usable()):
                     self.stop(process)
                 try:
                     fd, line = heard.get(timeout=POLL_SECONDS)
-                    while True:  # all that came: a try's lines before its end in the log
+                    while True:  # all that came: a try's lines come before its end in the log
                         (self.heard if fd == 1 else said.append)(line)
                         fd, line = heard.get_nowait()
                 except queue.Empty:
                     pass
                 self.collect()
-                self.read_joblog(process)
-                if not self.left() and not process.stdin.closed:
-                    process.stdin.close()  # all done: parallel ends
-                elif self.left() and not self.hosts.usable() and not self.stopped:
-                    self.stop(process)
+                self.read_joblog()
         except KeyboardInterrupt:
             self.stop(process)
             raise
-        finally:
-            if not process.stdin.closed:
-                process.stdin.close()
         self.collect()
-        if self.left() and not self.events.stopping():
-            if self.hosts.refused and not self.hosts.usable():
-                raise EngineError(NONE_LEFT.format(
-                    file=self.hosts.file, count=len(self.left()),
-                    refusals="; ".join(self.hosts.refused.values())))
-            if not self.hosts.usable():
-                raise EngineError(NO_HOST_ANSWERED.format(file=self.hosts.file))
-            raise EngineError(NO_PROGRESS.format(count=len(self.left()), status=process.wait(),
-                                                 said=" ".join(said) or "it said nothing"))
+        self.read_joblog()
+        return process.wait(), list(said)
 
     @staticmethod
     def read_lines(stream, fd: int, put) -> None:
@@ -495,7 +513,7 @@ class ParallelEngine(Engine):
         elif kind == ENDED:
             self.last_said[int(seq)] = rest.partition("\t")[2]
 
-    def read_joblog(self, process) -> None:
+    def read_joblog(self) -> None:
         """The job log's new lines: each try's end (its host and exit status)."""
         with open(self.joblog, "rb") as log:
             log.seek(self.logged)
@@ -505,12 +523,12 @@ class ParallelEngine(Engine):
         for row in complete.decode("utf-8", "replace").splitlines():
             fields = row.split("\t")
             if len(fields) > 7 and fields[0].isdigit() and 0 < int(fields[0]) <= len(self.tries):
-                self.tried(process, int(fields[0]), fields[1], fields[6])
+                self.tried(int(fields[0]), fields[1], fields[6])
 
-    def tried(self, process, seq: int, login: str, status: str) -> None:
+    def tried(self, seq: int, login: str, status: str) -> None:
         """A try over, on `login`, with `status`: a result (collected as it comes back), a
-        refusal, a host that did not answer, or a death; the job given again unless it is
-        done or lost."""
+        refusal, a host that did not answer, or a death; the job into the next round unless
+        it is done or lost."""
         number = self.tries[seq - 1]
         attempt = self.attempts[number]
         if attempt.done or status == "0" or self.stopped:
@@ -530,8 +548,8 @@ class ParallelEngine(Engine):
             attempt.done = True
             self.events.lost(self.jobs[number].name, attempt.deaths, LOST.format(
                 hosts=", ".join(attempt.deaths)) + (f": {attempt.why}" if attempt.why else ""))
-        elif not process.stdin.closed:
-            self.give(process, number, avoid=attempt.deaths + [host] * refused)
+        else:
+            self.again.append((number, attempt.deaths + [host] * refused))
 
     def tell_workers(self) -> None:
         """The hosts usable now, for the bar, when that changed."""
