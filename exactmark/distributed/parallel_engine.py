@@ -319,6 +319,7 @@ class Attempt:
 
     def __init__(self):
         self.deaths = []  # the host of each death
+        self.avoid = []  # hosts it died on or that refused it: its next try goes elsewhere
         self.why = ""  # the last line its worker said when it last died
         self.done = False  # delivered or lost
 
@@ -350,7 +351,6 @@ class ParallelEngine(Engine):
         self.tries = []  # each line of the round (its {#} less one): the job's number
         self.started = {}  # {#} of each try that said it started -> its sshlogin
         self.last_said = {}  # {#} of each try that ended -> the last line its worker said
-        self.again = []  # (job's number, hosts to avoid) for the next round
         self.count = None  # hosts usable, as last told
         self.stopped = False  # parallel is being stopped: what it stops counts no death
         self.stage_files()
@@ -425,39 +425,35 @@ class ParallelEngine(Engine):
         """parallel run on the jobs left, round after round: a job whose try failed goes
         into the next round, to the hosts it has not died on; a round that delivers, loses
         and drops nothing is the end."""
-        given = [(number, []) for number in range(len(self.jobs))]  # longest first
-        while given:
+        while self.left():  # longest first
             before = self.progress()
-            self.again = []
-            status, said = self.round(given)
+            status, said = self.round(self.left())
             if self.events.stopping():
                 return
-            given = [(number, avoid) for number, avoid in self.again
-                     if not self.attempts[number].done]
-            if given and not self.hosts.usable():
+            if self.left() and not self.hosts.usable():
                 if self.hosts.refused:
                     raise EngineError(NONE_LEFT.format(
                         file=self.hosts.file, count=len(self.left()),
                         refusals="; ".join(self.hosts.refused.values())))
                 raise EngineError(NO_HOST_ANSWERED.format(file=self.hosts.file))
-            if given and self.progress() == before:
+            if self.left() and self.progress() == before:
                 raise EngineError(NO_PROGRESS.format(count=len(self.left()), status=status,
                                                      said=" ".join(said) or "it said nothing"))
-            if given:
+            if self.left():
                 self.probe()
 
     def progress(self) -> tuple:
         return (len(self.left()), len(self.hosts.refused), len(self.hosts.down),
                 sum(len(attempt.deaths) for attempt in self.attempts))
 
-    def round(self, given: list) -> tuple:
-        """One parallel on the jobs `given` ((number, hosts to avoid)), each try's end read
-        from the job log as it comes, each result delivered as it comes back: (parallel's
-        exit status, the last lines of its stderr)."""
+    def round(self, numbers: list) -> tuple:
+        """One parallel on the jobs `numbers`, each try's end read from the job log as it
+        comes, each result delivered as it comes back: (parallel's exit status, the last
+        lines of its stderr)."""
         listed = self.base / "jobs.txt"
-        listed.write_text("".join(self.line(number, avoid) for number, avoid in given),
-                          encoding="ascii")
-        self.tries = [number for number, _ in given]  # its {#} less one: the job's number
+        listed.write_text("".join(self.line(number, self.attempts[number].avoid)
+                                  for number in numbers), encoding="ascii")
+        self.tries = list(numbers)  # a try's {#} less one: the job's number
         self.started, self.last_said, self.stopped = {}, {}, False
         heard = queue.Queue()  # (1, a stdout line) or (2, a stderr line)
         said = deque(maxlen=PARALLEL_SAID_MOST)
@@ -543,13 +539,14 @@ class ParallelEngine(Engine):
                 self.tell_workers()
             if seq in self.started:  # it began: the worker died (or its host went away)
                 attempt.deaths.append(host)
+                attempt.avoid.append(host)
                 attempt.why = self.last_said.get(seq, "") or attempt.why
         if len(attempt.deaths) >= DEATHS:
             attempt.done = True
             self.events.lost(self.jobs[number].name, attempt.deaths, LOST.format(
                 hosts=", ".join(attempt.deaths)) + (f": {attempt.why}" if attempt.why else ""))
-        else:
-            self.again.append((number, attempt.deaths + [host] * refused))
+        elif refused:
+            attempt.avoid.append(host)
 
     def tell_workers(self) -> None:
         """The hosts usable now, for the bar, when that changed."""
