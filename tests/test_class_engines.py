@@ -264,3 +264,25 @@ def test_a_plan_orders_its_jobs_by_the_last_run_s_seconds(local_run, tmp_path):
     plan = json.loads((tmp_path / "plan" / "plan.json").read_text())
     assert [job["job"] for job in plan["jobs"]] == ["dee", "bob", "ann"]
     assert [job["estimate"] for job in plan["jobs"]] == [None, 9.0, 5.0]
+
+
+def test_the_kit_is_the_same_bytes_each_time_sorted_with_fixed_times_and_modes(tmp_path):
+    """Two kits of one assignment: one name (the sha256 of the same bytes); inside, sorted
+    entries of 1980-01-01 (315532800 s), owned by 0:0, mode 0644, the marker's code and
+    this floor's, the assignment file and its golden cases."""
+    from exactmark.distributed.shipment import write_kit
+    from exactmark.kit.assignment import load
+    assignment = load(str(tiny_assignment(tmp_path)))
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first, second = write_kit(assignment, "c0ffee", tmp_path / "a"), write_kit(assignment,
+                                                                             "c0ffee", tmp_path / "b")
+    assert first.name == second.name and first.read_bytes() == second.read_bytes()
+    with tarfile.open(first, mode="r:gz") as archive:
+        members = archive.getmembers()
+    names = [member.name for member in members]
+    assert names == sorted(names)
+    assert {(member.mtime, member.uid, member.gid, member.mode) for member in members} == {
+        (315532800, 0, 0, 0o644)}
+    assert {"kit.json", "assignments/tiny.toml", "exactmark/marking/mark.py",
+            "exactmark/distributed/worker.py", "expected_outputs/solitaire_1/seed_0.out"} <= set(names)

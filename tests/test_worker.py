@@ -136,6 +136,21 @@ def test_a_result_holds_what_the_marker_gave_and_who_marked(planned, tmp_path):
     assert marked["score"] == 3.0 and "Score: 3.00/4.00" in report
 
 
+def test_a_worker_times_the_reference_as_the_coordinator_did(planned, tmp_path):
+    """A plan for other machines carries the coordinator's CPU seconds for the reference's
+    cases; a worker given a margin times them too (once: its facts are cached) and marks
+    within it. The margin here is 10000%: this test is not about the figures, which a busy
+    machine moves."""
+    _, plan, kit = planned
+    with tarfile.open(plan / "jobs" / "ann.tar.gz", mode="r:gz") as archive:
+        assert json.loads(archive.extractfile(jobs.JOB_FILE).read())["reference_cpu"] > 0
+    unpacked = worker.unpack_kit(kit, tmp_path / "cache")
+    worker.mark_job((plan / "jobs" / "ann.tar.gz").read_bytes(), unpacked, host_margin=100.0,
+                    cache=tmp_path / "cache")
+    cached = [json.loads(path.read_text()) for path in (tmp_path / "cache").glob("facts-*.json")]
+    assert [found["cpu_seconds"] > 0 for found in cached] == [True]
+
+
 def test_a_kit_is_unpacked_once_and_refused_when_its_name_is_not_its_digest(planned, tmp_path):
     _, _, kit = planned
     first = worker.unpack_kit(kit, tmp_path / "cache")

@@ -172,7 +172,8 @@ MARKED_ON = "marked on {host} ({cpu})"
 PLANNED = ("planned {jobs} job(s) in {folder} (the kit {kit}, the jobs in {jobs_folder}, "
            "{plan}); {decided} student(s) need no marking. Mark them (exactmark mark-one --share "
            "K/N {folder}), then: exactmark class ... --collect {folder}")
-BAD_MARGIN = "a percentage from 0 up"
+BAD_MARGIN = "a percentage from 0 up, or off"
+OFF = "off"  # --host-margin off
 OWN_FILES_FAILED = "the class marker's own work failed ({problem}): mark this student again"
 # Off a terminal (a log, a CI job) the bar is not drawn: a line per student instead.
 STUDENT_DONE = "{done}/{total} students: {name} {how} in {seconds:.1f} s"
@@ -494,21 +495,26 @@ class ClassMarking:
     def plan_to(self, plan: Path, writes_jobs: bool = True) -> None:
         """Where the kit, the jobs (when written) and the results of this run go; this
         run's kit identity, the assignment's fingerprint, this host's facts, and with a
-        host margin off the local engine, the reference's CPU seconds (once per run)."""
+        host margin, off the local engine or for a plan that other machines mark, the
+        reference's CPU seconds (once per run)."""
         self.plan, self.writes_jobs = plan, writes_jobs
         for folder in (plan, plan / JOBS, plan / RESULTS_FOLDER):
             folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         self.coordinator = {"kit": identity.kit_identity(), "fingerprint": self.regrade_key}
         self.host = {"host": socket.gethostname(), "python": platform.python_version(),
                      "bwrap": identity.bwrap_version()}
-        calibrate = getattr(self.options, "engine", "local") != "local" \
+        calibrate = (getattr(self.options, "engine", "local") != "local"
+                     or getattr(self.options, "plan_only", None) is not None) \
             and getattr(self.options, "host_margin", None) is not None
         self.reference_cpu = identity.reference_cpu(self.assignment, isolation=self.options.isolation) \
             if calibrate and writes_jobs else None
 
     def write_kit(self) -> None:
-        """The worker kit, in the plan's folder (once a student is to be marked)."""
-        self.kit = write_kit(self.assignment, self.coordinator["kit"]["commit"], self.plan)
+        """The worker kit, in the plan's folder (once a student is to be marked), with the
+        sample solutions when the workers time the reference. ValueError: a file of the
+        assignment's lies where no kit can hold it (the line says where to move it)."""
+        self.kit = write_kit(self.assignment, self.coordinator["kit"]["commit"], self.plan,
+                             references=self.reference_cpu is not None)
 
     def run(self, students: list) -> list:
         """Every student's Outcome, in the class's order: planned (in --jobs threads), the
@@ -526,7 +532,8 @@ class ClassMarking:
                 self.marked(planned, outcomes)
             except KeyboardInterrupt:
                 self.stopping.set()
-                self.done = sum(not outcome.interrupted for outcome in outcomes.values())
+                self.done = sum(outcome is not None and not outcome.interrupted  # None: being
+                                for outcome in outcomes.values())  # collected as it stopped
                 raise
         return [outcomes.get(student.folder) or Outcome(student, interrupted=True)
                 for student in students]
@@ -563,9 +570,12 @@ class ClassMarking:
         deliver left unmarked."""
         if not planned:
             return
-        self.write_kit()
-        events = Coordinating(self, {job.student.folder: job for job in planned}, outcomes)
         name = getattr(self.options, "engine", "local")
+        try:
+            self.write_kit()
+        except ValueError as problem:  # a file of the assignment's where no kit can hold it
+            return self.stopped(planned, outcomes, name, str(problem))
+        events = Coordinating(self, {job.student.folder: job for job in planned}, outcomes)
         self.counting_cases = name == "local"
         if not self.counting_cases:
             self.bar.reset(total=self.students)
@@ -580,13 +590,18 @@ class ClassMarking:
         try:
             engine(name, self.options).run(work, events)
         except EngineError as problem:
-            self.engine_failed = str(problem)
-            for job in planned:
-                if job.student.folder not in outcomes:
-                    self.took(Outcome(job.student, unmarked=ENGINE_STOPPED.format(
-                        engine=name, problem=escaped(self.engine_failed, most=300))), outcomes)
+            return self.stopped(planned, outcomes, name, str(problem))
         if self.stopping.is_set() or any(job.student.folder not in outcomes for job in planned):
             raise KeyboardInterrupt  # Ctrl-C, or an engine that returned on it
+
+    def stopped(self, planned: list, outcomes: dict, name: str, problem: str) -> None:
+        """The engine could not go on (`problem`, one line): what it delivered stays, the
+        students it did not are left unmarked, and the run says the line and exits 2."""
+        self.engine_failed = problem
+        for job in planned:
+            if job.student.folder not in outcomes:
+                self.took(Outcome(job.student, unmarked=ENGINE_STOPPED.format(
+                    engine=name, problem=escaped(problem, most=300))), outcomes)
 
     def plan_only(self, folder: Path, students: list) -> tuple:
         """--plan-only DIR: each student planned, the kit and the jobs written in DIR, with
@@ -900,6 +915,11 @@ def within(kind, low, high, said: str):
     return read
 
 
+def margin(text: str):
+    """--host-margin: a percentage, 0 or more, or OFF (None: no calibration)."""
+    return None if text == OFF else within(float, 0, float("inf"), BAD_MARGIN)(text)
+
+
 def parser() -> argparse.ArgumentParser:
     parse = argparse.ArgumentParser(prog="exactmark class", description=__doc__, epilog=EXAMPLE,
                                     formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -977,7 +997,7 @@ def parser() -> argparse.ArgumentParser:
                             "that share code beyond the shared code)")
     spread = parse.add_argument_group(
         "marking beyond this machine", "plan each student's job here, mark the jobs on an "
-        "engine's workers, collect each result here (docs/guide/engines.md)")
+        "engine's workers, collect each result here")
     spread.add_argument("--engine", choices=list(ENGINES), default="local",
                         help="local: this machine, --jobs students at once (the default); "
                              "dask-local: a Dask LocalCluster here; dask: the Dask cluster at "
@@ -1000,11 +1020,11 @@ def parser() -> argparse.ArgumentParser:
                              "python3)")
     spread.add_argument("--allow-fallback", action="store_true",
                         help="let workers mark in the fallback sandbox (no namespaces)")
-    spread.add_argument("--host-margin", type=within(float, 0, float("inf"), BAD_MARGIN),
-                        default=25.0, metavar="PCT",
+    spread.add_argument("--host-margin", type=margin, default=25.0, metavar="PCT|off",
                         help="refuse a worker whose CPU time for the reference's cases differs "
-                             "from this machine's by more than PCT percent (default 25; not "
-                             "with --engine local)")
+                             "from this machine's by more than PCT percent (default 25; with "
+                             "an engine other than local, and in a --plan-only's jobs; off: "
+                             "no such check, and no reference marked)")
     ends = spread.add_mutually_exclusive_group()
     ends.add_argument("--plan-only", type=Path, metavar="DIR",
                       help="plan and mark nothing: the worker kit, DIR/jobs/*.tar.gz and "
@@ -1085,7 +1105,11 @@ def main(argv=None) -> int:
     try:
         if options.plan_only:
             folder = options.plan_only.absolute()
-            jobs, decided = marking.plan_only(folder, students)
+            try:
+                jobs, decided = marking.plan_only(folder, students)
+            except ValueError as problem:  # the assignment's files: where no kit holds them
+                print(STOPPED.format(problem=problem), file=sys.stderr)
+                return Exit.REFUSED
             print(PLANNED.format(jobs=jobs, folder=folder, kit=marking.kit.name,
                                  jobs_folder=folder / JOBS, plan=folder / PLAN, decided=decided))
             return Exit.PASSED

@@ -94,7 +94,7 @@ def moved_in(result: dict, unpacked: Path, folder: Path, key: dict) -> Taken:
         (folder / STATE).unlink(missing_ok=True)
         return Taken(REFUSED, result)
     try:
-        marked = jobs.read_json(unpacked / jobs.MARKED, "{problem}")
+        marked = jobs.read_json(unpacked / jobs.MARKED, "{problem}", jobs.MARKED_MOST)
     except jobs.FormatError:
         marked = None  # none, or cut short: the disk filled, say
     if status not in MARKED_NORMALLY or marked is None:

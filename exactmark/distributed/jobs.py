@@ -32,10 +32,10 @@ RESULT_FILE = "result.json"
 MARKED = "marked.json"
 REPORT = "report.txt"
 JSON_MOST = 16 << 20  # bytes of a job's or a result's own JSON
-EARLIER_MOST = 64 << 20  # bytes of a kept marked.json
+MARKED_MOST = 64 << 20  # bytes of the marker's results.json (a result's, a kept one)
 # A job: the submission within the marker's limits, below one more folder, and its files.
 JOB_LIMITS = Limits(files=Limits().files + 3, depth=Limits().depth + 1,
-                    bytes=Limits().bytes + JSON_MOST + EARLIER_MOST)
+                    bytes=Limits().bytes + JSON_MOST + MARKED_MOST)
 RESULT_LIMITS = Limits(files=4, depth=1, bytes=256 << 20)
 PLAIN = 0o100644
 NOT_A_JOB = "not a job of this kit's format: {problem}"
@@ -104,13 +104,13 @@ def read_result(archive: Path, into: Path) -> dict:
     return result
 
 
-def read_json(path: Path, said: str) -> dict:
-    """A JSON object of at most JSON_MOST bytes; FormatError (`said`) otherwise."""
+def read_json(path: Path, said: str, most: int = JSON_MOST) -> dict:
+    """A JSON object of at most `most` bytes; FormatError (`said`) otherwise."""
     try:
         with open(path, "rb") as file:
-            data = file.read(JSON_MOST + 1)
-        if len(data) > JSON_MOST:
-            raise ValueError(f"{path.name} holds more than {JSON_MOST} bytes")
+            data = file.read(most + 1)
+        if len(data) > most:
+            raise ValueError(f"{path.name} holds more than {most} bytes")
         found = json.loads(data)
         if not isinstance(found, dict):
             raise ValueError(f"{path.name} holds no object")

@@ -22,7 +22,6 @@ import tempfile
 from pathlib import Path
 
 from exactmark import FLOORS
-from exactmark.kit.bundle import BundleError, read_by
 from exactmark.kit.cases import EXPECTED_OUTPUTS, PACKAGE_HOME, ROOT, SUFFIXES
 from exactmark.kit.rules import RuleError, rule_map
 
@@ -100,11 +99,7 @@ def student_case_files(assignment) -> dict:
         if not groups:
             continue
         program = assignment.programs[name]
-        try:
-            sources = read_by(program)
-        except BundleError as problem:
-            raise ValueError(str(problem)) from None
-        for path in sources:
+        for path in sources_of(program):
             placed[placed_at(path, assignment, program.reference == ROOT, name,
                              "sample solution's file")] = path
         for group in groups:
@@ -122,14 +117,36 @@ def student_case_files(assignment) -> dict:
     return placed
 
 
-def kit_files(assignment, commit: str) -> dict:
+def sources_of(program) -> list:
+    """The files the program's sample solution is made from (ValueError: they cannot be
+    read). The bundler is imported here: it needs the marker's libraries, and a worker
+    without them still unpacks a kit, to refuse in a sentence (exactmark.distributed.worker)."""
+    from exactmark.kit.bundle import BundleError, read_by
+    try:
+        return read_by(program)
+    except BundleError as problem:
+        raise ValueError(str(problem)) from None
+
+
+def reference_files(assignment) -> dict:
+    """{name in the kit: path} of every program's sample solution's files, where the loader
+    finds them: a worker marks the reference (the sample solutions, as a submission) to time
+    its CPU against the coordinator's (exactmark.distributed.identity.reference_cpu)."""
+    return {placed_at(path, assignment, program.reference == ROOT, name,
+                      "sample solution's file"): path
+            for name, program in assignment.programs.items() for path in sources_of(program)}
+
+
+def kit_files(assignment, commit: str, references: bool = False) -> dict:
     """{name in the kit: (bytes, mode)}: the code, the data the marker reads, the assignment
-    with its golden cases and what its students' cases need, and KIT_FILE."""
+    with its golden cases, what its students' cases need, with `references` the sample
+    solutions, and KIT_FILE."""
     files = {name: ((PACKAGE_HOME / name).read_bytes(), PLAIN) for name in code_files()}
     for name in DATA:
         files[name] = ((ROOT / name).read_bytes(), PLAIN)
     own = assignment_files(assignment)
-    for name, path in [*own.items(), *student_case_files(assignment).items()]:
+    for name, path in [*own.items(), *(reference_files(assignment).items() if references else ()),
+                       *student_case_files(assignment).items()]:
         files[name] = (path.read_bytes(), PLAIN)
     placed = next(name for name, path in own.items() if path == assignment.path)
     files[KIT_FILE] = (json.dumps({"commit": commit, "assignment": placed},
@@ -159,10 +176,10 @@ def tar_bytes(files: dict, folders: list = ()) -> bytes:
     return packed.getvalue()
 
 
-def write_kit(assignment, commit: str, folder: Path) -> Path:
+def write_kit(assignment, commit: str, folder: Path, references: bool = False) -> Path:
     """The worker kit for `assignment` written in `folder` as kit-<sha256>.tar.gz (a
     temporary name, then renamed: never half a kit), unless it is there already."""
-    data = tar_bytes(kit_files(assignment, commit))
+    data = tar_bytes(kit_files(assignment, commit, references))
     path = folder / KIT_NAME.format(digest=hashlib.sha256(data).hexdigest())
     if not path.is_file():
         write_atomically(path, data)

@@ -42,10 +42,11 @@ from exactmark.base.archives import unpack
 from exactmark.base.tree import Limits, Refused, remove_tree
 from exactmark.base.visible import escaped
 from exactmark.marking.request import MarkRequest
+from exactmark.distributed import jobs
+from exactmark.distributed.shipment import KIT_FILE, KIT_NAME, write_atomically
 
-try:  # these need the marker's libraries: a host without them refuses in a sentence (missing)
-    from exactmark.distributed import identity, jobs
-    from exactmark.distributed.shipment import KIT_FILE, KIT_NAME, write_atomically
+try:  # it needs the marker's libraries: a host without them refuses in a sentence (missing)
+    from exactmark.distributed import identity
 except ModuleNotFoundError as problem:
     if (problem.name or "").split(".")[0] == "exactmark":
         raise
@@ -55,6 +56,7 @@ FAILED_STATUS = 4  # the worker itself failed (an engine marks the job elsewhere
 STOP_SECONDS = 30  # after SIGINT, for a marker to stop its runs, before SIGKILL
 PARENT_GONE_SECONDS = 5  # the same, once the worker's parent has gone
 PARENT_POLL_SECONDS = 1
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 SAID_MOST = 300  # characters of the marker's stderr a result keeps
 FACTS_SECONDS = 3600  # for the facts (and a calibration) to come
 KIT_LIMITS = Limits(files=100_000, depth=40, bytes=4 << 30)
@@ -84,6 +86,7 @@ BAD_SHARE = "--share K/N: K from 1 to N, such as 2/8"
 NO_KIT_IN = "{folder}: holds {count} worker kits (kit-*.tar.gz), not one"
 MARKED_SHARE = "mark-one: share {share}: {done} marked, {kept} already had a result, of {total}"
 DIGEST_SHOWN = 12  # hex digits of a digest a sentence shows
+FAILED = "mark-one: failed: {problem}"
 NEITHER = "give --kit (a job on stdin) or --share K/N DIR"
 DESCRIPTION = """Mark jobs of a class run planned elsewhere (exactmark class --plan-only DIR), as a
 worker: with --kit, the job on stdin and its result on stdout; with --share K/N DIR, the
@@ -382,6 +385,8 @@ def main(argv=None) -> int:
     cache = options.cache or default_cache()
     stop = threading.Event()
     watch_parent(stop)
+    for number in STOP_SIGNALS:  # GNU parallel's --termseq, a dropped ssh: the marker, in a
+        signal.signal(number, lambda *_: stop.set())  # session of its own, is stopped too
     try:
         missing()
         if options.share is not None:
@@ -392,8 +397,10 @@ def main(argv=None) -> int:
     except WorkerRefused as refused:
         print(refused, file=sys.stderr)
         return REFUSED_STATUS
-    except (ValueError, OSError, Stopped) as problem:
-        print(f"mark-one: {problem}", file=sys.stderr)
+    except (ValueError, OSError, KeyError, TypeError, subprocess.SubprocessError,
+            Stopped) as problem:  # its own failure, or a job not of this kit's: one line
+        print(FAILED.format(problem=escaped(str(problem) or type(problem).__name__, most=SAID_MOST)),
+              file=sys.stderr)
         return FAILED_STATUS
     sys.stdout.buffer.write(result)
     sys.stdout.buffer.flush()
