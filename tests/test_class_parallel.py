@@ -18,6 +18,7 @@ import shutil
 import subprocess
 import sys
 import time
+import venv
 from pathlib import Path
 
 import pytest
@@ -211,11 +212,10 @@ def test_a_dead_host_and_a_power_cut_leave_their_students_to_the_good_host(plann
 @needs_parallel
 def test_a_host_that_refuses_is_said_and_its_students_are_marked_on_the_other(planned,
                                                                              tmp_path):
-    """bare's python3 is one without the marker's libraries (an interpreter with only the
-    standard library: the machine's own, made bare with -S -I)."""
-    bare = tmp_path / "bare-python"
-    bare.write_text(f'#!/bin/sh\nexec {sys.executable} -S -I "$@"\n')
-    bare.chmod(0o755)
+    """bare's python3 is one without the marker's libraries: a virtual environment of this
+    Python with nothing installed."""
+    venv.create(tmp_path / "bare", with_pip=False)
+    bare = tmp_path / "bare" / "bin" / "python"
     root = host_folders(tmp_path / "hosts-root", {"bare": bare, "lab1": sys.executable})
     events, out, collected = mark(planned, tmp_path, [through_standin(root, "bare"),
                                                       through_standin(root, "lab1")],
@@ -223,7 +223,7 @@ def test_a_host_that_refuses_is_said_and_its_students_are_marked_on_the_other(pl
     assert collected.returncode == 0, collected.stderr
     delivered_once(events, planned)
     [(host, sentence)] = events.told("refused")
-    pattern = re.escape(worker.LIBRARIES_MISSING).replace(r"\{python\}", re.escape(sys.executable))
+    pattern = re.escape(worker.LIBRARIES_MISSING).replace(r"\{python\}", re.escape(str(bare)))
     pattern = pattern.replace(r"\{names\}", "(?P<names>[a-z ]+)", 1).replace(r"\{names\}",
                                                                             "(?P=names)")
     said = re.fullmatch(r"worker \S+ refused: " + pattern, sentence)
