@@ -18,6 +18,7 @@ every module's imports and holds them to FLOORS):
         streams.py        the tool's own output, UTF-8 whatever the locale
         spreadsheet.py    CSV cells no spreadsheet runs, files replaced whole
         instructor_csv.py an instructor's CSV (times, roster, overrides) read one way; names matched
+        archives.py       archives read as hostile: a student's, a job's, a result's
     kit/        what the kit reads as data
         cases.py          golden cases: stdin, arguments, expected stdout, terminal, status
         programs.py       programs and their languages: how one is built and run
@@ -59,6 +60,16 @@ every module's imports and holds them to FLOORS):
         request.py        one marking asked of the marker, as its command line
         overrides.py      marks a person corrects, applied to the marker's results
         reuse.py          an earlier marking's verdicts, kept where a case's key is unchanged
+    distributed/ marking a class beyond one machine: plan, mark one, collect
+        engine.py         the contract between the class run and an engine; the local engine
+        jobs.py           the job format: one student's copied submission and its key
+        worker.py         mark one: the worker's checks, the marker run, the result (exactmark
+                          mark-one)
+        identity.py       the kit's identity, a host's facts, the reference's CPU time
+        collect.py        the only writer of a student's results: a result checked, moved in
+        shipment.py       the worker kit: the marker and the assignment, one archive of fixed bytes
+        dask_engine.py    engines dask-local and dask (Dask distributed)
+        parallel_engine.py engine parallel (GNU parallel over ssh)
     the tools
         standalone.py     sample solutions, one file each (exactmark standalone)
         expected.py       golden cases from the reference (exactmark expected)
@@ -106,6 +117,7 @@ FLOORS = (
     ("exactmark.sandbox",),
     ("exactmark.marking",),
     ("exactmark.platforms",),
+    ("exactmark.distributed",),
     ("exactmark.standalone", "exactmark.expected", "exactmark.pack", "exactmark.classroom",
      "exactmark.gradescope", "exactmark.verify"),
     ("exactmark.cli", "exactmark.__main__"),

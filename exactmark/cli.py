@@ -25,6 +25,8 @@ COMMANDS = {
     "expected": ("exactmark.expected", "write golden cases from the reference program"),
     "standalone": ("exactmark.standalone",
                    "sample solutions: one file per program, or what a student hands in"),
+    "mark-one": ("exactmark.distributed.worker",
+                 "mark one job of a class run on this machine, as a worker (--share K/N DIR)"),
     "check-isolation": ("exactmark.marking.mark",
                         "what would confine each run on this machine: marks nothing"),
     "dask-worker": ("exactmark.distributed.dask_engine",
@@ -42,7 +44,7 @@ EXTRA_OTHERWISE = "mark"
 MARK_LIBRARIES = ("jsonschema", "pexpect",
                   *(("pyseccomp",) if sys.platform.startswith("linux") else ()),
                   *(("tomli",) if sys.version_info < (3, 11) else ()))
-CHECKED = {"mark": MARK_LIBRARIES, "check-isolation": MARK_LIBRARIES,
+CHECKED = {"mark": MARK_LIBRARIES, "check-isolation": MARK_LIBRARIES, "mark-one": MARK_LIBRARIES,
            "class": (*MARK_LIBRARIES, "copydetect", "jinja2", "tqdm"),
            "dask-worker": (*MARK_LIBRARIES, "distributed")}
 NOT_INSTALLED = ("exactmark {command}: it needs {module}, which is not installed here: "

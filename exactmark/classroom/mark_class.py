@@ -56,18 +56,18 @@ the similarity pages; grades.csv keeps the names.
 import argparse
 import dataclasses
 import functools
-import hashlib
 import importlib
 import json
 import os
+import platform
 import signal
+import socket
 import stat
-import subprocess
 import sys
 import tempfile
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor, as_completed, wait
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -79,35 +79,37 @@ from exactmark.classroom import anonymous, kept_programs, ledger, pages, platfor
 from exactmark.classroom.roster import NO_TIME_GIVEN, class_of, unknown_in_times
 from exactmark.classroom.times import extension_text, read_times
 from exactmark.classroom.unpack import name_key, student_name, unpack
-from exactmark.kit.cases import ROOT
 from exactmark.base.visible import escaped
 from exactmark.sandbox import disk
 from exactmark.base import from_make
 from exactmark.base import messages
 from exactmark.base.exits import Exit
+from exactmark.distributed import collect, identity
+from exactmark.distributed.collect import MARKED, STATE, holds_marker_error
+from exactmark.distributed.engine import ENGINES, EngineError, Events, Job, Work, engine
+from exactmark.distributed.identity import assignment_fingerprint
+from exactmark.distributed.jobs import write_job
+from exactmark.distributed.shipment import write_atomically, write_kit
 from exactmark.marking import overrides, records
 from exactmark.marking.report import write_json
 from exactmark.marking.reuse import fingerprint
-from exactmark.marking.request import MarkRequest
 from exactmark.kit.assignment import REQUIREMENTS, AssignmentError, load, names
 from exactmark.kit.late import Terms, extended, extension_of, instant
 from exactmark.kit.submission import marked_folder, skip_reason
 from exactmark.base.tree import Limits, Refused, copy_tree, remove_tree
-from exactmark.marking.verdicts import Kind
 from exactmark.pack.published import pack_url
-from exactmark.kit.bundle import write_assignment, write_program
+from exactmark.kit.bundle import write_assignment
+from exactmark.sandbox.sandbox import run_limits
 
-STATE = "state.json"
 RESULTS = "results.json"  # the instructor's: the marker's, as overridden
-MARKED = "marked.json"  # the marker's own results, kept: overrides apply to them every run
-REPORT = "report.txt"
 PROGRAMS = "programs"
 STUDENTS = "students"  # what each student may see
 INSTRUCTOR = "instructor"  # what only the instructor may see
-RESULTS_FORMAT = 2  # of results.json as kept: a kit that reads it otherwise marks again
 SIMILARITY = "exactmark.classroom.similarity"  # a second to import (copydetect brings matplotlib)
-MARKED_NORMALLY = (Exit.PASSED, Exit.FAILED, Exit.MARKER_ERROR)  # the marker's ends with results
-STOP_SECONDS = 30  # for the markers in flight to stop their runs after Ctrl-C
+JOBS, RESULTS_FOLDER = "jobs", "results"  # of a plan's folder (--plan-only DIR, --collect DIR)
+PLAN = "plan.json"
+# What a worker's results.json says of it (extra_data.worker), where it is not this machine.
+WORKER_FIELDS = ("host", "cpu", "python", "bwrap", "layers", "kit")
 SHOWN_PAGES = 20  # pairs with a side-by-side page
 # The bar's size on a terminal that says none (0 by 0, as `script` in a pipe gives): tqdm
 # would draw nothing.
@@ -161,6 +163,16 @@ WROTE_PAGES = "; and {path}, {said}"
 WROTE_KEY = "; and {path}, the key from each pseudonym to its student (yours only)"
 MARKER_FAILED = "the marker ended with status {status}: {said}"
 MARKER_ERROR = "the marker failed on a case (its report says which): mark this student again"
+LOST = ("marker error: marking this student killed its worker twice (on {hosts}): mark this "
+        "student again")
+ENGINE_STOPPED = "not marked: the {engine} engine stopped ({problem}); mark this student again"
+ENGINE_FAILED = "exactmark class: error: {problem}"
+NO_RESULT = "no result for {job} in {folder}: not marked"
+MARKED_ON = "marked on {host} ({cpu})"
+PLANNED = ("planned {jobs} job(s) in {folder} (the kit {kit}, the jobs in {jobs_folder}, "
+           "{plan}); {decided} student(s) need no marking. Mark them (exactmark mark-one --share "
+           "K/N {folder}), then: exactmark class ... --collect {folder}")
+BAD_MARGIN = "a percentage from 0 up"
 OWN_FILES_FAILED = "the class marker's own work failed ({problem}): mark this student again"
 # Off a terminal (a log, a CI job) the bar is not drawn: a line per student instead.
 STUDENT_DONE = "{done}/{total} students: {name} {how} in {seconds:.1f} s"
@@ -196,6 +208,7 @@ class Outcome:
     before: float = None  # the mark the last run gave, when it gave one
     stale: bool = False  # kept, not named by --students, though its key changed
     unmarked: str = ""  # why it has no mark: not named by --students, and none kept
+    worker: dict = None  # the worker that marked it (WORKER_FIELDS), where not this machine
 
     @functools.cached_property
     def marking(self) -> records.MarkingRecord:
@@ -203,40 +216,24 @@ class Outcome:
         return records.MarkingRecord.from_dict((self.results or {}).get("extra_data", {}))
 
 
-def holds_marker_error(results: dict) -> bool:
-    """Whether a marking's results hold a marker error, in any case or any group's case:
-    such results are never kept, and the next run marks the student again."""
-    data = records.MarkingRecord.from_dict(results.get("extra_data", {}))
-    verdicts = [verdict for case in data.cases for verdict in case.verdicts] + [
-        verdict for group in data.student_groups for case in group.cases
-        for verdict in (case.reference, case.own) if verdict is not None]
-    return any(verdict.kind == Kind.MARKER_ERROR for verdict in verdicts)
-
-
-def assignment_fingerprint(assignment) -> str:
-    """The assignment file and every golden case it marks, and where it marks cases the
-    students write, the reference and the wrong programs they run on: a regrade changes it."""
-    digest = hashlib.sha256(assignment.path.read_bytes())
-    digest.update(str(RESULTS_FORMAT).encode())
-    for cases in assignment.marked_cases.values():
-        for marked in cases:
-            for path in sorted(marked.case.folder.glob(f"{marked.case.name}.*")):
-                digest.update(path.name.encode() + path.read_bytes())
-    for program, declared in assignment.programs.items():
-        groups = assignment.student_groups(program)
-        if groups:
-            with tempfile.TemporaryDirectory(prefix="fingerprint-") as folder:
-                for path, _ in write_program(declared, Path(folder)):
-                    digest.update(path.name.encode() + path.read_bytes())
-        for folder, name in sorted({(group.wrong_folder, name) for group in groups
-                                    for name in group.mistakes}):
-            digest.update(name.encode() + (folder / f"{name}.toml").read_bytes())
-    return digest.hexdigest()
+@dataclass
+class Planned:
+    """A student planned to be marked: their job, the key it was planned with, the last
+    run's state, and whether the marker keeps its unchanged cases (`reuse`)."""
+    student: object
+    folder: Path  # OUT/instructor/NAME
+    key: dict
+    state: dict  # the last run's, or None
+    reuse: bool
+    job: Path  # the job archive
+    estimate: float = None  # the seconds the last marking took
 
 
 class ClassMarking:
-    """One run over a class: its students, the bar, the markers in flight, and where
-    each result goes."""
+    """One run over a class: plan (each student's submission copied, their key, what the
+    last run left; a job for each one to mark), an engine that marks the jobs, and collect
+    (each result checked and moved in, the only writer of OUT/instructor/NAME/); the bar
+    as they go."""
 
     def __init__(self, options, assignment, out: Path, scratch: Path, corrected=None):
         self.options, self.assignment, self.out, self.scratch = options, assignment, out, scratch
@@ -251,13 +248,20 @@ class ClassMarking:
         self.named = None  # with --students: the folders of the students it names
         self.lock = threading.Lock()
         self.stopping = threading.Event()
-        self.markers = set()  # the markers running now
         self.bar = None
         self.done = 0  # students marked or kept, when the run was interrupted
         self.students = 0  # in the class
         self.finished = 0  # students marked, kept or refused so far
         self.warned = set()
         self.dropped = []  # students whose overrides of the last run no file gives now
+        self.plan = None  # where the kit, the jobs and the results go (plan_to)
+        self.kit = self.coordinator = None  # the kit archive; {"kit", "fingerprint"} of this run
+        self.counting_cases = True  # the bar counts cases (the local engine), else students
+        self.refusals = set()  # hosts whose refusal was said
+        self.unmarked_said = []  # results --collect refused, or found none of
+        self.host = None  # this machine: host, python, bwrap
+        self.writes_jobs, self.reference_cpu = True, None
+        self.engine_failed = ""  # the engine's EngineError, when it stopped
 
     def instructor_folder(self, student) -> Path:
         return self.out / INSTRUCTOR / student.folder
@@ -275,22 +279,28 @@ class ClassMarking:
             copy_tree(student.entry, into, skip=skip_reason, limits=Limits())
         return into
 
-    def mark(self, student) -> Outcome:
-        """Mark one student, unless nothing changed since the last run; off a terminal,
-        say so in a line with the time it took."""
+    def mark(self, student):
+        """Plan one student: an Outcome where nothing is to mark (kept, refused, failed),
+        said off a terminal in a line with the time it took; else their Planned job."""
         started = time.monotonic()
-        outcome = self.mark_one(student)
+        planned = self.mark_one(student)
+        if isinstance(planned, Outcome):
+            self.said_done(planned, time.monotonic() - started)
+        return planned
+
+    def said_done(self, outcome: Outcome, seconds: float) -> None:
+        """Off a terminal, a line for a student done."""
         if self.bar is not None and self.bar.disable and not outcome.interrupted:
             with self.lock:
                 self.finished += 1
                 print(STUDENT_DONE.format(done=self.finished, total=self.students,
                                           name=outcome.student.name, how=HOW_DONE[how_done(outcome)],
-                                          seconds=time.monotonic() - started),
+                                          seconds=seconds),
                       file=sys.stderr, flush=True)
-        return outcome
 
-    def mark_one(self, student) -> Outcome:
-        """Mark one student, unless nothing changed since the last run."""
+    def mark_one(self, student):
+        """Plan one student: an Outcome unless they are to be marked (nothing changed since
+        the last run, refused, not named by --students), else their Planned job."""
         if self.stopping.is_set():
             return Outcome(student, interrupted=True)
         folder = self.instructor_folder(student)
@@ -317,13 +327,14 @@ class ClassMarking:
                     return Outcome(student, unmarked=regrade.NOT_NAMED)
                 self.as_kept(student, state["key"])
                 return Outcome(student, results, kept=True, stale=state["key"] != key,
-                               before=state.get("mark"))
+                               before=state.get("mark"), worker=self.worker_of(state))
             self.keep_programs(marked_folder(copy, self.assignment.programs.values(),
                                              self.own_folders), folder)
             if results is not None and state["key"] == key and not self.options.force \
                     and self.named is None:
                 self.advance(self.cases_each)
-                return Outcome(student, results, kept=True, before=state.get("mark"))
+                return Outcome(student, results, kept=True, before=state.get("mark"),
+                               worker=self.worker_of(state))
             return self.remark(copy, folder, student, key, state)
         except OSError as problem:
             return self.own_failure(student, folder, problem)
@@ -343,15 +354,19 @@ class ClassMarking:
 
     def overridden(self, outcome: Outcome) -> Outcome:
         """Once the class is marked: the marker's results with the student's overrides
-        applied (the late rule applied again with their terms), written as the
-        instructor's results.json; without an override, the marker's own. A disk that
-        fails it fails the student, marked again next run."""
+        applied (the late rule applied again with their terms), and the worker that marked
+        them where it was not this machine's local engine, written as the instructor's
+        results.json; without either, the marker's own. A disk that fails it fails the
+        student, marked again next run."""
         if outcome.results is None:
             return outcome
         student = outcome.student
         rows = self.corrected.of(known_as(student)) if self.corrected else []
         results = overrides.apply(outcome.results, rows, lambda raw: (
             self.assignment.mark_after_deadline(raw, student.submitted, student.terms)))
+        if outcome.worker:
+            results = {**results, "extra_data": {**results.get("extra_data", {}),
+                                                 "worker": outcome.worker}}
         folder = self.instructor_folder(student)
         if self.corrected is None and overridden_before(folder / RESULTS):
             self.dropped.append(student.name)
@@ -365,30 +380,80 @@ class ClassMarking:
                 disk_full=disk.full_error(problem))
         return dataclasses.replace(outcome, results=results)
 
-    def remark(self, copy: Path, folder: Path, student, key: dict, state: dict) -> Outcome:
-        """Mark the student: whole when new, named by --students or forced; else given
-        their earlier results, whose cases the marker keeps where their key is unchanged
-        (with a student budget, whole: which cases it cuts depends on every run before them,
-        and a kept case's time would not count).
-        The outcome says why, and the mark the last run gave."""
+    def remark(self, copy: Path, folder: Path, student, key: dict, state: dict) -> Planned:
+        """The student's job: marked whole when new, named by --students or forced; else
+        given their earlier results, whose cases the marker keeps where their key is
+        unchanged (with a student budget, whole: which cases it cuts depends on every run
+        before them, and a kept case's time would not count)."""
         earlier, named = (state or {}).get("key"), self.named is not None
-        reuse = (folder / MARKED if earlier and not named and not self.options.force
-                 and self.budget is None else None)
-        outcome = self.run_marker(copy, folder, student, key, reuse)
-        if not outcome.interrupted:
-            outcome.before = (state or {}).get("mark")
-            outcome.why = regrade.reasons(earlier, key, self.options.force, named)
-            if outcome.results and earlier and not named and not self.options.force \
-                    and earlier["assignment"] != key["assignment"] \
-                    and earlier["submission"] == key["submission"]:
-                outcome.why += (regrade.cases_said(outcome.marking) if reuse
-                                else [regrade.WHOLE_WITH_BUDGET])
+        reuse = bool(earlier and not named and not self.options.force and self.budget is None)
+        job = self.plan / JOBS / f"{student.folder}.tar.gz"
+        if self.writes_jobs:
+            write_job(job, self.job_of(student, key), copy,
+                      (folder / MARKED).read_bytes() if reuse else None)
+        return Planned(student, folder, key, state, reuse, job, seconds_before(folder))
+
+    def job_of(self, student, key: dict) -> dict:
+        """What the worker is asked for the student (jobs.py), beside their submission."""
+        return {"job": student.folder, "key": key, "assignment": self.assignment.name,
+                **self.coordinator, "python": self.host["python"], "bwrap": self.host["bwrap"],
+                "reference_cpu": self.reference_cpu,
+                "options": {"markers": self.options.jobs, "isolation": self.options.isolation,
+                            "sandbox_per": self.options.sandbox_per,
+                            "require": list(self.options.require), "student_budget": self.budget},
+                "student": {"submitted": student.submitted.isoformat() if student.submitted
+                            else None, "named": str(student.entry), **terms_asked(student.terms)}}
+
+    def collected(self, planned: Planned, archive: Path) -> Outcome:
+        """The student's result taken in (exactmark.distributed.collect), as the Outcome the
+        class marker shows; with why they were marked again, and the mark the last run gave."""
+        student, folder = planned.student, planned.folder
+        try:
+            taken = collect.take(archive, folder, student.folder, planned.key, self.coordinator)
+        except collect.Rejected as rejected:
+            with self.lock:
+                self.unmarked_said.append(str(rejected))
+            return Outcome(student, unmarked=str(rejected))
+        except OSError as problem:
+            return self.own_failure(student, folder, problem, advance=False)
+        result = taken.result
+        for text in result.get("notices", ()):
+            self.warn(text)
+        disk_full = bool(result.get("disk_full"))
+        worker = self.worker_of(result)
+        if taken.end == collect.REFUSED:
+            return Outcome(student, refused=escaped(result["refusal"], most=300))
+        if taken.end == collect.FAILED:
+            return Outcome(student, failed=MARKER_FAILED.format(
+                status=result["status"], said=escaped(str(result.get("said", ""))[-300:])),
+                disk_full=disk_full)
+        if taken.end == collect.MARKER_ERROR:
+            return Outcome(student, taken.marked, failed=MARKER_ERROR, disk_full=disk_full,
+                           worker=worker)
+        outcome = Outcome(student, taken.marked, worker=worker)
+        earlier, named = (planned.state or {}).get("key"), self.named is not None
+        outcome.before = (planned.state or {}).get("mark")
+        outcome.why = regrade.reasons(earlier, planned.key, self.options.force, named)
+        if earlier and not named and not self.options.force \
+                and earlier["assignment"] != planned.key["assignment"] \
+                and earlier["submission"] == planned.key["submission"]:
+            outcome.why += (regrade.cases_said(outcome.marking) if planned.reuse
+                            else [regrade.WHOLE_WITH_BUDGET])
         return outcome
 
-    def own_failure(self, student, folder: Path, problem: OSError) -> Outcome:
+    def worker_of(self, result: dict):
+        """The worker a result (or a state kept) names, where it is not this machine (a
+        local run's results say nothing of it, as before engines)."""
+        worker = result.get("worker")
+        if not isinstance(worker, dict) or worker.get("host") == self.host["host"]:
+            return None
+        return {name: worker.get(name) for name in WORKER_FIELDS}
+
+    def own_failure(self, student, folder: Path, problem: OSError, advance: bool = True) -> Outcome:
         """The class marker's own files failed it (a full disk, say): the student is not
         marked, and the next run marks them."""
-        self.advance(self.cases_each)
+        if advance:
+            self.advance(self.cases_each)
         (folder / STATE).unlink(missing_ok=True)
         return Outcome(student, failed=OWN_FILES_FAILED.format(
             problem=escaped(problem.strerror or str(problem))), disk_full=disk.full_error(problem))
@@ -411,82 +476,6 @@ class ClassMarking:
         for the similarity scan (exactmark.classroom.kept_programs)."""
         kept_programs.keep(marked, folder / PROGRAMS, self.assignment.programs)
 
-    def run_marker(self, copy: Path, folder: Path, student, key: dict, reuse: Path = None) -> Outcome:
-        """The marker of one submission, its progress lines moving the class's bar. Its
-        report and results are written beside the kept ones and take their place only
-        when it ended as a marker ends: an interrupted run leaves the last good ones.
-        `reuse`: the earlier results.json whose unchanged cases it keeps."""
-        report, results = folder / f".{REPORT}.new", folder / f".{RESULTS}.new"
-        asked = MarkRequest(str(self.assignment.path), str(copy), json=str(results), jobs=1,
-                            markers=self.options.jobs, isolation=self.options.isolation,
-                            sandbox_per=self.options.sandbox_per,
-                            require=tuple(self.options.require), student_budget=self.budget,
-                            submitted=student.submitted.isoformat() if student.submitted else None,
-                            named=str(student.entry), reuse=str(reuse) if reuse else None,
-                            **terms_asked(student.terms))
-        # The request goes by the environment, which a run cannot read, never the command
-        # line. It tells us how it goes (exactmark.base.messages) on a pipe of its own.
-        reading, writing = os.pipe()
-        command, environment = asked.hidden(os.environ)
-        environment[messages.MESSAGES_FD] = str(writing)
-        moved, refusal, disk_full = 0, None, False
-        try:
-            with open(report, "wb") as stdout, tempfile.TemporaryFile() as stderr, \
-                    os.fdopen(reading, "rb") as pipe:
-                try:
-                    process = subprocess.Popen(command, cwd=ROOT,
-                                               stdin=subprocess.DEVNULL, stdout=stdout,
-                                               stderr=stderr, env=environment,
-                                               pass_fds=(writing,), start_new_session=True)
-                finally:
-                    os.close(writing)
-                with self.lock:
-                    self.markers.add(process)
-                if self.stopping.is_set():
-                    process.send_signal(signal.SIGINT)
-                for line in pipe:
-                    record = messages.read_message(line)
-                    if isinstance(record, messages.Progress):
-                        moved += 1
-                        self.advance(1)
-                    elif isinstance(record, messages.Notice) and record.kind == messages.DISK_FULL:
-                        disk_full = True  # said once for the class, with the students it hit
-                    elif isinstance(record, messages.Notice):
-                        self.warn(record.text)
-                    elif isinstance(record, messages.Refusal):
-                        refusal = record.reason
-                status = process.wait()
-                stderr.seek(0)
-                said = stderr.read().decode("utf-8", "replace")
-            with self.lock:
-                self.markers.discard(process)
-            self.advance(self.cases_each - moved)
-            if self.stopping.is_set():
-                return Outcome(student, interrupted=True)
-            if refusal is not None and status == Exit.REFUSED:
-                (folder / STATE).unlink(missing_ok=True)
-                return Outcome(student, refused=escaped(refusal, most=300))
-            try:
-                marked = json.loads(results.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                marked = None  # none, or cut short: the disk filled, say
-            if status not in MARKED_NORMALLY or not isinstance(marked, dict):
-                (folder / STATE).unlink(missing_ok=True)
-                return Outcome(student, failed=MARKER_FAILED.format(
-                    status=status, said=escaped(" ".join(said.split())[-300:])),
-                    disk_full=disk_full)
-            (folder / STATE).unlink(missing_ok=True)  # no state stands for the results replaced
-            os.replace(report, folder / REPORT)
-            os.replace(results, folder / MARKED)
-            if status == Exit.MARKER_ERROR or holds_marker_error(marked):
-                return Outcome(student, marked, failed=MARKER_ERROR, disk_full=disk_full)
-            (folder / STATE).write_text(json.dumps({"key": key, "mark": marked.get("score")}),
-                                        encoding="utf-8")
-            return Outcome(student, marked)
-        finally:
-            report.unlink(missing_ok=True)
-            results.unlink(missing_ok=True)
-
     def warn(self, text: str) -> None:
         """A marker's warning, said once for the class (each student's marker says it)."""
         with self.lock:
@@ -496,55 +485,263 @@ class ClassMarking:
         (self.bar.write if self.bar is not None else print)(text, file=sys.stderr)
 
     def advance(self, cases: int) -> None:
+        """The bar moved by `cases` cases (a student's whole count where the bar counts
+        students: once a student is done)."""
         if self.bar is not None and cases > 0:
             with self.lock:
-                self.bar.update(cases)
+                self.bar.update(cases if self.counting_cases else cases // self.cases_each)
 
-    def stop(self) -> None:
-        """Ctrl-C: no student starts, and each marker in flight stops its runs at once."""
-        self.stopping.set()
-        with self.lock:
-            running = list(self.markers)
-        for process in running:
-            try:
-                process.send_signal(signal.SIGINT)
-            except ProcessLookupError:
-                pass
+    def plan_to(self, plan: Path, writes_jobs: bool = True) -> None:
+        """Where the kit, the jobs (when written) and the results of this run go; this
+        run's kit identity, the assignment's fingerprint, this host's facts, and with a
+        host margin off the local engine, the reference's CPU seconds (once per run)."""
+        self.plan, self.writes_jobs = plan, writes_jobs
+        for folder in (plan, plan / JOBS, plan / RESULTS_FOLDER):
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        self.coordinator = {"kit": identity.kit_identity(), "fingerprint": self.regrade_key}
+        self.host = {"host": socket.gethostname(), "python": platform.python_version(),
+                     "bwrap": identity.bwrap_version()}
+        calibrate = getattr(self.options, "engine", "local") != "local" \
+            and getattr(self.options, "host_margin", None) is not None
+        self.reference_cpu = identity.reference_cpu(self.assignment, isolation=self.options.isolation) \
+            if calibrate and writes_jobs else None
+
+    def write_kit(self) -> None:
+        """The worker kit, in the plan's folder (once a student is to be marked)."""
+        self.kit = write_kit(self.assignment, self.coordinator["kit"]["commit"], self.plan)
 
     def run(self, students: list) -> list:
-        """Every student's Outcome, in the class's order; KeyboardInterrupt once the
-        markers in flight have stopped, when the run is interrupted."""
+        """Every student's Outcome, in the class's order: planned (in --jobs threads), the
+        jobs marked by the engine, longest first, each result collected as it comes;
+        KeyboardInterrupt once the markers in flight have stopped, when the run is
+        interrupted (what was collected stays)."""
+        outcomes = {}
+        self.students = len(students)
+        if self.plan is None:
+            self.plan_to(self.scratch / "plan")
+        with tqdm(total=len(students) * self.cases_each, unit="case", file=sys.stderr,
+                  disable=None, desc=f"0/{len(students)} students", **bar_width()) as self.bar:
+            try:
+                planned = self.planned(students, outcomes)
+                self.marked(planned, outcomes)
+            except KeyboardInterrupt:
+                self.stopping.set()
+                self.done = sum(not outcome.interrupted for outcome in outcomes.values())
+                raise
+        return [outcomes.get(student.folder) or Outcome(student, interrupted=True)
+                for student in students]
+
+    def planned(self, students: list, outcomes: dict) -> list:
+        """Each student planned, in --jobs threads: those decided already go in `outcomes`;
+        the Planned jobs, longest first."""
+        pool = ThreadPoolExecutor(self.options.jobs)
+        futures = {pool.submit(self.mark, student): student for student in students}
+        jobs = []
+        try:
+            for future in as_completed(futures):
+                found = future.result()
+                if isinstance(found, Outcome):
+                    self.took(found, outcomes)
+                else:
+                    jobs.append(found)
+        except KeyboardInterrupt:
+            self.stopping.set()
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        finally:
+            pool.shutdown(wait=True)
+        return longest_first(jobs)
+
+    def took(self, outcome: Outcome, outcomes: dict) -> None:
+        with self.lock:
+            outcomes[outcome.student.folder] = outcome
+            self.bar.set_description(f"{len(outcomes)}/{self.students} students")
+
+    def marked(self, planned: list, outcomes: dict) -> None:
+        """The planned jobs marked by the engine the options name, each result collected
+        as it is delivered; the engine's EngineError said as one line, the jobs it did not
+        deliver left unmarked."""
+        if not planned:
+            return
+        self.write_kit()
+        events = Coordinating(self, {job.student.folder: job for job in planned}, outcomes)
+        name = getattr(self.options, "engine", "local")
+        self.counting_cases = name == "local"
+        if not self.counting_cases:
+            self.bar.reset(total=self.students)
+            self.bar.unit = "student"
+            self.bar.update(len(outcomes))
+        work = Work(self.kit, [Job(job.student.folder, job.job, job.estimate) for job in planned],
+                    self.plan / RESULTS_FOLDER,
+                    allow_fallback=getattr(self.options, "allow_fallback", False),
+                    host_margin=(self.options.host_margin / 100
+                                 if self.reference_cpu is not None else None),
+                    slots_memory=slots_memory())
+        try:
+            engine(name, self.options).run(work, events)
+        except EngineError as problem:
+            self.engine_failed = str(problem)
+            for job in planned:
+                if job.student.folder not in outcomes:
+                    self.took(Outcome(job.student, unmarked=ENGINE_STOPPED.format(
+                        engine=name, problem=escaped(self.engine_failed, most=300))), outcomes)
+        if self.stopping.is_set() or any(job.student.folder not in outcomes for job in planned):
+            raise KeyboardInterrupt  # Ctrl-C, or an engine that returned on it
+
+    def plan_only(self, folder: Path, students: list) -> tuple:
+        """--plan-only DIR: each student planned, the kit and the jobs written in DIR, with
+        DIR/PLAN (the kit, the jobs longest first); (jobs, students needing none)."""
+        self.plan_to(folder)
         outcomes = {}
         self.students = len(students)
         with tqdm(total=len(students) * self.cases_each, unit="case", file=sys.stderr,
                   disable=None, desc=f"0/{len(students)} students", **bar_width()) as self.bar:
-            pool = ThreadPoolExecutor(self.options.jobs)
-            futures = {pool.submit(self.mark, student): student for student in students}
-            try:
-                for done, future in enumerate(as_completed(futures), 1):
-                    outcomes[futures[future].folder] = future.result()
-                    with self.lock:
-                        self.bar.set_description(f"{done}/{len(students)} students")
-            except KeyboardInterrupt:
-                self.stop()
-                pool.shutdown(wait=False, cancel_futures=True)
-                wait([future for future in futures if not future.cancelled()],  # a cancelled
-                     timeout=STOP_SECONDS)  # one never counts as done
-                self.kill_stragglers()
-                self.done = sum(not outcome.interrupted for outcome in outcomes.values())
-                raise
-            finally:
-                pool.shutdown(wait=True)
+            planned = self.planned(students, outcomes)
+        self.write_kit()
+        write_atomically(folder / PLAN, json.dumps({
+            "kit": self.kit.name, **self.coordinator,
+            "jobs": [{"job": job.student.folder, "estimate": job.estimate} for job in planned]},
+            indent=2).encode())
+        return len(planned), len(outcomes)
+
+    def collect_from(self, folder: Path, students: list) -> list:
+        """--collect DIR: every student planned again (nothing written for them), and each
+        result DIR/results holds collected as if an engine had delivered it; a student
+        with none is left unmarked, and said."""
+        self.plan_to(folder, writes_jobs=False)
+        outcomes = {}
+        self.students = len(students)
+        with tqdm(total=len(students) * self.cases_each, unit="case", file=sys.stderr,
+                  disable=None, desc=f"0/{len(students)} students", **bar_width()) as self.bar:
+            planned = self.planned(students, outcomes)
+            events = Coordinating(self, {job.student.folder: job for job in planned}, outcomes)
+            for job in planned:
+                archive = folder / RESULTS_FOLDER / f"{job.student.folder}.tar.gz"
+                if archive.is_file():
+                    events.delivered(job.student.folder, archive)
+                else:
+                    said = NO_RESULT.format(job=job.student.folder, folder=folder / RESULTS_FOLDER)
+                    self.unmarked_said.append(said)
+                    self.took(Outcome(job.student, unmarked=said), outcomes)
         return [outcomes[student.folder] for student in students]
 
-    def kill_stragglers(self) -> None:
+
+class Coordinating(Events):
+    """The coordinator's side of an engine (exactmark.distributed.engine.Events): a result
+    delivered is collected here, once; the bar moves and its postfix says queued, running,
+    done, workers and the time left."""
+
+    def __init__(self, marking: ClassMarking, planned: dict, outcomes: dict):
+        super().__init__()
+        self.marking, self.planned, self.outcomes = marking, planned, outcomes
+        self.started_at = {}  # job -> when a worker took it (its last start)
+        self.moved = {}  # job -> cases its messages moved the bar
+        self.count = 0  # workers usable
+        self.begun = time.monotonic()
+        self.collected = 0
+
+    def started(self, job: str, host: str) -> None:
         with self.lock:
-            running = list(self.markers)
-        for process in running:
-            try:
-                os.killpg(process.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+            self.started_at[job] = time.monotonic()
+        self.show()
+
+    def message(self, job: str, record) -> None:
+        if isinstance(record, messages.Progress):
+            with self.lock:
+                self.moved[job] = self.moved.get(job, 0) + 1
+            self.marking.advance(1)
+        elif isinstance(record, messages.Notice) and record.kind != messages.DISK_FULL:
+            self.marking.warn(record.text)
+
+    def delivered(self, job: str, archive: Path) -> None:
+        with self.lock:
+            if job in self.outcomes or job not in self.planned:
+                return  # a second result: the first was collected
+            self.outcomes[job] = None  # taken: a second delivery from now on is dropped
+        self.done(self.marking.collected(self.planned[job], archive))
+
+    def lost(self, job: str, hosts: list, why: str) -> None:
+        with self.lock:
+            if job in self.outcomes:
+                return
+            self.outcomes[job] = None
+        planned = self.planned[job]
+        (planned.folder / STATE).unlink(missing_ok=True)
+        self.done(Outcome(planned.student, failed=LOST.format(
+            hosts=", ".join(escaped(str(host)) for host in hosts))))
+
+    def failed(self, job: str, why: str) -> None:
+        with self.lock:
+            if job in self.outcomes:
+                return
+            self.outcomes[job] = None
+        planned = self.planned[job]
+        (planned.folder / STATE).unlink(missing_ok=True)
+        self.done(Outcome(planned.student, failed=OWN_FILES_FAILED.format(problem=escaped(why))))
+
+    def refused(self, host: str, sentence: str) -> None:
+        with self.lock:
+            if host in self.marking.refusals:
+                return
+            self.marking.refusals.add(host)
+        (self.marking.bar.write if self.marking.bar is not None else print)(
+            escaped(sentence, most=1000), file=sys.stderr)
+
+    def workers(self, count: int) -> None:
+        self.count = count
+        self.show()
+
+    def stopping(self) -> bool:
+        return self.marking.stopping.is_set()
+
+    def done(self, outcome: Outcome) -> None:
+        """A student's marking over: the bar moved by what their messages did not move."""
+        job = outcome.student.folder
+        with self.lock:
+            moved = self.moved.pop(job, 0)
+            started = self.started_at.pop(job, self.begun)
+            self.collected += 1
+        self.marking.advance(self.marking.cases_each - moved if self.marking.counting_cases
+                             else self.marking.cases_each)
+        self.marking.took(outcome, self.outcomes)
+        self.marking.said_done(outcome, time.monotonic() - started)
+        self.show()
+
+    def show(self) -> None:
+        """The bar's postfix (engines other than local): queued, running, done, workers,
+        and the time left at the pace so far."""
+        bar = self.marking.bar
+        if bar is None or bar.disable or self.marking.counting_cases:
+            return
+        with self.lock:
+            running, done = len(self.started_at), self.collected
+            queued = len(self.planned) - done - running
+            elapsed = time.monotonic() - self.begun
+            left = elapsed / done * (len(self.planned) - done) if done else None
+            bar.set_postfix(queued=queued, running=running, done=done, workers=self.count,
+                            left=tqdm.format_interval(left) if left is not None else "?")
+
+
+def longest_first(planned: list) -> list:
+    """The jobs in the order they start: the students whose last marking took longest
+    first, so that no long one starts last and holds the run up; those never marked
+    (no time known: a new student may be the longest) before all of them; equals in the
+    class's order."""
+    return sorted(planned, key=lambda job: (job.estimate is not None, -(job.estimate or 0)))
+
+
+def seconds_before(folder: Path):
+    """The seconds the student's last marking took (its state's), or None."""
+    try:
+        seconds = json.loads((folder / STATE).read_text(encoding="utf-8")).get("seconds")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return float(seconds) if isinstance(seconds, (int, float)) and seconds >= 0 else None
+
+
+def slots_memory() -> int:
+    """Bytes one student's marking may hold: the memory limit of its one run at a time."""
+    return run_limits(1)[0]
 
 
 def terms_asked(terms) -> dict:
@@ -778,6 +975,43 @@ def parser() -> argparse.ArgumentParser:
                        metavar="S",
                        help="similarity.csv lists the pairs scoring at least S (default 0: all "
                             "that share code beyond the shared code)")
+    spread = parse.add_argument_group(
+        "marking beyond this machine", "plan each student's job here, mark the jobs on an "
+        "engine's workers, collect each result here (docs/guide/engines.md)")
+    spread.add_argument("--engine", choices=list(ENGINES), default="local",
+                        help="local: this machine, --jobs students at once (the default); "
+                             "dask-local: a Dask LocalCluster here; dask: the Dask cluster at "
+                             "--scheduler; parallel: GNU parallel over ssh to --hosts")
+    spread.add_argument("--workers", type=within(int, 1, 1024, BAD_JOBS), metavar="N",
+                        help="dask-local: the workers it starts (default: the machine's cores)")
+    spread.add_argument("--scheduler", metavar="ADDRESS",
+                        help="dask: the scheduler's address (tcp://127.0.0.1:8786, "
+                             "tls://host:8786)")
+    spread.add_argument("--tls-ca", type=Path, metavar="FILE",
+                        help="dask: the certificate authority of the cluster's certificates")
+    spread.add_argument("--tls-cert", type=Path, metavar="FILE",
+                        help="dask: this coordinator's client certificate")
+    spread.add_argument("--tls-key", type=Path, metavar="FILE",
+                        help="dask: its private key (TLS is required off loopback)")
+    spread.add_argument("--hosts", type=Path, metavar="FILE",
+                        help="parallel: GNU parallel's sshloginfile, read again while it runs")
+    spread.add_argument("--worker-python", default="python3", metavar="PATH",
+                        help="parallel: the Python the hosts run the worker with (default "
+                             "python3)")
+    spread.add_argument("--allow-fallback", action="store_true",
+                        help="let workers mark in the fallback sandbox (no namespaces)")
+    spread.add_argument("--host-margin", type=within(float, 0, float("inf"), BAD_MARGIN),
+                        default=25.0, metavar="PCT",
+                        help="refuse a worker whose CPU time for the reference's cases differs "
+                             "from this machine's by more than PCT percent (default 25; not "
+                             "with --engine local)")
+    ends = spread.add_mutually_exclusive_group()
+    ends.add_argument("--plan-only", type=Path, metavar="DIR",
+                      help="plan and mark nothing: the worker kit, DIR/jobs/*.tar.gz and "
+                           f"DIR/{PLAN}, for `exactmark mark-one --share K/N DIR`")
+    ends.add_argument("--collect", type=Path, metavar="DIR",
+                      help="collect DIR/results/*.tar.gz as if an engine had delivered them, "
+                           "then write the sheet, the pages and the similarity scan")
     return parse
 
 
@@ -848,7 +1082,17 @@ def main(argv=None) -> int:
     marking = ClassMarking(options, assignment, out, scratch, corrected)
     marking.named = named
     try:
-        outcomes = [marking.overridden(outcome) for outcome in marking.run(students)]
+        if options.plan_only:
+            folder = options.plan_only.absolute()
+            jobs, decided = marking.plan_only(folder, students)
+            print(PLANNED.format(jobs=jobs, folder=folder, kit=marking.kit.name,
+                                 jobs_folder=folder / JOBS, plan=folder / PLAN, decided=decided))
+            return Exit.PASSED
+        marked = marking.collect_from(options.collect.absolute(), students) if options.collect \
+            else marking.run(students)
+        outcomes = [marking.overridden(outcome) for outcome in marked]
+        for line in marking.unmarked_said:
+            print(line, file=sys.stderr)
         if marking.dropped:
             print(OVERRIDES_DROPPED.format(count=len(marking.dropped),
                                            names=", ".join(marking.dropped)), file=sys.stderr)
@@ -867,6 +1111,10 @@ def main(argv=None) -> int:
         masks = pseudonyms(key, outcomes, options.submissions) if options.anonymous else {}
         scanned = similar_pairs(out, assignment, outcomes, options, scratch, masks)
         rows = [pages.grade_row(outcome, assignment) for outcome in outcomes]
+        for outcome, row in zip(outcomes, rows):
+            if outcome.worker:
+                row.notes.append(MARKED_ON.format(host=escaped(str(outcome.worker["host"])),
+                                                  cpu=escaped(str(outcome.worker["cpu"]))))
         view = pages.View(assignment, as_of, options.published, options.pack_url or "",
                           tuple(student.terms for student in students)  # and those who have
                           + tuple(taken.terms.values() if taken else ())  # not handed in yet
@@ -927,6 +1175,9 @@ def main(argv=None) -> int:
         print(NOT_WRITTEN.format(said=taken.module.NOT_WRITTEN), file=sys.stderr)
     if not_back:
         print(NOT_BACK.format(platform=taken.platform, problem=not_back), file=sys.stderr)
+        return Exit.REFUSED
+    if marking.engine_failed:
+        print(ENGINE_FAILED.format(problem=marking.engine_failed), file=sys.stderr)
         return Exit.REFUSED
     if not_kept:
         print(LEDGER_NOT_WRITTEN.format(path=escaped(str(options.ledger)),

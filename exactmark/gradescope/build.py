@@ -31,7 +31,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from exactmark.kit.cases import EXPECTED_OUTPUTS, PACKAGE_HOME, ROOT, SUFFIXES
+from exactmark.kit.cases import PACKAGE_HOME, ROOT
 from exactmark.base import from_make
 from exactmark.marking import student_cases
 from exactmark.kit.assignment import AssignmentError, load, names
@@ -39,25 +39,14 @@ from exactmark.running.limits import IDLE_FLOOR_SECONDS, time_caps
 from exactmark.marking.mark import FIRST_PASS_FRACTION, FIRST_PASS_SECONDS, budget_parts, first_pass_cap, \
     shares
 from exactmark.pack.published import CHECK_YOUR_WORK, pack_url
-from exactmark.kit.bundle import BundleError, read_by
-from exactmark.kit.rules import RuleError, rule_map
-
-from exactmark import FLOORS
+from exactmark.distributed.shipment import DATA, EXECUTABLE, FIXED_TIME, PLAIN, assignment_files, \
+    marker_files, student_case_files
+from exactmark.distributed import shipment
 from exactmark.gradescope import run, terms
-ELSEWHERE = ("{program}: its {what} ({path}) lies neither below the assignment's folder nor "
-             "where the kit keeps it: move it below the assignment file")
-WRONG_IN_ZIP = "tests/wrong/{program}/{name}.toml"  # where the loader looks, from assignments/
 PACKAGE = Path(__file__).resolve().parent.relative_to(PACKAGE_HOME).as_posix()
+MARKER_FLOORS = shipment.MARKER_FLOORS  # the floors whose modules the zip's marker is
 RUNTIME = [f"{PACKAGE}/__init__.py", f"{PACKAGE}/run.py", f"{PACKAGE}/results.schema.json"]
-# The marker: every module of the floors below the tools (so whatever any of them imports,
-# at once or when needed), the package's own __init__.py, the languages it reads, and
-# what it imports from outside the package (a test holds these to its imports).
-MARKER_FLOORS = [top for floor in FLOORS[:FLOORS.index(("exactmark.marking",)) + 1] for top in floor]
-SHIPPED = ["exactmark/__init__.py", "exactmark/kit/languages.toml"]
-DATA = ["assignments/assignment.schema.json", "requirements-mark.txt"]
 SETTINGS = f"{PACKAGE}/{run.SETTINGS_NAME}"
-FIXED_TIME = (1980, 1, 1, 0, 0, 0)  # the earliest a zip can say: no build time in the bytes
-EXECUTABLE, PLAIN = 0o100755, 0o100644  # regular files; what unzip restores
 # Gradescope's default timeout for a whole submission is 10 minutes: the marker is
 # stopped a minute before, so that results.json is written in time.
 DEFAULT_BUDGET = 540
@@ -196,78 +185,6 @@ def filled(template: str, **values) -> str:
     left = re.findall(r"@[A-Z_]+@", template)
     assert not left, f"unfilled: {left}"
     return template
-
-
-def marker_files() -> list:
-    """The marker's files, relative to the folder that holds the package: every module of
-    the floors up to the marker's own, and SHIPPED."""
-    return sorted({*(path.relative_to(PACKAGE_HOME).as_posix() for top in MARKER_FLOORS
-                     for path in (PACKAGE_HOME / top.replace(".", "/")).glob("*.py")), *SHIPPED})
-
-
-def case_files(folder: Path) -> list:
-    """Every case file of a golden folder (the notes for the reviewer stay out)."""
-    return sorted(path for path in folder.iterdir() if path.is_file() and path.suffix in SUFFIXES)
-
-
-def assignment_files(assignment) -> dict:
-    """{name in the zip: path} of the assignment file and its programs' golden cases, laid
-    out so that the file's relative paths still lead to them: what lies in the kit as in
-    the kit; an instructor's own file as assignments/NAME.toml, with the cases that lie in
-    its folder below assignments/ as they lie below it."""
-    placed = {(assignment.path.relative_to(ROOT).as_posix() if ROOT in assignment.path.parents
-               else f"assignments/{assignment.path.name}"): assignment.path}
-    for program in assignment.programs.values():
-        by_kit = program.cases_folder == EXPECTED_OUTPUTS / program.name
-        for path in case_files(program.cases_folder):
-            placed[placed_at(path, assignment, by_kit, program.name, "golden cases")] = path
-    return placed
-
-
-def placed_at(path: Path, assignment, by_kit: bool, program: str, what: str) -> str:
-    """Where `path` goes in the zip: where the kit keeps it when the assignment is the
-    kit's, or when the loader finds it in the kit by default (`by_kit`); else below
-    assignments/ as it lies below an instructor's own file."""
-    own = assignment.path.parent
-    if ROOT in path.parents and (ROOT in assignment.path.parents or by_kit):
-        return path.relative_to(ROOT).as_posix()
-    if own in path.parents:
-        return f"assignments/{path.relative_to(own).as_posix()}"
-    raise ValueError(ELSEWHERE.format(program=program, what=what, path=path))
-
-
-def student_case_files(assignment) -> dict:
-    """{name in the zip: path} of what marking the cases students write needs, for each
-    program that has such groups: the files its sample solution is made from, the wrong
-    programs its groups name, where the loader looks for them, and, for a group whose
-    mistakes are its game's, the rule lists and handouts that say which those are (the
-    loader reads them to choose the same ones here)."""
-    placed = {}
-    for name in assignment.marked_cases:
-        groups = assignment.student_groups(name)
-        if not groups:
-            continue
-        program = assignment.programs[name]
-        try:
-            sources = read_by(program)
-        except BundleError as problem:
-            raise ValueError(str(problem)) from None
-        for path in sources:
-            placed[placed_at(path, assignment, program.reference == ROOT, name,
-                             "sample solution's file")] = path
-        for group in groups:
-            for mistake in group.mistakes:
-                placed[WRONG_IN_ZIP.format(program=name, name=mistake)] = (
-                    group.wrong_folder / f"{mistake}.toml")
-        if any(group.game_mistakes for group in groups):
-            try:
-                found = rule_map(program)
-            except RuleError as problem:
-                raise ValueError(str(problem)) from None
-            for path in found.read if found else ():
-                placed[placed_at(path, assignment, program.handout == ROOT / "docs"
-                                 / f"{name}.md", name, "handout or rule list")] = path
-    return placed
 
 
 def settings(assignment, budget: float, pack_url: str = None) -> dict:
