@@ -23,7 +23,6 @@ import logging
 import os
 import socket
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -32,6 +31,7 @@ from urllib.parse import urlsplit
 from exactmark.base import from_make
 from exactmark.base.exits import Exit
 from exactmark.distributed.engine import Engine, EngineError
+from exactmark.distributed.shipment import write_atomically
 from exactmark.distributed.worker import WorkerRefused, mark_job, unpack_kit
 from exactmark.running.limits import MEMORY_BYTES
 
@@ -52,6 +52,7 @@ DEATHS = 2  # decides: a job whose worker died this often while it ran is lost
 FAILED_TRIES = 2  # a job whose task raised (not a refusal) this often is lost
 CONNECT_SECONDS = 10  # an unreachable scheduler is said after this long
 WORKER_SECONDS = 60  # no usable worker for this long (none joined, all refused): the end
+REFUSED_SECONDS = 10  # the same once workers refused (one restarting may yet join)
 POLL_SECONDS = 1.0  # how often the coordinator looks at the workers while it waits
 TICK_SECONDS = 0.05  # how often it looks for finished jobs
 SCHEMES = ("tcp", "tls")
@@ -174,11 +175,11 @@ def mark_on_worker(name: str, job: bytes, kit_name: str, allow_fallback: bool,
     host = socket.gethostname()
     worker.log_event(STARTED_TOPIC, {"job": name, "key": worker.get_current_task(),
                                      "host": host})
-    folder = Path(worker.local_directory)
+    cache = Path(worker.local_directory) / KITS
     try:
-        kit = unpack_kit(folder / kit_name, folder / KITS)
+        kit = unpack_kit(cache.parent / kit_name, cache)
         return MARKED, host, worker.address, mark_job(job, kit, allow_fallback=allow_fallback,
-                                                      host_margin=host_margin)
+                                                      host_margin=host_margin, cache=cache)
     except WorkerRefused as refusal:
         return REFUSED, host, worker.address, str(refusal)
 
@@ -196,20 +197,6 @@ def allowed_failures(client, count: int) -> int:
         before, dask_scheduler.allowed_failures = dask_scheduler.allowed_failures, count
         return before
     return client.run_on_scheduler(swap, count)
-
-
-def deliver(results: Path, name: str, data: bytes) -> Path:
-    """The result archive at results/NAME.tar.gz: written aside, then moved in whole."""
-    target = results / f"{name}.tar.gz"
-    handle, temporary = tempfile.mkstemp(dir=results, prefix=f".{name}.", suffix=".part")
-    try:
-        with os.fdopen(handle, "wb") as file:
-            file.write(data)
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    return target
 
 
 def one_line(error: BaseException) -> str:
@@ -285,7 +272,9 @@ class Run:
         if future.status == "finished":
             kind, host, address, answer = future.result()
             if kind == MARKED:
-                self.events.delivered(job.name, deliver(self.work.results, job.name, answer))
+                target = self.work.result_path(job.name)
+                write_atomically(target, answer)
+                self.events.delivered(job.name, target)
                 return
             self.retire(address, host, answer)
             self.waiting.appendleft(job)
@@ -354,10 +343,12 @@ class Run:
             self.events.workers(usable)
         if usable:
             self.usable_at = time.monotonic()
-        elif time.monotonic() - self.usable_at > WORKER_SECONDS:
+        elif time.monotonic() - self.usable_at > (REFUSED_SECONDS if self.refused
+                                                  else WORKER_SECONDS):
             if self.refused:
                 refusals = "; ".join(sentence for _, sentence, _ in self.refused.values())
-                raise EngineError(ALL_REFUSED.format(count=len(self.futures), refusals=refusals))
+                raise EngineError(ALL_REFUSED.format(count=len(self.waiting) + len(self.futures),
+                                                    refusals=refusals))
             raise EngineError(NO_WORKER.format(address=self.address, seconds=WORKER_SECONDS))
 
 
@@ -366,9 +357,6 @@ class DaskEngine(Engine):
     exactmark dask-worker on each machine, or Dask's SSHCluster)."""
 
     name = "dask"
-
-    def __init__(self, options):
-        self.options = options
 
     def connect(self):
         """A client, and what to close after (the client and anything started for it)."""

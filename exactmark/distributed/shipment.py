@@ -122,6 +122,21 @@ def student_case_files(assignment) -> dict:
     return placed
 
 
+def reference_files(assignment) -> dict:
+    """{name in the zip: path} of each program's reference: a worker's calibration runs it
+    on the marked cases, and an instructor's own assignment is read only with it there."""
+    placed = {}
+    for name, program in assignment.programs.items():
+        try:
+            sources = read_by(program)
+        except BundleError as problem:
+            raise ValueError(str(problem)) from None
+        for path in sources:
+            placed[placed_at(path, assignment, program.reference == ROOT, name,
+                             "reference")] = path
+    return placed
+
+
 def kit_files(assignment, commit: str) -> dict:
     """{name in the kit: (bytes, mode)}: the code, the data the marker reads, the assignment
     with its golden cases and what its students' cases need, and KIT_FILE."""
@@ -129,7 +144,8 @@ def kit_files(assignment, commit: str) -> dict:
     for name in DATA:
         files[name] = ((ROOT / name).read_bytes(), PLAIN)
     own = assignment_files(assignment)
-    for name, path in [*own.items(), *student_case_files(assignment).items()]:
+    for name, path in [*own.items(), *student_case_files(assignment).items(),
+                       *reference_files(assignment).items()]:
         files[name] = (path.read_bytes(), PLAIN)
     placed = next(name for name, path in own.items() if path == assignment.path)
     files[KIT_FILE] = (json.dumps({"commit": commit, "assignment": placed},
