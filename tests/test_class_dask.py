@@ -36,6 +36,7 @@ from exactmark.kit.cases import ROOT, load_cases  # noqa: E402
 
 TIMEOUT = 600
 CHECKOUT = Path(__file__).resolve().parents[1]
+CHECKOUT_PACKAGE = {**os.environ, "PYTHONPATH": str(CHECKOUT)}  # a worker's exactmark
 MARKED = ["seed_0", "seed_27"]
 ASSIGNMENT = """title = "A class on Dask"
 marks = 10
@@ -183,9 +184,12 @@ class Cluster:
         command = ([sys.executable, "-m", "exactmark", "dask-worker", self.address] if slots else
                    [sys.executable, "-m", "dask", "worker", self.address, "--no-dashboard",
                     "--nthreads", "1"])
-        self.start([*command, "--name", name], name, env=env)
-        wait_for(lambda: len(self.client.scheduler_info(n_workers=-1)["workers"]) > before,
-                 f"worker {name} joining")
+        process = self.start([*command, "--name", name], name, env=env or CHECKOUT_PACKAGE)
+
+        def joined():
+            assert process.poll() is None, (self.folder / f"{name}.log").read_text()
+            return len(self.client.scheduler_info(n_workers=-1)["workers"]) > before
+        wait_for(joined, f"worker {name} joining")
 
     def pid_running(self, student: str) -> int:
         """The process id of the worker running `student`'s job (the key the engine

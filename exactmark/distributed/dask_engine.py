@@ -165,12 +165,11 @@ def security(tls: tuple):
                                 tls_client_key=str(tls[2]), require_encryption=True)
 
 
-def mark_on_worker(name: str, job: bytes, kit_name: str, allow_fallback: bool,
-                   host_margin) -> tuple:
-    """The task: mark one job on the worker it runs on, with the kit its plugin put in the
-    worker's folder. (MARKED, host, address, result bytes) or (REFUSED, host, address,
-    sentence): a refusal is an answer, not an error, so that the coordinator retires the
-    worker rather than Dask retrying it."""
+def mark_here(name: str, job: bytes, kit_name: str, allow_fallback: bool, host_margin) -> tuple:
+    """The task's work, on the worker it runs on, with the kit its plugin put in the
+    worker's folder: (MARKED, host, address, result bytes) or (REFUSED, host, address,
+    sentence). A refusal is an answer, not an error, so that the coordinator retires the
+    worker rather than Dask trying it again."""
     worker = distributed.get_worker()
     host = socket.gethostname()
     worker.log_event(STARTED_TOPIC, {"job": name, "key": worker.get_current_task(),
@@ -182,6 +181,15 @@ def mark_on_worker(name: str, job: bytes, kit_name: str, allow_fallback: bool,
                                                       host_margin=host_margin, cache=cache)
     except WorkerRefused as refusal:
         return REFUSED, host, worker.address, str(refusal)
+
+
+def travelling_task():
+    """The task as a function that travels by value (it is nested): the scheduler unpickles
+    every task, and so needs no exactmark of its own; the worker imports it as it runs."""
+    def mark_on_worker(*arguments):
+        from exactmark.distributed.dask_engine import mark_here
+        return mark_here(*arguments)
+    return mark_on_worker
 
 
 async def set_slots(count: float, dask_worker=None) -> None:
@@ -223,6 +231,7 @@ class Run:
         self.usable_at = time.monotonic()
         self.usable = None
         self.completed = distributed.as_completed(loop=client.loop)
+        self.task = travelling_task()
 
     def started(self, event) -> None:
         """A worker's STARTED_TOPIC event (on the client's thread)."""
@@ -234,7 +243,7 @@ class Run:
     def submit(self, job) -> None:
         tries = self.tries[job.name] = self.tries.get(job.name, 0) + 1
         future = self.client.submit(
-            mark_on_worker, job.name, job.archive.read_bytes(), self.work.kit.name,
+            self.task, job.name, job.archive.read_bytes(), self.work.kit.name,
             self.work.allow_fallback, self.work.host_margin, key=f"exactmark-{job.name}-{tries}",
             resources=TASK_RESOURCES, pure=False)
         self.futures[future] = job
