@@ -11,6 +11,7 @@ four entries: ann right, bob wrong ("Eigth"), dee right in her own words, and a 
 (refused). Everything listens on 127.0.0.1 alone, with no dashboard."""
 
 import csv
+import difflib
 import json
 import os
 import shutil
@@ -52,15 +53,20 @@ kit_only = {kit_only}
   cases = {marked}
   visibility = "visible"
 """
-# The sleeper: the right program, which first sleeps in short naps (using a little CPU
-# each time, so that the marker's idle limit never stops it) for NAPS * NAP seconds a case.
-NAPS, NAP = 40, 0.25
+# The sleeper: the right program, which first sleeps in short naps for NAPS * NAP seconds a
+# case, working for WORK seconds of CPU after each (0.2 s in any 5 s: far above the 0.02 s
+# below which the marker's idle limit would stop it as waiting, not working).
+NAPS, NAP, WORK = 40, 0.25, 0.01
 SLEEPS = ("def main() -> None:\n"
+          "    import time\n"
           f"    for _ in range({NAPS}):\n"
-          f"        __import__('time').sleep({NAP})\n"
-          "        sum(range(1000))\n")
+          f"        time.sleep({NAP})\n"
+          "        begun = time.process_time()\n"
+          f"        while time.process_time() - begun < {WORK}:\n"
+          "            pass\n")
 # What a class run writes that must be the same whatever engine marked it.
 SAME = ("grades.csv", "similarity.csv", "summary.html", "students")
+AS_OF = "2027-03-01T09:00"
 # How long the test waits for a cluster to come up, a job to start: counts of POLL.
 POLL = 0.2
 POLLS = 600  # 120 s of waiting at most, whatever the machine's load
@@ -105,11 +111,16 @@ def hand_in(folder: Path, sleeper: bool = False) -> Path:
     return klass
 
 
-def mark_class(klass: Path, assignment: Path, out: Path, *options, env=None):
-    return subprocess.run([sys.executable, "-m", "exactmark", "class", str(klass),
-                           "--assignment", str(assignment), "--out", str(out), "--jobs", "2",
-                           *map(str, options)], cwd=ROOT, capture_output=True, text=True,
-                          timeout=TIMEOUT, env=env)
+def class_run(klass: Path, assignment: Path, out: Path, *options) -> list:
+    """`exactmark class`'s command line, as of AS_OF (the pages say when they were written)."""
+    return [sys.executable, "-m", "exactmark", "class", str(klass), "--assignment",
+            str(assignment), "--out", str(out), "--jobs", "2", "--as-of", AS_OF,
+            *map(str, options)]
+
+
+def mark_class(klass: Path, assignment: Path, out: Path, *options):
+    return subprocess.run(class_run(klass, assignment, out, *options), cwd=ROOT,
+                          capture_output=True, text=True, timeout=TIMEOUT)
 
 
 def written(out: Path) -> dict:
@@ -128,9 +139,11 @@ def assert_same(out: Path, local: dict, said: str):
     there = written(out)
     assert sorted(there) == sorted(local), said
     differ = [name for name in local if there[name] != local[name]]
-    assert not differ, f"{said}: differ from the local run: {differ}\n" + "\n".join(
-        f"--- {name}\n{local[name].decode(errors='replace')[:600]}\n+++\n"
-        f"{there[name].decode(errors='replace')[:600]}" for name in differ[:2])
+    assert not differ, f"{said}: differ from the local run: {differ}\n" + "".join(
+        line for name in differ[:2] for line in difflib.unified_diff(
+            local[name].decode(errors="replace").splitlines(keepends=True),
+            there[name].decode(errors="replace").splitlines(keepends=True),
+            f"local/{name}", f"{said}/{name}", n=0))
 
 
 def grades(out: Path) -> dict:
@@ -259,9 +272,8 @@ def test_a_worker_killed_in_the_middle_of_a_student_gets_the_student_marked_once
     assignment, students = assignment_file(tmp_path), hand_in(tmp_path, sleeper=True)
     cluster.worker("one")
     cluster.worker("two")
-    run = subprocess.Popen([sys.executable, "-m", "exactmark", "class", str(students),
-                            "--assignment", str(assignment), "--out", str(tmp_path / "out"),
-                            "--engine", "dask", "--scheduler", cluster.address],
+    run = subprocess.Popen(class_run(students, assignment, tmp_path / "out", "--engine", "dask",
+                                     "--scheduler", cluster.address),
                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         os.kill(cluster.pid_running("sam"), signal.SIGKILL)
