@@ -56,7 +56,6 @@ REFUSED_SECONDS = 10  # the same once workers refused (one restarting may yet jo
 POLL_SECONDS = 1.0  # how often the coordinator looks at the workers while it waits
 TICK_SECONDS = 0.05  # how often it looks for finished jobs
 SCHEMES = ("tcp", "tls")
-DEFAULT_PORT = 8786
 
 # What the coordinator says: one line each (EngineError), or a worker's sentence.
 NOT_INSTALLED = ("the Dask engines need distributed, which is not installed here: pip "
@@ -78,6 +77,8 @@ NO_WORKER = ("no worker of the scheduler at {address} could take a student for {
              "start one on each machine with exactmark dask-worker {address}")
 NO_SLOTS = ("worker {address} has no `slots` resource, so it is given no student: start it with "
             "exactmark dask-worker {scheduler} (or dask worker with --resources slots=N)")
+SCHEDULER_LOST = ("the scheduler at {address} went away while it marked ({why}): start it "
+                  "again and run the class again (what was collected is kept)")
 ALL_REFUSED = "every worker refused, {count} student(s) left unmarked: {refusals}"
 TOO_LITTLE_MEMORY = ("each of the {workers} worker(s) would have {memory} MiB, less than one "
                      "student's marking may hold ({limit} MiB): give fewer --workers")
@@ -207,6 +208,14 @@ def allowed_failures(client, count: int) -> int:
     return client.run_on_scheduler(swap, count)
 
 
+def best_effort(call, *arguments, **options) -> None:
+    """`call`, unless the scheduler or the worker it asks went away meanwhile."""
+    try:
+        call(*arguments, **options)
+    except (OSError, KeyError, ValueError, RuntimeError, distributed.TimeoutError):
+        pass  # RuntimeError: the client's connections closed with the scheduler
+
+
 def one_line(error: BaseException) -> str:
     text = " ".join(str(error).split())
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
@@ -241,9 +250,14 @@ class Run:
         self.events.started(message["job"], message["host"])
 
     def submit(self, job) -> None:
+        try:
+            data = job.archive.read_bytes()
+        except OSError as problem:  # the coordinator's disk, not the scheduler
+            self.events.failed(job.name, problem.strerror or str(problem))
+            return
         tries = self.tries[job.name] = self.tries.get(job.name, 0) + 1
         future = self.client.submit(
-            self.task, job.name, job.archive.read_bytes(), self.work.kit.name,
+            self.task, job.name, data, self.work.kit.name,
             self.work.allow_fallback, self.work.host_margin, key=f"exactmark-{job.name}-{tries}",
             resources=TASK_RESOURCES, pure=False)
         self.futures[future] = job
@@ -253,10 +267,12 @@ class Run:
         """Jobs go to the scheduler no faster than the usable workers' free slots take them
         (longest first, a job given back first): a task the scheduler placed on a worker
         counts as that worker's when it dies, so none waits there to be blamed."""
-        self.client.register_plugin(UploadFile(str(self.work.kit), load=False), name=KIT_PLUGIN)
-        self.client.subscribe_topic(STARTED_TOPIC, self.started)
-        before = allowed_failures(self.client, ALLOWED_FAILURES)
+        before = None
         try:
+            self.client.register_plugin(UploadFile(str(self.work.kit), load=False),
+                                        name=KIT_PLUGIN)
+            self.client.subscribe_topic(STARTED_TOPIC, self.started)
+            before = allowed_failures(self.client, ALLOWED_FAILURES)
             watched = 0.0
             while (self.waiting or self.futures) and not self.events.stopping():
                 if time.monotonic() - watched >= POLL_SECONDS:
@@ -269,9 +285,11 @@ class Run:
                     time.sleep(TICK_SECONDS)
                 for future in done:
                     self.finished(future, self.futures.pop(future))
+        except (OSError, distributed.TimeoutError) as error:
+            raise EngineError(SCHEDULER_LOST.format(address=self.address,
+                                                    why=one_line(error))) from None
         finally:
-            self.client.cancel(list(self.futures), force=True)
-            self.give_back(before)
+            self.stop(before)
 
     def finished(self, future, job) -> None:
         """A task's end: its result delivered, its worker retired (a refusal: the job again),
@@ -282,7 +300,11 @@ class Run:
             kind, host, address, answer = future.result()
             if kind == MARKED:
                 target = self.work.result_path(job.name)
-                write_atomically(target, answer)
+                try:
+                    write_atomically(target, answer)
+                except OSError as problem:  # the coordinator's disk, not the scheduler
+                    self.events.failed(job.name, problem.strerror or str(problem))
+                    return
                 self.events.delivered(job.name, target)
                 return
             self.retire(address, host, answer)
@@ -310,31 +332,29 @@ class Run:
         """A refusing worker: said once, given no job more in this run."""
         if address in self.refused:
             return
-        workers = self.client.scheduler_info(n_workers=-1)["workers"]
+        workers = self.client.scheduler_info(n_workers=-1).get("workers", {})
         had = workers.get(address, {}).get("resources", {}).get(SLOTS, 0)
         self.refused[address] = (host, sentence, had)
         self.events.refused(host, sentence)
-        try:
-            self.client.run(set_slots, 0, workers=[address])
-        except (OSError, KeyError, ValueError, distributed.TimeoutError):
-            pass  # the worker went away: it takes nothing more either way
+        best_effort(self.client.run, set_slots, 0, workers=[address])
 
-    def give_back(self, allowed: int) -> None:
-        """The cluster as the run found it: the refused workers' slots, allowed-failures."""
+    def stop(self, allowed: int) -> None:
+        """What still runs cancelled, and the cluster as the run found it: the refused
+        workers' slots, allowed-failures (best effort: the scheduler may be gone)."""
+        best_effort(self.client.cancel, list(self.futures), force=True)
         for address, (_, _, had) in self.refused.items():
-            try:
-                self.client.run(set_slots, had, workers=[address])
-            except (OSError, KeyError, ValueError, distributed.TimeoutError):
-                pass
-        try:
-            allowed_failures(self.client, allowed)
-        except (OSError, distributed.TimeoutError):
-            pass
+            best_effort(self.client.run, set_slots, had, workers=[address])
+        if allowed is not None:
+            best_effort(allowed_failures, self.client, allowed)
 
     def watch_workers(self) -> None:
         """Say the usable workers as they come and go, each worker without slots once; the
         end (EngineError) when none could take a student for WORKER_SECONDS."""
-        workers = self.client.scheduler_info(n_workers=-1)["workers"]
+        known = self.client.scheduler_info(n_workers=-1)
+        if "workers" not in known or self.client.status in ("closing", "closed"):
+            raise EngineError(SCHEDULER_LOST.format(address=self.address,
+                                                    why=f"the client is {self.client.status}"))
+        workers = known["workers"]
         usable = capacity = 0
         for address, facts in workers.items():
             if address in self.refused:
