@@ -187,9 +187,9 @@ def mark_here(name: str, job: bytes, kit_name: str, allow_fallback: bool, host_m
 def travelling_task():
     """The task as a function that travels by value (it is nested): the scheduler unpickles
     every task, and so needs no exactmark of its own; the worker imports it as it runs."""
-    def mark_on_worker(*arguments):
-        from exactmark.distributed.dask_engine import mark_here
-        return mark_here(*arguments)
+    def mark_on_worker(*arguments, module=__name__):
+        import importlib
+        return importlib.import_module(module).mark_here(*arguments)
     return mark_on_worker
 
 
