@@ -37,7 +37,7 @@ PIP := $(VENV_PYTHON) -m pip install --quiet --disable-pip-version-check
 unexport PROGRAM SEEDS SIMULATE SUBMISSION SUBMISSIONS ASSIGNMENT INPUTS OUT TIMES LEDGER ARGS OVERRIDES \
 	ANONYMOUS STUDENTS SCHEDULER
 
-.PHONY: help play test expected verify standalone student-pack mark check-isolation mark-class \
+.PHONY: help play test expected verify standalone student-pack mark check-isolation mark-one mark-class \
 	dask-worker gradescope simulate-patience bench bench-mark bench-class exact clean
 
 help:  ## this list: each target and what it does
@@ -116,6 +116,10 @@ check-isolation: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
 check-isolation: $(MARK_STAMP)  ## what would confine each run here, marking nothing: ASSIGNMENT=NAME
 	$(VENV_PYTHON) -m exactmark check-isolation $${MARK_ASSIGNMENT:+--assignment="$$MARK_ASSIGNMENT"}
 
+mark-one: export MARK_ARGS = $(value ARGS)
+mark-one: $(MARK_STAMP)  ## mark a planned class's jobs here, as a worker: ARGS="--share K/N DIR" (exactmark class --plan-only DIR)
+	$(VENV_PYTHON) -m exactmark mark-one
+
 mark-class: export MARK_SUBMISSIONS = $(value SUBMISSIONS)
 mark-class: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
 mark-class: export MARK_OUT = $(value OUT)
@@ -124,8 +128,11 @@ mark-class: export MARK_LEDGER = $(value LEDGER)
 mark-class: export MARK_OVERRIDES = $(value OVERRIDES)
 mark-class: export MARK_ANONYMOUS = $(value ANONYMOUS)
 mark-class: export MARK_STUDENTS = $(value STUDENTS)
+mark-class: export MARK_ENGINE = $(value ENGINE)
+mark-class: export MARK_SCHEDULER = $(value SCHEDULER)
+mark-class: export MARK_HOSTS = $(value HOSTS)
 mark-class: export MARK_ARGS = $(value ARGS)
-mark-class: $(CLASS_STAMP)  ## a class: SUBMISSIONS=DIR|DOWNLOAD.zip ASSIGNMENT=NAME [OUT=marked] [TIMES=times.csv] [LEDGER=ledger.csv] [OVERRIDES=overrides.csv] [ANONYMOUS=1] [STUDENTS=a,b] [ARGS="--from canvas"]
+mark-class: $(if $(filter dask%,$(ENGINE)),$(DASK_STAMP),$(CLASS_STAMP))  ## a class: SUBMISSIONS=DIR|DOWNLOAD.zip ASSIGNMENT=NAME [OUT=marked] [TIMES=times.csv] [LEDGER=ledger.csv] [OVERRIDES=overrides.csv] [ANONYMOUS=1] [STUDENTS=a,b] [ENGINE=local|dask-local|dask|parallel] [SCHEDULER=tls://host:8786] [HOSTS=hosts.txt] [ARGS="--from canvas"]
 	$(VENV_PYTHON) -m exactmark class
 
 dask-worker: export MARK_SCHEDULER = $(value SCHEDULER)

@@ -494,14 +494,16 @@ class ClassMarking:
     def plan_to(self, plan: Path, writes_jobs: bool = True) -> None:
         """Where the kit, the jobs (when written) and the results of this run go; this
         run's kit identity, the assignment's fingerprint, this host's facts, and with a
-        host margin off the local engine, the reference's CPU seconds (once per run)."""
+        host margin, off the local engine or for a plan that other machines mark, the
+        reference's CPU seconds (once per run)."""
         self.plan, self.writes_jobs = plan, writes_jobs
         for folder in (plan, plan / JOBS, plan / RESULTS_FOLDER):
             folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         self.coordinator = {"kit": identity.kit_identity(), "fingerprint": self.regrade_key}
         self.host = {"host": socket.gethostname(), "python": platform.python_version(),
                      "bwrap": identity.bwrap_version()}
-        calibrate = getattr(self.options, "engine", "local") != "local" \
+        calibrate = (getattr(self.options, "engine", "local") != "local"
+                     or getattr(self.options, "plan_only", None) is not None) \
             and getattr(self.options, "host_margin", None) is not None
         self.reference_cpu = identity.reference_cpu(self.assignment, isolation=self.options.isolation) \
             if calibrate and writes_jobs else None
@@ -708,10 +710,10 @@ class Coordinating(Events):
         self.show()
 
     def show(self) -> None:
-        """The bar's postfix (engines other than local): queued, running, done, workers,
-        and the time left at the pace so far."""
+        """The bar's postfix: queued, running, done, workers, and the time left at the pace
+        so far (students done a second, not cases)."""
         bar = self.marking.bar
-        if bar is None or bar.disable or self.marking.counting_cases:
+        if bar is None or bar.disable:
             return
         with self.lock:
             running, done = len(self.started_at), self.collected
@@ -1003,8 +1005,8 @@ def parser() -> argparse.ArgumentParser:
     spread.add_argument("--host-margin", type=within(float, 0, float("inf"), BAD_MARGIN),
                         default=25.0, metavar="PCT",
                         help="refuse a worker whose CPU time for the reference's cases differs "
-                             "from this machine's by more than PCT percent (default 25; not "
-                             "with --engine local)")
+                             "from this machine's by more than PCT percent (default 25; with "
+                             "an engine other than local, and in a --plan-only's jobs)")
     ends = spread.add_mutually_exclusive_group()
     ends.add_argument("--plan-only", type=Path, metavar="DIR",
                       help="plan and mark nothing: the worker kit, DIR/jobs/*.tar.gz and "
@@ -1078,7 +1080,8 @@ def main(argv=None) -> int:
     os.umask(0o077)  # the class's files are the instructor's alone: a run never reads them
     (out / INSTRUCTOR).mkdir(mode=0o700, parents=True, exist_ok=True)
     own_only(out)
-    threading.Thread(target=importlib.import_module, args=(SIMILARITY,), daemon=True).start()
+    if not options.plan_only:  # a plan writes no scan (and would end while it imports)
+        threading.Thread(target=importlib.import_module, args=(SIMILARITY,), daemon=True).start()
     marking = ClassMarking(options, assignment, out, scratch, corrected)
     marking.named = named
     try:
@@ -1277,7 +1280,10 @@ if __name__ == "__main__":
                                                  ("MARK_OUT", "--out"), ("MARK_TIMES", "--times"),
                                                  ("MARK_LEDGER", "--ledger"),
                                                  ("MARK_OVERRIDES", "--overrides"),
-                                                 ("MARK_STUDENTS", "--students")],
+                                                 ("MARK_STUDENTS", "--students"),
+                                                 ("MARK_ENGINE", "--engine"),
+                                                 ("MARK_SCHEDULER", "--scheduler"),
+                                                 ("MARK_HOSTS", "--hosts")],
                                       "MARK_SUBMISSIONS", NO_SUBMISSIONS,
                                       flags=[("MARK_ANONYMOUS", "--anonymous")])
                   if "MARK_SUBMISSIONS" in os.environ else None))

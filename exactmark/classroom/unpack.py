@@ -10,15 +10,18 @@ import os
 from pathlib import Path
 from typing import NamedTuple
 
-from exactmark.base.archives import SHOWN_MOST, STUDENT_ARCHIVES, _archive_suffix, _plain_text, \
-    _shown, unpack
+from exactmark.base.archives import MEMBER_ABSOLUTE, MEMBER_AGAIN, MEMBER_CLIMBS, MEMBER_LINK, \
+    SHOWN_MOST, STUDENT_ARCHIVES, TOO_LARGE, TOO_MANY_MEMBERS, _Writer, _archive_suffix, \
+    _plain_text, _shown, unpack
 from exactmark.base.instructor_csv import name_key
 from exactmark.base.visible import escaped
 from exactmark.base.tree import open_folder
 
-# What the class's tools take from here: unpack, the archives a student may hand in.
+# What the class's tools take from here: the entries, and the unpacker with the refusals it
+# says of a student's archive (exactmark.base.archives').
 __all__ = ["ARCHIVE_KIND", "FOLDER_KIND", "REFUSED_KIND", "STUDENT_ARCHIVES", "Entry", "entries",
-           "name_key", "student_name", "unpack"]
+           "name_key", "student_name", "unpack", "MEMBER_ABSOLUTE", "MEMBER_AGAIN",
+           "MEMBER_CLIMBS", "MEMBER_LINK", "TOO_LARGE", "TOO_MANY_MEMBERS", "_Writer", "_shown"]
 
 FOLDER_KIND = "folder"
 ARCHIVE_KIND = "archive"

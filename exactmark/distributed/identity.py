@@ -9,6 +9,7 @@ those of the code and the assignment that will mark, not of the process that ask
 """
 
 import argparse
+import functools
 import hashlib
 import json
 import os
@@ -61,10 +62,12 @@ def assignment_fingerprint(assignment) -> str:
     return digest.hexdigest()
 
 
+@functools.lru_cache(maxsize=None)
 def kit_identity(home: Path = PACKAGE_HOME) -> dict:
     """{"commit", "digest"} of the kit whose package lies in `home`: the commit its KIT_FILE
     says (an unpacked worker kit), else git's HEAD of a checkout, else UNKNOWN; the digest,
-    sha256 of its code (shipment.code_files), names and bytes."""
+    sha256 of its code (shipment.code_files), names and bytes. Once per process: the code
+    a process runs is the code it found first, whatever is edited after."""
     digest = hashlib.sha256()
     for name in code_files(home):
         data = (home / name).read_bytes()

@@ -26,8 +26,10 @@ import hashlib
 import importlib.util
 import json
 import os
+import platform
 import re
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -35,13 +37,18 @@ import threading
 import time
 from pathlib import Path
 
-from exactmark.base import messages
+from exactmark.base import from_make, messages
 from exactmark.base.archives import unpack
 from exactmark.base.tree import Limits, Refused, remove_tree
 from exactmark.base.visible import escaped
 from exactmark.marking.request import MarkRequest
-from exactmark.distributed import identity, jobs
-from exactmark.distributed.shipment import KIT_FILE, KIT_NAME, write_atomically
+
+try:  # these need the marker's libraries: a host without them refuses in a sentence (missing)
+    from exactmark.distributed import identity, jobs
+    from exactmark.distributed.shipment import KIT_FILE, KIT_NAME, write_atomically
+except ModuleNotFoundError as problem:
+    if (problem.name or "").split(".")[0] == "exactmark":
+        raise
 
 REFUSED_STATUS = 3  # the worker refuses: its sentence on stderr, nothing on stdout
 FAILED_STATUS = 4  # the worker itself failed (an engine marks the job elsewhere)
@@ -77,6 +84,16 @@ BAD_SHARE = "--share K/N: K from 1 to N, such as 2/8"
 NO_KIT_IN = "{folder}: holds {count} worker kits (kit-*.tar.gz), not one"
 MARKED_SHARE = "mark-one: share {share}: {done} marked, {kept} already had a result, of {total}"
 DIGEST_SHOWN = 12  # hex digits of a digest a sentence shows
+FAILED = "mark-one: failed: {problem}"
+NEITHER = "give --kit (a job on stdin) or --share K/N DIR"
+DESCRIPTION = """Mark jobs of a class run planned elsewhere (exactmark class --plan-only DIR), as a
+worker: with --kit, the job on stdin and its result on stdout; with --share K/N DIR, the
+K-th of N shares of DIR/jobs, each result into DIR/results (a job with one is skipped).
+The worker unpacks the kit once into its cache and marks from it, after checking that it
+would mark as the coordinator does (the kit, Python, bubblewrap, the layers the assignment
+requires, the assignment, the fallback sandbox, and with --host-margin the reference's CPU
+time): else it refuses with one sentence, exit status 3."""
+EXAMPLE = "example: exactmark mark-one --share 1/8 plan --allow-fallback"
 
 
 class WorkerRefused(Exception):
@@ -142,7 +159,10 @@ def facts(kit: Path, isolation: str, calibrate: bool, cache: Path) -> dict:
     with _facts_lock:
         if key in _facts:
             return _facts[key]
-        name = hashlib.sha256(json.dumps(key).encode()).hexdigest()[:32]
+        # The file's name says what would change the facts: a Python or a bubblewrap
+        # upgraded since makes new ones.
+        name = hashlib.sha256(json.dumps([*key, sys.executable, platform.python_version(),
+                                          identity.bwrap_version()]).encode()).hexdigest()[:32]
         cache.mkdir(mode=0o700, parents=True, exist_ok=True)
         with open(cache / f"facts-{name}.lock", "a") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
@@ -161,11 +181,19 @@ def facts(kit: Path, isolation: str, calibrate: bool, cache: Path) -> dict:
                     found = json.loads(done.stdout[:jobs.JSON_MOST])
                 except ValueError:
                     raise WorkerRefused(REFUSED.format(
-                        host=identity.socket.gethostname(), why=NO_FACTS.format(said=escaped(
+                        host=socket.gethostname(), why=NO_FACTS.format(said=escaped(
                             " ".join(done.stderr.decode("utf-8", "replace").split())[-SAID_MOST:]))))
                 write_atomically(path, json.dumps(found).encode())
         _facts[key] = found
         return found
+
+
+def missing() -> None:
+    """WorkerRefused where this Python lacks a library of the marker's (LIBRARIES)."""
+    lacking = [name for name in LIBRARIES if importlib.util.find_spec(name) is None]
+    if lacking:
+        raise WorkerRefused(REFUSED.format(host=socket.gethostname(), why=LIBRARIES_MISSING.format(
+            names=" ".join(lacking), python=sys.executable)))
 
 
 def check(job: dict, found: dict, allow_fallback: bool, host_margin: float) -> None:
@@ -175,9 +203,6 @@ def check(job: dict, found: dict, allow_fallback: bool, host_margin: float) -> N
 
     def refuse(why: str):
         raise WorkerRefused(REFUSED.format(host=host["host"], why=why))
-    missing = [name for name in LIBRARIES if importlib.util.find_spec(name) is None]
-    if missing:
-        refuse(LIBRARIES_MISSING.format(names=" ".join(missing), python=sys.executable))
     for kit in (identity.kit_identity(), found["kit"]):  # this worker's code, and the kit's
         commits = {kit["commit"], job["kit"]["commit"]} - {identity.UNKNOWN}
         if kit["digest"] != job["kit"]["digest"] or len(commits) > 1:
@@ -214,6 +239,7 @@ def mark_job(job: bytes, kit: Path, allow_fallback: bool = False, host_margin: f
     first (WorkerRefused), on the facts cached in `cache` (default: beside the kit).
     on_message(record): the marker's messages as they come. `stop` set: the marker gets
     SIGINT, then SIGKILL `grace` seconds later, and Stopped is raised."""
+    missing()
     scratch = Path(tempfile.mkdtemp(prefix="mark-one-"))
     try:
         archive = scratch / "job.tar.gz"
@@ -330,7 +356,8 @@ def share_of(text: str) -> tuple:
 
 
 def parser() -> argparse.ArgumentParser:
-    parse = argparse.ArgumentParser(prog="exactmark mark-one", description=__doc__,
+    parse = argparse.ArgumentParser(prog="exactmark mark-one", description=DESCRIPTION,
+                                    epilog=EXAMPLE,
                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parse.add_argument("--kit", type=Path, metavar="KIT.tar.gz",
                        help="the worker kit (the job on stdin, the result on stdout)")
@@ -352,11 +379,12 @@ def main(argv=None) -> int:
     parse = parser()
     options = parse.parse_args(argv)
     if (options.kit is None) == (options.share is None):
-        parse.error("give --kit (a job on stdin) or --share K/N DIR")
+        parse.error(NEITHER)
     cache = options.cache or default_cache()
     stop = threading.Event()
     watch_parent(stop)
     try:
+        missing()
         if options.share is not None:
             return mark_share(options, parse, cache, stop)
         kit = unpack_kit(options.kit, cache)
@@ -365,8 +393,10 @@ def main(argv=None) -> int:
     except WorkerRefused as refused:
         print(refused, file=sys.stderr)
         return REFUSED_STATUS
-    except (ValueError, OSError, Stopped) as problem:
-        print(f"mark-one: {problem}", file=sys.stderr)
+    except (ValueError, OSError, KeyError, TypeError, subprocess.SubprocessError,
+            Stopped) as problem:  # its own failure, or a job not of this kit's: one line
+        print(FAILED.format(problem=escaped(str(problem) or type(problem).__name__, most=SAID_MOST)),
+              file=sys.stderr)
         return FAILED_STATUS
     sys.stdout.buffer.write(result)
     sys.stdout.buffer.flush()
@@ -405,4 +435,5 @@ def mark_share(options, parse, cache: Path, stop: threading.Event) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(from_make.arguments(parser()) if len(sys.argv) == 1
+                  and from_make.ARGS in os.environ else None))
