@@ -5,9 +5,10 @@ The class is bench/mark_class.py's (its make_class: N students with the sample s
 every one but one in three with one program made wrong by a variant of tests/wrong/; no
 bad students), marked end to end, `exactmark class CLASS --assignment seeded --engine
 dask-local --workers W` into a fresh OUT: plan, the LocalCluster started, each worker's
-calibration, the marking, collect, the sheet, the pages and the similarity scan. The two
-runs alternate in one process, the order turning each repeat, so that a noisy machine slows
-both alike.
+calibration, the marking, collect, the sheet, the pages and the similarity scan; and,
+"marking/min", while the workers marked alone (from the first student collected to the
+last). The two runs alternate in one process, the order turning each repeat, so that a
+noisy machine slows both alike.
 
 Each worker is one core: the run with W workers is confined to W of this machine's cores
 (sched_setaffinity, inherited by the workers), so that each worker's slots, min(cores per
@@ -45,10 +46,13 @@ MINUTE = 60
 HEADER = ("bench/class_engines.py --engine {engine}: {students} students of {assignment}, "
           "marked end to end with 1 and with 2 workers of one core each, {repeats} "
           "repeat(s) alternating")
-TABLE = "{workers:>7}  {cores:>5}  {repeat:>6}  {wall:>8}  {rate:>14}  {load:>14}"
-ROW = "{workers:>7}  {cores:>5}  {repeat:>6}  {wall:>8.1f}  {rate:>14.1f}  {load:>14}"
+TABLE = "{workers:>7}  {cores:>5}  {repeat:>6}  {wall:>8}  {rate:>14}  {steady:>14}  {load:>14}"
+ROW = ("{workers:>7}  {cores:>5}  {repeat:>6}  {wall:>8.1f}  {rate:>14.1f}  {steady:>14.1f}  "
+       "{load:>14}")
 SIDE_BY_SIDE = ("students a minute (median): 1 worker {one:.1f} | 2 workers {two:.1f} | "
                 "ratio {ratio:.2f} (the issue asks at least {wanted})")
+STEADY_SIDE_BY_SIDE = ("while marking (median):     1 worker {one:.1f} | 2 workers {two:.1f} | "
+                       "ratio {ratio:.2f}")
 FEW_CORES = "note: this machine lets this process run on {cores} core(s): the workers share them"
 FAILED = "the class run with {workers} worker(s) ended with status {status}: {said}"
 
@@ -61,6 +65,14 @@ def confined_to(cores: list):
 def load() -> str:
     one, five, _ = os.getloadavg()
     return f"{one:.2f}/{five:.2f}"
+
+
+def steady(out: Path) -> float:
+    """Students a minute while the workers marked: between the first student collected and
+    the last (their state.json), the plan, the workers' start and calibration and the
+    class's pages left out."""
+    times = sorted(path.stat().st_mtime for path in out.glob("instructor/*/state.json"))
+    return (len(times) - 1) * MINUTE / (times[-1] - times[0]) if len(times) > 1 else 0.0
 
 
 def mark(engine: str, klass: Path, assignment: str, out: Path, workers: int, cores: list) -> float:
@@ -97,8 +109,9 @@ def main() -> None:
         if len(usable) < max(WORKERS):
             print(FEW_CORES.format(cores=len(usable)))
         print(TABLE.format(workers="workers", cores="cores", repeat="repeat", wall="wall s",
-                           rate="students/min", load="load 1/5 min"))
+                           rate="students/min", steady="marking/min", load="load 1/5 min"))
         rates = {workers: [] for workers in WORKERS}
+        marking = {workers: [] for workers in WORKERS}
         for repeat in range(1, repeats + 1):
             order = WORKERS if repeat % 2 else tuple(reversed(WORKERS))
             for workers in order:
@@ -106,11 +119,15 @@ def main() -> None:
                 out = scratch / f"out-{workers}-{repeat}"
                 wall = mark(options.engine, scratch / "class", assignment, out, workers, cores)
                 rates[workers].append(students * MINUTE / wall)
+                marking[workers].append(steady(out))
                 print(ROW.format(workers=workers, cores=len(cores) or len(usable),
                                  repeat=repeat, wall=wall, rate=rates[workers][-1],
-                                 load=load()), flush=True)
+                                 steady=marking[workers][-1], load=load()), flush=True)
         one, two = (statistics.median(rates[workers]) for workers in WORKERS)
         print(SIDE_BY_SIDE.format(one=one, two=two, ratio=two / one, wanted=WANTED))
+        one, two = (statistics.median(marking[workers]) for workers in WORKERS)
+        if one:
+            print(STEADY_SIDE_BY_SIDE.format(one=one, two=two, ratio=two / one))
 
 
 if __name__ == "__main__":
