@@ -9,6 +9,8 @@ PROGRAM ?=
 SEEDS ?=
 SIMULATE ?=
 PYTEST_ARGS ?=
+SCHEDULER ?=
+ENGINE ?=
 # Most tests wait on programs (a sandbox, a timeout, a terminal) more than they compute: a
 # worker per core (pytest-xdist) keeps both cores of a small machine busy.
 TEST_JOBS ?= auto
@@ -29,13 +31,14 @@ STAMP := $(VENV)/.installed
 # STAMP= (as the tests give it): no stamp, so nothing installed, for make mark and mark-class too.
 MARK_STAMP := $(if $(STAMP),$(VENV)/.installed-mark)
 CLASS_STAMP := $(if $(STAMP),$(VENV)/.installed-class)
+DASK_STAMP := $(if $(STAMP),$(VENV)/.installed-dask)
 PIP := $(VENV_PYTHON) -m pip install --quiet --disable-pip-version-check
 
 unexport PROGRAM SEEDS SIMULATE SUBMISSION SUBMISSIONS ASSIGNMENT INPUTS OUT TIMES LEDGER ARGS OVERRIDES \
-	ANONYMOUS STUDENTS
+	ANONYMOUS STUDENTS SCHEDULER
 
 .PHONY: help play test expected verify standalone student-pack mark check-isolation mark-one mark-class \
-	gradescope simulate-patience bench bench-mark bench-class exact clean
+	dask-worker gradescope simulate-patience bench bench-mark bench-class exact clean
 
 help:  ## this list: each target and what it does
 	@awk -F ':.*## ' '/^[a-z-]+:.*## /{ printf "make %-18s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
@@ -48,14 +51,16 @@ play:  ## play a program: make play PROGRAM=patience ARGS="golf --seed 3" (defau
 # pins are the requirements files: the tests and benches everything; each tool the marker's
 # alone (jsonschema, pyseccomp, pexpect: make mark, standalone, student-pack, expected,
 # verify, gradescope, check-isolation); make mark-class the marker's and the class's
-# (copydetect, jinja2, tqdm). An install that holds more stamps the lesser ones too: after
-# make test, no tool installs again; after make mark, make mark-class adds the class's.
+# (copydetect, jinja2, tqdm); make dask-worker those and Dask's (distributed). An install
+# that holds more stamps the lesser ones too: after make test, no tool installs again;
+# after make mark, make mark-class adds the class's.
 PACKAGE := pyproject.toml setup.py requirements-mark.txt
 
-$(STAMP): $(PACKAGE) requirements-class.txt requirements-fast.txt requirements-dev.txt
+$(STAMP): $(PACKAGE) requirements-class.txt requirements-fast.txt requirements-dev.txt \
+		requirements-dask.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) --editable '.[test]'
-	touch $@ $(CLASS_STAMP) $(MARK_STAMP)
+	touch $@ $(DASK_STAMP) $(CLASS_STAMP) $(MARK_STAMP)
 
 $(MARK_STAMP): $(PACKAGE)
 	$(PYTHON) -m venv $(VENV)
@@ -66,6 +71,11 @@ $(CLASS_STAMP): $(PACKAGE) requirements-class.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) --editable '.[class]'
 	touch $@ $(MARK_STAMP)
+
+$(DASK_STAMP): $(PACKAGE) requirements-class.txt requirements-dask.txt
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) --editable '.[dask]'
+	touch $@ $(CLASS_STAMP) $(MARK_STAMP)
 
 test: $(STAMP)  ## the whole test suite, a worker per core (TEST_JOBS=1 for one; PYTEST_ARGS="-k hoyle" for some of it)
 	$(VENV_PYTHON) -m pytest -n $(TEST_JOBS) --dist worksteal $(PYTEST_ARGS)
@@ -122,8 +132,13 @@ mark-class: export MARK_ENGINE = $(value ENGINE)
 mark-class: export MARK_SCHEDULER = $(value SCHEDULER)
 mark-class: export MARK_HOSTS = $(value HOSTS)
 mark-class: export MARK_ARGS = $(value ARGS)
-mark-class: $(CLASS_STAMP)  ## a class: SUBMISSIONS=DIR|DOWNLOAD.zip ASSIGNMENT=NAME [OUT=marked] [TIMES=times.csv] [LEDGER=ledger.csv] [OVERRIDES=overrides.csv] [ANONYMOUS=1] [STUDENTS=a,b] [ENGINE=local|dask-local|dask|parallel] [SCHEDULER=tls://host:8786] [HOSTS=hosts.txt] [ARGS="--from canvas"]
+mark-class: $(if $(filter dask%,$(ENGINE)),$(DASK_STAMP),$(CLASS_STAMP))  ## a class: SUBMISSIONS=DIR|DOWNLOAD.zip ASSIGNMENT=NAME [OUT=marked] [TIMES=times.csv] [LEDGER=ledger.csv] [OVERRIDES=overrides.csv] [ANONYMOUS=1] [STUDENTS=a,b] [ENGINE=local|dask-local|dask|parallel] [SCHEDULER=tls://host:8786] [HOSTS=hosts.txt] [ARGS="--from canvas"]
 	$(VENV_PYTHON) -m exactmark class
+
+dask-worker: export MARK_SCHEDULER = $(value SCHEDULER)
+dask-worker: export MARK_ARGS = $(value ARGS)
+dask-worker: $(DASK_STAMP)  ## a Dask worker for ENGINE=dask, its slots this machine's: SCHEDULER=tls://HOST:8786 ARGS="--tls-ca ca.pem --tls-cert me.pem --tls-key me.key"
+	$(VENV_PYTHON) -m exactmark dask-worker
 
 gradescope: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
 gradescope: export MARK_OUT = $(value OUT)
@@ -144,8 +159,8 @@ bench: $(STAMP)  ## simulate's time per game against the bare seed-and-shuffle l
 bench-mark: $(MARK_STAMP)  ## marking time per case: no sandbox, the fallback, namespaces
 	$(VENV_PYTHON) bench/mark.py
 
-bench-class: $(STAMP)  ## a class with bad students marked end to end: students a minute, the marker's share, each bad student's cost
-	$(VENV_PYTHON) bench/mark_class.py
+bench-class: $(STAMP)  ## a class with bad students marked end to end: students a minute, the marker's share, each bad student's cost; ENGINE=dask-local: 1 against 2 workers
+	$(VENV_PYTHON) $(if $(ENGINE),bench/class_engines.py --engine $(ENGINE),bench/mark_class.py)
 
 .PHONY: bench-similarity
 bench-similarity: $(STAMP)  ## the similarity scan at 500 and 2,000 students: every pair against the index, time and memory

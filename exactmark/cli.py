@@ -29,11 +29,13 @@ COMMANDS = {
                  "mark one job of a class run on this machine, as a worker (--share K/N DIR)"),
     "check-isolation": ("exactmark.marking.mark",
                         "what would confine each run on this machine: marks nothing"),
+    "dask-worker": ("exactmark.distributed.dask_engine",
+                    "start a Dask worker for `exactmark class --engine dask`, its slots this machine's"),
 }
 CHECK_ISOLATION = "--check-isolation"  # the marker's option that check-isolation stands for
 TOOL = __name__.split(".")[0]
 # What each command needs installed beyond the standard library: pyproject.toml's extras.
-EXTRA = {"class": "class"}
+EXTRA = {"class": "class", "dask-worker": "dask"}
 EXTRA_OTHERWISE = "mark"
 # The libraries of its extra that a command running students' code checks for before it
 # starts. pyseccomp is imported only when the sandbox starts, and a marker without it would
@@ -43,7 +45,8 @@ MARK_LIBRARIES = ("jsonschema", "pexpect",
                   *(("pyseccomp",) if sys.platform.startswith("linux") else ()),
                   *(("tomli",) if sys.version_info < (3, 11) else ()))
 CHECKED = {"mark": MARK_LIBRARIES, "check-isolation": MARK_LIBRARIES, "mark-one": MARK_LIBRARIES,
-           "class": (*MARK_LIBRARIES, "copydetect", "jinja2", "tqdm")}
+           "class": (*MARK_LIBRARIES, "copydetect", "jinja2", "tqdm"),
+           "dask-worker": (*MARK_LIBRARIES, "distributed")}
 NOT_INSTALLED = ("exactmark {command}: it needs {module}, which is not installed here: "
                  "pip install 'exactmark[{extra}]' (in the kit's folder: pip install '.[{extra}]')")
 

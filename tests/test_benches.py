@@ -7,6 +7,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from exactmark.kit.cases import ROOT
 
 
@@ -45,3 +47,12 @@ def test_bench_class_quick_sets_each_bad_student_against_an_honest_one():
                          re.MULTILINE), said
     assert "The sleeper held one of the" in said, said
     assert "note:" not in said, said  # a bad student passed, or the marker ran otherwise
+
+
+def test_bench_class_engines_quick_sets_one_worker_beside_two():
+    pytest.importorskip("distributed", reason="the Dask engines need requirements-dask.txt")
+    said = bench("class_engines.py", "--engine", "dask-local", "--quick")
+    assert re.search(r"^students a minute \(median\): 1 worker [0-9.]+ \| 2 workers [0-9.]+ \| "
+                     r"ratio [0-9.]+ ", said, re.MULTILINE), said
+    rows = [line.split()[:2] for line in said.splitlines() if re.match(r" +[12] +[12] +1 ", line)]
+    assert rows == [["1", "1"], ["2", "2"]], said  # each worker one core

@@ -31,6 +31,7 @@ TARGETS = {"standalone": ([], "mark"),
            "check-isolation": (["ASSIGNMENT=seeded"], "mark"),
            "mark": (["SUBMISSION=student", "ASSIGNMENT=seeded"], "mark"),
            "mark-class": (["SUBMISSIONS=class", "ASSIGNMENT=seeded"], "class"),
+           "dask-worker": (["SCHEDULER=tcp://127.0.0.1:8786"], "dask"),
            "test": ([], "test")}
 
 
@@ -53,7 +54,7 @@ class Make:
         assert done.returncode == 0, done.stdout + done.stderr
         asked = self.asked.read_text(encoding="utf-8").splitlines()
         assert any(line.startswith(("-m exactmark ", "-m pytest ")) for line in asked), asked
-        return [extra for extra in ("mark", "class", "test")
+        return [extra for extra in ("mark", "class", "dask", "test")
                 if INSTALL.format(extra=extra) in asked]
 
 
@@ -68,6 +69,7 @@ def test_a_target_needing_more_installs_more_and_none_installs_twice(tmp_path):
     assert make("mark") == []
     assert make("mark-class") == ["class"]
     assert make("verify") == [] and make("mark-class") == []
+    assert make("dask-worker") == ["dask"] and make("mark-class") == []
     assert make("test") == ["test"]
 
 
