@@ -1,6 +1,7 @@
 """`pip install '.[mark]'` into a fresh virtual environment, then the command from another
 folder: its help and each command's, a sample solution written and marked, as a user of
-the installed tool types them; `exactmark class` asks for its extra, then works with it.
+the installed tool types them; `exactmark class` asks for its extra, then works with it
+(`exactmark dask-worker` asks for its own).
 For this interpreter, and for Python 3.10 and 3.13 where they are on this machine. The
 wheel carries the kit as data (setup.py): every file the tool reads is in it, and a run
 the installed marker marks cannot read the installed golden cases."""
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from exactmark.base.exits import Exit
-from exactmark.cli import COMMANDS
+from exactmark.cli import COMMANDS, EXTRA
 
 CHECKOUT = Path(__file__).resolve().parents[1]
 IN_CI = bool(os.environ.get("KIT_CI"))  # .ci/run: this interpreter's install never skips
@@ -99,7 +100,7 @@ def test_the_command_and_each_command_s_help_work_from_any_folder(installed, tmp
     assert listed.returncode == 0 and all(f"\n  {name} " in listed.stdout for name in COMMANDS)
     assert installed.run("-m", "exactmark", "--help", cwd=tmp_path, program="python").stdout \
         == listed.stdout
-    for command in sorted(set(COMMANDS) - {"class"}):
+    for command in sorted(set(COMMANDS) - set(EXTRA)):  # each asks for its extra (below)
         done = installed.run(command, "--help", cwd=tmp_path)
         assert done.returncode == 0, f"{command}: {done.stderr}"
         assert f"\nexample: exactmark {command} " in done.stdout
@@ -122,6 +123,11 @@ def test_exactmark_class_asks_for_its_extra_then_works_with_it(installed, tmp_pa
         installed.pip_install("class")
     done = installed.run("class", "--help", cwd=tmp_path)
     assert done.returncode == 0 and "\nexample: exactmark class " in done.stdout, done.stderr
+
+
+def test_exactmark_dask_worker_asks_for_its_extra(installed, tmp_path):
+    asked = installed.run("dask-worker", "--help", cwd=tmp_path)
+    assert asked.returncode == Exit.REFUSED and "'.[dask]'" in asked.stderr, asked.stderr
 
 
 @pytest.mark.parametrize("installed", ["this"], indirect=True)
