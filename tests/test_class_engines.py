@@ -189,7 +189,7 @@ class Faulty(Engine):
         events.workers(2)
         for job in work.jobs:
             if job.name == "bob":
-                events.lost("bob", ["lab3", "lab4"], "killed by signal 9")
+                events.lost("bob", ["lab3", "lab4"], "marking this student killed its worker twice")
                 continue
             events.started(job.name, "lab3")
             data = worker.mark_job(job.archive.read_bytes(), kit, cache=kit.parent)

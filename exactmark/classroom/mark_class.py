@@ -163,8 +163,7 @@ WROTE_PAGES = "; and {path}, {said}"
 WROTE_KEY = "; and {path}, the key from each pseudonym to its student (yours only)"
 MARKER_FAILED = "the marker ended with status {status}: {said}"
 MARKER_ERROR = "the marker failed on a case (its report says which): mark this student again"
-LOST = ("marker error: marking this student killed its worker twice (on {hosts}): mark this "
-        "student again")
+LOST = "marker error: {why} (on {hosts}): mark this student again"
 ENGINE_STOPPED = "not marked: the {engine} engine stopped ({problem}); mark this student again"
 ENGINE_FAILED = "exactmark class: error: {problem}"
 NO_RESULT = "no result for {job} in {folder}: not marked"
@@ -683,7 +682,7 @@ class Coordinating(Events):
         planned = self.planned[job]
         (planned.folder / STATE).unlink(missing_ok=True)
         self.done(Outcome(planned.student, failed=LOST.format(
-            hosts=", ".join(escaped(str(host)) for host in hosts))))
+            why=escaped(why, most=300), hosts=", ".join(escaped(str(host)) for host in hosts))))
 
     def failed(self, job: str, why: str) -> None:
         with self.lock:

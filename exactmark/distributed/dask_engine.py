@@ -82,7 +82,7 @@ SCHEDULER_LOST = ("the scheduler at {address} went away while it marked ({why}):
 ALL_REFUSED = "every worker refused, {count} student(s) left unmarked: {refusals}"
 TOO_LITTLE_MEMORY = ("each of the {workers} worker(s) would have {memory} MiB, less than one "
                      "student's marking may hold ({limit} MiB): give fewer --workers")
-LOST_TO_DEATHS = "its worker died while marking it, twice"
+LOST_TO_DEATHS = "marking this student killed its worker twice"
 LOST_TO_FAILURES = "the worker failed twice marking it: {why}"
 MEBIBYTE = 1 << 20
 UNKNOWN_HOST = "a host that did not say its name"

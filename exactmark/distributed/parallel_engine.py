@@ -73,7 +73,7 @@ HOSTS_UNREADABLE = "--hosts {file}: {problem}"
 NO_HOST_ANSWERED = "no host of {file} answers over ssh"
 NONE_LEFT = "no host of {file} is left to mark {count} student(s): {refusals}"
 NO_PROGRESS = "GNU parallel marked none of the {count} student(s) left (exit status {status}): {said}"
-LOST = "marking this student killed its worker twice (on {hosts})"
+LOST = "marking this student killed its worker twice"
 HOST_GONE = "host {host} went away (ssh exit status 255): its students go to the others"
 HOST_SILENT = ("host {host} does not answer over ssh: left out until {file} changes (ssh {login} "
                "true, to see why)")
@@ -543,8 +543,8 @@ class ParallelEngine(Engine):
                 attempt.why = self.last_said.get(seq, "") or attempt.why
         if len(attempt.deaths) >= DEATHS:
             attempt.done = True
-            self.events.lost(self.jobs[number].name, attempt.deaths, LOST.format(
-                hosts=", ".join(attempt.deaths)) + (f": {attempt.why}" if attempt.why else ""))
+            self.events.lost(self.jobs[number].name, attempt.deaths,
+                             LOST + (f": {attempt.why}" if attempt.why else ""))
         elif refused:
             attempt.avoid.append(host)
 
