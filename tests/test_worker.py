@@ -255,3 +255,16 @@ def alive(pid: int) -> bool:
     except OSError:
         return False
     return state != "Z"
+
+
+@pytest.mark.parametrize("text, fraction", [("25", 0.25), ("0", 0.0), ("150", 1.5)])
+def test_mark_one_takes_the_host_margin_in_percent_as_the_class_run_does(text, fraction):
+    assert worker.percentage(text) == fraction
+
+
+@pytest.mark.parametrize("text", ["-5", "abc", "nan", "inf"])
+def test_a_host_margin_that_is_no_percentage_is_refused_in_one_line(text, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        worker.main(["--kit", "kit.tar.gz", "--host-margin", text])
+    assert stopped.value.code == 2
+    assert worker.BAD_PERCENTAGE in capsys.readouterr().err

@@ -403,7 +403,7 @@ class ParallelEngine(Engine):
         """parallel's command line, the jobs' lines in the file `listed`."""
         options = ["--allow-fallback"] if self.work.allow_fallback else []
         if self.work.host_margin is not None:
-            options += ["--host-margin", repr(self.work.host_margin)]
+            options += ["--host-margin", repr(self.work.host_margin * 100)]
         python = str(getattr(self.options, "worker_python", None) or "python3")
         return ["parallel", "--sshloginfile", str(self.hosts.copy), "--hostgroups",
                 "--workdir", str(self.run_folder),

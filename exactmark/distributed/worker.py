@@ -1,8 +1,8 @@
 """Mark one: a worker turns a job into a result, the same on every engine.
 
     python -m exactmark.distributed.worker --kit KIT.tar.gz [--cache DIR] [--allow-fallback]
-                                           [--host-margin F]  < JOB.tar.gz > RESULT.tar.gz
-    exactmark mark-one --share K/N DIR [--cache DIR] [--allow-fallback] [--host-margin F]
+                                           [--host-margin PCT]  < JOB.tar.gz > RESULT.tar.gz
+    exactmark mark-one --share K/N DIR [--cache DIR] [--allow-fallback] [--host-margin PCT]
 
 The kit (exactmark.distributed.shipment) is unpacked once per host into the cache, under its
 digest; the marker runs from it (its folder the working folder and PYTHONPATH, as
@@ -83,6 +83,7 @@ LIBRARIES_MISSING = ("it lacks {names} for {python}: {python} -m pip install {na
 NO_FACTS = "it could not read its own kit: {said}"
 BAD_KIT = "{kit}: not a worker kit (named kit-SHA256.tar.gz, its bytes that digest): {problem}"
 BAD_SHARE = "--share K/N: K from 1 to N, such as 2/8"
+BAD_PERCENTAGE = "a percentage, 0 or more, such as 25"
 NO_KIT_IN = "{folder}: holds {count} worker kits (kit-*.tar.gz), not one"
 MARKED_SHARE = "mark-one: share {share}: {done} marked, {kept} already had a result, of {total}"
 DIGEST_SHOWN = 12  # hex digits of a digest a sentence shows
@@ -371,10 +372,22 @@ def parser() -> argparse.ArgumentParser:
                             "~/.cache/exactmark)")
     parse.add_argument("--allow-fallback", action="store_true",
                        help="mark in the fallback sandbox where namespaces are refused")
-    parse.add_argument("--host-margin", type=float, metavar="F",
+    parse.add_argument("--host-margin", type=percentage, metavar="PCT",
                        help="the reference's CPU time here may differ from the coordinator's "
-                            "by at most this fraction (0.25)")
+                            "by at most PCT percent (as exactmark class --host-margin; none: "
+                            "not timed)")
     return parse
+
+
+def percentage(text: str) -> float:
+    """--host-margin PCT as the fraction the checks compare with."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(BAD_PERCENTAGE)
+    return value / 100
 
 
 def main(argv=None) -> int:
