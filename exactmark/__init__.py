@@ -107,6 +107,15 @@ Glossary, in the order a newcomer meets the words:
                   class runs read and write (classroom/ledger.py)
     override      a mark a person corrects, kept in a file of theirs and applied after every
                   marking (marking/overrides.py)
+    coordinator   the machine a class run is typed on: it plans, collects, and alone writes OUT
+    job           one student to mark, as one archive a worker anywhere can take
+                  (distributed/jobs.py)
+    kit           the marker's code and the assignment, one archive of fixed bytes sent once
+                  to each worker (distributed/shipment.py)
+    worker        a process that marks jobs with a kit and refuses where it would mark
+                  otherwise than the coordinator (distributed/worker.py)
+    engine        what carries jobs to workers and results back: local, Dask, GNU parallel
+                  (distributed/engine.py)
 """
 
 # The floors, bottom first: a module imports only from its own floor or a lower one.
