@@ -7,6 +7,7 @@
                     [--sandbox-per student|case] [--student-budget S]
                     [--as-of TIME] [--published] [--similarity-min S] [--ledger CSV]
                     [--overrides CSV] [--anonymous]
+                    [--engine local|dask-local|dask|parallel ...] [--plan-only DIR | --collect DIR]
 
 Each entry of DIR is one student (a folder, or a .zip/.tar.gz archive, unpacked
 safely). Or DIR (or the zip itself) is a learning platform's download as it comes:
@@ -51,6 +52,12 @@ changing the file never marks a student again, and a re-run or --force keeps the
 --anonymous names each student by a pseudonym kept
 in OUT/instructor/pseudonyms.csv on their pages (OUT/students/PSEUDONYM/), the summary and
 the similarity pages; grades.csv keeps the names.
+
+Beyond one machine (docs/guide/engines.md): the run plans here (a job per student), an
+engine marks each job on a worker anywhere (--engine dask-local, dask --scheduler ADDRESS,
+parallel --hosts FILE; --plan-only DIR and --collect DIR around `exactmark mark-one` for
+Slurm), and the results are collected here: the same sheet, pages and similarity as a local
+run. A worker refuses to mark otherwise than here (--allow-fallback, --host-margin).
 """
 
 import argparse
