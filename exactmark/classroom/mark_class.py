@@ -682,23 +682,22 @@ class Coordinating(Events):
         self.done(self.marking.collected(self.planned[job], archive))
 
     def lost(self, job: str, hosts: list, why: str) -> None:
-        with self.lock:
-            if job in self.outcomes:
-                return
-            self.outcomes[job] = None
-        planned = self.planned[job]
-        (planned.folder / STATE).unlink(missing_ok=True)
-        self.done(Outcome(planned.student, failed=LOST.format(
-            why=escaped(why, most=300), hosts=", ".join(escaped(str(host)) for host in hosts))))
+        self.unmarked(job, LOST.format(why=escaped(why, most=300),
+                                       hosts=", ".join(escaped(str(host)) for host in hosts)))
 
     def failed(self, job: str, why: str) -> None:
+        self.unmarked(job, OWN_FILES_FAILED.format(problem=escaped(why)))
+
+    def unmarked(self, job: str, said: str) -> None:
+        """The job ends without a result (`said` its row's note): no state stands for it,
+        so the next run marks the student; once only, as a delivery is."""
         with self.lock:
             if job in self.outcomes:
                 return
             self.outcomes[job] = None
         planned = self.planned[job]
         (planned.folder / STATE).unlink(missing_ok=True)
-        self.done(Outcome(planned.student, failed=OWN_FILES_FAILED.format(problem=escaped(why))))
+        self.done(Outcome(planned.student, failed=said))
 
     def refused(self, host: str, sentence: str) -> None:
         with self.lock:
