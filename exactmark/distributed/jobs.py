@@ -69,11 +69,7 @@ def write_job(path: Path, job: dict, submission: Path, earlier: bytes = None) ->
 def read_job(archive: Path, into: Path) -> dict:
     """The job at `archive` unpacked into the new folder `into`: its JOB_FILE's fields.
     FormatError when it is none (unsafe, too large, another format)."""
-    try:
-        unpack(archive, into, JOB_LIMITS)
-    except Refused as problem:
-        raise FormatError(NOT_A_JOB.format(problem=problem)) from None
-    job = read_json(into / JOB_FILE, NOT_A_JOB)
+    job = unpacked(archive, into, JOB_LIMITS, JOB_FILE, NOT_A_JOB)
     if job.get("format") != FORMAT or not isinstance(job.get("job"), str) \
             or not isinstance(job.get("key"), dict) or not (into / SUBMISSION).is_dir():
         raise FormatError(NOT_A_JOB.format(problem=f"format {job.get('format')!r}"))
@@ -93,15 +89,21 @@ def result_bytes(result: dict, marked: Path = None, report: Path = None) -> byte
 def read_result(archive: Path, into: Path) -> dict:
     """The result at `archive` unpacked into the new folder `into`: its RESULT_FILE's
     fields. FormatError when it is none."""
-    try:
-        unpack(archive, into, RESULT_LIMITS)
-    except Refused as problem:
-        raise FormatError(NOT_A_RESULT.format(problem=problem)) from None
-    result = read_json(into / RESULT_FILE, NOT_A_RESULT)
+    result = unpacked(archive, into, RESULT_LIMITS, RESULT_FILE, NOT_A_RESULT)
     if result.get("format") != FORMAT or not isinstance(result.get("job"), str) \
             or not isinstance(result.get("status"), int):
         raise FormatError(NOT_A_RESULT.format(problem=f"format {result.get('format')!r}"))
     return result
+
+
+def unpacked(archive: Path, into: Path, limits, name: str, said: str) -> dict:
+    """`archive` unpacked safely into the new folder `into`, within `limits`: the fields of
+    its JSON file `name`. FormatError (`said`) when it is unsafe, too large or holds none."""
+    try:
+        unpack(archive, into, limits)
+    except Refused as problem:
+        raise FormatError(said.format(problem=problem)) from None
+    return read_json(into / name, said)
 
 
 def read_json(path: Path, said: str, most: int = JSON_MOST) -> dict:
