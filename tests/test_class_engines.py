@@ -136,6 +136,27 @@ def test_the_slurm_recipe_s_parts_write_what_the_local_engine_writes(local_run, 
         "4.00", "3.00", "0.00", "4.00"]
 
 
+def test_a_broken_job_fails_alone_and_the_share_marks_its_others(local_run, tmp_path):
+    """A job damaged on a shared disk (cut short) fails in a line naming it, with status 4;
+    the share's other jobs are marked, and the next --collect names the student unmarked."""
+    _, klass, assignment, _ = local_run
+    plan, out = tmp_path / "plan", tmp_path / "out"
+    run_class(klass, assignment, out, "--plan-only", str(plan), "--host-margin", "off")
+    bob = plan / "jobs" / "bob.tar.gz"
+    bob.write_bytes(bob.read_bytes()[:100])
+    done = subprocess.run([sys.executable, "-m", "exactmark", "mark-one", "--share", "1/1",
+                           str(plan), "--cache", str(tmp_path / "cache")], cwd=ROOT,
+                          capture_output=True, text=True, timeout=900)
+    assert done.returncode == 4, done.stderr
+    assert "mark-one: bob.tar.gz: failed, the share's other jobs marked:" in done.stderr
+    assert "2 marked, 0 already had a result, 1 failed, of 3" in done.stderr
+    assert sorted(path.name for path in (plan / "results").iterdir()) == [
+        "ann.tar.gz", "dee.tar.gz"]
+    run_class(klass, assignment, out, "--collect", str(plan))
+    rows = sheet(out)
+    assert rows["ann"]["mark"] == "4.00" and rows["bob"]["mark"] == "not marked"
+
+
 def test_a_result_of_another_kit_is_refused_in_a_line_and_its_student_left_unmarked(
         local_run, tmp_path):
     _, klass, assignment, _ = local_run

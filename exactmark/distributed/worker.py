@@ -85,7 +85,10 @@ BAD_KIT = "{kit}: not a worker kit (named kit-SHA256.tar.gz, its bytes that dige
 BAD_SHARE = "--share K/N: K from 1 to N, such as 2/8"
 BAD_PERCENTAGE = "a percentage, 0 or more, such as 25"
 NO_KIT_IN = "{folder}: holds {count} worker kits (kit-*.tar.gz), not one"
-MARKED_SHARE = "mark-one: share {share}: {done} marked, {kept} already had a result, of {total}"
+MARKED_SHARE = ("mark-one: share {share}: {done} marked, {kept} already had a result, {failed} "
+                "failed, of {total}")
+JOB_FAILED = "mark-one: {job}: failed, the share's other jobs marked: {problem}"
+NO_PLAN = "{folder}: no plan here (no jobs/ folder): give the folder exactmark class --plan-only wrote"
 DIGEST_SHOWN = 12  # hex digits of a digest a sentence shows
 FAILED = "mark-one: failed: {problem}"
 NEITHER = "give --kit (a job on stdin) or --share K/N DIR"
@@ -395,7 +398,7 @@ def main(argv=None) -> int:
     options = parse.parse_args(argv)
     if (options.kit is None) == (options.share is None):
         parse.error(NEITHER)
-    cache = options.cache or default_cache()
+    cache = (options.cache or default_cache()).absolute()  # the marker runs elsewhere
     stop = threading.Event()
     watch_parent(stop)
     for number in STOP_SIGNALS:  # GNU parallel's --termseq, a dropped ssh: the marker, in a
@@ -428,7 +431,9 @@ def mark_share(options, parse, cache: Path, stop: threading.Event) -> int:
         share = share_of(options.share[0])
     except argparse.ArgumentTypeError as problem:
         parse.error(str(problem))
-    folder = Path(options.share[1])
+    folder = Path(options.share[1]).absolute()
+    if not (folder / "jobs").is_dir():
+        parse.error(NO_PLAN.format(folder=escaped(str(folder))))
     kits = sorted(folder.glob("kit-*.tar.gz"))
     if len(kits) != 1:
         parse.error(NO_KIT_IN.format(folder=folder, count=len(kits)))
@@ -436,19 +441,25 @@ def mark_share(options, parse, cache: Path, stop: threading.Event) -> int:
     results = folder / "results"
     results.mkdir(exist_ok=True)
     mine = sorted((folder / "jobs").glob("*.tar.gz"))[share[0] - 1::share[1]]
-    done = kept = 0
+    done = kept = failed = 0
     for job in mine:
         target = results / job.name
         if target.exists():
             kept += 1
             continue
-        write_atomically(target, mark_job(job.read_bytes(), kit, options.allow_fallback,
-                                          options.host_margin, stop=stop, cache=cache,
-                                          grace=PARENT_GONE_SECONDS))
+        try:
+            result = mark_job(job.read_bytes(), kit, options.allow_fallback, options.host_margin,
+                              stop=stop, cache=cache, grace=PARENT_GONE_SECONDS)
+        except (ValueError, OSError, KeyError, TypeError, subprocess.SubprocessError) as problem:
+            failed += 1  # this job alone: the share's others are marked (collect names it)
+            print(JOB_FAILED.format(job=escaped(job.name), problem=escaped(
+                str(problem) or type(problem).__name__, most=SAID_MOST)), file=sys.stderr)
+            continue
+        write_atomically(target, result)
         done += 1
     print(MARKED_SHARE.format(share="/".join(map(str, share)), done=done, kept=kept,
-                              total=len(mine)), file=sys.stderr)
-    return 0
+                              failed=failed, total=len(mine)), file=sys.stderr)
+    return FAILED_STATUS if failed else 0
 
 
 if __name__ == "__main__":
