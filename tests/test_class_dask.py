@@ -346,6 +346,7 @@ def test_a_scheduler_that_does_not_answer_is_said_in_one_line(klass, tmp_path):
     ("tcp://10.0.0.5:8786", (None, None, None), "over plain tcp://"),
     ("10.0.0.5:8786", (None, None, None), "over plain tcp://"),
     ("tls://lab1:8786", (None, None, None), "needs this coordinator's certificate"),
+    ("tls://127.0.0.1:8786", ("ca.pem", None, None), "needs this coordinator's certificate"),
     ("ws://127.0.0.1:8786", (None, None, None), "is not a Dask address"),
     ("tcp://127.0.0.1:notaport", (None, None, None), "is not a Dask address"),
 ])

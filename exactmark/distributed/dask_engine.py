@@ -138,11 +138,10 @@ def checked_address(address: str, tls: tuple) -> str:
         raise EngineError(BAD_ADDRESS.format(address=address)) from None
     if parts.scheme not in SCHEMES or not parts.hostname or parts.path not in ("", "/"):
         raise EngineError(BAD_ADDRESS.format(address=address))
-    if not is_loopback(parts.hostname):
-        if parts.scheme != "tls":
-            raise EngineError(PLAIN_OFF_LOOPBACK.format(address=address))
-        if not all(tls):
-            raise EngineError(TLS_MISSING.format(address=address))
+    if parts.scheme != "tls" and not is_loopback(parts.hostname):
+        raise EngineError(PLAIN_OFF_LOOPBACK.format(address=address))
+    if parts.scheme == "tls" and not all(tls):  # on this machine too: TLS needs them
+        raise EngineError(TLS_MISSING.format(address=address))
     return full
 
 
