@@ -157,6 +157,39 @@ def test_a_broken_job_fails_alone_and_the_share_marks_its_others(local_run, tmp_
     assert rows["ann"]["mark"] == "4.00" and rows["bob"]["mark"] == "not marked"
 
 
+@pytest.mark.parametrize("options, said", [
+    (["--collect", "{tmp}/nowhere"], "--collect {tmp}/nowhere: no plan there"),
+    (["--engine", "dask"], "--engine dask needs --scheduler ADDRESS"),
+    (["--engine", "dask", "--scheduler", "tcp://10.1.2.3:8786"], "over plain tcp://"),
+    (["--engine", "parallel"], "--engine parallel needs --hosts FILE"),
+    (["--engine", "parallel", "--hosts", "{tmp}/no-hosts.txt"], "no such file"),
+])
+def test_what_the_engine_or_the_plan_can_tell_at_once_is_said_before_any_planning(
+        local_run, tmp_path, options, said):
+    """A missing option or file stops the run in one line, exit status 2, before a student
+    is copied: no OUT, no sheet of students "not marked", no folder made for --collect."""
+    _, klass, assignment, _ = local_run
+    out = tmp_path / "out"
+    done = run_class(klass, assignment, out, *[part.format(tmp=tmp_path) for part in options],
+                     check=False)
+    errors = [line for line in done.stderr.splitlines() if line.startswith("exactmark class: error:")]
+    assert done.returncode == 2 and len(errors) == 1, done.stderr
+    assert said.format(tmp=tmp_path) in errors[0], done.stderr
+    assert not out.exists() and not (tmp_path / "nowhere").exists()
+
+
+def test_collect_refuses_a_plan_of_another_assignment(local_run, tmp_path):
+    _, klass, assignment, _ = local_run
+    plan = tmp_path / "plan"
+    run_class(klass, assignment, tmp_path / "out", "--plan-only", str(plan), "--host-margin", "off")
+    other = assignment.with_name("other.toml")
+    other.write_text(assignment.read_text(encoding="utf-8").replace(
+        'title = ', 'title = "Another" # ', 1), encoding="utf-8")
+    done = run_class(klass, other, tmp_path / "out2", "--collect", str(plan), check=False)
+    assert done.returncode == 2 and "that plan is of another assignment" in done.stderr, done.stderr
+    assert not (tmp_path / "out2").exists()
+
+
 def test_a_result_of_another_kit_is_refused_in_a_line_and_its_student_left_unmarked(
         local_run, tmp_path):
     _, klass, assignment, _ = local_run

@@ -174,6 +174,10 @@ LOST = "marker error: {why} (on {hosts}): mark this student again"
 ENGINE_STOPPED = "not marked: the {engine} engine stopped ({problem}); mark this student again"
 ENGINE_FAILED = "exactmark class: error: {problem}"
 NO_RESULT = "no result for {job} in {folder}: not marked"
+NO_PLAN = "--collect {folder}: no plan there (plan.json, which --plan-only {folder} writes)"
+PLAN_OF_ANOTHER = ("--collect {folder}: that plan is of another assignment, or of {name} "
+                   "before its file or golden cases changed: plan again")
+PLAN_MOST = 64 << 20  # bytes of plan.json read
 MARKED_ON = "marked on {host} ({cpu})"
 PLANNED = ("planned {jobs} job(s) in {folder} (the kit {kit}, the jobs in {jobs_folder}, "
            "{plan}); {decided} student(s) need no marking. Mark them (exactmark mark-one --share "
@@ -1073,6 +1077,14 @@ def main(argv=None) -> int:
         as_of = moment(options.as_of, zone) if options.as_of else datetime.now().astimezone()
     except ValueError:
         parse.error(BAD_AS_OF.format(text=options.as_of))
+    try:  # what the engine or the plan to collect can tell at once, before any planning
+        if options.collect is not None:
+            plan_to_collect(options.collect, assignment)
+        elif options.plan_only is None:
+            engine(options.engine, options).check()
+    except (EngineError, ValueError) as problem:
+        print(STOPPED.format(problem=escaped(str(problem), most=600)), file=sys.stderr)
+        return Exit.REFUSED
     # From here a stop (Ctrl-C, SIGTERM, SIGHUP) is a KeyboardInterrupt, even if inherited as
     # ignored: the scratch folder (a class's whole download, unpacked) is removed on the way out.
     before = {number: signal.signal(number, signal.default_int_handler)
@@ -1214,6 +1226,20 @@ def main(argv=None) -> int:
                                         problem=escaped(not_kept)), file=sys.stderr)
         return Exit.REFUSED
     return Exit.PASSED
+
+
+def plan_to_collect(folder: Path, assignment) -> None:
+    """--collect DIR: ValueError (a line) unless DIR holds a plan (--plan-only) of this
+    assignment as it is now."""
+    try:
+        with open(folder / PLAN, "rb") as file:
+            plan = json.loads(file.read(PLAN_MOST))
+        fingerprint = plan["fingerprint"]
+    except (OSError, ValueError, TypeError, KeyError):
+        raise ValueError(NO_PLAN.format(folder=escaped(str(folder)))) from None
+    if fingerprint != assignment_fingerprint(assignment):
+        raise ValueError(PLAN_OF_ANOTHER.format(folder=escaped(str(folder)),
+                                                name=assignment.name))
 
 
 def bank(assignment, students: list, term) -> None:

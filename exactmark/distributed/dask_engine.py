@@ -386,6 +386,15 @@ class DaskEngine(Engine):
 
     name = "dask"
 
+    def check(self) -> None:
+        address = getattr(self.options, "scheduler", None)
+        if not address:
+            raise EngineError(NO_SCHEDULER_GIVEN)
+        tls = tls_files(self.options)
+        checked_address(address, tls)
+        if distributed is not None:
+            security(tls)  # each certificate readable
+
     def connect(self):
         """A client, and what to close after (the client and anything started for it)."""
         address = getattr(self.options, "scheduler", None)
@@ -418,6 +427,9 @@ class DaskLocalEngine(DaskEngine):
     (laptops, CI), no dashboard."""
 
     name = "dask-local"
+
+    def check(self) -> None:
+        """No scheduler to give: the cluster is started here."""
 
     def connect(self):
         count = getattr(self.options, "workers", None) or cores()

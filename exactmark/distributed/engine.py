@@ -115,6 +115,10 @@ class Engine:
     def __init__(self, options):
         self.options = options
 
+    def check(self) -> None:
+        """What can be told before anything is planned (an option missing, a file that is
+        not there, the engine not installed): EngineError. Connects to nothing."""
+
     def run(self, work: Work, events: Events) -> None:
         """Mark every job of `work` once, on any worker: return when each is delivered or
         lost. A job whose worker died is marked again on another worker; after its second

@@ -327,11 +327,17 @@ class Attempt:
 class ParallelEngine(Engine):
     name = "parallel"
 
-    def run(self, work, events) -> None:
+    def check(self) -> None:
         if shutil.which("parallel") is None:
             raise EngineError(NOT_INSTALLED)
-        if getattr(self.options, "hosts", None) is None:
+        hosts = getattr(self.options, "hosts", None)
+        if hosts is None:
             raise EngineError(NO_HOSTS)
+        if not Path(hosts).is_file():
+            raise EngineError(HOSTS_UNREADABLE.format(file=hosts, problem="no such file"))
+
+    def run(self, work, events) -> None:
+        self.check()
         self.work, self.events = work, events
         self.base = work.results.parent / "parallel"
         self.run_folder = Path(WORKING) / secrets.token_hex(6)
@@ -341,7 +347,7 @@ class ParallelEngine(Engine):
         self.hosts = Hosts(Path(self.options.hosts), self.base / "sshloginfile")
         self.hosts.read()
         out = getattr(self.options, "out", None)
-        self.joblog = (Path(out) / JOBLOG) if out is not None else self.base / "joblog"
+        self.joblog = (Path(out).absolute() / JOBLOG) if out is not None else self.base / "joblog"
         self.joblog.parent.mkdir(parents=True, exist_ok=True)
         if not self.joblog.exists():
             self.joblog.write_text(JOBLOG_HEADER, encoding="ascii")
