@@ -273,6 +273,9 @@ def test_collect_takes_a_result_once_names_the_worker_and_the_hosts_a_job_killed
     rows = sheet(out)
     assert rows["ann"]["mark"] == "4.00"
     assert rows["ann"]["note"] == "marked on lab3 (Lab CPU 3000)"  # the first result, once
+    page = "".join(path.read_text(encoding="utf-8")
+                   for path in (out / "students" / "ann").rglob("*.html"))
+    assert "lab3" not in page and "Lab CPU" not in page  # the sheet's alone: no student sees it
     results = json.loads((out / "instructor" / "ann" / "results.json").read_text())
     assert results["extra_data"]["worker"]["host"] == "lab3"
     assert rows["bob"]["note"] == ("marker error: marking this student killed its worker twice "

@@ -1153,16 +1153,16 @@ def main(argv=None) -> int:
         masks = pseudonyms(key, outcomes, options.submissions) if options.anonymous else {}
         scanned = similar_pairs(out, assignment, outcomes, options, scratch, masks)
         rows = [pages.grade_row(outcome, assignment) for outcome in outcomes]
-        for outcome, row in zip(outcomes, rows):
-            if outcome.worker:
-                row.notes.append(MARKED_ON.format(host=escaped(str(outcome.worker["host"])),
-                                                  cpu=escaped(str(outcome.worker["cpu"]))))
         view = pages.View(assignment, as_of, options.published, options.pack_url or "",
                           tuple(student.terms for student in students)  # and those who have
                           + tuple(taken.terms.values() if taken else ())  # not handed in yet
                           + tuple(timed.terms for timed in (times or {}).values()),
                           anonymous=options.anonymous)
         shown = student_pages(out, outcomes, rows, view, masks, key)
+        for outcome, row in zip(outcomes, rows):  # the sheet's alone: no page names a host
+            if outcome.worker:
+                row.notes.append(MARKED_ON.format(host=escaped(str(outcome.worker["host"])),
+                                                  cpu=escaped(str(outcome.worker["cpu"]))))
         pairs = platform_class.member_rows(taken, outcomes, rows, list(assignment.marked_cases),
                                            assignment, as_of) \
             if taken else [(None, row) for row in rows]
