@@ -197,21 +197,26 @@ def test_a_result_of_another_kit_is_refused_in_a_line_and_its_student_left_unmar
     run_class(klass, assignment, out, "--plan-only", str(plan))
     kit = worker.unpack_kit(next(plan.glob("kit-*.tar.gz")), tmp_path / "cache")
     (plan / "results").mkdir(exist_ok=True)
-    for job in ("ann", "bob"):
+    digest = json.loads((plan / "plan.json").read_text())["kit"]["digest"]
+    for job in ("ann", "bob", "dee"):
         data = worker.mark_job((plan / "jobs" / f"{job}.tar.gz").read_bytes(), kit,
                                cache=tmp_path / "cache")
         if job == "bob":
             data = changed(data, kit={"commit": "1a2b3c4" + "0" * 33, "digest": "5f" * 32})
+        if job == "dee":  # the same code, said to be at another commit: refused all the same
+            data = changed(data, kit={"commit": "0" * 40, "digest": digest})
         write_atomically(plan / "results" / f"{job}.tar.gz", data)
     done = run_class(klass, assignment, out, "--collect", str(plan))
     lines = done.stderr.splitlines()
-    assert [line for line in lines if line.startswith("result for")] == [
+    assert sorted(line for line in lines if line.startswith("result for")) == [
         "result for bob refused: marked with the kit at 1a2b3c4 (digest 5f5f5f5f5f5f), this "
+        f"run's is at {line_kit(plan)}; not marked",
+        f"result for dee refused: marked with the kit at 0000000 (digest {digest[:12]}), this "
         f"run's is at {line_kit(plan)}; not marked"], done.stderr
-    assert f"no result for dee in {plan / 'results'}: not marked" in lines
     rows = sheet(out)
     assert rows["ann"]["mark"] == "4.00"
     assert rows["bob"]["mark"] == "not marked" and "refused: marked with the kit" in rows["bob"]["note"]
+    assert rows["dee"]["mark"] == "not marked"
     assert not (out / "instructor" / "bob" / "state.json").exists()  # the next run marks bob
 
 

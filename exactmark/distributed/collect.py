@@ -1,7 +1,7 @@
 """Collect: the only writer of a student's marking in OUT/instructor/NAME/.
 
 A result (exactmark.distributed.jobs) is unpacked into a folder of its own inside the
-student's folder, checked (its kit's digest, the assignment's fingerprint, the job's key:
+student's folder, checked (its kit's commit and digest, the assignment's fingerprint, the job's key:
 those of this run, else it is refused in one line), and what the marker gave moves in by
 rename: REPORT, then MARKED, then STATE (the key, the mark, the seconds the marking took,
 the worker), so that a stop at any point leaves either the last run's results with no
@@ -73,7 +73,8 @@ def take(archive: Path, folder: Path, job: str, key: dict, coordinator: dict) ->
 
 def check(result: dict, job: str, key: dict, coordinator: dict) -> None:
     kit = result.get("kit") if isinstance(result.get("kit"), dict) else {}
-    if kit.get("digest") != coordinator["kit"]["digest"]:
+    if kit.get("digest") != coordinator["kit"]["digest"] \
+            or kit.get("commit") != coordinator["kit"]["commit"]:  # both, as the issue asks
         raise Rejected(OF_ANOTHER_KIT.format(
             job=job, commit=str(kit.get("commit"))[:7], digest=str(kit.get("digest"))[:DIGEST_SHOWN],
             here=coordinator["kit"]["commit"][:7],
