@@ -162,7 +162,8 @@ def said(outcomes: list, changed: list, path: Path) -> list:
     stale = [outcome.student.name for outcome in outcomes if outcome.stale]
     if stale:
         lines.append(LEFT_STALE.format(count=len(stale), names=", ".join(stale)))
-    unmarked = [outcome.student.name for outcome in outcomes if outcome.unmarked]
+    unmarked = [outcome.student.name for outcome in outcomes  # the others say their own
+                if outcome.unmarked == NOT_NAMED]
     if unmarked:
         lines.append(LEFT_UNMARKED.format(count=len(unmarked), names=", ".join(unmarked)))
     if changed:
