@@ -156,7 +156,8 @@ BAD_JOBS = "a number of students from 1 to 64"
 BAD_SHARE = "a score from 0 to 1"
 BAD_BUDGET = "a number of CPU seconds from 1 to 3600"
 INTERRUPTED = ("interrupted: {done} of {total} students marked or kept, their results in {out}; "
-               "nothing else was written. Run the same command again to go on")
+               "nothing else was written. Run the same command again to go on{unforced}")
+UNFORCED = ", without --force (with it, every student is marked again)"
 READ_INTERRUPTED = ("interrupted while the class was read (a download unpacked): nothing was "
                     "written. Run the same command again")
 EXAMPLE = ("example: exactmark class submissions --assignment seeded --out marked "
@@ -1199,7 +1200,8 @@ def main(argv=None) -> int:
             except (OSError, ValueError) as problem:
                 not_kept = str(problem)
     except KeyboardInterrupt:
-        print(INTERRUPTED.format(done=marking.done, total=len(students), out=escaped(str(out))),
+        print(INTERRUPTED.format(done=marking.done, total=len(students), out=escaped(str(out)),
+                                 unforced=UNFORCED if options.force else ""),
               file=sys.stderr)
         return Exit.INTERRUPTED
     finally:
