@@ -91,8 +91,10 @@ def rewrite(asked: Path) -> None:
     asked.unlink()
     text = "".join(line + "\n" for line in edit["lines"])
     Path(edit["file"]).write_text(text)
-    for _ in range(WAITS):
-        if Path(edit["copy"]).read_text() == text:
+    for _ in range(WAITS):  # the copy names each host with its group: @GROUP+...LINE
+        copied = Path(edit["copy"]).read_text().splitlines()
+        if len(copied) == len(edit["lines"]) and all(
+                any(line.endswith(asked) for line in copied) for asked in edit["lines"]):
             return
         time.sleep(0.1)
 

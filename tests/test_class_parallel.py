@@ -237,15 +237,16 @@ def test_a_host_that_refuses_is_said_and_its_students_are_marked_on_the_other(pl
 def test_hosts_added_to_and_removed_from_the_hosts_file_while_it_runs(planned, tmp_path):
     """The file names lab1 alone; as lab1's first student starts, the instructor replaces
     it with lab2 (the stand-in edits the file, and that student waits until the engine's
-    copy for parallel follows). lab1 finishes the student it has; lab2 marks the others."""
+    copy for parallel follows). lab2, added, marks students; every student is delivered once
+    (whether lab1 took a second before parallel read the file again is parallel's timing)."""
     root = host_folders(tmp_path / "hosts-root", {"lab1": sys.executable, "lab2": sys.executable})
     (root / "lab1" / "REWRITE").write_text(json.dumps({
         "file": str(tmp_path / "hosts"), "lines": [through_standin(root, "lab2")],
         "copy": str(tmp_path / "plan" / "parallel" / "sshloginfile")}))
     work, events = engine_run(planned, tmp_path, [through_standin(root, "lab1")],
                               python="python3")
-    started = events.told("started")
-    assert started[0][1] == "lab1" and [host for _, host in started[1:]] == ["lab2", "lab2"]
+    started = events.told("started")  # parallel reads the new file when a job ends, at most
+    assert started[0][1] == "lab1" and "lab2" in {host for _, host in started[1:]}  # once a s
     assert sorted(job for job, _ in events.told("delivered")) == \
         sorted(job.name for job in work.jobs)
 
