@@ -1,7 +1,8 @@
 """An ssh stand-in for the parallel engine's tests: `ssh_standin.py --root DIR [ssh's options]
 HOST [--] COMMAND...` runs COMMAND on this machine as ssh would run it on HOST: joined by
 spaces, by /bin/sh, in HOST's own home folder DIR/HOST (its HOME), with DIR/HOST/bin first
-on PATH (a host's own python3, say). Written into a hosts file as GNU parallel allows:
+on PATH (a host's own python3, say) and SHELL the user's login shell, as sshd sets it
+(parallel's remote side runs each job with $SHELL). Written into a hosts file as GNU parallel allows:
 "2//usr/bin/python3 tests/ssh_standin.py --root DIR lab1".
 
 What a host's folder holds makes it behave as a machine can:
@@ -16,6 +17,7 @@ What a host's folder holds makes it behave as a machine can:
 
 import json
 import os
+import pwd
 import signal
 import subprocess
 import sys
@@ -107,7 +109,7 @@ def main(arguments: list) -> int:
     if not home.is_dir() or (home / "DOWN").exists():
         print(f"ssh: connect to host {host} port 22: No route to host", file=sys.stderr)
         return UNREACHABLE
-    environment = {**os.environ, "HOME": str(home),
+    environment = {**os.environ, "HOME": str(home), "SHELL": pwd.getpwuid(os.getuid()).pw_shell or "/bin/sh",
                    "PATH": f"{home / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"}
     if JOB in command and any((home / name).exists() for name in ("REWRITE", "POWER_CUT")):
         return job(command, home, environment)

@@ -71,6 +71,13 @@ def others(program: str) -> str:
                ).replace("'", '"')
 
 
+@pytest.fixture(autouse=True)
+def no_shell_said(monkeypatch):
+    """No SHELL in the coordinator's environment, as under CI's `bash .ci/run`: the hosts'
+    come from their logins (the stand-in sets it as sshd does), parallel's from the engine."""
+    monkeypatch.delenv("SHELL", raising=False)
+
+
 @pytest.fixture(scope="module")
 def planned(tmp_path_factory):
     """(the class, its assignment, the local run's OUT, the plan): the class marked by

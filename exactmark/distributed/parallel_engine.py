@@ -101,6 +101,11 @@ RESULT_FILE = "job-{number}.result"
 RESULT = re.compile(r"job-([0-9]+)\.result")
 SSHLOGIN = re.compile(r"(?:@[^/\s]+/)?(?:[0-9]+/)?(.*)")  # [@groups/][ncpus/]sshlogin
 WILL_CITE = "will-cite"  # in parallel's home: the instructor said they will cite
+# The shell parallel writes the job's command for and runs it with here: job_command is
+# POSIX sh, whatever shell the instructor runs the coordinator from (parallel would take
+# the calling shell's, csh or fish among them, else $SHELL). On a host, the worker user's
+# login shell runs it (sshd's SHELL): one of the sh family (engines.md's useradd).
+SHELL = "/bin/sh"
 
 # What each job's command says on its stdout, a line each, tagged by parallel with the
 # job's number: STARTED host sshlogin, REFUSED sentence, ENDED status.
@@ -223,7 +228,7 @@ class Hosts:
         subprocess.run(["parallel", "--nonall", "--sshloginfile", str(listed), "--joblog",
                         str(log), "--timeout", str(PROBE_SECONDS), "true"],
                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL, cwd=self.copy.parent)
+                       stderr=subprocess.DEVNULL, cwd=self.copy.parent, env=environment())
         answered = set()
         if log.exists():
             for row in log.read_text(encoding="utf-8", errors="replace").splitlines()[1:]:
@@ -277,6 +282,11 @@ class Hosts:
             temporary.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
             os.utime(temporary, (self.stamp, self.stamp))
             os.replace(temporary, self.copy)
+
+
+def environment() -> dict:
+    """parallel's environment: the coordinator's, the shell pinned."""
+    return {**os.environ, "PARALLEL_SHELL": SHELL}
 
 
 def citation() -> str:
@@ -463,7 +473,7 @@ class ParallelEngine(Engine):
         self.started, self.last_said, self.stopped = {}, {}, False
         heard = queue.Queue()  # (1, a stdout line) or (2, a stderr line)
         said = deque(maxlen=PARALLEL_SAID_MOST)
-        process = subprocess.Popen(self.command(listed), cwd=self.base,
+        process = subprocess.Popen(self.command(listed), cwd=self.base, env=environment(),
                                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, start_new_session=True)
         readers = [threading.Thread(target=self.read_lines, args=(stream, fd, heard.put),
