@@ -100,8 +100,10 @@ class Results:
     kept: set = field(default_factory=set)  # ids of the cases kept from an earlier marking
 
     def golden_marks(self, program: str) -> float:
-        """What the program's golden cases are worth (its groups of student cases aside)."""
-        return sum(marked.marks for marked in self.assignment.marked_cases[program])
+        """What the program's golden and fresh cases are worth (its groups of student cases
+        aside)."""
+        return (sum(marked.marks for marked in self.assignment.marked_cases[program])
+                + sum(group.marks for group in self.assignment.fresh_groups(program)))
 
     def not_submitted(self, program: str) -> str:
         """Why a program scores 0 on its cases (those the student wrote included), and which
@@ -152,7 +154,7 @@ class Results:
 
     def summary(self) -> list:
         lines = []
-        total = sum(len(cases) for cases in self.assignment.marked_cases.values())
+        total = sum(map(self.assignment.case_count, self.assignment.marked_cases))
         if self.selected is not None and self.selected < total:
             lines.append(PARTIAL.format(run=self.selected, total=total))
         if self.not_run:
