@@ -5,7 +5,7 @@
                     [--late-days-left N]] [--only GLOB]... [--timeout S]
                    [--python PATH] [--isolation auto|namespaces|fallback]
                    [--student-budget S [--waiting-budget S]] [--reuse RESULTS_JSON]
-                   [--overrides CSV --student NAME]
+                   [--student NAME] [--overrides CSV]
 
 The assignment (one of the kit's by its NAME, or an assignment file of your own) says which golden cases count and what
 each is worth. The submission is copied once, before any of its code runs,
@@ -21,7 +21,9 @@ interrupted (Ctrl-C kills every run and prints what was marked). With --override
 the rows of the file naming --student change the marks after the marking (the report
 says each; the exit status stays the marking's). --reuse keeps the verdicts of an
 earlier marking's results.json for the cases whose files, program declaration and
-submission are unchanged.
+submission are unchanged. An assignment's fresh cases (exactmark/kit/fresh.py) are drawn
+for --student, else for the name of the submission's folder, and what each expects is
+made by the reference in the sandbox before the cases run.
 """
 
 import argparse
