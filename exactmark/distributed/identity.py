@@ -42,8 +42,8 @@ READ_MOST = 1 << 20  # bytes of a kit's KIT_FILE, of the facts a kit prints
 
 def assignment_fingerprint(assignment) -> str:
     """The assignment file and every golden case it marks, and where it marks cases the
-    students write, the reference and the wrong programs they run on: a regrade changes it,
-    and a worker whose kit gives another refuses."""
+    students write or fresh cases, the reference (and the wrong programs the students'
+    cases run on): a regrade changes it, and a worker whose kit gives another refuses."""
     digest = hashlib.sha256(assignment.path.read_bytes())
     digest.update(str(RESULTS_FORMAT).encode())
     for cases in assignment.marked_cases.values():
@@ -52,7 +52,7 @@ def assignment_fingerprint(assignment) -> str:
                 digest.update(path.name.encode() + path.read_bytes())
     for program, declared in assignment.programs.items():
         groups = assignment.student_groups(program)
-        if groups:
+        if groups or assignment.fresh_groups(program):
             with tempfile.TemporaryDirectory(prefix="fingerprint-") as folder:
                 for path, _ in write_program(declared, Path(folder)):
                     digest.update(path.name.encode() + path.read_bytes())
