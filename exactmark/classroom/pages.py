@@ -4,6 +4,7 @@ jinja2 templates with auto-escaping on, so no byte a student wrote reaches a pag
 markup; a feedback page shows each case as its visibility says at the time it is
 written, and nothing of a case it does not show."""
 
+import base64
 import os
 import re
 import tempfile
@@ -31,6 +32,7 @@ from exactmark.pack.published import CHECK_YOUR_WORK
 
 CASE_SUFFIXES = (".in", ".args", ".out", ".err", ".status", ".stats", ".head")
 CASES_FOLDER = "expected_outputs"  # as the handouts cite the cases
+FRESH_NAME = re.compile(r"fresh_[A-Za-z0-9_-]+")  # as exactmark/kit/fresh.py names a case
 BINS = 10
 SHOWN_SPACE, SHOWN_TAB = "\u00b7", "→"
 SPACE_RUN = re.compile(r" {2,}| +$|\t")  # the white space a reader cannot count by eye
@@ -318,8 +320,6 @@ def write_feedback(folder: Path, outcome, row: Row, view: View) -> None:
         cases = {marked.case.id: marked.case for program in view.assignment.marked_cases.values()
                  for marked in program}
         examples = [group["example"] for group in page["written"] if group["example"]]
-        # A fresh case's files lived in its marking's scratch alone: its input and diff are
-        # on the page, not in the folder.
         for case in examples + [cases[shown.case] for shown in page["failing"] + page["passing"]
                                 if shown.case in cases]:
             into = fresh / CASES_FOLDER / case.folder.name  # as the handouts cite them
@@ -327,6 +327,13 @@ def write_feedback(folder: Path, outcome, row: Row, view: View) -> None:
             for suffix in CASE_SUFFIXES:
                 if case.file(suffix).exists():
                     (into / case.file(suffix).name).write_bytes(case.file(suffix).read_bytes())
+        for shown in page["failing"] + page["passing"]:  # a fresh case's, from its record
+            into = fresh / CASES_FOLDER / shown.program  # as reproduce names its folder
+            files = shown.files if FRESH_NAME.fullmatch(shown.name) else None
+            for suffix, data in ((suffix, data) for suffix, data in (files or {}).items()
+                                 if suffix in CASE_SUFFIXES):
+                into.mkdir(parents=True, exist_ok=True)
+                (into / f"{shown.name}{suffix}").write_bytes(base64.b64decode(data))
         old = folder.with_name(f"{fresh.name}.old")
         if folder.exists():
             os.replace(folder, old)

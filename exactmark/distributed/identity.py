@@ -31,7 +31,8 @@ from exactmark.sandbox.errors import SandboxError
 from exactmark.sandbox.sandbox import Sandbox
 from exactmark.distributed.shipment import KIT_FILE, code_files
 
-RESULTS_FORMAT = 2  # of results.json as kept: a kit that reads it otherwise marks again
+# Of results.json as kept: a kit that reads it otherwise marks again (3: a fresh case's files).
+RESULTS_FORMAT = 3
 UNKNOWN = "unknown"  # a commit no checkout says, a CPU model /proc/cpuinfo does not name
 NO_BWRAP = "none"
 CPUINFO = Path("/proc/cpuinfo")

@@ -176,7 +176,7 @@ class Assignment:
     normalise: dict = None  # normalisation name -> share of a case's marks deducted
     path: Path = None  # the file it was read from
     python: str = None  # the Python version (X.Y) that runs the submissions, where one is installed
-    groups: dict = None  # program -> the names of its groups the marker runs (golden, fresh), in order
+    groups: dict = None  # program -> its golden and fresh groups' names, in the file's order
     require: tuple = ()  # of REQUIREMENTS: isolation the marking insists on
     programs: dict = None  # program -> exactmark.kit.programs.Program: its language, files, reference
     student_budget: float = None  # CPU seconds of all a student's cases in a class run

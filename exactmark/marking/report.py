@@ -4,6 +4,7 @@ that differ the same way drawn once; for each, a sentence on how close it came,
 its input, and a command that reproduces it. Every text that came from a run is
 escaped already (see `exactmark.marking.verdicts`)."""
 
+import base64
 import json
 import math
 import os
@@ -13,7 +14,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from exactmark.kit.cases import STATS_VARIABLE
+from exactmark.kit.cases import STATS_VARIABLE, SUFFIXES
 from exactmark.marking import grouping, records
 from exactmark.marking.verdicts import PIPE, TERMINAL, Kind, how
 
@@ -165,6 +166,12 @@ class Results:
             lines.append(LATE.format(explanation=self.late.explain(self.score)))
             lines.append(MARK.format(mark=self.mark, total=self.assignment.marks))
         return lines
+
+
+def fresh_files(case) -> dict:
+    """A fresh case's files as a record keeps them: suffix -> base64 of the bytes."""
+    return {suffix: base64.b64encode(case.file(suffix).read_bytes()).decode("ascii")
+            for suffix in SUFFIXES if case.file(suffix).is_file()}
 
 
 def shell_bytes(data: bytes) -> str:
@@ -428,6 +435,8 @@ def marking_data(results: Results, isolation=(), python="", users=(),
     command that reproduces it from a student's folder and its diff (drawn, and as lines
     for a page); and what confined the runs."""
     late, declared = results.late, results.assignment.programs
+    fresh = {program: {group.name for group in results.assignment.fresh_groups(program)}
+             for program in declared}
     cases = []
     for program_results in results.programs.values():
         for result in program_results or []:
@@ -440,7 +449,9 @@ def marking_data(results: Results, isolation=(), python="", users=(),
                 near_miss.sentence if near_miss else "", near_miss.kind if near_miss else "",
                 tuple(verdict_data(marked.case, declared[marked.case.program], verdict)
                       for verdict in result.verdicts),
-                results.keys.get(marked.case.id, ""), marked.case.id in results.kept))
+                results.keys.get(marked.case.id, ""), marked.case.id in results.kept,
+                fresh_files(marked.case) if marked.group in fresh.get(marked.case.program, ())
+                else None))
     programs = {program: records.Program(
         results.assignment.program_marks(program), round(results.earned(program), 4),
         program_results is not None,
