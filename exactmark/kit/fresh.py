@@ -76,11 +76,6 @@ class FreshGroup:
     count: int
     generators: tuple  # of Seeds and Simulate, in the file's order
 
-    def draws(self, generator) -> int:
-        """How many of the group's cases `generator` gives (they take turns)."""
-        index = self.generators.index(generator)
-        return len(range(index, self.count, len(self.generators)))
-
 
 @dataclass(frozen=True)
 class Drawn:
@@ -129,14 +124,13 @@ def generators(path, program: str, group: dict, language, stored: list) -> tuple
                 raise ValueError(BACKWARDS.format(generator=name, what=what, low=low,
                                                   high=high, **where))
         found.append(made)
-    fresh = FreshGroup(program, group["name"], 0, "", frozenset(), group["count"], tuple(found))
-    for made in found:
-        taken = taken_by(made, stored)
-        left = made.size() - len(taken)
-        if left < fresh.draws(made):
+    for index, made in enumerate(found):
+        draws = len(range(index, group["count"], len(found)))  # the generators take turns
+        left = made.size() - len(taken_by(made, stored))
+        if left < draws:
             raise ValueError(TOO_FEW.format(generator=SEEDS if isinstance(made, Seeds)
-                                            else SIMULATE, draws=fresh.draws(made),
-                                            count=fresh.count, left=left, **where))
+                                            else SIMULATE, draws=draws, count=group["count"],
+                                            left=left, **where))
     return tuple(found)
 
 

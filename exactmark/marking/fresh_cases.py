@@ -21,6 +21,7 @@ from exactmark.kit import fresh
 from exactmark.kit.assignment import MarkedCase
 from exactmark.kit.cases import Case
 from exactmark.marking.student_cases import Programs, Unmade
+from exactmark.sandbox.errors import Stopped
 
 HEADER = ("{count} fresh case{s} drawn for this submission ({groups}): what each expects "
           "made by the reference, in the sandbox")
@@ -108,6 +109,8 @@ def run(sandbox, program, reference: Path, case: Case):
     try:
         ran = sandbox.run(reference, lambda home: program.run_argv(case, home, sandbox.python),
                           case.stdin, {})
+    except Stopped:
+        return STOPPED
     except Exception as problem:  # the marker's fault: said on the case, not a traceback
         return escaped(f"{type(problem).__name__}: {problem}")
     if ran.limit is not None:
