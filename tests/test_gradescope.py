@@ -919,10 +919,14 @@ def test_the_summary_says_what_the_marker_found_in_the_submission_and_nothing_of
 
 
 def every_case_failing(name: str):
-    """The marker's results for a submission of `name` whose every case failed."""
+    """The marker's results for a submission of `name` whose every case failed (its fresh
+    cases too, as drawn for a student "ann")."""
+    from exactmark.marking.fresh_cases import drawn_for, marked as fresh_case
     from exactmark.marking.report import CaseResult, Results
     assignment = load(name)
-    return Results(assignment, [], {program: [CaseResult(marked, []) for marked in cases]
+    drawn = drawn_for(assignment, "ann")
+    return Results(assignment, [], {program: [CaseResult(marked, []) for marked in [
+        *cases, *(fresh_case(one, Path()) for one in drawn.get(program, ()))]]
                                     for program, cases in assignment.marked_cases.items()})
 
 
@@ -936,7 +940,7 @@ def test_the_tests_maxima_add_up_exactly_to_the_assignment_s_marks(name):
     marks = load(name).marks
     assert sum(maxima) == marks and sum(reversed(maxima)) == marks and sum(sorted(maxima)) == marks
     assert max(abs(test["max_score"] - case.marks) for test, case in zip(
-        results["tests"], [marked for cases in load(name).marked_cases.values()
+        results["tests"], [marked.marked for cases in every_case_failing(name).programs.values()
                            for marked in cases])) < 1e-3
 
 

@@ -65,10 +65,7 @@ def made(sandbox, assignment, drawn: dict, scratch: Path, jobs: int) -> tuple:
         declared = assignment.programs[program]
         folder = scratch / "fresh" / program
         folder.mkdir(parents=True, mode=0o700)
-        cases[program] = [MarkedCase(Case(program, one.name, folder),
-                                     one.group.marks / one.group.count, one.group.name,
-                                     one.group.visibility, one.group.compare)
-                          for one in chosen]
+        cases[program] = [marked(one, folder) for one in chosen]
         try:
             reference = Programs(sandbox, declared, scratch / f"fresh-{program}").reference
         except Unmade as problem:
@@ -79,6 +76,14 @@ def made(sandbox, assignment, drawn: dict, scratch: Path, jobs: int) -> tuple:
                             chosen)
             unmade.update((one.id, why) for one, why in zip(chosen, said) if why)
     return cases, unmade
+
+
+def marked(one, folder: Path) -> MarkedCase:
+    """The fresh case `one` as the assignment marks it, its files in `folder`: an equal share
+    of its group's marks."""
+    group = one.group
+    return MarkedCase(Case(group.program, one.name, folder), group.marks / group.count,
+                      group.name, group.visibility, group.compare)
 
 
 def expected(sandbox, program, reference: Path, one, folder: Path) -> str:
