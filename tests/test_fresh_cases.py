@@ -9,6 +9,7 @@ from exactmark.gradescope import run as gradescope_run
 from exactmark.kit.assignment import AssignmentError, load
 from exactmark.kit.cases import ROOT, load_cases
 from exactmark.marking.fresh_cases import drawn_for
+from exactmark.pack import build as pack_build, manifest
 from tests.test_mark import mark, perfect_seeded
 
 STORED = ["seed_0", "simulate_500_10"]  # what the handout prints, and the pack holds
@@ -127,3 +128,13 @@ def test_a_bad_generator_is_one_line_naming_the_file(tmp_path, generator, said):
 def test_gradescope_draws_for_the_submission_s_users(tmp_path, users, key):
     (tmp_path / "submission_metadata.json").write_text(json.dumps({"users": users}))
     assert gradescope_run.student_key(gradescope_run.Paths(tmp_path)) == key
+
+
+def test_the_student_pack_says_its_fresh_cases_exist_and_it_cannot_hold_them():
+    files = pack_build.contents(load("seeded"))
+    readme = files["README.md"].decode()
+    assert ("- solitaire_1, fresh games and simulations: 1 mark, 4 fresh cases: inputs drawn for "
+            "you alone when you are marked") in readme, readme
+    assert "- solitaire_2, fresh games: 0.5 marks, 2 fresh cases: " in readme, readme
+    assert not any("fresh_" in name for name in files)
+    assert json.loads(files[manifest.MANIFEST])["fresh_cases"] == 6
