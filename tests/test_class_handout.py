@@ -41,6 +41,7 @@ from exactmark.kit.cases import ROOT  # noqa: E402
 from exactmark.kit.assignment import load  # noqa: E402
 from exactmark.kit.bundle import write_all  # noqa: E402
 from exactmark.kit.variants import read_variant  # noqa: E402
+from tests.oracles import solitaire_1_oracle  # noqa: E402
 
 SEEDED = load("seeded")
 PROGRAMS = ("solitaire_1.py", "solitaire_2.py")
@@ -211,13 +212,20 @@ def results_of(out: Path, student: str) -> dict:
     return json.loads((out / "instructor" / student / "results.json").read_text(encoding="utf-8"))
 
 
-def eve_raw() -> float:
-    """eve loses exactly the cases whose expected output spells "Eighth" (from the golden
-    files, not from the marker)."""
-    lost = sum(marked.marks for marked in SEEDED.marked_cases["solitaire_1"]
-               if b"Eighth" in marked.case.stdout)
-    assert lost > 0
-    return 13 - lost, len([m for m in SEEDED.marked_cases["solitaire_1"] if b"Eighth" in m.case.stdout])
+def eve_raw(out: Path) -> float:
+    """eve loses exactly the cases whose expected output spells "Eighth": from the golden
+    files, and for her fresh games (named in her results.json, drawn for her) from the
+    independent oracle's transcript, not from the marker."""
+    lost = [marked.marks for marked in SEEDED.marked_cases["solitaire_1"]
+            if b"Eighth" in marked.case.stdout]
+    fresh = SEEDED.fresh_groups("solitaire_1")[0]
+    drawn = [case["name"] for case in results_of(out, "eve")["extra_data"]["cases"]
+             if case["group"] == fresh.name]
+    assert len(drawn) == fresh.count
+    lost += [fresh.marks / fresh.count for name in drawn if name.startswith("fresh_seed_")
+             and b"Eighth" in solitaire_1_oracle.transcript(int(name.rsplit("_", 1)[1]))]
+    assert lost
+    return 13 - sum(lost), len(lost)
 
 
 # --- grades.csv, cell by cell ------------------------------------------------------------------
@@ -234,25 +242,25 @@ def test_the_grade_sheet_applies_the_handout_s_late_rule(marked):
     assert list(rows) == ["ann", "bob", "cal", "dan", "eve", "fay", "gus", "hal", "ivy", "jo"]
     full = ["6.50", "6.50", "13.00"]
     expected = {  # solitaire_1, solitaire_2, raw total, days late, mark, status, cases passed
-        "ann": [*full, "0", "13.00", "marked", "92/92"],
-        "bob": [*full, "1", "12.35", "marked", "92/92"],
-        "cal": [*full, "2", "11.70", "marked", "92/92"],
-        "dan": [*full, "3", "11.05", "marked", "92/92"],
-        "fay": [*full, "6", "0.00", "late beyond the limit", "92/92"],
+        "ann": [*full, "0", "13.00", "marked", "98/98"],  # 6 of them fresh cases
+        "bob": [*full, "1", "12.35", "marked", "98/98"],
+        "cal": [*full, "2", "11.70", "marked", "98/98"],
+        "dan": [*full, "3", "11.05", "marked", "98/98"],
+        "fay": [*full, "6", "0.00", "late beyond the limit", "98/98"],
         "gus": ["6.50", "0.00", "6.50", "6", "0.00", "late beyond the limit; missing program",
-                "50/50"],  # solitaire_2 not handed in: said in the note, not counted
-        "hal": [*full, "0", "13.00", "marked", "92/92"],
-        "ivy": [*full, "1", "12.35", "marked", "92/92"],
-        "jo": [*full, "", "13.00", "no submission time", "92/92"],
+                "54/54"],  # solitaire_2 not handed in: said in the note, not counted
+        "hal": [*full, "0", "13.00", "marked", "98/98"],
+        "ivy": [*full, "1", "12.35", "marked", "98/98"],
+        "jo": [*full, "", "13.00", "no submission time", "98/98"],
     }
     columns = ["solitaire_1", "solitaire_2", "raw total", "days late", "mark", "status",
                "cases passed"]
     for student, cells in expected.items():
         assert [rows[student][column] for column in columns] == cells, student
-    raw, lost = eve_raw()
+    raw, lost = eve_raw(marked.out)
     assert [rows["eve"][column] for column in columns] == [
         f"{raw - 6.5:.2f}", "6.50", f"{raw:.2f}", "5", f"{min(raw, 9.75):.2f}", "marked",
-        f"{92 - lost}/92"]
+        f"{98 - lost}/98"]
 
 
 def test_every_reason_reaches_the_note(marked):
@@ -312,6 +320,13 @@ def case_files(case_ids) -> set:
     return found
 
 
+def fresh_files(out: Path, student: str) -> set:
+    """The files of the student's fresh cases, as their marking's results.json names them."""
+    return {f"expected_outputs/{case['program']}/{case['name']}{suffix}"
+            for case in results_of(out, student)["extra_data"]["cases"]
+            for suffix in case.get("files") or ()}
+
+
 def ids(visibility: set) -> set:
     return {marked.case.id for cases in SEEDED.marked_cases.values() for marked in cases
             if marked.visibility in visibility}
@@ -337,17 +352,20 @@ def test_before_the_deadline_only_the_worked_examples_are_shown(marked):
             continue
         assert shown_files(files) == case_files(visible), student
     page = marked.before["ann"]["feedback.txt"].decode()
-    assert ("72 cases (solitaire_1, input and its end; solitaire_1, more games; solitaire_1, "
-            "simulate; solitaire_2, input and its end; solitaire_2, more games; solitaire_2, "
-            "simulate) shown from 2027-03-14 09:00 (Australia/Sydney), once no late "
-            "submission can be accepted") in page
+    assert ("78 cases (solitaire_1, input and its end; solitaire_1, more games; solitaire_1, "
+            "simulate; solitaire_1, fresh games and simulations; solitaire_2, input and its "
+            "end; solitaire_2, more games; solitaire_2, fresh games; solitaire_2, simulate) "
+            "shown from 2027-03-14 09:00 (Australia/Sydney), once no late submission can be "
+            "accepted") in page
     assert "12 cases (solitaire_2, the viewer) never shown, now or later" in page
 
 
 def test_after_the_late_window_the_after_due_date_cases_are_shown(marked):
     shown = ids({"visible", "after_due_date"})
     assert len(shown) == 80
-    assert shown_files(marked.after["ann"]) == case_files(shown)
+    drawn = fresh_files(marked.out, "ann")
+    assert len(drawn) == 2 * 4 + 2 * 3 + 2 * 4  # .in (none for a simulate), .out, .status, .err
+    assert shown_files(marked.after["ann"]) == case_files(shown) | drawn
     eve = marked.after["eve"]["feedback.html"].decode()
     failing = [marked_case.case.id for marked_case in SEEDED.marked_cases["solitaire_1"]
                if b"Eighth" in marked_case.case.stdout and marked_case.visibility != "visible"]

@@ -546,7 +546,8 @@ from exactmark.classroom import pages as class_pages  # noqa: E402
 from exactmark.classroom.mark_class import Outcome  # noqa: E402
 from exactmark.classroom.roster import Student  # noqa: E402
 from exactmark.classroom.similarity import Scan  # noqa: E402
-from exactmark.kit.assignment import load  # noqa: E402
+from exactmark.kit.assignment import MarkedCase, load  # noqa: E402
+from exactmark.kit.cases import Case  # noqa: E402
 from exactmark.marking import records  # noqa: E402
 from exactmark.marking.verdicts import Kind  # noqa: E402
 
@@ -558,7 +559,8 @@ QUOTING = "line 3: replace `<b>Eigth</b>` with `Eighth`"
 def made_up(name: str, handed_in=("solitaire_1", "solitaire_2"), refused: str = "",
             failing: str = "") -> Outcome:
     """A student's outcome as the marker would record it: every case of the programs
-    `handed_in` passes, but `failing` (a case id), whose sentence quotes two lines."""
+    `handed_in` passes (their fresh cases among them), but `failing` (a case id), whose
+    sentence quotes two lines."""
     student = Student(name, Path(name), "refused" if refused else "folder", folder=name)
     if refused:
         return Outcome(student, refused=refused)
@@ -569,7 +571,10 @@ def made_up(name: str, handed_in=("solitaire_1", "solitaire_2"), refused: str = 
             programs[program] = records.Program(marks, 0.0, False,
                                                 missing=f"{program}.py is not in the submission")
             continue
-        for marked in marked_cases:
+        drawn = [(Case(program, f"fresh_{group.name}_{index}", Path()), group.marks / group.count,
+                  group.name, group.visibility)
+                 for group in SEEDED.fresh_groups(program) for index in range(group.count)]
+        for marked in [*marked_cases, *(MarkedCase(*fresh, frozenset()) for fresh in drawn)]:
             failed = marked.case.id == failing
             verdicts = (records.Verdict("stdout, stdin piped", Kind.WRONG, QUOTING, (), "", "", ""),
                         ) if failed else ()
@@ -592,14 +597,14 @@ def page_of(outcome: Outcome, name: str = "feedback.txt") -> str:
 
 def test_a_program_not_handed_in_is_said_once_and_its_cases_not_counted():
     outcome = made_up("gus", handed_in=("solitaire_1",))
-    assert class_pages.grade_row(outcome, SEEDED).cases == 50
+    assert class_pages.grade_row(outcome, SEEDED).cases == 54  # 4 of them fresh
     page = page_of(outcome)
-    assert "Status: missing program. Cases passed: 50 of 50.\n" in page
+    assert "Status: missing program. Cases passed: 54 of 54.\n" in page
     assert "  solitaire_2, the worked examples: 3 cases, none run, 0.00 / 1.50 (shown)\n" in page
     assert "  solitaire_1, the worked examples: 3 of 3 cases passed, 1.50 / 1.50 (shown)\n" in page
     assert ("4 cases of solitaire_2, not listed: it was not handed in (it is named above).\n"
             in page), page
-    assert "0 of 3 cases passed" not in page and "of 92" not in page
+    assert "0 of 3 cases passed" not in page and "of 98" not in page
 
 
 def test_a_refused_submission_counts_no_case_and_says_none_ran():
@@ -615,10 +620,11 @@ def test_a_group_never_shown_is_named_and_what_never_means_is_said():
     assert ("12 cases (solitaire_2, the viewer) never shown, now or later: neither their input "
             "nor their output; how many pass and what they earn are in their groups above.\n"
             in page), page
-    assert ("72 cases (solitaire_1, input and its end; solitaire_1, more games; solitaire_1, "
-            "simulate; solitaire_2, input and its end; solitaire_2, more games; solitaire_2, "
-            "simulate) shown from 2027-03-14 09:00 (Australia/Sydney), once no late submission "
-            "can be accepted; their marks are counted in their groups above.\n") in page, page
+    assert ("78 cases (solitaire_1, input and its end; solitaire_1, more games; solitaire_1, "
+            "simulate; solitaire_1, fresh games and simulations; solitaire_2, input and its end; "
+            "solitaire_2, more games; solitaire_2, fresh games; solitaire_2, simulate) shown from "
+            "2027-03-14 09:00 (Australia/Sydney), once no late submission can be accepted; their "
+            "marks are counted in their groups above.\n") in page, page
 
 
 def test_a_sentences_quotes_are_code_on_the_page_and_what_they_quote_is_escaped():

@@ -24,6 +24,7 @@ import jsonschema
 import pytest
 
 from exactmark.kit.cases import EXPECTED_OUTPUTS, ROOT, SUFFIXES, load_cases
+from exactmark.distributed.shipment import student_case_files
 from exactmark.gradescope import build
 from exactmark.gradescope import run as autograder_run
 from exactmark.kit.assignment import AssignmentError, load, names
@@ -231,10 +232,14 @@ def test_the_zip_holds_the_marker_its_assignment_and_only_that_programs_cases(ki
 def test_the_zip_holds_every_module_of_the_kit_its_code_imports():
     """Every import in the zip's code, at the top of a module or inside a function (the
     marker's floors import some only when needed), of a module of the kit (the package, or
-    the kit's own packages outside it) finds that module in the zip."""
+    the kit's own packages outside it) finds that module in the zip. The reference's files
+    (which seeded's fresh cases need) are the bundler's text, which it writes out as one
+    sample solution: never imported there."""
     files = build.entries(load("seeded"), build.DEFAULT_BUDGET)
+    references = set(student_case_files(load("seeded")))
+    assert "solitaire_1.py" in references
     missing = set()
-    for path in [path for path in files if path.endswith(".py")]:
+    for path in [path for path in files if path.endswith(".py") and path not in references]:
         for node in ast.walk(ast.parse(files[path][0])):
             named = ([alias.name for alias in node.names] if isinstance(node, ast.Import) else
                      [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
@@ -285,8 +290,11 @@ def test_each_shipped_assignment_ships_its_own_programs_cases_only(name):
     folders = {path.rsplit("/", 1)[0] for path in files if path.startswith("expected_outputs/")}
     assert folders == {program.cases_folder.relative_to(ROOT).as_posix()
                        for program in assignment.programs.values()}
+    made = {program for program in assignment.marked_cases  # its reference makes what they
+            if assignment.fresh_groups(program)}  # expect: it ships, as golf_tests' does
     assert not any(path.endswith(f"/{program}.py") or path == f"{program}.py"
-                   for path in files for program in assignment.marked_cases)
+                   for path in files for program in set(assignment.marked_cases) - made)
+    assert all(f"{program}.py" in files for program in made)
     assert not any(path.startswith(("references/", "docs/")) for path in files), \
         "a reference or a handout in the autograder"
     assert set(path for path in files if path.startswith("assignments/")) == {
@@ -919,10 +927,14 @@ def test_the_summary_says_what_the_marker_found_in_the_submission_and_nothing_of
 
 
 def every_case_failing(name: str):
-    """The marker's results for a submission of `name` whose every case failed."""
+    """The marker's results for a submission of `name` whose every case failed (its fresh
+    cases too, as drawn for a student "ann")."""
+    from exactmark.marking.fresh_cases import drawn_for, marked as fresh_case
     from exactmark.marking.report import CaseResult, Results
     assignment = load(name)
-    return Results(assignment, [], {program: [CaseResult(marked, []) for marked in cases]
+    drawn = drawn_for(assignment, "ann")
+    return Results(assignment, [], {program: [CaseResult(marked, []) for marked in [
+        *cases, *(fresh_case(one, Path()) for one in drawn.get(program, ()))]]
                                     for program, cases in assignment.marked_cases.items()})
 
 
@@ -936,7 +948,7 @@ def test_the_tests_maxima_add_up_exactly_to_the_assignment_s_marks(name):
     marks = load(name).marks
     assert sum(maxima) == marks and sum(reversed(maxima)) == marks and sum(sorted(maxima)) == marks
     assert max(abs(test["max_score"] - case.marks) for test, case in zip(
-        results["tests"], [marked for cases in load(name).marked_cases.values()
+        results["tests"], [marked.marked for cases in every_case_failing(name).programs.values()
                            for marked in cases])) < 1e-3
 
 

@@ -40,7 +40,8 @@ PACKED = [*ASSIGNMENTS, "golf_tests"]  # golf_tests: no visible case, the cases 
 SYSTEM_PYTHON = getattr(sys, "_base_executable", sys.executable)
 LEAST_SEARCHED = 120  # bytes of a case's input or output: shorter ones occur by chance
 SUMMARY = re.compile(r"^(\d+) of (\d+) visible cases pass; the marking also uses cases you "
-                     r"cannot see, worth [0-9.]+ marks?$", re.MULTILINE)
+                     r"cannot see, worth [0-9.]+ marks?(?:; \d+ of those are fresh cases, drawn "
+                     r"for you when you are marked: no pack can hold them, .*)?$", re.MULTILINE)
 needs_gxx = pytest.mark.skipif(shutil.which("g++") is None, reason="calculation_cpp needs g++")
 
 

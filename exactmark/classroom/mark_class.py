@@ -252,8 +252,9 @@ class ClassMarking:
         self.corrected = corrected  # the overrides file read (overrides.Overrides), or None
         written = [group for program in assignment.marked_cases
                    for group in assignment.student_groups(program)]
-        # The bar counts each golden case, and each group of the student's own cases once.
-        self.cases_each = sum(len(cases) for cases in assignment.marked_cases.values()) + len(written)
+        # The bar counts each golden and fresh case, and each group of the student's own cases
+        # once.
+        self.cases_each = sum(map(assignment.case_count, assignment.marked_cases)) + len(written)
         self.own_folders = [group.folder.split("/")[0] for group in written]
         self.regrade_key = assignment_fingerprint(assignment)
         self.budget = options.student_budget or assignment.student_budget  # a new one marks again
@@ -414,7 +415,8 @@ class ClassMarking:
                             "sandbox_per": self.options.sandbox_per,
                             "require": list(self.options.require), "student_budget": self.budget},
                 "student": {"submitted": student.submitted.isoformat() if student.submitted
-                            else None, "named": str(student.entry), **terms_asked(student.terms)}}
+                            else None, "named": str(student.entry),
+                            "student": fresh_key(student), **terms_asked(student.terms)}}
 
     def collected(self, planned: Planned, archive: Path) -> Outcome:
         """The student's result taken in (exactmark.distributed.collect), as the Outcome the
@@ -767,6 +769,12 @@ def seconds_before(folder: Path):
 def slots_memory() -> int:
     """Bytes one student's marking may hold: the memory limit of its one run at a time."""
     return run_limits(1)[0]
+
+
+def fresh_key(student) -> str:
+    """Whose fresh cases the marker draws (exactmark/marking/fresh_cases.py): the platform's
+    id of a hand-in, else the student's name as their entry gives it (ann for ann.zip)."""
+    return student.id or student_name(student.entry)
 
 
 def terms_asked(terms) -> dict:

@@ -4,6 +4,7 @@ jinja2 templates with auto-escaping on, so no byte a student wrote reaches a pag
 markup; a feedback page shows each case as its visibility says at the time it is
 written, and nothing of a case it does not show."""
 
+import base64
 import os
 import re
 import tempfile
@@ -31,6 +32,7 @@ from exactmark.pack.published import CHECK_YOUR_WORK
 
 CASE_SUFFIXES = (".in", ".args", ".out", ".err", ".status", ".stats", ".head")
 CASES_FOLDER = "expected_outputs"  # as the handouts cite the cases
+FRESH_NAME = re.compile(r"fresh_[A-Za-z0-9_-]+")  # as exactmark/kit/fresh.py names a case
 BINS = 10
 SHOWN_SPACE, SHOWN_TAB = "\u00b7", "→"
 SPACE_RUN = re.compile(r" {2,}| +$|\t")  # the white space a reader cannot count by eye
@@ -127,7 +129,7 @@ def grade_row(outcome, assignment) -> Row:
                              else 0 for program in assignment.marked_cases},
               raw=data.raw_score, mark=(outcome.results or {}).get("score", 0), id=student.id,
               passed=sum(case.passed for case in data.cases),
-              cases=sum(len(marked) for program, marked in assignment.marked_cases.items()
+              cases=sum(assignment.case_count(program) for program in assignment.marked_cases
                         if ran(data, program)))  # a program not handed in: said, not counted
     if outcome.refused:
         row.statuses.append(sheet.REFUSED)
@@ -211,6 +213,9 @@ def feedback_of(outcome, row: Row, view: View) -> dict:
             group["when"] = view.when(marked.visibility)
             group["count"] += 1
             group["marks"] += marked.marks
+        for drawn in assignment.fresh_groups(program):  # drawn for this student alone
+            group = groups[drawn.name]
+            group.update(when=view.when(drawn.visibility), count=drawn.count, marks=drawn.marks)
         for case in (case for case in cases if case.program == program):
             groups[case.group]["passed"] += case.passed
             groups[case.group]["earned"] += case.earned
@@ -315,12 +320,20 @@ def write_feedback(folder: Path, outcome, row: Row, view: View) -> None:
         cases = {marked.case.id: marked.case for program in view.assignment.marked_cases.values()
                  for marked in program}
         examples = [group["example"] for group in page["written"] if group["example"]]
-        for case in examples + [cases[shown.case] for shown in page["failing"] + page["passing"]]:
+        for case in examples + [cases[shown.case] for shown in page["failing"] + page["passing"]
+                                if shown.case in cases]:
             into = fresh / CASES_FOLDER / case.folder.name  # as the handouts cite them
             into.mkdir(parents=True, exist_ok=True)
             for suffix in CASE_SUFFIXES:
                 if case.file(suffix).exists():
                     (into / case.file(suffix).name).write_bytes(case.file(suffix).read_bytes())
+        for shown in page["failing"] + page["passing"]:  # a fresh case's, from its record
+            into = fresh / CASES_FOLDER / shown.program  # as reproduce names its folder
+            files = shown.files if FRESH_NAME.fullmatch(shown.name) else None
+            for suffix, data in ((suffix, data) for suffix, data in (files or {}).items()
+                                 if suffix in CASE_SUFFIXES):
+                into.mkdir(parents=True, exist_ok=True)
+                (into / f"{shown.name}{suffix}").write_bytes(base64.b64decode(data))
         old = folder.with_name(f"{fresh.name}.old")
         if folder.exists():
             os.replace(folder, old)
@@ -348,17 +361,27 @@ def failures_by_group(outcomes: list, assignment) -> list:
     groups = defaultdict(list)
     for program, marked_cases in assignment.marked_cases.items():
         for marked in marked_cases:
-            groups[program, marked.group].append(marked)
+            groups[program, marked.group].append((marked.case.id, marked.visibility))
+    drawn = {(group.program, group.name): group for program in assignment.marked_cases
+             for group in assignment.fresh_groups(program)}
+    for outcome in outcomes:  # each student's own fresh cases
+        for case in outcome.marking.cases:
+            if (case.program, case.group) in drawn:
+                groups[case.program, case.group].append((case.case, case.visibility))
     found = []
     for (program, group), members in groups.items():
-        runs = sum(seen[marked.case.id] for marked in members)
-        fails = sum(failed[marked.case.id] for marked in members)
-        failing = sorted(((marked.case.id, failed[marked.case.id], seen[marked.case.id])
-                          for marked in members if failed[marked.case.id]),
+        ids = list(dict.fromkeys(case for case, _ in members))
+        runs = sum(seen[case] for case in ids)
+        fails = sum(failed[case] for case in ids)
+        failing = sorted(((case, failed[case], seen[case]) for case in ids if failed[case]),
                          key=lambda item: (-item[1] / item[2], item[0]))
-        found.append({"program": program, "group": group, "cases": len(members),
-                      "marks": sum(marked.marks for marked in members),
-                      "visibility": members[0].visibility, "runs": runs, "failed": fails,
+        fresh = drawn.get((program, group))
+        found.append({"program": program, "group": group,
+                      "cases": fresh.count if fresh else len(ids),
+                      "marks": fresh.marks if fresh else sum(
+                          marked.marks for marked in assignment.marked_cases[program]
+                          if marked.group == group),
+                      "visibility": members[0][1], "runs": runs, "failed": fails,
                       "rate": fails / runs if runs else 0.0, "failing": failing})
     return sorted(found, key=lambda group: (-group["rate"], group["program"], group["group"]))
 

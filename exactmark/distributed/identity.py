@@ -31,7 +31,8 @@ from exactmark.sandbox.errors import SandboxError
 from exactmark.sandbox.sandbox import Sandbox
 from exactmark.distributed.shipment import KIT_FILE, code_files
 
-RESULTS_FORMAT = 2  # of results.json as kept: a kit that reads it otherwise marks again
+# Of results.json as kept: a kit that reads it otherwise marks again (3: a fresh case's files).
+RESULTS_FORMAT = 3
 UNKNOWN = "unknown"  # a commit no checkout says, a CPU model /proc/cpuinfo does not name
 NO_BWRAP = "none"
 CPUINFO = Path("/proc/cpuinfo")
@@ -43,8 +44,8 @@ CALIBRATION_RUNS = 3  # marked runs of the reference (the first compiles): the f
 
 def assignment_fingerprint(assignment) -> str:
     """The assignment file and every golden case it marks, and where it marks cases the
-    students write, the reference and the wrong programs they run on: a regrade changes it,
-    and a worker whose kit gives another refuses."""
+    students write or fresh cases, the reference (and the wrong programs the students'
+    cases run on): a regrade changes it, and a worker whose kit gives another refuses."""
     digest = hashlib.sha256(assignment.path.read_bytes())
     digest.update(str(RESULTS_FORMAT).encode())
     for cases in assignment.marked_cases.values():
@@ -53,7 +54,7 @@ def assignment_fingerprint(assignment) -> str:
                 digest.update(path.name.encode() + path.read_bytes())
     for program, declared in assignment.programs.items():
         groups = assignment.student_groups(program)
-        if groups:
+        if groups or assignment.fresh_groups(program):
             with tempfile.TemporaryDirectory(prefix="fingerprint-") as folder:
                 for path, _ in write_program(declared, Path(folder)):
                     digest.update(path.name.encode() + path.read_bytes())

@@ -89,14 +89,15 @@ def placed_at(path: Path, assignment, by_kit: bool, program: str, what: str) -> 
 
 def student_case_files(assignment) -> dict:
     """{name in the zip: path} of what marking the cases students write needs, for each
-    program that has such groups: the files its sample solution is made from, the wrong
+    program that has such groups: the files its sample solution is made from (which a
+    program's fresh cases need too: the reference makes what they expect), the wrong
     programs its groups name, where the loader looks for them, and, for a group whose
     mistakes are its game's, the rule lists and handouts that say which those are (the
     loader reads them to choose the same ones here)."""
     placed = {}
     for name in assignment.marked_cases:
         groups = assignment.student_groups(name)
-        if not groups:
+        if not groups and not assignment.fresh_groups(name):
             continue
         program = assignment.programs[name]
         for path in sources_of(program):

@@ -286,7 +286,8 @@ def worst_runs(assignment) -> dict:
     end at a limit: a program's cases; a group's reference runs and the student's program's
     on each case it may hold, and a run per wrong program (one at a limit fails the case,
     which catches it)."""
-    runs = {program: len(cases) for program, cases in assignment.marked_cases.items() if cases}
+    runs = {program: assignment.case_count(program) for program in assignment.marked_cases
+            if assignment.case_count(program)}  # golden and fresh
     for program in assignment.marked_cases:
         for group in assignment.student_groups(program):
             for count, many in (("valid", group.most), ("thorough", len(group.mistakes)),
@@ -390,7 +391,7 @@ def main(argv=None) -> int:
     except ValueError as problem:
         parse.error(str(problem))
     write(options.out, zip_bytes(files))
-    cases = sum(len(marked) for marked in assignment.marked_cases.values())
+    cases = sum(map(assignment.case_count, assignment.marked_cases))
     version = interpreter_of(assignment)
     groups = assignment.every_student_group
     print(WROTE.format(out=options.out, name=assignment.name, cases=cases,

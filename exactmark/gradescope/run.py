@@ -160,6 +160,7 @@ HISTORY_TOO_LARGE = "submission_metadata.json is over {most} bytes"
 NOT_A_LIST = "previous_submissions is not a list"
 NOT_AN_OBJECT = "it is not a JSON object"
 USERS_NOT_A_LIST = "users is not a list"
+NO_MEMBER = "no user with an id or an email"
 NO_OFFSET = "created_at {time!r} says no offset from UTC"
 HISTORY_UNREAD = "[submissions] cannot be applied: {problem}"
 CANNOT_CARRY = "[submissions]: the last counting submission's results cannot be kept: {problem}"
@@ -173,6 +174,10 @@ OTHER_DEADLINE = ("Gradescope's due date ({gradescope}) is not the assignment fi
                   "({deadline}): the late rule counts from the file's, and from a student's "
                   "own due date on Gradescope")
 NO_USERS = "submission_metadata.json's users cannot be read, so no student's own due date: {problem}"
+# Whose fresh cases are drawn (exactmark/marking/fresh_cases.py): the submission's members,
+# each by their user id (else their email), so that a resubmission draws the same cases.
+NO_STUDENT_KEY = ("submission_metadata.json names no user ({problem}): the fresh cases are "
+                  "drawn for the submission folder's name, the same for every such submission")
 DAMAGED = ("{file} is not the one the autograder was built with ({problem}): build it again "
            "with --extensions")
 DIGEST_DIFFERS = "its digest differs"
@@ -443,6 +448,23 @@ def platform_due(metadata: dict, users: list, deadline: datetime):
         if own.tzinfo is not None and (latest is None or own > latest):
             latest, whose = own, user
     return (latest, whose) if latest is not None and latest != common else (None, None)
+
+
+def student_key(paths: Paths):
+    """Whose submission it is, for the draw of fresh cases: its members' user ids (else
+    emails), sorted and joined with "+"; None, said in the log, when the metadata names none."""
+    try:
+        users = read_metadata(paths).get("users")
+        if not isinstance(users, list):
+            raise ValueError(USERS_NOT_A_LIST)
+        keys = sorted({user_keys(user)[-1] for user in users
+                       if isinstance(user, dict) and user_keys(user)})
+        if not keys:
+            raise ValueError(NO_MEMBER)
+    except ValueError as problem:
+        log(NO_STUDENT_KEY.format(problem=problem))
+        return None
+    return "+".join(keys)
 
 
 def own_terms(paths: Paths, config: dict) -> dict:
@@ -733,7 +755,8 @@ def mark(paths: Paths, config: dict, started: float) -> dict:
     cpu, waiting = marker_budgets(budget, cpus(), cores())
     command = MarkRequest(assignment_file(config), str(paths.submission), json=str(paths.results),
                           jobs=cores(), isolation=isolation, submitted=submitted,
-                          student_budget=cpu, waiting_budget=waiting, **terms).argv()
+                          student_budget=cpu, waiting_budget=waiting,
+                          student=student_key(paths), **terms).argv()
     log("$ " + " ".join(command))
     status, out, err, stopped, messages = run_marker(command, budget)
     print(out, end="", flush=True)
@@ -948,7 +971,7 @@ def check() -> int:
     if isolation.returncode:
         print("check: the marker would refuse every submission here")
         return Exit.FAILED
-    cases = sum(len(marked) for marked in assignment.marked_cases.values())
+    cases = sum(map(assignment.case_count, assignment.marked_cases))
     groups = sum(len(named) for named in chosen.values())
     print(READY.format(name=assignment.name, cases=cases, marks=assignment.marks,
                        groups=GROUPS.format(groups=groups, s="s" * (groups != 1)) if groups else "",

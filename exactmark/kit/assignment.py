@@ -16,6 +16,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import jsonschema
 
+from exactmark.kit import fresh
 from exactmark.kit.cases import EXPECTED_OUTPUTS, ROOT, Case
 from exactmark.kit.late import (MARKS_DIGITS, NO_LATE_SUBMISSIONS, Late, LateDays, LateRule,
                                 Terms, closes, countable, judge, longest_window, rule_of,
@@ -39,6 +40,8 @@ COMPARED = ("status", "stderr")
 KIT_ONLY = "kit_only"  # what holds a golden case the assignment does not mark
 VISIBLE = "visible"  # the visibility of a case students see from the start
 STUDENT_CASES = "student_cases"  # the kind of a group of cases the student writes
+FRESH = "fresh"  # the kind of a group of cases drawn for each student at marking time
+NOT_GOLDEN = (STUDENT_CASES, FRESH)  # the kinds of group that hold no golden case
 COUNTS = ("valid", "thorough", "own_code")  # what a student's cases are marked on
 MOST_CASES, MOST_CASE_BYTES = 25, 64 << 10  # a group of student cases', by default
 # The isolation an assignment (`require = [...]`) or a marker (`--require`) may insist on;
@@ -173,7 +176,7 @@ class Assignment:
     normalise: dict = None  # normalisation name -> share of a case's marks deducted
     path: Path = None  # the file it was read from
     python: str = None  # the Python version (X.Y) that runs the submissions, where one is installed
-    groups: dict = None  # program -> its golden groups' names, in the file's order
+    groups: dict = None  # program -> its golden and fresh groups' names, in the file's order
     require: tuple = ()  # of REQUIREMENTS: isolation the marking insists on
     programs: dict = None  # program -> exactmark.kit.programs.Program: its language, files, reference
     student_budget: float = None  # CPU seconds of all a student's cases in a class run
@@ -181,10 +184,21 @@ class Assignment:
     student_cases: dict = None  # program -> (StudentCases, ...), in the file's order
     submissions: Submissions = None  # how many count on Gradescope; None: every one
     late_days: LateDays = None  # the term's bank of late days; None: no bank
+    fresh: dict = None  # program -> (exactmark.kit.fresh.FreshGroup, ...), in the file's order
 
     def program_marks(self, program: str) -> float:
         return round(sum(marked.marks for marked in self.marked_cases[program])
-                     + sum(group.total for group in self.student_groups(program)), MARKS_DIGITS)
+                     + sum(group.total for group in self.student_groups(program))
+                     + sum(group.marks for group in self.fresh_groups(program)), MARKS_DIGITS)
+
+    def fresh_groups(self, program: str) -> tuple:
+        """The program's groups of cases drawn for each student at marking time."""
+        return (self.fresh or {}).get(program, ())
+
+    def case_count(self, program: str) -> int:
+        """The cases a student's marking runs of the program: golden and fresh."""
+        return (len(self.marked_cases[program])
+                + sum(group.count for group in self.fresh_groups(program)))
 
     def student_groups(self, program: str) -> tuple:
         """The program's groups of cases the student writes."""
@@ -280,16 +294,19 @@ def _read(name: str, folder: Path) -> tuple:
 
 
 def _assignment(name: str, path: Path, data: dict) -> Assignment:
-    marked_cases, kit_only, programs, student = {}, {}, {}, {}
+    marked_cases, kit_only, programs, student, drawn = {}, {}, {}, {}, {}
     for program in data["programs"]:
         programs[program["name"]] = _program(path, program)
         marked_cases[program["name"]], kit_only[program["name"]] = _cases(
             path, program, programs[program["name"]])
-        student[program["name"]] = _student_groups(
-            path, program, [marked.case for marked in marked_cases[program["name"]]]
-            + kit_only[program["name"]], programs[program["name"]])
+        stored = [marked.case for marked in marked_cases[program["name"]]] + kit_only[
+            program["name"]]
+        student[program["name"]] = _student_groups(path, program, stored,
+                                                   programs[program["name"]])
+        drawn[program["name"]] = _fresh_groups(path, program, stored, programs[program["name"]])
     total = (sum(marked.marks for cases in marked_cases.values() for marked in cases)
-             + sum(group.total for groups in student.values() for group in groups))
+             + sum(group.total for groups in student.values() for group in groups)
+             + sum(group.marks for groups in drawn.values() for group in groups))
     if round(total, MARKS_DIGITS) != round(data["marks"], MARKS_DIGITS):
         raise AssignmentError(MARKS_DO_NOT_ADD_UP.format(path=path, total=total,
                                                          marks=data["marks"]))
@@ -309,7 +326,7 @@ def _assignment(name: str, path: Path, data: dict) -> Assignment:
                       programs, data.get("student_budget"),
                       {program["name"]: program.get("unmarked_rules", {})
                        for program in data["programs"]}, student,
-                      submissions=_submissions(data), late_days=bank)
+                      submissions=_submissions(data), late_days=bank, fresh=drawn)
 
 
 def _deadline(path: Path, data: dict, rule: LateRule, bank: LateDays):
@@ -374,7 +391,7 @@ def _cases(path: Path, program: dict, declared: Program):
     """The program's marked cases, most marks first, and its kit-only ones; every
     golden case must be one or the other."""
     name = program["name"]
-    golden = [group for group in program["groups"] if group.get("kind") != STUDENT_CASES]
+    golden = [group for group in program["groups"] if group.get("kind") not in NOT_GOLDEN]
     try:
         cases = declared.cases()
     except FileNotFoundError:
@@ -415,7 +432,7 @@ def _holder(entry: dict, case: str):
     matches it, else the first golden group whose globs match it (its entry), else None."""
     if _matches(case, entry.get("kit_only", [])):
         return KIT_ONLY
-    return next((group for group in entry["groups"] if group.get("kind") != STUDENT_CASES
+    return next((group for group in entry["groups"] if group.get("kind") not in NOT_GOLDEN
                  and _matches(case, group["cases"])), None)
 
 
@@ -486,6 +503,24 @@ def _student_groups(path: Path, program: dict, cases: list, declared: Program) -
             tuple(case for case in by_name if _matches(case, group.get("kit_cases", []))),
             by_name.get(example), "mistakes" not in group, group.get("asked", 1)))
     return tuple(groups)
+
+
+def _fresh_groups(path: Path, program: dict, stored: list, declared: Program) -> tuple:
+    """The program's groups of fresh cases, their generators checked against its language
+    and its `stored` cases, whose inputs they never draw."""
+    found = []
+    for group in program["groups"]:
+        if group.get("kind") != FRESH:
+            continue
+        try:
+            generators = fresh.generators(path, program["name"], group, declared.language, stored)
+        except ValueError as problem:
+            raise AssignmentError(str(problem)) from None
+        found.append(fresh.FreshGroup(program["name"], group["name"], group["marks"],
+                                      group["visibility"],
+                                      frozenset(group.get("compare", COMPARED)), group["count"],
+                                      generators))
+    return tuple(found)
 
 
 def _of_the_game(game: str, declared: Program, folder: Path, wrong: list, where: dict) -> list:

@@ -18,8 +18,8 @@ A case NAME of PROGRAM is a set of files in expected_outputs/PROGRAM/:
 A case whose stdout is empty must give .status or .err: else an empty
 program would pass it.
 
-A case named simulate_N_I is the call `simulate(N, I)` of the program's module
-and has no stdin.
+A case named simulate_N_I (or, drawn at marking time, fresh_simulate_N_I) is the
+call `simulate(N, I)` of the program's module and has no stdin.
 """
 
 import re
@@ -33,7 +33,8 @@ INSTALLED_KIT = PACKAGE_HOME / "exactmark" / "kit_copy"
 # The kit's data and programs: the checkout the package lies in, else the installed copy.
 ROOT = PACKAGE_HOME if (PACKAGE_HOME / "assignments").is_dir() else INSTALLED_KIT
 EXPECTED_OUTPUTS = ROOT / "expected_outputs"
-SIMULATE_NAME = re.compile(r"simulate_(-?\d+)_(-?\d+)")
+# A fresh case drawn as simulate(n, i) (exactmark/kit/fresh.py) is named fresh_simulate_N_I.
+SIMULATE_NAME = re.compile(r"(?:fresh_)?simulate_(-?\d+)_(-?\d+)")
 SUFFIXES = (".in", ".args", ".out", ".tty", ".stats", ".status", ".err", ".head")
 NOTES = "README.md"  # why each case is there, for the reviewer
 # A case's .stats is the stats file's content before the run: the file a run finds in its

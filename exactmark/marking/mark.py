@@ -5,7 +5,7 @@
                     [--late-days-left N]] [--only GLOB]... [--timeout S]
                    [--python PATH] [--isolation auto|namespaces|fallback]
                    [--student-budget S [--waiting-budget S]] [--reuse RESULTS_JSON]
-                   [--overrides CSV --student NAME]
+                   [--student NAME] [--overrides CSV]
 
 The assignment (one of the kit's by its NAME, or an assignment file of your own) says which golden cases count and what
 each is worth. The submission is copied once, before any of its code runs,
@@ -21,7 +21,9 @@ interrupted (Ctrl-C kills every run and prints what was marked). With --override
 the rows of the file naming --student change the marks after the marking (the report
 says each; the exit status stays the marking's). --reuse keeps the verdicts of an
 earlier marking's results.json for the cases whose files, program declaration and
-submission are unchanged.
+submission are unchanged. An assignment's fresh cases (exactmark/kit/fresh.py) are drawn
+for --student, else for the name of the submission's folder, and what each expects is
+made by the reference in the sandbox before the cases run.
 """
 
 import argparse
@@ -45,7 +47,7 @@ from exactmark.base.visible import escaped
 from exactmark.base import from_make, messages, streams
 from exactmark.base.exits import Exit
 from exactmark.kit import written_cases
-from exactmark.marking import overrides, records, request, reuse, student_cases
+from exactmark.marking import fresh_cases, overrides, records, request, reuse, student_cases
 from exactmark.kit.assignment import COUNTS, REQUIREMENTS, AssignmentError, load, names
 from exactmark.kit.late import Terms, countable, extended, extension_of, instant
 from exactmark.running.limits import Budget
@@ -119,7 +121,7 @@ BAD_REQUEST = f"{request.REQUEST} cannot be read as a request: {{problem}}"
 PROGRESS = "[{done}/{total}] {kind:<16} {case}"
 BUILD_PROGRESS = "[build] {program}: {said}"
 GROUP_MARKED = "marked"  # a group of the student's cases, as a progress record says it
-OVERRIDES_ALONE = "--overrides and --student go together: whose rows of the file to apply"
+OVERRIDES_ALONE = "--overrides needs --student: whose rows of the file to apply"
 OVERRIDES_OF = "Overrides of {student}, from {path}:"
 OVERRIDE_LINE = "  {said}"
 OVERRIDDEN_MARK = "Mark, overridden: {mark:.2f}/{total:.2f}"
@@ -243,7 +245,9 @@ def parser() -> argparse.ArgumentParser:
                        help="marks a person corrects (columns student, what, mark, reason, "
                             "who): the rows naming --student applied after the marking")
     parse.add_argument("--student", metavar="NAME",
-                       help="whose rows of --overrides to apply: a name, or a platform's id")
+                       help="whose submission it is, a name or a platform's id: whose rows of "
+                            "--overrides to apply, and whose fresh cases are drawn (default: "
+                            "the name of the submission's folder)")
     parse.add_argument("--reuse", type=Path, metavar="RESULTS_JSON",
                        help="an earlier marking's results.json of this submission (your own, "
                             "never a student's): the cases whose files, program declaration "
@@ -546,7 +550,7 @@ def main(argv=None) -> int:
         parse.error(WAITING_ALONE)
     if options.reuse and options.student_budget:
         parse.error(REUSE_WITH_BUDGET)
-    if bool(options.overrides) != bool(options.student):
+    if options.overrides and not options.student:
         parse.error(OVERRIDES_ALONE)
     try:
         corrected = (overrides.read(options.overrides, assignment) if options.overrides
@@ -561,7 +565,10 @@ def main(argv=None) -> int:
                         if any(fnmatch.fnmatchcase(f"{program}/{group.folder}", pattern)
                                for pattern in patterns)]
               for program in assignment.marked_cases}
-    if not any(selected.values()) and not any(groups.values()):
+    drawn = {program: [one for one in chosen
+                       if any(fnmatch.fnmatchcase(one.id, pattern) for pattern in patterns)]
+             for program, chosen in fresh_cases.drawn_for(assignment, student_key(options)).items()}
+    if not any(selected.values()) and not any(groups.values()) and not any(drawn.values()):
         parse.error(NOTHING_MATCHES.format(assignment=assignment.name,
                                            patterns=" or ".join(patterns)))
     scratch = Path(tempfile.mkdtemp(prefix="marking-"))
@@ -569,9 +576,18 @@ def main(argv=None) -> int:
         if options.check_isolation:
             return check_isolation(options, parse, scratch, assignment)
         return mark(options, parse, scratch, assignment, selected, groups, submitted, terms,
-                    earlier, corrected)
+                    earlier, corrected, drawn)
     finally:
         remove_tree(scratch)
+
+
+def student_key(options) -> str:
+    """Whose fresh cases are drawn: --student, else the name of the folder marked (the
+    student's, in a class's download); a request's --named, which the class marker gives,
+    names the entry the folder marked was copied from."""
+    if options.student:
+        return options.student
+    return Path(options.named or options.submission or "").name
 
 
 def kept_apart(assignment) -> list:
@@ -622,7 +638,8 @@ def runs_python(assignment, programs) -> bool:
 
 
 def mark(options, parse, scratch: Path, assignment, selected: dict, groups: dict,
-         submitted, terms: Terms, earlier: dict = None, corrected=None) -> int:
+         submitted, terms: Terms, earlier: dict = None, corrected=None,
+         drawn: dict = None) -> int:
     """Mark the submission; `corrected`: the overrides file read (overrides.Overrides), whose
     rows naming --student change the results once marked."""
     started = time.monotonic()
@@ -649,10 +666,17 @@ def mark(options, parse, scratch: Path, assignment, selected: dict, groups: dict
                              marks=assignment.marks),
               *sandbox.describe(python=runs_python(assignment, selected)), *notes]
     warn(sandbox)
+    drawn = {program: chosen for program, chosen in (drawn or {}).items()
+             if chosen and assignment.programs[program].present(root)}
+    if drawn:
+        header.append(fresh_cases.header(drawn))
     try:
         with stopped_by_signals(sandbox):
+            made, unmade = fresh_cases.made(sandbox, assignment, drawn, scratch, options.jobs)
+            selected = {program: chosen + made.get(program, [])
+                        for program, chosen in selected.items()}
             results = mark_cases(sandbox, options, root, assignment, selected, header, scratch,
-                                 groups, left_out, earlier)
+                                 groups, left_out, earlier, unmade)
     finally:
         sandbox.close()
     results.seconds = time.monotonic() - started
@@ -725,12 +749,14 @@ def warn(sandbox: Sandbox) -> None:
 
 
 def mark_cases(sandbox, options, root: Path, assignment, selected: dict, header: list,
-               scratch: Path, groups: dict, left_out: dict, earlier) -> Results:
+               scratch: Path, groups: dict, left_out: dict, earlier, unmade: dict = None) \
+        -> Results:
     """Run the selected cases of each program present, streaming a line per case to
     stderr as it finishes; results in the assignment's order, most marks first. Then the
     selected `groups` of cases the student wrote, read from `root` (of which `left_out`
     names what the copy left out). A case or group that `earlier` (a records.MarkingRecord,
-    --reuse) marked under the same key keeps its verdicts and is not run."""
+    --reuse) marked under the same key keeps its verdicts and is not run. A fresh case of
+    `unmade` (case id -> why) is the marker's error: the reference made nothing to expect."""
     declared = assignment.programs
     present = {program: declared[program].present(root) for program in selected}
     selected = {program: chosen for program, chosen in selected.items()  # a missing one always
@@ -749,9 +775,13 @@ def mark_cases(sandbox, options, root: Path, assignment, selected: dict, header:
         if result is not None:
             done[marked.case.id] = result
     kept = set(done)
-    if done:
-        header.append(reuse.KEPT.format(kept=len(done), total=len(cases)))
-        cases = [marked for marked in cases if marked.case.id not in done]
+    for marked in cases:
+        if marked.case.id in (unmade or {}):
+            done[marked.case.id] = CaseResult(marked, [Verdict(
+                marked.case.id, PIPE, Kind.MARKER_ERROR, unmade[marked.case.id])])
+    if kept:
+        header.append(reuse.KEPT.format(kept=len(kept), total=len(cases)))
+    cases = [marked for marked in cases if marked.case.id not in done]
     header.append(RUNS.format(cases=len(cases), jobs=options.jobs))
     written = [f"{group.name} ({group.folder}/)" for program in selected for group in groups[program]]
     if written:

@@ -106,9 +106,10 @@ def things(assignment) -> dict:
     found = {TOTAL: (TOTAL, "", assignment.marks, "")}
     for program, marked_cases in assignment.marked_cases.items():
         found[program] = (PROGRAM, program, assignment.program_marks(program), "")
+        drawn = {group.name: group.marks for group in assignment.fresh_groups(program)}
         for group in assignment.groups.get(program, ()):
-            found[f"{program}/{group}"] = (GROUP, program, round(sum(
-                marked.marks for marked in marked_cases if marked.group == group), 6), "")
+            found[f"{program}/{group}"] = (GROUP, program, round(drawn.get(group, sum(
+                marked.marks for marked in marked_cases if marked.group == group)), 6), "")
         for group in assignment.student_groups(program):
             found[f"{program}/{group.name}"] = (GROUP, program, group.total, "")
         for marked in marked_cases:  # a case's id wins over a group's of the same spelling

@@ -75,6 +75,9 @@ class Case:
     verdicts: tuple  # of Verdict
     key: str = ""  # its files, its program's declaration, the submission (marking/reuse.py)
     kept: bool = False  # its verdicts kept from an earlier marking (--reuse), not run again
+    # A fresh case's files, suffix -> their bytes in base64: they lived in its marking's
+    # scratch alone, and a student's page holds the files of each case it shows.
+    files: dict = None
 
     @classmethod
     def from_dict(cls, data: dict) -> "Case":

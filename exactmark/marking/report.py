@@ -4,6 +4,7 @@ that differ the same way drawn once; for each, a sentence on how close it came,
 its input, and a command that reproduces it. Every text that came from a run is
 escaped already (see `exactmark.marking.verdicts`)."""
 
+import base64
 import json
 import math
 import os
@@ -13,7 +14,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from exactmark.kit.cases import STATS_VARIABLE
+from exactmark.kit.cases import STATS_VARIABLE, SUFFIXES
 from exactmark.marking import grouping, records
 from exactmark.marking.verdicts import PIPE, TERMINAL, Kind, how
 
@@ -100,8 +101,10 @@ class Results:
     kept: set = field(default_factory=set)  # ids of the cases kept from an earlier marking
 
     def golden_marks(self, program: str) -> float:
-        """What the program's golden cases are worth (its groups of student cases aside)."""
-        return sum(marked.marks for marked in self.assignment.marked_cases[program])
+        """What the program's golden and fresh cases are worth (its groups of student cases
+        aside)."""
+        return (sum(marked.marks for marked in self.assignment.marked_cases[program])
+                + sum(group.marks for group in self.assignment.fresh_groups(program)))
 
     def not_submitted(self, program: str) -> str:
         """Why a program scores 0 on its cases (those the student wrote included), and which
@@ -152,7 +155,7 @@ class Results:
 
     def summary(self) -> list:
         lines = []
-        total = sum(len(cases) for cases in self.assignment.marked_cases.values())
+        total = sum(map(self.assignment.case_count, self.assignment.marked_cases))
         if self.selected is not None and self.selected < total:
             lines.append(PARTIAL.format(run=self.selected, total=total))
         if self.not_run:
@@ -163,6 +166,12 @@ class Results:
             lines.append(LATE.format(explanation=self.late.explain(self.score)))
             lines.append(MARK.format(mark=self.mark, total=self.assignment.marks))
         return lines
+
+
+def fresh_files(case) -> dict:
+    """A fresh case's files as a record keeps them: suffix -> base64 of the bytes."""
+    return {suffix: base64.b64encode(case.file(suffix).read_bytes()).decode("ascii")
+            for suffix in SUFFIXES if case.file(suffix).is_file()}
 
 
 def shell_bytes(data: bytes) -> str:
@@ -426,6 +435,8 @@ def marking_data(results: Results, isolation=(), python="", users=(),
     command that reproduces it from a student's folder and its diff (drawn, and as lines
     for a page); and what confined the runs."""
     late, declared = results.late, results.assignment.programs
+    fresh = {program: {group.name for group in results.assignment.fresh_groups(program)}
+             for program in declared}
     cases = []
     for program_results in results.programs.values():
         for result in program_results or []:
@@ -438,7 +449,9 @@ def marking_data(results: Results, isolation=(), python="", users=(),
                 near_miss.sentence if near_miss else "", near_miss.kind if near_miss else "",
                 tuple(verdict_data(marked.case, declared[marked.case.program], verdict)
                       for verdict in result.verdicts),
-                results.keys.get(marked.case.id, ""), marked.case.id in results.kept))
+                results.keys.get(marked.case.id, ""), marked.case.id in results.kept,
+                fresh_files(marked.case) if marked.group in fresh.get(marked.case.program, ())
+                else None))
     programs = {program: records.Program(
         results.assignment.program_marks(program), round(results.earned(program), 4),
         program_results is not None,

@@ -2,7 +2,9 @@
 RESULTS_JSON`. Each golden case's key hashes what decides its verdicts: its files (input,
 expected outputs, status), its program's declaration (language, entry, the files handed in,
 flags), how it is run and compared (CPU and wall limits, memory, the interpreter, what it
-compares and forgives, the modes), and the submission's fingerprint. A case whose key is the
+compares and forgives, the modes), and the submission's fingerprint; a fresh case's files
+are the student's draw and what the reference made of it, so the same student's re-run
+draws the same files and keeps its verdicts, and another's never matches. A case whose key is the
 one the earlier results.json recorded is not run again: its verdicts stand, scored with the
 marks and shown with the visibility the assignment gives now, so a change to marks or
 visibility alone runs nothing. A group of cases the student writes is kept or run whole:

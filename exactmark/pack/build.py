@@ -58,6 +58,10 @@ cases you cannot see, worth {unseen:g} of the {marks:g} marks:
 
 Read the handout for what your program must do, and test more than these cases."""
 UNSEEN_GROUP = "- {program}, {group}: {marks:g} mark{s}, {when}"
+UNSEEN_FRESH = ("- {program}, {group}: {marks:g} mark{s}, {count} fresh case{cs}: inputs drawn "
+                "for you alone when you are marked, the same at every marking of your work, "
+                "which no pack can hold (a program that prints a stored answer passes none of "
+                "them); {when}")
 UNSEEN_WHEN = {"after_due_date": "shown in your feedback once late submissions close",
                "after_published": "shown in your feedback once your instructor publishes them",
                "hidden": "never shown: your feedback says how many pass, and what they earn"}
@@ -181,12 +185,20 @@ def passing(assignment, data: dict) -> str:
         for marked in cases:
             if not marked.visible:
                 groups[program, marked.group].append(marked)
+    drawn = {(program, group.name): group for program in assignment.marked_cases
+             for group in assignment.fresh_groups(program)}
     return PASSING_UNSEEN.format(unseen=data["unseen_marks"], marks=assignment.marks,
                                  groups="\n".join(
         UNSEEN_GROUP.format(program=program, group=group, marks=round(marks, 4),
-                            s="s" * (marks != 1), when=UNSEEN_WHEN[members[0].visibility])
-        for (program, group), members in groups.items() if members
-        for marks in [sum(marked.marks for marked in members)]))
+                            s="s" * (round(marks, 4) != 1),
+                            when=UNSEEN_WHEN[members[0].visibility])
+        if (program, group) not in drawn else UNSEEN_FRESH.format(
+            program=program, group=group, marks=marks, s="s" * (marks != 1),
+            count=drawn[program, group].count, cs="s" * (drawn[program, group].count != 1),
+            when=UNSEEN_WHEN[drawn[program, group].visibility])
+        for (program, group), members in groups.items() if members or (program, group) in drawn
+        for marks in [drawn[program, group].marks if (program, group) in drawn
+                      else sum(marked.marks for marked in members)]))
 
 
 def readme(assignment, data: dict) -> str:

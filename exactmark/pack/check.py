@@ -116,6 +116,9 @@ REPRODUCE = "  reproduce, in your folder: {command}"
 SUMMARY = ("{passed} of {total} visible cases pass; the marking also uses cases you cannot "
            "see, worth {unseen:.2f} marks")
 SUMMARY_ALL_SEEN = "{passed} of {total} cases pass: the marking uses these cases and no others"
+SUMMARY_FRESH = ("; {count} of those are fresh cases, drawn for you when you are marked: no "
+                 "pack can hold them, and only a program that does what the handout says "
+                 "passes them")
 NO_CASE_YET = ("{folder}/ ({group}) has no case yet: as it is, the group earns none of its "
                "{marks:.2f} marks, since each of its counts is a share of its cases{asked}")
 ASKED_FOR = "; the handout asks for at least {asked}"
@@ -604,7 +607,8 @@ def main(argv=None) -> int:
         print(file=out)
         if check.total() or not groups:
             print((SUMMARY if pack.unseen_marks else SUMMARY_ALL_SEEN).format(
-                passed=check.passed(), total=check.total(), unseen=pack.unseen_marks),
+                passed=check.passed(), total=check.total(), unseen=pack.unseen_marks)
+                  + (SUMMARY_FRESH.format(count=pack.fresh_cases) if pack.fresh_cases else ""),
                   file=out)
         if groups:
             print(summary_of_written(check), file=out)

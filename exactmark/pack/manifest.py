@@ -57,7 +57,8 @@ class Pack:
     python: str  # the Python version (X.Y) the marking runs, or ""
     programs: tuple  # of (exactmark.kit.programs.Program, [Checked])
     groups: dict = field(default_factory=dict)  # program name -> (Group, ...)
-    unseen_marks: float = 0.0  # of the golden cases the pack does not hold
+    unseen_marks: float = 0.0  # of the golden cases the pack does not hold, and the fresh
+    fresh_cases: int = 0  # cases drawn for each student when marked: no pack holds them
 
 
 def written(assignment, wall_seconds: float, idle_seconds: float, folders: dict) -> dict:
@@ -82,13 +83,18 @@ def written(assignment, wall_seconds: float, idle_seconds: float, folders: dict)
             "cpu_seconds": assignment.cpu_seconds, "wall_seconds": wall_seconds,
             "idle_seconds": idle_seconds, "normalise": dict(assignment.normalise or {}),
             "python": assignment.python or "", "programs": programs,
-            "unseen_marks": unseen_marks(assignment)}
+            "unseen_marks": unseen_marks(assignment),
+            "fresh_cases": sum(group.count for program in assignment.marked_cases
+                               for group in assignment.fresh_groups(program))}
 
 
 def unseen_marks(assignment) -> float:
-    """The marks of the golden cases a student cannot see before they submit."""
+    """The marks of the cases a student cannot see before they submit: the golden cases
+    not visible, and the fresh ones, drawn only when they are marked."""
     return round(sum(marked.marks for cases in assignment.marked_cases.values()
-                     for marked in cases if not marked.visible), 4)
+                     for marked in cases if not marked.visible)
+                 + sum(group.marks for program in assignment.marked_cases
+                       for group in assignment.fresh_groups(program)), 4)
 
 
 def read(folder: Path) -> Pack:
@@ -106,7 +112,8 @@ def read(folder: Path) -> Pack:
             for group in entry["groups"]) for entry in data["programs"]}
         return Pack(data["assignment"], data["title"], data["cpu_seconds"],
                     data["wall_seconds"], data["idle_seconds"], data["normalise"],
-                    data["python"], programs, groups, float(data["unseen_marks"]))
+                    data["python"], programs, groups, float(data["unseen_marks"]),
+                    int(data["fresh_cases"]))
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as problem:
         raise ValueError(UNREADABLE.format(path=path, problem=problem)) from None
 

@@ -19,6 +19,9 @@ Marks, with the marker and each program's assignment, as a course would:
      could never be full); only those a team could write, every line of their
      screens shown by the student pack or the handouts, and no
      worked example, which counts for nothing as a student's case.
+A program's fresh cases (kind = "fresh") count among its marked cases: the marker draws
+them for each variant's folder name, as for a student of that name, and the reference
+makes what they expect.
 Each of them, piped, is also checked by the assignment's student pack (`make
 student-pack`): on every visible case its checker must say what the marker says (but
 for a variant whose output is `undefined`: it depends on more than its input).
