@@ -20,8 +20,8 @@ else:
 SUFFIX = ".mutants.toml"
 BAD_FILE = "{path}: {problem}"
 BAD_ENTRY = "{path}: each [[equivalent]] needs an id, a file, a line, before, after and a reason"
-STALE = ("{path}: the reference changed: run make mutants PROGRAM={program} and review "
-         "({files})")
+STALE = ("{path}: the reference changed: run make mutants PROGRAM={program} ARGS=--write "
+         "and review ({files})")
 HEADER = ("# Mutants of {program}: `make mutants PROGRAM={program}` (docs/guide/mutants.md).\n"
           "# [files]: each reference file's sha256 when last analysed (a test fails when one\n"
           "# differs); [figures]: that run's; [[equivalent]]: mutants no input can tell from\n"
