@@ -107,6 +107,22 @@ def test_write_keeps_the_reasons_and_drops_what_is_gone(analysed):
         "mutants": 29, "killed_twice": 17, "pinned_once": 7, "survived": 4, "equivalent": 1}
 
 
+def test_each_mutant_is_the_text_cosmic_rays_own_mutate_code_gives():
+    """The maker splices each change into the text rather than parse the file again per
+    mutant: the texts must be cosmic-ray's, byte for byte."""
+    from cosmic_ray.mutating import mutate_code
+    from cosmic_ray.plugins import get_operator
+
+    from exactmark.mutants.python import mutated, python_mutants
+
+    texts = {"greet.py": (FIXTURE / "reference" / "greet.py").read_text(encoding="utf-8")}
+    mutants = python_mutants("greet", texts)
+    assert len(mutants) == 29
+    for mutant in mutants:
+        assert mutated(texts, mutant)["greet.py"] == mutate_code(
+            texts["greet.py"], get_operator(mutant.operator)(), mutant.occurrence), mutant
+
+
 def test_the_mutants_a_verdict_names():
     assert [verdict.value for verdict in Verdict] == [
         "killed by ≥ 2 cases", "pinned once", "survived", "equivalent"]
