@@ -181,7 +181,7 @@ def maker(program):
     return c_mutants, mutated
 
 
-def builder(program, scratch: Path):
+def builder(program):
     """For a compiled program: folder -> the folder its build went into, or None when it
     does not compile."""
     def build(source: Path):
@@ -232,7 +232,7 @@ def analyse(assignment, program, options) -> tuple:
             else:
                 work.append((index, partial(run_mutant, mutant, reach, mutated(texts, mutant),
                                             program, rules_of, scratch,
-                                            builder(program, scratch))))
+                                            builder(program))))
         say(STARTED.format(program=program.name, assignment=assignment.name,
                            mutants=len(mutants), files=len(texts), reached=len(work) + sum(
                                1 for outcome in outcomes.values() if outcome.reaching),
