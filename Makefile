@@ -32,12 +32,13 @@ STAMP := $(VENV)/.installed
 MARK_STAMP := $(if $(STAMP),$(VENV)/.installed-mark)
 CLASS_STAMP := $(if $(STAMP),$(VENV)/.installed-class)
 DASK_STAMP := $(if $(STAMP),$(VENV)/.installed-dask)
+MUTANTS_STAMP := $(if $(STAMP),$(VENV)/.installed-mutants)
 PIP := $(VENV_PYTHON) -m pip install --quiet --disable-pip-version-check
 
 unexport PROGRAM SEEDS SIMULATE SUBMISSION SUBMISSIONS ASSIGNMENT INPUTS OUT TIMES LEDGER ARGS OVERRIDES \
 	ANONYMOUS STUDENTS SCHEDULER
 
-.PHONY: help play test expected verify standalone student-pack mark check-isolation mark-one mark-class \
+.PHONY: help play test expected verify mutants standalone student-pack mark check-isolation mark-one mark-class \
 	dask-worker gradescope simulate-patience bench bench-mark bench-class exact clean
 
 help:  ## this list: each target and what it does
@@ -57,15 +58,20 @@ play:  ## play a program: make play PROGRAM=patience ARGS="golf --seed 3" (defau
 PACKAGE := pyproject.toml setup.py requirements-mark.txt
 
 $(STAMP): $(PACKAGE) requirements-class.txt requirements-fast.txt requirements-dev.txt \
-		requirements-dask.txt
+		requirements-dask.txt requirements-mutants.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) --editable '.[test]'
-	touch $@ $(DASK_STAMP) $(CLASS_STAMP) $(MARK_STAMP)
+	touch $@ $(DASK_STAMP) $(CLASS_STAMP) $(MARK_STAMP) $(MUTANTS_STAMP)
 
 $(MARK_STAMP): $(PACKAGE)
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) --editable '.[mark]'
 	touch $@
+
+$(MUTANTS_STAMP): $(PACKAGE) requirements-mutants.txt
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) --editable '.[mutants]'
+	touch $@ $(MARK_STAMP)
 
 $(CLASS_STAMP): $(PACKAGE) requirements-class.txt
 	$(PYTHON) -m venv $(VENV)
@@ -93,6 +99,12 @@ verify: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
 verify: export MARK_ARGS = $(value ARGS)
 verify: $(MARK_STAMP)  ## the references, honest and wrong variants marked: [ASSIGNMENT=NAME|FILE.toml] [ARGS="--only 'solitaire_1/*'"]
 	$(VENV_PYTHON) -m exactmark verify
+
+mutants: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
+mutants: export MARK_PROGRAM = $(value PROGRAM)
+mutants: export MARK_ARGS = $(value ARGS)
+mutants: $(MUTANTS_STAMP)  ## mutation analysis: which behaviours of each Python reference no marked case pins: [ASSIGNMENT=NAME|FILE.toml] [PROGRAM=NAME] [ARGS="--jobs 2 --write"]
+	$(VENV_PYTHON) -m exactmark mutants
 
 standalone: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
 standalone: export MARK_OUT = $(value OUT)

@@ -79,6 +79,8 @@ every module's imports and holds them to FLOORS):
                           each student's terms, the term's late-day ledger, regrades, pseudonyms
         gradescope/       the autograder zip, and its runner on the platform
         verify/           the references, honest and wrong variants marked (exactmark verify)
+        mutants/          mutation analysis: what of a reference no marked case pins
+                          (exactmark mutants)
     cli.py, __main__.py   the one command
     kit_copy/             in an installed wheel only: the kit's data (setup.py copies it)
 
@@ -128,6 +130,6 @@ FLOORS = (
     ("exactmark.platforms",),
     ("exactmark.distributed",),
     ("exactmark.standalone", "exactmark.expected", "exactmark.pack", "exactmark.classroom",
-     "exactmark.gradescope", "exactmark.verify"),
+     "exactmark.gradescope", "exactmark.verify", "exactmark.mutants"),
     ("exactmark.cli", "exactmark.__main__"),
 )

@@ -23,6 +23,8 @@ COMMANDS = {
     "verify": ("exactmark.verify",
                "the golden cases against the references, honest and wrong programs"),
     "expected": ("exactmark.expected", "write golden cases from the reference program"),
+    "mutants": ("exactmark.mutants",
+                "mutation analysis: which behaviours of a reference no marked case pins"),
     "standalone": ("exactmark.standalone",
                    "sample solutions: one file per program, or what a student hands in"),
     "mark-one": ("exactmark.distributed.worker",
@@ -35,7 +37,7 @@ COMMANDS = {
 CHECK_ISOLATION = "--check-isolation"  # the marker's option that check-isolation stands for
 TOOL = __name__.split(".")[0]
 # What each command needs installed beyond the standard library: pyproject.toml's extras.
-EXTRA = {"class": "class", "dask-worker": "dask"}
+EXTRA = {"class": "class", "dask-worker": "dask", "mutants": "mutants"}
 EXTRA_OTHERWISE = "mark"
 # The libraries of its extra that a command running students' code checks for before it
 # starts. pyseccomp is imported only when the sandbox starts, and a marker without it would
@@ -46,7 +48,8 @@ MARK_LIBRARIES = ("jsonschema", "pexpect",
                   *(("tomli",) if sys.version_info < (3, 11) else ()))
 CHECKED = {"mark": MARK_LIBRARIES, "check-isolation": MARK_LIBRARIES, "mark-one": MARK_LIBRARIES,
            "class": (*MARK_LIBRARIES, "copydetect", "jinja2", "tqdm"),
-           "dask-worker": (*MARK_LIBRARIES, "distributed")}
+           "dask-worker": (*MARK_LIBRARIES, "distributed"),
+           "mutants": ("cosmic_ray", "coverage")}
 NOT_INSTALLED = ("exactmark {command}: it needs {module}, which is not installed here: "
                  "pip install 'exactmark[{extra}]' (in the kit's folder: pip install '.[{extra}]')")
 

@@ -28,8 +28,8 @@ TIMEOUT = 300
 # What the tool never reads: the wheel leaves them out. Every other tracked file is in it.
 NOT_READ_FILES = {".gitignore", "Makefile", "README.md", "pytest.ini", "pyproject.toml",
                   "setup.py", "requirements-class.txt", "requirements-dev.txt",
-                  "requirements-fast.txt", "requirements-dask.txt"}
-NOT_READ_TREES = (".ci/", "bench/", "tests/oracles/", "tests/platforms/")
+                  "requirements-fast.txt", "requirements-dask.txt", "requirements-mutants.txt"}
+NOT_READ_TREES = (".ci/", "bench/", "tests/oracles/", "tests/platforms/", "tests/mutants_fixture/")
 MARKED = ["solitaire_1/seed_27", "solitaire_2/seed_4_full"]
 
 

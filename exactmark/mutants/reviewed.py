@@ -1,0 +1,115 @@
+"""The reviewed file of a program's mutants, beside its rule map
+(docs/rules/PROGRAM.mutants.toml for the kit; beside the assignment file when the program's
+handout has no rule map): the sha256 of each reference file as last analysed (`[files]`),
+the figures of that run, and the mutants that no case can kill, each with why
+(`[[equivalent]]`: id, file, line, before, after, reason). `--write` rewrites it."""
+
+import hashlib
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from exactmark.kit.rules import rules_file
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:
+    import tomli as tomllib
+
+SUFFIX = ".mutants.toml"
+BAD_FILE = "{path}: {problem}"
+BAD_ENTRY = "{path}: each [[equivalent]] needs an id, a file, a line, before, after and a reason"
+STALE = ("{path}: the reference changed: run make mutants PROGRAM={program} ARGS=--write "
+         "and review ({files})")
+HEADER = ("# Mutants of {program}: `make mutants PROGRAM={program}` (docs/guide/mutants.md).\n"
+          "# [files]: each reference file's sha256 when last analysed (a test fails when one\n"
+          "# differs); [figures]: that run's; [[equivalent]]: mutants no input can tell from\n"
+          "# the reference, each with why (reviewed by hand; --write keeps them).\n")
+FIGURES = ("mutants", "killed_twice", "pinned_once", "survived", "equivalent", "seconds")
+ENTRY_KEYS = ("id", "file", "line", "before", "after", "reason")
+
+
+class ReviewedError(ValueError):
+    pass
+
+
+@dataclass
+class Reviewed:
+    path: Path
+    files: dict = field(default_factory=dict)  # file -> sha256
+    figures: dict = field(default_factory=dict)
+    equivalent: dict = field(default_factory=dict)  # id -> its entry (ENTRY_KEYS)
+
+
+def path_of(assignment, program) -> Path:
+    """Where the program's reviewed file lies."""
+    if program.handout is not None and rules_file(program.handout).is_file():
+        return rules_file(program.handout).with_name(program.name + SUFFIX)
+    return assignment.path.with_name(program.name + SUFFIX)
+
+
+def digests(texts: dict) -> dict:
+    return {path: hashlib.sha256(text.encode("utf-8")).hexdigest()
+            for path, text in sorted(texts.items())}
+
+
+def read(path: Path) -> Reviewed:
+    """The file at `path`; an empty one when there is none."""
+    if not path.is_file():
+        return Reviewed(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as problem:
+        raise ReviewedError(BAD_FILE.format(path=path, problem=problem)) from None
+    entries = data.get("equivalent", [])
+    if not isinstance(entries, list) or not all(
+            isinstance(entry, dict) and all(key in entry for key in ENTRY_KEYS)
+            and isinstance(entry["reason"], str) and entry["reason"].strip()
+            for entry in entries):
+        raise ReviewedError(BAD_ENTRY.format(path=path))
+    return Reviewed(path, dict(data.get("files", {})), dict(data.get("figures", {})),
+                    {entry["id"]: entry for entry in entries})
+
+
+def stale(reviewed: Reviewed, texts: dict) -> list:
+    """The files whose text is not the one `reviewed` was written from (added, changed
+    or gone)."""
+    now = digests(texts)
+    return sorted(path for path in set(now) | set(reviewed.files)
+                  if now.get(path) != reviewed.files.get(path))
+
+
+def stale_message(reviewed: Reviewed, texts: dict, program: str) -> str:
+    """The sentence saying `reviewed` is stale, or "" when it is not."""
+    changed = stale(reviewed, texts)
+    return STALE.format(path=reviewed.path, program=program,
+                        files=", ".join(changed)) if changed else ""
+
+
+def _value(value) -> str:
+    """A TOML value: a JSON string is a TOML basic string."""
+    return json.dumps(value, ensure_ascii=False) if isinstance(value, str) else repr(value)
+
+
+def dumps(program: str, files: dict, figures: dict, equivalent: list) -> str:
+    lines = [HEADER.format(program=program), "[files]"]
+    lines += [f"{_value(path)} = {_value(digest)}" for path, digest in sorted(files.items())]
+    lines += ["", "[figures]"]
+    lines += [f"{name} = {_value(figures[name])}" for name in FIGURES if name in figures]
+    for entry in equivalent:
+        lines += ["", "[[equivalent]]"]
+        lines += [f"{key} = {_value(entry[key])}" for key in ENTRY_KEYS]
+    return "\n".join(lines) + "\n"
+
+
+def write(reviewed: Reviewed, program: str, texts: dict, figures: dict, mutants: list) -> list:
+    """Rewrite the file: the files' digests and `figures` now, and each equivalent whose id
+    is still a mutant's (its line and text as they are now, its reason kept). Returns the
+    ids of those dropped."""
+    by_id = {mutant.id: mutant for mutant in mutants}
+    kept = [dict(entry, line=by_id[key].line, before=by_id[key].before, after=by_id[key].after)
+            for key, entry in reviewed.equivalent.items() if key in by_id]
+    reviewed.path.parent.mkdir(parents=True, exist_ok=True)
+    reviewed.path.write_text(dumps(program, digests(texts), figures, kept), encoding="utf-8")
+    return sorted(key for key in reviewed.equivalent if key not in by_id)
