@@ -7,7 +7,8 @@ and changes inside string literals alone. Its library is used here (`mutants_reg
 its `mutate` command: the command writes every mutant to a file and, for C and C++, keeps
 them all uncompiled unless given a shell command; here the mutants stay in memory and the
 runner builds each one with the program's own build. A mutant is one line replaced; the
-rules that add a `break;` or `continue;` after a line replace it with two lines."""
+rules that add a `break;` or `continue;` after a line replace it with two lines.
+universalmutator is imported when a mutant is made: it is an extra (requirements-mutants.txt)."""
 
 import contextlib
 import io
@@ -20,6 +21,11 @@ from exactmark.mutants.model import Mutant, ranked
 # (any_of, accumulate), or turns the argument of a call ending in `at` into 0 (a C call
 # such as strcat then fails to compile, and the runner drops it).
 RULES = ("universal.rules", "cpp.rules", "c_like.rules")
+
+NO_RULE = "universalmutator has no rule {rule!r}: the mutant was made by another version"
+NO_MATCH = "rule {rule!r} has no match {occurrence} on line {line!r}"
+CHANGED = ("{file}:{number} reads {found!r}, not {before!r}: the file changed since the "
+           "mutant was made")
 
 
 @lru_cache(maxsize=None)
@@ -34,6 +40,8 @@ def _rules() -> dict:
 def _changes(rule: str, line: str):
     """Each text `rule` makes of `line`, a match at a time from the left, as the tool makes
     them: the line up to the match, then the rest with its first match replaced."""
+    if rule not in _rules():
+        raise ValueError(NO_RULE.format(rule=rule))
     lhs, rhs = _rules()[rule]
     found = lhs.search(line, 0)
     while found:
@@ -47,7 +55,7 @@ def _made(rule: str, line: str, occurrence: int) -> str:
     for index, text in enumerate(_changes(rule, line)):
         if index == occurrence:
             return text
-    raise ValueError(f"rule {rule!r} has no match {occurrence} on line {line!r}")
+    raise ValueError(NO_MATCH.format(rule=rule, occurrence=occurrence, line=line))
 
 
 def _lines(text: str) -> list:
@@ -85,9 +93,9 @@ def c_mutants(program: str, files: dict) -> list:
 def mutated(files: dict, mutant: Mutant) -> dict:
     """The texts of `files` with `mutant` applied."""
     lines = _lines(files[mutant.file])
-    line = lines[mutant.line - 1]
+    line = lines[mutant.line - 1] if mutant.line <= len(lines) else ""
     if line.strip() != mutant.before:
-        raise ValueError(f"{mutant.file}:{mutant.line} reads {line.strip()!r}, "
-                         f"not {mutant.before!r}: the file changed since the mutant was made")
+        raise ValueError(CHANGED.format(file=mutant.file, number=mutant.line,
+                                        found=line.strip(), before=mutant.before))
     lines[mutant.line - 1] = _made(mutant.operator, line, mutant.occurrence)
     return {**files, mutant.file: "".join(lines)}
