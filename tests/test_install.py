@@ -29,7 +29,8 @@ TIMEOUT = 300
 NOT_READ_FILES = {".gitignore", "Makefile", "README.md", "pytest.ini", "pyproject.toml",
                   "setup.py", "requirements-class.txt", "requirements-dev.txt",
                   "requirements-fast.txt", "requirements-dask.txt", "requirements-mutants.txt"}
-NOT_READ_TREES = (".ci/", "bench/", "tests/oracles/", "tests/platforms/", "tests/mutants_fixture/")
+NOT_READ_TREES = (".ci/", "bench/", "tests/oracles/", "tests/platforms/", "tests/mutants_fixture/",
+                  "tests/mutants_c_fixture/")
 MARKED = ["solitaire_1/seed_27", "solitaire_2/seed_4_full"]
 
 

@@ -21,7 +21,7 @@ interrupted (Ctrl-C kills every run and prints what was marked). With --override
 the rows of the file naming --student change the marks after the marking (the report
 says each; the exit status stays the marking's). --reuse keeps the verdicts of an
 earlier marking's results.json for the cases whose files, program declaration and
-submission are unchanged. An assignment's fresh cases (exactmark/kit/fresh.py) are drawn
+submission are unchanged. An assignment's fresh cases (kind = "fresh" groups) are drawn
 for --student, else for the name of the submission's folder, and what each expects is
 made by the reference in the sandbox before the cases run.
 """
