@@ -51,6 +51,7 @@ def test_a_boundary_one_case_pins_is_named_with_its_rule_and_cases(analysed):
     _, lines, _ = analysed
     assert block(lines, "greet.py:10: if count > LIMIT: -> if count >= LIMIT:  [pinned once]") == [
         "greet.py:10: if count > LIMIT: -> if count >= LIMIT:  [pinned once]",
+        "    id: greet.py:core/ReplaceComparisonOperator_Gt_GtE:97f8b089e1:0",
         "    rule: limit", "    " + ALL_CASES, "    failed: three"]
 
 
@@ -58,23 +59,27 @@ def test_a_limit_no_case_reaches_survives(analysed):
     """LIMIT = 4 changes only a count of 4, which no case gives: survived."""
     _, lines, _ = analysed
     assert block(lines, "greet.py:4: LIMIT = 3 -> LIMIT = 4  [survived]") == [
-        "greet.py:4: LIMIT = 3 -> LIMIT = 4  [survived]", "    " + ALL_CASES]
+        "greet.py:4: LIMIT = 3 -> LIMIT = 4  [survived]",
+        "    id: greet.py:core/NumberReplacer:003ef2484b:0", "    " + ALL_CASES]
 
 
 def test_a_line_no_case_reaches_survives_without_a_run(analysed):
     """No case gives a negative count: `raise SystemExit(2)` is never run."""
     _, lines, _ = analysed
-    for after in ("raise SystemExit( 3)", "raise SystemExit( 1)"):
+    for rank, after in enumerate(("raise SystemExit( 3)", "raise SystemExit( 1)")):
         first = f"greet.py:14: raise SystemExit(2) -> {after}  [survived]"
-        assert block(lines, first) == [first, "    no marked case reaches this line"]
+        assert block(lines, first) == [first, f"    id: greet.py:core/NumberReplacer:124690d754:{rank}",
+                                       "    no marked case reaches this line"]
 
 
 def test_only_zero_pins_the_last_test(analysed):
     """count == 0 -> count < 0 (or == -1) loses "no greeting" in `zero` alone."""
     _, lines, _ = analysed
-    for after in ("if count < 0:", "if count == -1:"):
+    for after, made in (("if count < 0:", "ReplaceComparisonOperator_Eq_Lt:897395ddd9:0"),
+                        ("if count == -1:", "NumberReplacer:897395ddd9:1")):
         first = f"greet.py:17: if count == 0: -> {after}  [pinned once]"
-        assert block(lines, first) == [first, "    " + NOT_FIVE, "    failed: zero"]
+        assert block(lines, first) == [first, f"    id: greet.py:core/{made}",
+                                       "    " + NOT_FIVE, "    failed: zero"]
 
 
 def test_killed_twice_and_equivalent_mutants_are_not_listed(analysed):

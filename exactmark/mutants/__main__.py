@@ -44,6 +44,7 @@ STARTED = ("{program} ({assignment}): {mutants} mutants of {files} file(s), {rea
 PROGRESS = "  {done}/{total} mutants run, {seconds:.0f} s"
 PROGRESS_EVERY = 200
 MUTANT = "{file}:{line}: {before} -> {after}  [{verdict}]"
+MUTANT_ID = "    id: {id}"  # what a reviewer copies into an [[equivalent]] entry
 RULES = "    rule: {rules}"
 REACH = "    reached by: {cases}"
 NO_REACH = "    no marked case reaches this line"
@@ -139,7 +140,8 @@ def told(outcome: Outcome, rules: dict) -> list:
     """The report's lines on a mutant neither killed twice nor equivalent."""
     mutant = outcome.mutant
     lines = [MUTANT.format(file=mutant.file, line=mutant.line, before=mutant.before,
-                           after=mutant.after, verdict=outcome.verdict.value)]
+                           after=mutant.after, verdict=outcome.verdict.value),
+             MUTANT_ID.format(id=mutant.id)]
     if rules.get((mutant.file, mutant.line)):
         lines.append(RULES.format(rules=", ".join(sorted(rules[(mutant.file, mutant.line)]))))
     lines.append(REACH.format(cases=named(sorted(outcome.reaching))) if outcome.reaching
