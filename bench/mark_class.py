@@ -351,6 +351,14 @@ def passes(marked, run) -> bool:
             and (case.stderr is None or "stderr" not in compared or run.stderr == case.stderr))
 
 
+def every_case(passed: str, cases: int) -> bool:
+    """Whether a grade sheet's "cases passed" (P/N) is every one of the `cases` golden cases
+    and more: N counts a student's fresh cases too, which the bare runs do not have, and
+    leaves out a program not handed in."""
+    done, _, total = passed.partition("/")
+    return done == total and int(total) >= cases
+
+
 def bare_runs(class_folder: Path, students: list, cases: list, jobs: int, python: str,
               env: dict) -> dict:
     """Every marked case of every student run straight by `python`, `jobs` at once: the wall
@@ -389,11 +397,11 @@ def check(students: dict, cases: int, first: dict, bare: dict, sandbox_per: str,
         if row is None:
             problems.append(NOT_MARKED.format(name=name, status="no row"))
         elif is_bad(kind):  # the missing one's status says so
-            if row["cases passed"] == f"{cases}/{cases}":
+            if every_case(row["cases passed"], cases):
                 problems.append(BAD_PASSES.format(name=name, kind=kind))
         elif row["status"] != "marked":
             problems.append(NOT_MARKED.format(name=name, status=row["status"]))
-        elif (kind == RIGHT) != (row["cases passed"] == f"{cases}/{cases}"):
+        elif (kind == RIGHT) != every_case(row["cases passed"], cases):
             problems.append(MARKER_PASSES.format(name=name, passed=row["cases passed"]))
         elif (kind == RIGHT) != (bare["passed"][name] == cases):
             problems.append(BARE_PASSES.format(name=name, passed=bare["passed"][name],

@@ -136,11 +136,12 @@ def test_a_result_holds_what_the_marker_gave_and_who_marked(planned, tmp_path):
     assert marked["score"] == 3.0 and "Score: 3.00/4.00" in report
 
 
-def test_a_worker_times_the_reference_as_the_coordinator_did(planned, tmp_path):
+def test_a_worker_times_the_reference_as_the_coordinator_did(planned, tmp_path, monkeypatch):
     """A plan for other machines carries the coordinator's CPU seconds for the reference's
-    cases; a worker given a margin times them too (once: its facts are cached) and marks
-    within it. The margin here is 10000%: this test is not about the figures, which a busy
-    machine moves."""
+    cases; a worker on another machine (this one, as another boot would name it) given a
+    margin times them too (once: its facts are cached) and marks within it. The margin here
+    is 10000%: this test is not about the figures, which a busy machine moves."""
+    monkeypatch.setattr(identity, "machine_id", lambda: "another machine")
     _, plan, kit = planned
     with tarfile.open(plan / "jobs" / "ann.tar.gz", mode="r:gz") as archive:
         assert json.loads(archive.extractfile(jobs.JOB_FILE).read())["reference_cpu"] > 0
@@ -268,3 +269,15 @@ def test_a_host_margin_that_is_no_percentage_is_refused_in_one_line(text, capsys
         worker.main(["--kit", "kit.tar.gz", "--host-margin", text])
     assert stopped.value.code == 2
     assert worker.BAD_PERCENTAGE in capsys.readouterr().err
+
+
+def test_a_worker_on_the_coordinator_s_machine_is_not_timed_against_it():
+    """dask-local's workers and parallel's ':' slots run where the coordinator timed the
+    reference: the same CPU, whose two timings differ only by the load of the moment. A
+    job from another machine (another boot) is compared as ever."""
+    here = identity.machine_id()
+    worker.check(a_job(reference_cpu=2.95, machine=here), facts() | {"cpu_seconds": 4.10},
+                 False, 0.25)
+    assert refusal(a_job(reference_cpu=2.95, machine=here + "-elsewhere"),
+                   facts() | {"cpu_seconds": 4.10}, host_margin=0.25).endswith(
+        "(39% more, --host-margin 25%)")

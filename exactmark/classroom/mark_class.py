@@ -410,7 +410,7 @@ class ClassMarking:
         """What the worker is asked for the student (jobs.py), beside their submission."""
         return {"job": student.folder, "key": key, "assignment": self.assignment.name,
                 **self.coordinator, "python": self.host["python"], "bwrap": self.host["bwrap"],
-                "reference_cpu": self.reference_cpu,
+                "reference_cpu": self.reference_cpu, "machine": identity.machine_id(),
                 "options": {"markers": self.options.jobs, "isolation": self.options.isolation,
                             "sandbox_per": self.options.sandbox_per,
                             "require": list(self.options.require), "student_budget": self.budget},

@@ -36,6 +36,7 @@ RESULTS_FORMAT = 3
 UNKNOWN = "unknown"  # a commit no checkout says, a CPU model /proc/cpuinfo does not name
 NO_BWRAP = "none"
 CPUINFO = Path("/proc/cpuinfo")
+BOOT_ID = Path("/proc/sys/kernel/random/boot_id")  # new at each boot of a machine
 GIT_SECONDS = 10
 PROBE_SECONDS = 1  # the sandbox probed with a run's CPU limit it never uses
 READ_MOST = 1 << 20  # bytes of a kit's KIT_FILE, of the facts a kit prints
@@ -115,6 +116,16 @@ def bwrap_version() -> str:
     except (OSError, subprocess.TimeoutExpired):
         return NO_BWRAP
     return said.split()[-1] if said.split() else NO_BWRAP
+
+
+def machine_id() -> str:
+    """This machine, as long as it runs: its name and its boot's id. A worker on the
+    coordinator's own machine has the coordinator's speed: its CPU time is not compared."""
+    try:
+        boot = BOOT_ID.read_text(encoding="ascii").strip()
+    except OSError:
+        boot = UNKNOWN
+    return f"{socket.gethostname()}:{boot}"
 
 
 def host_facts(isolation: str = "auto") -> dict:

@@ -202,6 +202,12 @@ def missing() -> None:
             names=" ".join(lacking), python=sys.executable)))
 
 
+def on_the_coordinators_machine(job: dict) -> bool:
+    """Whether this worker runs where the coordinator timed the reference (dask-local, a
+    parallel ':' slot): the same CPU, whose two timings would differ only by the load."""
+    return job.get("machine") == identity.machine_id()
+
+
 def check(job: dict, found: dict, allow_fallback: bool, host_margin: float) -> None:
     """WorkerRefused with its sentence where this host, its kit or its assignment differ
     from what the job says of the coordinator's."""
@@ -232,6 +238,7 @@ def check(job: dict, found: dict, allow_fallback: bool, host_margin: float) -> N
                                           here=job["fingerprint"][:DIGEST_SHOWN]))
     here, there = job.get("reference_cpu"), found.get("cpu_seconds")
     if host_margin is not None and here and there is not None \
+            and not on_the_coordinators_machine(job) \
             and abs(there - here) > host_margin * here:
         refuse(CPU_DIFFERS.format(there=there, here=here, differs=abs(there - here) / here * 100,
                                   way="more" if there > here else "less",
@@ -251,7 +258,8 @@ def mark_job(job: bytes, kit: Path, allow_fallback: bool = False, host_margin: f
         archive = scratch / "job.tar.gz"
         archive.write_bytes(job)
         asked = jobs.read_job(archive, scratch / "job")
-        calibrate = host_margin is not None and asked.get("reference_cpu") is not None
+        calibrate = host_margin is not None and asked.get("reference_cpu") is not None \
+            and not on_the_coordinators_machine(asked)
         found = facts(kit, asked["options"]["isolation"], calibrate, cache or kit.parent)
         check(asked, found, allow_fallback, host_margin)
         return jobs.result_bytes(*run_marker(asked, scratch, kit, found, on_message, stop,
