@@ -2,7 +2,6 @@
 unmutated reference under coverage.py (traced.py), in a copy laid out as the reference
 is. A mutant on a line no marked case reaches needs no run: nothing can kill it."""
 
-import subprocess
 import sys
 import tempfile
 import time
@@ -11,8 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from exactmark.marking.verdicts import Kind, Rules, judge
-from exactmark.running.record import Limit, Ran
-from exactmark.running.run import command, read_head, workspace
+from exactmark.running.run import command, run_argv, workspace
 
 TRACED = Path(__file__).with_name("traced.py")
 REFERENCE_FAILS = ("{program}: the reference fails its own marked case {case} ({kind}): "
@@ -41,26 +39,6 @@ def first_lines(text: str) -> dict:
     return {line: parser.first_line(line) for line in range(1, text.count("\n") + 2)}
 
 
-def _ran(case, argv: list, folder: str, environment: dict) -> Ran:
-    """The run of `argv` as run_piped runs a case (stdin piped; `head`: K bytes read)."""
-    if case.head is None:
-        try:
-            done = subprocess.run(argv, input=case.stdin, capture_output=True, cwd=folder,
-                                  env=environment, timeout=TIMEOUT)
-        except subprocess.TimeoutExpired as expired:
-            return Ran(expired.stdout or b"", expired.stderr or b"", limit=Limit.WALL)
-        return Ran(done.stdout, done.stderr, done.returncode)
-    with tempfile.TemporaryFile() as stdin:
-        stdin.write(case.stdin)
-        stdin.seek(0)
-        process = subprocess.Popen(argv, stdin=stdin, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, cwd=folder, env=environment)
-        stdout = read_head(process.stdout.fileno(), case.head)
-        process.stdout.close()
-        stderr = process.stderr.read()
-        return Ran(stdout, stderr, process.wait())
-
-
 def traced(marked, program, root: Path, files: tuple, rules: Rules, scratch: Path) -> Reached:
     """One marked case run on the reference copied in `root`, under coverage."""
     from coverage import CoverageData
@@ -70,8 +48,8 @@ def traced(marked, program, root: Path, files: tuple, rules: Rules, scratch: Pat
     argv = command(case, root, program=program)
     with workspace(case) as (folder, environment):
         started = time.monotonic()
-        ran = _ran(case, [sys.executable, str(TRACED), str(data), str(root), *argv[1:]],
-                   folder, environment)
+        ran = run_argv(case, [sys.executable, str(TRACED), str(data), str(root), *argv[1:]],
+                       folder, environment, TIMEOUT)
         seconds = time.monotonic() - started
     verdict = judge(case, "piped", ran, rules)
     if verdict.kind != Kind.PASS:

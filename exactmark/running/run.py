@@ -40,26 +40,30 @@ def workspace(case: Case, env: dict = None):
 def run_piped(case: Case, implementation: Path, timeout: float = DEFAULT_TIMEOUT,
               env: dict = None, program=None) -> Ran:
     with workspace(case, env) as (folder, environment):
-        if case.head is not None:
-            return run_into_head(case, implementation, folder, environment, timeout, program)
-        try:
-            done = subprocess.run(command(case, implementation, program=program), input=case.stdin,
-                                  capture_output=True, cwd=folder, env=environment,
-                                  timeout=timeout)
-        except subprocess.TimeoutExpired as expired:
-            return Ran(expired.stdout or b"", expired.stderr or b"", limit=Limit.WALL)
+        return run_argv(case, command(case, implementation, program=program), folder,
+                        environment, timeout)
+
+
+def run_argv(case: Case, argv: list, folder, environment: dict, timeout: float) -> Ran:
+    """`argv` run as the case's program is, in `folder`: the case's stdin piped, its
+    stdout read whole or, for a .head case, as `| head -c K` reads it."""
+    if case.head is not None:
+        return run_into_head(case, argv, folder, environment, timeout)
+    try:
+        done = subprocess.run(argv, input=case.stdin, capture_output=True, cwd=folder,
+                              env=environment, timeout=timeout)
+    except subprocess.TimeoutExpired as expired:
+        return Ran(expired.stdout or b"", expired.stderr or b"", limit=Limit.WALL)
     return Ran(done.stdout, done.stderr, done.returncode)
 
 
-def run_into_head(case: Case, implementation: Path, folder, environment, timeout: float,
-                  program=None) -> Ran:
+def run_into_head(case: Case, argv: list, folder, environment, timeout: float) -> Ran:
     """stdout read as `| head -c K` reads it: K bytes, then the read end closed."""
     with tempfile.TemporaryFile() as stdin, tempfile.TemporaryFile() as stderr:
         stdin.write(case.stdin)
         stdin.seek(0)
-        process = subprocess.Popen(command(case, implementation, program=program), stdin=stdin,
-                                   stdout=subprocess.PIPE, stderr=stderr, cwd=folder,
-                                   env=environment)
+        process = subprocess.Popen(argv, stdin=stdin, stdout=subprocess.PIPE, stderr=stderr,
+                                   cwd=folder, env=environment)
         killed = threading.Event()
         timer = threading.Timer(timeout, lambda: (killed.set(), process.kill()))
         timer.start()
