@@ -110,6 +110,12 @@ def test_a_draw_is_distinct_and_never_a_stored_input(tmp_path):
      "i from 3 to 2 is empty"),
     ("generator.simulate = {n = {from = 0, to = 9}, i = {from = 0, to = 2}}",
      "0 is less than the minimum of 1"),
+    ('generator.seeds = {from = 0, to = 99, then = ["1--{lines}"]}',
+     "a `then` line holds {lines}, so `lines` must say where the reference states it"),
+    ('generator.seeds = {from = 0, to = 99, then = ["1--{lines}"], lines = "There are"}',
+     "seeds: lines: it has no group"),
+    ('generator.seeds = {from = 0, to = 99, then = ["1--{lines}"], lines = "There are ("}',
+     "seeds: lines: missing ), unterminated subpattern"),
 ])
 def test_a_bad_generator_is_one_line_naming_the_file(tmp_path, generator, said):
     path = assignment_with(tmp_path / "fresh.toml", generator)

@@ -14,10 +14,10 @@ The generators (`generator` of the group, a table; each named one gives the grou
 draws in turn, in the table's order):
 
     seeds = {from = A, to = B}          a seed line, A <= seed <= B, then end of input
-    seeds = {from = A, to = B, then = ["1--{lines}", "q"]}
-                                        the seed line, then these lines; {lines} is the N
-                                        of the reference's "There are N lines of output"
-                                        on that seed (solitaire_2's section 5)
+    seeds = {from = A, to = B, then = ["1--{lines}", "q"], lines = 'There are (\\d+) lines'}
+                                        the seed line, then these lines; {lines} is what
+                                        the regular expression `lines` finds first (its
+                                        group) in the reference's output on the seed alone
     simulate = {n = {from = A, to = B}, i = {from = C, to = D}}
                                         the call simulate(n, i)
 """
@@ -25,6 +25,7 @@ draws in turn, in the table's order):
 import hashlib
 import json
 import random
+import re
 from dataclasses import dataclass
 
 SEEDS, SIMULATE = "seeds", "simulate"
@@ -34,16 +35,22 @@ NAME_SIMULATE = "fresh_simulate_{n}_{i}"
 BACKWARDS = "{path}: {program}: group {group!r}: {generator}: {what} from {low} to {high} is empty"
 TOO_FEW = ("{path}: {program}: group {group!r}: {generator} gives {draws} of its {count} cases "
            "but holds only {left} inputs no stored case has")
+NO_LINES_PATTERN = ("{path}: {program}: group {group!r}: seeds: a `then` line holds {{lines}}, "
+                    "so `lines` must say where the reference states it: a regular "
+                    "expression with one group")
+BAD_LINES_PATTERN = "{path}: {program}: group {group!r}: seeds: lines: {problem}"
 NO_SIMULATE = ("{path}: {program}: group {group!r}: simulate draws simulate(n, i) cases, and "
                "{language} programs have none")
 
 
 @dataclass(frozen=True)
 class Seeds:
-    """Seed lines from `low` to `high` (inclusive), each followed by the lines `then`."""
+    """Seed lines from `low` to `high` (inclusive), each followed by the lines `then`;
+    `lines`, the pattern whose group gives {lines} in the reference's output on the seed."""
     low: int
     high: int
     then: tuple = ()
+    lines: str = ""
 
     def size(self) -> int:
         return self.high - self.low + 1
@@ -85,6 +92,7 @@ class Drawn:
     seed: int = None
     then: tuple = ()
     simulate: tuple = None  # (n, i)
+    lines: str = ""  # the Seeds' pattern for {lines}
 
     @property
     def id(self) -> str:
@@ -111,7 +119,9 @@ def generators(path, program: str, group: dict, language, stored: list) -> tuple
     found, where = [], dict(path=path, program=program, group=group["name"])
     for name, spec in group["generator"].items():
         if name == SEEDS:
-            made = Seeds(spec["from"], spec["to"], tuple(spec.get("then", ())))
+            made = Seeds(spec["from"], spec["to"], tuple(spec.get("then", ())),
+                         spec.get("lines", ""))
+            lines_pattern(made, where)
             ranges = {"seeds": (made.low, made.high)}
         else:
             if not language.simulate:
@@ -132,6 +142,20 @@ def generators(path, program: str, group: dict, language, stored: list) -> tuple
                                             else SIMULATE, draws=draws, count=group["count"],
                                             left=left, **where))
     return tuple(found)
+
+
+def lines_pattern(seeds: Seeds, where: dict) -> None:
+    """ValueError, a line, unless a `then` that needs {lines} has a pattern with a group."""
+    if not any(LINES in line for line in seeds.then):
+        return
+    if not seeds.lines:
+        raise ValueError(NO_LINES_PATTERN.format(**where))
+    try:
+        groups = re.compile(seeds.lines).groups
+    except re.error as problem:
+        raise ValueError(BAD_LINES_PATTERN.format(problem=problem, **where)) from None
+    if groups < 1:
+        raise ValueError(BAD_LINES_PATTERN.format(problem="it has no group", **where))
 
 
 def taken_by(generator, stored: list) -> set:
@@ -175,7 +199,7 @@ def draw(group: FreshGroup, title: str, student: str, stored: list) -> list:
         taken[generator].add(picked)
         if isinstance(generator, Seeds):
             drawn.append(Drawn(group, NAME_SEED.format(seed=picked), seed=picked,
-                               then=generator.then))
+                               then=generator.then, lines=generator.lines))
         else:
             drawn.append(Drawn(group, NAME_SIMULATE.format(n=picked[0], i=picked[1]),
                                simulate=picked))

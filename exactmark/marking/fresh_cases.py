@@ -28,8 +28,8 @@ HEADER = ("{count} fresh case{s} drawn for this submission ({groups}): what each
 GROUP = "{program}, {group}"
 LIMIT_HIT = "the reference was stopped at its {limit} limit"
 STOPPED = "the reference's run was stopped"
-NO_LINES = "the reference's output on the seed alone states no number of lines ({pattern})"
-STATED = re.compile(rb"There are (\d+) lines of output")  # solitaire_2's section 5
+NO_LINES = ("the reference's output on the seed alone has no {pattern} whose group is a "
+            "number: no {{lines}} to type")
 
 
 def drawn_for(assignment, student: str) -> dict:
@@ -94,10 +94,10 @@ def expected(sandbox, program, reference: Path, one, folder: Path) -> str:
         if one.counts_lines:
             (folder / f"{one.name}.in").write_bytes(one.seed_line)
             ran = run(sandbox, program, reference, Case(program.name, one.name, folder))
-            found = STATED.search(ran.stdout) if not isinstance(ran, str) else None
-            if found is None:
-                return ran if isinstance(ran, str) else NO_LINES.format(
-                    pattern=STATED.pattern.decode())
+            found = None if isinstance(ran, str) else re.search(
+                one.lines, ran.stdout.decode("utf-8", "surrogateescape"))
+            if found is None or not found[1].isdigit():
+                return ran if isinstance(ran, str) else NO_LINES.format(pattern=one.lines)
             lines = int(found[1])
         (folder / f"{one.name}.in").write_bytes(one.stdin(lines))
     ran = run(sandbox, program, reference, Case(program.name, one.name, folder))
