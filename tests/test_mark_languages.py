@@ -309,7 +309,7 @@ def test_a_cpp_class_is_marked_and_a_student_whose_program_does_not_build_is_tol
     assert (grades["broken"]["mark"], grades["broken"]["status"]) == ("0.00", "did not build")
     feedback = (out / "students" / "broken" / "feedback.txt").read_text(encoding="utf-8")
     assert "calculation_cpp build: did not build (the compiler's exit status 1): none of its " \
-           "44 cases ran" in feedback
+           "50 cases ran" in feedback
     assert re.search(r"main\.cpp:1:\d+: error: expected .;. before .}.", feedback), feedback
     assert "6 cases of calculation_cpp, not listed: it did not build" in feedback
     page = (out / "students" / "broken" / "feedback.html").read_text(encoding="utf-8")

@@ -243,7 +243,7 @@ def test_the_c_plus_plus_sample_spinning_at_end_of_input_keeps_its_passing_cases
                                       "--waiting-budget", "300", assignment="calculation_cpp")
     spinning = {name: test for name, test in tests.items() if "/eof_" in name}
     checks = {name: test for name, test in tests.items() if name.endswith("_checks")}
-    assert len(spinning) == 11 and len(checks) == 11, sorted(tests)
+    assert len(spinning) == 11 and len(checks) == 13, sorted(tests)
     assert all(test["score"] == test["max_score"] > 0 for test in checks.values()), \
         {name: test["output"][:300] for name, test in checks.items()}
     assert all(test["output"].startswith(spun(1))
@@ -272,7 +272,7 @@ def test_the_spinning_c_plus_plus_sample_earns_every_passing_case_within_a_budge
     assert "10 s of CPU for the whole run" in report, report[:2000]
     spinning = {name: test for name, test in tests.items() if "/eof_" in name}
     checks = {name: test for name, test in tests.items() if name.endswith("_checks")}
-    assert len(spinning) == 9 and len(checks) == 11, sorted(tests)
+    assert len(spinning) == 9 and len(checks) == 13, sorted(tests)
     lost = {name: test["output"][:300] for name, test in checks.items()
             if not test["score"] == test["max_score"] > 0}
     assert not lost, lost

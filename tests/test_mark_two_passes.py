@@ -71,7 +71,7 @@ def test_the_first_pass_s_cap_is_short_and_never_above_the_limit():
 
 
 def test_a_spinner_s_passing_cases_are_all_decided_before_its_spinning_ones_spend_the_budget():
-    """calculation_cpp's 44 cases, eight of the end-of-input ones spinning, with 216 s of
+    """calculation_cpp's 50 cases, eight of the end-of-input ones spinning, with 216 s of
     CPU (Gradescope's 540 s on one core): every other case passes, each run once with the
     short cap; the spinners run again with 30 s, most marks first, until the budget is gone."""
     spins = {marked.case.id for marked in CASES if "/eof_" in marked.case.id}
@@ -105,10 +105,10 @@ def test_without_a_budget_every_run_has_the_whole_limit_at_once():
 
 
 def test_make_gradescope_counts_each_run_s_first_pass_in_what_it_says_is_cut():
-    """calculation_cpp at Gradescope's default 540 s (216 s of CPU): were every one of the 44
-    runs to need its 30 s, the first pass spends 44 x 3 s and leaves 84 s, three runs of
-    30 s (the third starts within it): 41 cut. A limit of 3 s needs no second pass, and
-    44 runs of it fit."""
+    """calculation_cpp at Gradescope's default 540 s (216 s of CPU): were every one of the 50
+    runs to need its 30 s, the first pass spends 50 x 3 s and leaves 66 s, three runs of
+    30 s (the third starts within it): 47 cut. A limit of 3 s needs no second pass, and
+    50 runs of it fit."""
     from exactmark.gradescope import build
     cut, fits, cpu_fits = build.cut_at_limits(load("calculation_cpp"), 540)
-    assert cut == {"calculation_cpp": (44, 41)} and fits is None and cpu_fits == CAP
+    assert cut == {"calculation_cpp": (50, 47)} and fits is None and cpu_fits == CAP
