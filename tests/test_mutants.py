@@ -103,12 +103,29 @@ def test_the_figures_and_the_exit_status(analysed):
 
 
 def test_an_unmarked_part_is_one_line_with_its_count_and_why(analysed):
-    """banner's line (11 operators for each of `*` and `+`, and 4 one more or less) is
-    neither run nor listed mutant by mutant."""
+    """No case reaches banner's line (11 operators for each of `*` and `+`, and 4 one more
+    or less): its survivors are not listed mutant by mutant."""
     _, lines, _ = analysed
     assert lines[-2] == ("greet.py:banner: 24 mutants unmarked: the kit's poster banner: the "
                          "handout does not ask for it, so no case marks it")
     assert not [line for line in lines if line.startswith("greet.py:23:")]
+
+
+def test_only_a_survivor_in_unmarked_code_is_unmarked():
+    """What a case fails there is judged as any mutant: the code is the kit's extra, what
+    the case sees is not."""
+    from exactmark.mutants.__main__ import as_listed
+    from exactmark.mutants.model import Mutant
+    from exactmark.mutants.runner import Outcome
+
+    listed = {("greet.py", 23): {"file": "greet.py", "scope": "banner", "reason": "extra"}}
+    inside, outside = (Mutant("greet", "greet.py", line, "core/NumberReplacer", 0, "b", "a")
+                       for line in (23, 4))
+    for verdict, became in ((Verdict.SURVIVED, Verdict.UNMARKED),
+                            (Verdict.PINNED_ONCE, Verdict.PINNED_ONCE),
+                            (Verdict.KILLED_TWICE, Verdict.KILLED_TWICE)):
+        assert as_listed(Outcome(inside, verdict, ()), listed).verdict == became
+        assert as_listed(Outcome(outside, verdict, ()), listed).verdict == verdict
 
 
 def test_an_unmarked_part_the_reference_lacks_is_refused(tmp_path, capsys):

@@ -10,8 +10,8 @@ assignment's marked cases that reach its line (coverage.py, one run per case of 
 unmutated reference), through the marker's comparison, stopping at its second failed
 case. A mutant ends killed by >= 2 cases, pinned once (a single case stands between it
 and full marks), survived, equivalent (listed, with why, in the program's reviewed
-file, PROGRAM.mutants.toml beside its rule map), or unmarked (in code that file says no
-marked case may pin, with why: not run). Prints a line per program, then each mutant
+file, PROGRAM.mutants.toml beside its rule map), or unmarked (survived in code that file
+says no marked case may pin, with why). Prints a line per program, then each mutant
 neither killed twice, equivalent nor unmarked: its place, the change, the rule whose
 sentence its line implements (from the wrong programs' `find` texts) and the cases that
 reach it; then a line per unmarked part, and the figures. --write rewrites the reviewed
@@ -25,6 +25,7 @@ import os
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
@@ -252,8 +253,6 @@ def analyse(assignment, program, options) -> tuple:
             reach = reaching(traced, starts, mutant)
             if mutant.id in reviewed.equivalent:
                 outcomes[index] = Outcome(mutant, Verdict.EQUIVALENT, names_of(reach))
-            elif (mutant.file, mutant.line) in unmarked:
-                outcomes[index] = Outcome(mutant, Verdict.UNMARKED, names_of(reach))
             elif not reach:
                 outcomes[index] = Outcome(mutant, Verdict.SURVIVED, ())
             else:
@@ -269,13 +268,22 @@ def analyse(assignment, program, options) -> tuple:
                       lambda done, total: done % PROGRESS_EVERY == 0 and say(PROGRESS.format(
                           done=done, total=total, seconds=time.monotonic() - clock)))
         outcomes.update((index, outcome) for (index, _), outcome in zip(work, ran))
-    done = [outcomes[index] for index in range(len(mutants))]
+    done = [as_listed(outcomes[index], unmarked) for index in range(len(mutants))]
     found = figures(done, time.monotonic() - started)
     if options.write:
         for key in reviewed_file.write(reviewed, program.name, texts, found, mutants):
             say(DROPPED.format(path=reviewed.path, id=key))
         say(WROTE.format(path=reviewed.path))
     return done, found, rules, unmarked_parts(done, unmarked, reviewed.unmarked)
+
+
+def as_listed(outcome: Outcome, unmarked: dict) -> Outcome:
+    """A survivor in code no marked case may pin is unmarked; a mutant a case fails there
+    is judged as any other (the code may be the kit's extra, what the cases see is not)."""
+    if outcome.verdict == Verdict.SURVIVED and (outcome.mutant.file,
+                                                outcome.mutant.line) in unmarked:
+        return replace(outcome, verdict=Verdict.UNMARKED)
+    return outcome
 
 
 def reaching(traced: list, starts: dict, mutant) -> list:
