@@ -118,13 +118,15 @@ def test_only_a_survivor_in_unmarked_code_is_unmarked():
     from exactmark.mutants.model import Mutant
     from exactmark.mutants.runner import Outcome
 
-    listed = {("greet.py", 23): {"file": "greet.py", "scope": "banner", "reason": "extra"}}
-    inside, outside = (Mutant("greet", "greet.py", line, "core/NumberReplacer", 0, "b", "a")
-                       for line in (23, 4))
+    inside, outside, by_id = (Mutant("greet", "greet.py", line, "core/NumberReplacer", 0, before,
+                                     "a") for line, before in ((23, "b"), (4, "b"), (4, "c")))
+    listed = {("greet.py", 23): {"file": "greet.py", "scope": "banner", "reason": "extra"},
+              by_id.id: {"file": "greet.py", "id": by_id.id, "reason": "one mutant"}}
     for verdict, became in ((Verdict.SURVIVED, Verdict.UNMARKED),
                             (Verdict.PINNED_ONCE, Verdict.PINNED_ONCE),
                             (Verdict.KILLED_TWICE, Verdict.KILLED_TWICE)):
         assert as_listed(Outcome(inside, verdict, ()), listed).verdict == became
+        assert as_listed(Outcome(by_id, verdict, ()), listed).verdict == became
         assert as_listed(Outcome(outside, verdict, ()), listed).verdict == verdict
 
 

@@ -58,7 +58,7 @@ SCORE = ("{program}: {mutants} mutants: {killed} killed by ≥ 2 cases, {pinned}
          "{survived} survived, {equivalent} equivalent{unmarked}{uncompiled}; "
          "score {score:.1f}%; {seconds:.0f} s")
 UNMARKED = ", {count} unmarked"
-UNMARKED_PART = "{file}{scope}: {count} mutants unmarked: {reason}"
+UNMARKED_PART = "{where}: {count} mutants unmarked: {reason}"
 UNCOMPILED = ", {count} did not compile (not counted)"
 STALE_SAID = "{message}: the equivalents listed are kept where their ids still exist"
 WROTE = "wrote {path}"
@@ -185,9 +185,9 @@ def unmarked_parts(outcomes: list, unmarked: dict, listed: list) -> list:
     for entry in listed:
         count = sum(1 for outcome in outcomes if outcome.verdict == Verdict.UNMARKED
                     and outcome.compiled
-                    and unmarked[(outcome.mutant.file, outcome.mutant.line)] is entry)
-        lines.append(UNMARKED_PART.format(file=entry["file"], count=count, reason=entry["reason"],
-                                          scope=":" + entry["scope"] if entry["scope"] else ""))
+                    and listed_for(outcome.mutant, unmarked) is entry)
+        where = entry.get("id") or entry["file"] + (":" + entry["scope"] if entry["scope"] else "")
+        lines.append(UNMARKED_PART.format(where=where, count=count, reason=entry["reason"]))
     return lines
 
 
@@ -280,10 +280,14 @@ def analyse(assignment, program, options) -> tuple:
 def as_listed(outcome: Outcome, unmarked: dict) -> Outcome:
     """A survivor in code no marked case may pin is unmarked; a mutant a case fails there
     is judged as any other (the code may be the kit's extra, what the cases see is not)."""
-    if outcome.verdict == Verdict.SURVIVED and (outcome.mutant.file,
-                                                outcome.mutant.line) in unmarked:
+    if outcome.verdict == Verdict.SURVIVED and listed_for(outcome.mutant, unmarked):
         return replace(outcome, verdict=Verdict.UNMARKED)
     return outcome
+
+
+def listed_for(mutant, unmarked: dict):
+    """The [[unmarked]] entry that lists the mutant, by its id or its line, or None."""
+    return unmarked.get(mutant.id) or unmarked.get((mutant.file, mutant.line))
 
 
 def reaching(traced: list, starts: dict, mutant) -> list:

@@ -3,8 +3,9 @@
 handout has no rule map): the sha256 of each reference file as last analysed (`[files]`),
 the figures of that run, the mutants that no case can kill, each with why
 (`[[equivalent]]`: id, file, line, before, after, reason), and the code no marked case may
-pin, each part with why (`[[unmarked]]`: file, scope, reason): what the handout does not ask
-for, or asks for in a way no case can show, as `unmarked_rules` says it for a rule.
+pin, each part with why (`[[unmarked]]`: file, scope or one mutant's id, reason): what the
+handout does not ask for, or asks for in a way no case can show, as `unmarked_rules` says it
+for a rule.
 `--write` rewrites it."""
 
 import ast
@@ -25,7 +26,8 @@ SUFFIX = ".mutants.toml"
 BAD_FILE = "{path}: {problem}"
 BAD_ENTRY = "{path}: each [[equivalent]] needs an id, a file, a line, before, after and a reason"
 BAD_UNMARKED = ("{path}: each [[unmarked]] needs a file, a reason and, for part of a Python "
-                "file, a scope (a function, class or module-level name: Session.hint)")
+                "file, a scope (a function, class or module-level name: Session.hint) or a "
+                "mutant's id")
 NO_FILE = "{path}: [[unmarked]] names {file}, which is no file of the reference"
 NO_SCOPE = "{path}: [[unmarked]] names {scope!r} in {file}, which has no such function, class or name"
 STALE = ("{path}: the reference changed: run make mutants PROGRAM={program} ARGS=--write "
@@ -38,7 +40,7 @@ HEADER = ("# Mutants of {program}: `make mutants PROGRAM={program}` (docs/guide/
 FIGURES = ("mutants", "killed_twice", "pinned_once", "survived", "equivalent", "unmarked",
            "seconds")
 ENTRY_KEYS = ("id", "file", "line", "before", "after", "reason")
-UNMARKED_KEYS = ("file", "scope", "reason")
+UNMARKED_KEYS = ("file", "scope", "reason")  # and "id" for one mutant instead of a scope
 WHOLE_FILE = ""  # an [[unmarked]] scope: every line of its file
 
 
@@ -85,6 +87,7 @@ def read(path: Path) -> Reviewed:
     if not isinstance(unmarked, list) or not all(
             isinstance(entry, dict) and isinstance(entry.get("file"), str)
             and isinstance(entry.get("scope", WHOLE_FILE), str)
+            and isinstance(entry.get("id", ""), str)
             and isinstance(entry.get("reason"), str) and entry["reason"].strip()
             for entry in unmarked):
         raise ReviewedError(BAD_UNMARKED.format(path=path))
@@ -115,13 +118,17 @@ def _scopes(tree) -> dict:
 
 
 def unmarked_lines(reviewed: Reviewed, texts: dict) -> dict:
-    """(file, line) -> the [[unmarked]] entry whose scope holds that line. A file or scope
-    the reference does not have is an error: the list must not go stale unseen."""
+    """(file, line) -> the [[unmarked]] entry whose scope holds that line, and a listed
+    mutant's id -> its entry. A file or scope the reference does not have is an error: the
+    list must not go stale unseen (an id that is no mutant's any more matches nothing)."""
     found = {}
     for entry in reviewed.unmarked:
         file, scope = entry["file"], entry["scope"]
         if file not in texts:
             raise ReviewedError(NO_FILE.format(path=reviewed.path, file=file))
+        if entry.get("id"):
+            found[entry["id"]] = entry
+            continue
         if scope == WHOLE_FILE:
             first, last = 1, texts[file].count("\n") + 1
         else:
@@ -163,7 +170,8 @@ def dumps(program: str, files: dict, figures: dict, equivalent: list, unmarked=(
     lines += [f"{name} = {_value(figures[name])}" for name in FIGURES if name in figures]
     for entry in unmarked:
         lines += ["", "[[unmarked]]"]
-        lines += [f"{key} = {_value(entry[key])}" for key in UNMARKED_KEYS]
+        lines += [f"{key} = {_value(entry[key])}" for key in ("id",) + UNMARKED_KEYS
+                  if key in entry and (key != "scope" or not entry.get("id"))]
     for entry in equivalent:
         lines += ["", "[[equivalent]]"]
         lines += [f"{key} = {_value(entry[key])}" for key in ENTRY_KEYS]
