@@ -9,7 +9,12 @@ import random
 
 from common import batch_shuffle
 
-BATCH_FROM = 50_000  # fewer games gain less than loading numpy (~0.1 s) costs
+# From 2,000 games simulate deals with numpy, so that the marked simulate cases of 2,000
+# games and more reach the batch path and pin it bit for bit to random.shuffle. Batched
+# deals take a quarter to a half of the time (bench/simulate.py --crossover, in
+# docs/guide/maintaining.md), but importing numpy costs a run 0.06 to 0.1 s: below about
+# 10,000 games a run takes up to that much longer than dealing one by one.
+BATCH_FROM = 2_000
 BATCH_SIZE = 1 << 16  # seeds shuffled together: a few MB of decks at a time
 
 

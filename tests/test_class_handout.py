@@ -241,17 +241,19 @@ def test_the_grade_sheet_applies_the_handout_s_late_rule(marked):
     rows = grades(marked.out)
     assert list(rows) == ["ann", "bob", "cal", "dan", "eve", "fay", "gus", "hal", "ivy", "jo"]
     full = ["6.50", "6.50", "13.00"]
+    every = sum(SEEDED.case_count(program) for program in SEEDED.programs)  # fresh ones too
+    passed, gus_passed = f"{every}/{every}", "{0}/{0}".format(SEEDED.case_count("solitaire_1"))
     expected = {  # solitaire_1, solitaire_2, raw total, days late, mark, status, cases passed
-        "ann": [*full, "0", "13.00", "marked", "98/98"],  # 6 of them fresh cases
-        "bob": [*full, "1", "12.35", "marked", "98/98"],
-        "cal": [*full, "2", "11.70", "marked", "98/98"],
-        "dan": [*full, "3", "11.05", "marked", "98/98"],
-        "fay": [*full, "6", "0.00", "late beyond the limit", "98/98"],
+        "ann": [*full, "0", "13.00", "marked", passed],
+        "bob": [*full, "1", "12.35", "marked", passed],
+        "cal": [*full, "2", "11.70", "marked", passed],
+        "dan": [*full, "3", "11.05", "marked", passed],
+        "fay": [*full, "6", "0.00", "late beyond the limit", passed],
         "gus": ["6.50", "0.00", "6.50", "6", "0.00", "late beyond the limit; missing program",
-                "54/54"],  # solitaire_2 not handed in: said in the note, not counted
-        "hal": [*full, "0", "13.00", "marked", "98/98"],
-        "ivy": [*full, "1", "12.35", "marked", "98/98"],
-        "jo": [*full, "", "13.00", "no submission time", "98/98"],
+                gus_passed],  # solitaire_2 not handed in: said in the note, not counted
+        "hal": [*full, "0", "13.00", "marked", passed],
+        "ivy": [*full, "1", "12.35", "marked", passed],
+        "jo": [*full, "", "13.00", "no submission time", passed],
     }
     columns = ["solitaire_1", "solitaire_2", "raw total", "days late", "mark", "status",
                "cases passed"]
@@ -260,7 +262,7 @@ def test_the_grade_sheet_applies_the_handout_s_late_rule(marked):
     raw, lost = eve_raw(marked.out)
     assert [rows["eve"][column] for column in columns] == [
         f"{raw - 6.5:.2f}", "6.50", f"{raw:.2f}", "5", f"{min(raw, 9.75):.2f}", "marked",
-        f"{98 - lost}/98"]
+        f"{every - lost}/{every}"]
 
 
 def test_every_reason_reaches_the_note(marked):
@@ -327,6 +329,13 @@ def fresh_files(out: Path, student: str) -> set:
             for suffix in case.get("files") or ()}
 
 
+def after_due_date_count() -> int:
+    """The cases a page says are shown once the late window closes: golden and fresh."""
+    return len(ids({"after_due_date"})) + sum(
+        group.count for program in SEEDED.programs for group in SEEDED.fresh_groups(program)
+        if group.visibility == "after_due_date")
+
+
 def ids(visibility: set) -> set:
     return {marked.case.id for cases in SEEDED.marked_cases.values() for marked in cases
             if marked.visibility in visibility}
@@ -352,17 +361,17 @@ def test_before_the_deadline_only_the_worked_examples_are_shown(marked):
             continue
         assert shown_files(files) == case_files(visible), student
     page = marked.before["ann"]["feedback.txt"].decode()
-    assert ("78 cases (solitaire_1, input and its end; solitaire_1, more games; solitaire_1, "
-            "simulate; solitaire_1, fresh games and simulations; solitaire_2, input and its "
-            "end; solitaire_2, more games; solitaire_2, fresh games; solitaire_2, simulate) "
-            "shown from 2027-03-14 09:00 (Australia/Sydney), once no late submission can be "
-            "accepted") in page
+    assert (f"{after_due_date_count()} cases (solitaire_1, input and its end; solitaire_1, "
+            "more games; solitaire_1, simulate; solitaire_1, fresh games and simulations; "
+            "solitaire_2, input and its end; solitaire_2, more games; solitaire_2, fresh games; "
+            "solitaire_2, simulate) shown from 2027-03-14 09:00 (Australia/Sydney), once no late "
+            "submission can be accepted") in page
     assert "12 cases (solitaire_2, the viewer) never shown, now or later" in page
 
 
 def test_after_the_late_window_the_after_due_date_cases_are_shown(marked):
     shown = ids({"visible", "after_due_date"})
-    assert len(shown) == 80
+    assert len(shown) == len(ids({"visible", "after_due_date", "hidden"})) - 12  # not the viewer's
     drawn = fresh_files(marked.out, "ann")
     assert len(drawn) == 2 * 4 + 2 * 3 + 2 * 4  # .in (none for a simulate), .out, .status, .err
     assert shown_files(marked.after["ann"]) == case_files(shown) | drawn

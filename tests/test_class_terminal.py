@@ -18,7 +18,9 @@ from exactmark.kit.bundle import write_assignment
 
 CHECKOUT = Path(__file__).resolve().parents[1]
 TIMEOUT = 600
-CASES = 3 * 98  # seeded marks 98 cases a student (6 fresh); the bar counts them for every entry
+SEEDED = load("seeded")
+# The bar counts every case a student's marking runs (fresh ones too), for each of 3 entries.
+CASES = 3 * sum(SEEDED.case_count(program) for program in SEEDED.programs)
 
 
 def at_a_terminal(argv: list, cwd: Path) -> tuple:
@@ -54,7 +56,7 @@ def at_a_terminal(argv: list, cwd: Path) -> tuple:
 def shown(tmp_path_factory) -> str:
     """A class of three at a terminal: a right student, an empty folder, a stray file."""
     folder = tmp_path_factory.mktemp("terminal")
-    write_assignment(load("seeded"), folder / "class" / "ann")
+    write_assignment(SEEDED, folder / "class" / "ann")
     (folder / "class" / "empty").mkdir()
     (folder / "class" / "notes.txt").write_text("not a submission\n", encoding="utf-8")
     status, text = at_a_terminal([sys.executable, "-m", "exactmark", "class", "class",
