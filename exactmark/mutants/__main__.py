@@ -58,7 +58,7 @@ SCORE = ("{program}: {mutants} mutants: {killed} killed by ≥ 2 cases, {pinned}
          "{survived} survived, {equivalent} equivalent{unmarked}{uncompiled}; "
          "score {score:.1f}%; {seconds:.0f} s")
 UNMARKED = ", {count} unmarked"
-UNMARKED_PART = "{where}: {count} mutants unmarked: {reason}"
+UNMARKED_PART = "{where}: {count} mutant{s} unmarked: {reason}"
 UNCOMPILED = ", {count} did not compile (not counted)"
 STALE_SAID = "{message}: the equivalents listed are kept where their ids still exist"
 WROTE = "wrote {path}"
@@ -187,7 +187,8 @@ def unmarked_parts(outcomes: list, unmarked: dict, listed: list) -> list:
                     and outcome.compiled
                     and listed_for(outcome.mutant, unmarked) is entry)
         where = entry.get("id") or entry["file"] + (":" + entry["scope"] if entry["scope"] else "")
-        lines.append(UNMARKED_PART.format(where=where, count=count, reason=entry["reason"]))
+        lines.append(UNMARKED_PART.format(where=where, count=count, s="" if count == 1 else "s",
+                                          reason=entry["reason"]))
     return lines
 
 
@@ -232,7 +233,7 @@ def analyse(assignment, program, options) -> tuple:
     if stale:
         say(STALE_SAID.format(message=stale))
     rules = rule_lines(assignment, program, texts)
-    unmarked = reviewed_file.unmarked_lines(reviewed, texts)
+    unmarked = reviewed_file.unmarked_places(reviewed, texts)
     compares = {}
 
     def rules_of(marked):

@@ -117,7 +117,7 @@ def _scopes(tree) -> dict:
     return found
 
 
-def unmarked_lines(reviewed: Reviewed, texts: dict) -> dict:
+def unmarked_places(reviewed: Reviewed, texts: dict) -> dict:
     """(file, line) -> the [[unmarked]] entry whose scope holds that line, and a listed
     mutant's id -> its entry. A file or scope the reference does not have is an error: the
     list must not go stale unseen (an id that is no mutant's any more matches nothing)."""
