@@ -1,0 +1,64 @@
+"""The matcher on small, made-up signatures: what it names, and when it names nothing."""
+
+from exactmark.diagnosis.matching import Failure, Signature, diagnosed
+
+WRONG = Failure("wrong output", "", "")
+SEEN = tuple(f"case_{number}" for number in range(10))
+
+
+def signature(variant, rule, cases, digest=""):
+    return Signature(variant, rule, f"the mistake of {variant}",
+                     {case: Failure("wrong output", "", digest + case) for case in cases})
+
+
+def failures(cases, digest=""):
+    return {case: Failure("wrong output", "", digest + case) for case in cases}
+
+
+ACE = signature("ace_alone", "line-c-ace-alone", ["case_1", "case_2", "case_3", "case_4"], "a")
+SPACE = signature("no_space", "stacks-line", ["case_5", "case_6", "case_7"], "s")
+BROAD = signature("every_line", "output-utf8", SEEN, "u")
+SIGNATURES = [ACE, SPACE, BROAD]
+
+
+def named(found):
+    return [match.signature.variant for match in found]
+
+
+def test_the_program_with_the_same_failures_is_named():
+    assert named(diagnosed(failures(ACE.failed, "a"), SIGNATURES, SEEN)) == ["ace_alone"]
+
+
+def test_the_same_output_outranks_the_same_cases():
+    twin = signature("ace_twin", "line-c-ace-many", ACE.failed, "t")
+    assert named(diagnosed(failures(ACE.failed, "t"), [ACE, twin], SEEN)) == ["ace_twin"]
+    assert named(diagnosed(failures(ACE.failed, "a"), [twin, ACE], SEEN)) == ["ace_alone"]
+
+
+def test_two_mistakes_are_named_together():
+    both = {**failures(ACE.failed, "x"), **failures(SPACE.failed, "y")}
+    assert sorted(named(diagnosed(both, SIGNATURES, SEEN))) == ["ace_alone", "no_space"]
+
+
+def test_a_weak_match_names_nothing():
+    # half of the wrong program's failures absent: not this mistake
+    assert diagnosed(failures(["case_1", "case_2"]), SIGNATURES, SEEN) == ()
+    # failures no wrong program explains
+    assert diagnosed(failures(["case_8", "case_9"]), [ACE, SPACE], SEEN) == ()
+
+
+def test_nothing_failed_names_nothing():
+    assert diagnosed({}, SIGNATURES, SEEN) == ()
+
+
+def test_only_the_seen_cases_count():
+    """Before the deadline a student sees case_1 and case_2 alone: the mistake that shows
+    only on hidden cases is not named, and one that shows on both is named from the seen
+    ones."""
+    hidden_only = signature("hidden_only", "late-rule", ["case_8", "case_9"])
+    student = failures(["case_8", "case_9"])
+    assert named(diagnosed(student, [hidden_only], SEEN)) == ["hidden_only"]
+    assert diagnosed(student, [hidden_only], ("case_1", "case_2")) == ()
+    student = failures(ACE.failed, "a")
+    found = diagnosed(student, SIGNATURES, ("case_1", "case_2"))
+    assert named(found) == ["ace_alone"] and found[0].cases == ("case_1", "case_2")
