@@ -62,3 +62,28 @@ def test_only_the_seen_cases_count():
     student = failures(ACE.failed, "a")
     found = diagnosed(student, SIGNATURES, ("case_1", "case_2"))
     assert named(found) == ["ace_alone"] and found[0].cases == ("case_1", "case_2")
+
+
+def test_a_named_mistake_is_said_with_the_handout_sentence_it_breaks():
+    from exactmark.diagnosis.feedback import named as said
+    from exactmark.kit.rules import Rule
+
+    rules = {"line-c-ace-alone": Rule("line-c-ace-alone", "5. Output, in order",
+                                      "LINE C, when the Ace is\nalone", None)}
+    found = diagnosed(failures(ACE.failed, "a"), SIGNATURES, SEEN)
+    assert said(found, rules) == [
+        "Your program fails 4 cases (case_1, case_2, case_3, case_4) as does a program that "
+        "the mistake of ace_alone.",
+        "The handout (\u00a75 (Output, in order)) says: \u201cLINE C, when the Ace is alone\u201d"]
+
+
+def test_failures_read_as_the_rules_they_break():
+    from exactmark.diagnosis.feedback import by_rule
+    from exactmark.kit.rules import Rule
+
+    rules = {"card-suits": Rule("card-suits", "1. Cards", "Suit = `c // 8`", None),
+             "stacks-line": Rule("stacks-line", "Terms", "a stack a line", None)}
+    claims = {"case_1": {"card-suits", "stacks-line"}, "case_2": {"stacks-line"}}
+    assert by_rule(["case_1", "case_2", "case_3"], claims, rules) == [
+        "1 case breaks the handout's \u00a71 (Cards): \u201cSuit = `c // 8`\u201d (case_1)",
+        "2 cases break the handout's Terms: \u201ca stack a line\u201d (case_1, case_2)"]

@@ -83,17 +83,23 @@ def _ranked(matches: list) -> list:
                                               match.signature.variant))
 
 
+def ranked_matches(failed: dict, signatures: list, seen: tuple) -> list:
+    """Every wrong program that fails a case the student fails, the likest first."""
+    return _ranked([match for match in (matched(failed, signature, seen)
+                                        for signature in signatures) if match is not None])
+
+
 def diagnosed(failed: dict, signatures: list, seen: tuple) -> tuple:
     """The mistakes to name for these failures (one, or two together), or () when no
     match is strong. `seen`: the cases the reader can see now, in the order to show them."""
     student = [case for case in seen if case in failed]
     if not student:
         return ()
-    matches = [match for match in (matched(failed, signature, seen) for signature in signatures)
-               if match is not None and match.absent <= ABSENT]
+    matches = [match for match in ranked_matches(failed, signatures, seen)
+               if match.absent <= ABSENT]
     if not matches:
         return ()
-    first = _ranked(matches)[0]
+    first = matches[0]
     if first.explained >= EXPLAINED and len(first.cases) == len(student):
         return (first,)
     second = _second(failed, first, matches, student)
