@@ -56,6 +56,7 @@ from exactmark.marking.student_cases import copied, examples_of
 from exactmark.pack import build as pack_build, manifest
 from exactmark.kit.bundle import BundleError
 from exactmark.kit.rules import RuleError, checked, report, rule_map
+from exactmark.verify import signatures
 from exactmark.verify.documented import documents, shapes, unshown
 from exactmark.kit.variants import VariantError
 from exactmark.verify.marker import (MARKED, MarkerFailed, assignment_of_each_program,
@@ -103,6 +104,12 @@ LEFT_OUT = "          not handed in: {why}"
 AN_EXAMPLE = ("{case}: a worked example, or mostly one, which counts for nothing as a student's "
               "case")
 NOT_VALID = "          not valid: {case}: {why}"
+UNSIGNED = ("verify: no signatures of {programs} (make signatures): their wrong programs' "
+            "failures are not checked against them")
+NO_SIGNATURE = "wrong {name}: no signature of it: {command}"
+UNLIKE = "wrong {name}: unlike its signature on {cases}: {command}"
+UNLIKE_CASE = "{case} ({kind} here, {stored} there)"
+PASSED = "pass"
 NO_KIT_CASES = ("{assignment}: group {group!r} names no kit_cases: nothing shows that its "
                 "thorough mark can be full")
 
@@ -113,6 +120,7 @@ class Marked:
     failed: tuple  # names of the marked cases that did not pass
     unmarked: str = ""  # why none of its cases could pass: not submitted, not built
     disagreements: tuple = ()  # lines: where the student pack's checker says otherwise
+    kinds: dict = None  # case name -> the kind word of each case marked, "" where it passed
 
     @property
     def passes(self) -> bool:
@@ -148,6 +156,7 @@ def mark(folder: Path, assignment, program: str, options, tty: bool = False,
                 else NOT_BUILT if data.build is not None and not data.build.ok else "")
     return Marked(total=len(cases), unmarked=unmarked,
                   failed=tuple(case.case for case in cases if not case.passed),
+                  kinds={case.name: "" if case.passed else str(case.kind) for case in cases},
                   disagreements=disagreements(marking, program, checked) if pack else ())
 
 
@@ -269,9 +278,11 @@ def marked_variant(variant, assignments, solutions, scratch, options, packs: dic
     return problem, claimed, first, first
 
 
-def check_wrong(variants, assignments, solutions, scratch, options, packs: dict, maps: dict):
+def check_wrong(variants, assignments, solutions, scratch, options, packs: dict, maps: dict,
+                stored: dict):
     """(problems, cases failed per variant, the cases any variant failed, rule -> the
-    cases its variants failed), WRONG_AT_ONCE variants marked at once, said in order."""
+    cases its variants failed), WRONG_AT_ONCE variants marked at once, said in order; each
+    checked against its signature in `stored` (program -> its signatures)."""
     problems, counts, failing, by_rule = [], [], set(), {}
     with ThreadPoolExecutor(WRONG_AT_ONCE) as pool:
         done = pool.map(lambda variant: marked_variant(variant, assignments, solutions,
@@ -305,7 +316,50 @@ def check_wrong(variants, assignments, solutions, scratch, options, packs: dict,
             if variant.undefined:
                 say(UNDEFINED.format(what=variant.undefined))
             problems += disagreed(marked, f"wrong {variant.id}")
+            problems += unlike_signature(variant, marked, assignments[variant.program],
+                                         stored.get(variant.program))
     return problems, counts, failing, by_rule
+
+
+def unlike_signature(variant, marked: Marked, assignment, stored: dict) -> list:
+    """The line, said, where a wrong program's marking differs from its stored signature
+    (`stored`, its program's, or None where there is none) on a case both hold: a case
+    failed the other did not, or with another kind; its problem. So every verify proves
+    the signatures on the cases it marks. A program that did not build, or whose output
+    depends on more than its input, is left out."""
+    if stored is None or marked.unmarked or variant.undefined:
+        return []
+    command = signatures.remake(assignment, variant.program)
+    entry = stored["wrong"].get(variant.id)
+    if entry is None:
+        problem = NO_SIGNATURE.format(name=variant.id, command=command)
+        say(problem)
+        return [problem]
+    held = set(stored["cases"])
+    unlike = [UNLIKE_CASE.format(case=case, kind=kind or PASSED, stored=said or PASSED)
+              for case, kind in sorted(marked.kinds.items()) if case in held
+              for said in [entry["failed"].get(case, {}).get("kind", "")] if said != kind]
+    if not unlike:
+        return []
+    problem = UNLIKE.format(name=variant.id, cases=", ".join(unlike), command=command)
+    say(problem)
+    return [problem]
+
+
+def signatures_stored(assignments: dict, wrong: list) -> dict:
+    """program -> its signatures as written, for each program of the wrong programs to mark
+    that has them; those that have none are said once."""
+    stored, unsigned = {}, []
+    for program in sorted({variant.program for variant in wrong}):
+        assignment = assignments[program]
+        found = signatures.read(assignment, assignment.programs[program])
+        if found is None:
+            unsigned.append(program)
+        else:
+            stored[program] = found
+    if unsigned:
+        say(UNSIGNED.format(programs=", ".join(unsigned)))
+    return stored
 
 
 def check_student_cases(chosen: list, scratch: Path, options) -> list:
@@ -488,7 +542,8 @@ def main(argv=None) -> int:
             problems += [] if options.only else check_student_cases(chosen, scratch, options)
             problems += check_honest(honest, assignments, solutions, scratch, options, packs)
             missed, counts, failing, by_rule = check_wrong(wrong, assignments, solutions, scratch,
-                                                           options, packs, maps)
+                                                           options, packs, maps,
+                                                           signatures_stored(assignments, wrong))
         except (MarkerFailed, VariantError, BundleError, ValueError) as problem:
             say(f"verify: {problem}")
             return Exit.REFUSED
