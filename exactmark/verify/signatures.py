@@ -8,8 +8,8 @@ student's program on every marked case (no fresh case: their names are drawn per
 student). A program's are written to PROGRAM.signatures.json beside its rule map, with
 `inputs`, a digest of what they depend on (its wrong programs, the assignment file, the
 rule map, its marked cases' files and the reference's), which a test compares with the
-checkout's. A diagnosis compares a student's failed cases with them (#40); `make verify`
-checks them on every case it marks. Prints a line per wrong program, then one per program
+checkout's. A diagnosis of a student's failed cases rests on them; `make verify` checks
+them on every case it marks. Prints a line per wrong program, then one per program
 written, with the time it took.
 """
 
