@@ -38,7 +38,7 @@ PIP := $(VENV_PYTHON) -m pip install --quiet --disable-pip-version-check
 unexport PROGRAM SEEDS SIMULATE SUBMISSION SUBMISSIONS ASSIGNMENT INPUTS OUT TIMES LEDGER ARGS OVERRIDES \
 	ANONYMOUS STUDENTS SCHEDULER
 
-.PHONY: help play test expected verify mutants standalone student-pack mark check-isolation mark-one mark-class \
+.PHONY: help play test expected verify signatures mutants standalone student-pack mark check-isolation mark-one mark-class \
 	dask-worker gradescope simulate-patience bench bench-mark bench-class exact clean
 
 help:  ## this list: each target and what it does
@@ -51,7 +51,7 @@ play:  ## play a program: make play PROGRAM=patience ARGS="golf --seed 3" (defau
 # from any folder, and an edit needs no new install), with pyproject.toml's extras, whose
 # pins are the requirements files: the tests and benches everything; each tool the marker's
 # alone (jsonschema, pyseccomp, pexpect: make mark, standalone, student-pack, expected,
-# verify, gradescope, check-isolation); make mark-class the marker's and the class's
+# verify, signatures, gradescope, check-isolation); make mark-class the marker's and the class's
 # (copydetect, jinja2, tqdm); make dask-worker those and Dask's (distributed). An install
 # that holds more stamps the lesser ones too: after make test, no tool installs again;
 # after make mark, make mark-class adds the class's.
@@ -99,6 +99,12 @@ verify: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
 verify: export MARK_ARGS = $(value ARGS)
 verify: $(MARK_STAMP)  ## the references, honest and wrong variants marked: [ASSIGNMENT=NAME|FILE.toml] [ARGS="--only 'solitaire_1/*'"]
 	$(VENV_PYTHON) -m exactmark verify
+
+signatures: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
+signatures: export MARK_PROGRAM = $(value PROGRAM)
+signatures: export MARK_ARGS = $(value ARGS)
+signatures: $(MARK_STAMP)  ## each wrong program's failed cases on every marked case: [ASSIGNMENT=NAME|FILE.toml] [PROGRAM=NAME] [ARGS="--jobs 1"]
+	$(VENV_PYTHON) -m exactmark signatures
 
 mutants: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
 mutants: export MARK_PROGRAM = $(value PROGRAM)

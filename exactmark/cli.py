@@ -22,6 +22,8 @@ COMMANDS = {
              "the student pack: the visible cases and the checker students run"),
     "verify": ("exactmark.verify",
                "the golden cases against the references, honest and wrong programs"),
+    "signatures": ("exactmark.verify.signatures",
+                   "each wrong program's failed cases on every marked case, for diagnoses"),
     "expected": ("exactmark.expected", "write golden cases from the reference program"),
     "mutants": ("exactmark.mutants",
                 "mutation analysis: which behaviours of a reference no marked case pins"),

@@ -30,7 +30,8 @@ from exactmark.marking.report import KIND_WIDTH
 from exactmark.kit.assignment import load
 from exactmark.pack import build as pack_build
 from exactmark.kit.bundle import write_assignment
-from exactmark.verify.__main__ import WRONG, sample_solution, submission_of
+from exactmark.kit.assignment import WRONG
+from exactmark.verify.marker import sample_solution, submission_of
 from exactmark.kit.variants import read_variants
 from tests.interrupt import BACKSTOP_SECONDS, sigint_as_at_a_terminal
 

@@ -7,7 +7,9 @@ import pytest
 
 from exactmark.kit.rules import rule_map
 from exactmark.kit.variants import VariantError, read_variant, read_variants
-from exactmark.verify.__main__ import HONEST, WRONG, assignment_of_each_program
+from exactmark.kit.assignment import WRONG
+from exactmark.verify import marker
+from exactmark.verify.marker import HONEST, assignment_of_each_program
 
 SOLUTION = {"solitaire_1.py": 'print("Eighth (and last) card")\nprint("done")\nprint("done")\n'}
 SOURCES = {"main.cpp": '#include "game.h"\nint main() { return play(); }\n',
@@ -128,7 +130,7 @@ def test_the_kit_s_variants_cover_every_program_and_read():
 def test_each_kit_variant_still_applies_to_its_sample_solution(tmp_path):
     """A reference rewritten under a wrong program's `find` text: found here, in seconds,
     not only by `make verify` (which stops at it)."""
-    from exactmark.verify.__main__ import sample_solution
+    from exactmark.verify.marker import sample_solution
 
     programs = {program: assignment.programs[program]
                 for program, assignment in assignment_of_each_program().items()}
@@ -147,8 +149,8 @@ def verify_one_wrong_variant(tmp_path, monkeypatch, capsys, text, program, name)
     if found is not None:  # it names a rule it breaks, as every wrong program must
         text = f'rule = "{next(iter(found.rules))}"\n' + text
     variant_file(tmp_path, text, program=program, name=name)
-    monkeypatch.setattr(verify, "WRONG", tmp_path)
-    monkeypatch.setattr(verify, "HONEST", tmp_path / "none")
+    monkeypatch.setattr(marker, "WRONG", tmp_path)
+    monkeypatch.setattr(marker, "HONEST", tmp_path / "none")
     assert verify.main(["--only", f"{program}/{name}"]) == 1
     said = capsys.readouterr().out
     assert f"MISSED  wrong       {program}/{name}" in said
@@ -240,8 +242,8 @@ def test_verify_says_only_what_it_checked_when_nothing_is_wrong(tmp_path, monkey
     name = "ace_and_the_0_cards_after"
     shutil.copytree(WRONG / "solitaire_1", tmp_path / "solitaire_1",
                     ignore=lambda _, files: [file for file in files if file != f"{name}.toml"])
-    monkeypatch.setattr(verify, "WRONG", tmp_path)
-    monkeypatch.setattr(verify, "HONEST", tmp_path / "none")
+    monkeypatch.setattr(marker, "WRONG", tmp_path)
+    monkeypatch.setattr(marker, "HONEST", tmp_path / "none")
     assert verify.main(["--assignment", "seeded", "--only", f"solitaire_1/{name}"]) == 0
     said = capsys.readouterr().out
     assert f"caught  wrong       solitaire_1/{name}" in said, said

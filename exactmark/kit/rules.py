@@ -85,6 +85,14 @@ def rules_file(handout: Path) -> Path:
     return handout.parent / RULES_FOLDER / f"{handout.stem}.toml"
 
 
+def beside_rule_map(assignment, program, suffix: str) -> Path:
+    """Where a file the kit keeps of `program` (its name and `suffix`) lies: beside its rule
+    map, or beside the assignment's file where its handout has none."""
+    if program.handout is not None and rules_file(program.handout).is_file():
+        return rules_file(program.handout).with_name(program.name + suffix)
+    return assignment.path.with_name(program.name + suffix)
+
+
 def _plain(text: str) -> str:
     return " ".join(text.split())
 

@@ -51,6 +51,7 @@ class Verdict:
     near_miss: tuple = ()  # (sentence, kind) of how close it came, or empty
     credit: float = None  # the share of the case's marks it earns
     bound: float = None  # the seconds its reproduce command gives a run stopped for its time
+    digest: str = ""  # what a failed run wrote, named (exactmark.marking.verdicts.digest)
 
     @classmethod
     def from_dict(cls, data: dict) -> "Verdict":
@@ -78,6 +79,9 @@ class Case:
     # A fresh case's files, suffix -> their bytes in base64: they lived in its marking's
     # scratch alone, and a student's page holds the files of each case it shows.
     files: dict = None
+    # Its worst verdict's digest: what the run that decided its kind wrote; "" when it
+    # passed, or when nothing ran. Two programs' wrong outputs compare by it.
+    digest: str = ""
 
     @classmethod
     def from_dict(cls, data: dict) -> "Case":

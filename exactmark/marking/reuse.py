@@ -122,7 +122,8 @@ def rebuilt(case_id: str, verdict) -> Verdict:
     return Verdict(case_id, verdict.mode, verdict.kind, verdict.detail, verdict.diff,
                    NearMiss(*verdict.near_miss) if verdict.near_miss else None, verdict.credit,
                    VisibleDiff.from_json(verdict.diff_lines) if verdict.diff_lines else None,
-                   tuple(verdict.regions), tuple(verdict.runaway), verdict.bound)
+                   tuple(verdict.regions), tuple(verdict.runaway), verdict.bound,
+                   verdict.digest)
 
 
 def kept(marked, key: str, earlier, modes: list):

@@ -1,7 +1,8 @@
 """The verdict on one run of a case: what differs, said with the run's bytes escaped."""
 
+import hashlib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 
 from exactmark.base.visible import (SPACING, TERMINAL_SPACING, diff_lines, escaped,
@@ -94,6 +95,7 @@ MOST_BLOCK = 4096
 REPEATS = 3
 BACK_STEP = 1 << 16  # bytes compared at a time, looking back for where the repeating began
 REPRODUCE_MARGIN = 5  # seconds a timeout's reproduce command gives a run beyond its limit
+DIGEST_DIGITS = 16  # hex digits of sha256 that name what a run wrote: 2**64, no clash in a kit
 
 
 @dataclass(frozen=True)
@@ -111,6 +113,7 @@ class Verdict:
     # escaped, as lines to show (`runaway_lines`)
     bound: float = None  # a run stopped for its time: the seconds its reproduce command
     # gives it (the limit and REPRODUCE_MARGIN), so that the command ends by itself
+    digest: str = ""  # of the stdout a failed run wrote (`digest`); "" for a pass or no run
 
     @property
     def passed(self) -> bool:
@@ -160,8 +163,19 @@ class Rules:
     memory_bytes: int = MEMORY_BYTES  # a run's, as the sandbox set it
 
 
+def digest(output: bytes) -> str:
+    """What a run wrote, named: two programs' wrong outputs compared without keeping them."""
+    return hashlib.sha256(output).hexdigest()[:DIGEST_DIGITS]
+
+
 def judge(case, mode: str, outcome, rules: Rules = Rules()) -> Verdict:
-    """The verdict on one run (a `exactmark.running.record.Ran`; at a TERMINAL, its stdout is the screen)."""
+    """The verdict on one run (a `exactmark.running.record.Ran`; at a TERMINAL, its stdout is
+    the screen), with the digest of that stdout when it did not pass."""
+    verdict = _judged(case, mode, outcome, rules)
+    return verdict if verdict.kind is Kind.PASS else replace(verdict, digest=digest(outcome.stdout))
+
+
+def _judged(case, mode: str, outcome, rules: Rules) -> Verdict:
     terminal = mode == TERMINAL
     got = outcome.stdout  # at a terminal, the screen
     want = case.screen if terminal else case.stdout

@@ -15,7 +15,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from exactmark.kit.rules import rules_file
+from exactmark.kit.rules import beside_rule_map
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -59,9 +59,7 @@ class Reviewed:
 
 def path_of(assignment, program) -> Path:
     """Where the program's reviewed file lies."""
-    if program.handout is not None and rules_file(program.handout).is_file():
-        return rules_file(program.handout).with_name(program.name + SUFFIX)
-    return assignment.path.with_name(program.name + SUFFIX)
+    return beside_rule_map(assignment, program, SUFFIX)
 
 
 def digests(texts: dict) -> dict:

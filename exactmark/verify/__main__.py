@@ -45,26 +45,27 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from exactmark.kit.cases import ROOT, SUFFIXES
+from exactmark.kit.cases import SUFFIXES
 from exactmark.base.visible import escaped
 from exactmark.base import from_make, streams
 from exactmark.base.exits import Exit
 from exactmark.marking import records
-from exactmark.marking.request import MarkRequest, marker_environment
-from exactmark.kit.assignment import ASSIGNMENTS, WRONG, AssignmentError, load, names
+from exactmark.kit.assignment import AssignmentError
 from exactmark.kit.written_cases import CASE_FILES
 from exactmark.marking.student_cases import copied, examples_of
 from exactmark.pack import build as pack_build, manifest
-from exactmark.kit.bundle import BundleError, write_program
+from exactmark.kit.bundle import BundleError
 from exactmark.kit.rules import RuleError, checked, report, rule_map
+from exactmark.verify import signatures
 from exactmark.verify.documented import documents, shapes, unshown
-from exactmark.kit.variants import VariantError, read_variants
+from exactmark.kit.variants import VariantError
+from exactmark.verify.marker import (MARKED, MarkerFailed, assignment_of_each_program,
+                                     assignments_to_verify, marked_by_the_marker,
+                                     sample_solution, submission_of, variants)
 
-HONEST = ROOT / "tests" / "honest"
 AT_LEAST = 2  # marked cases a wrong program must fail
 WRONG_AT_ONCE = 2  # wrong programs marked at once: most mark a few cases, and a marker's
 # start-up is a core's work alone
-MARKED = (Exit.PASSED, Exit.FAILED)  # the marker's, and a pack checker's, ends with results
 
 REFERENCE = "{verdict:<7} reference   {name:<40} {passed}/{total} marked cases pass"
 NO_REFERENCE = "verify: {problem}"
@@ -82,7 +83,6 @@ PASS_EVERYTHING = "{who} pass everything"
 REFERENCES, HONEST_VARIANTS = "the references", "honest variants"
 NO_HONEST = "no honest variant to try"
 CAUGHT, NO_WRONG = "every wrong program is caught", "no wrong program to catch"
-MARKER_FAILED = "the marker ended with status {status} on {name}:\n{stderr}"
 NO_VARIANT = "verify: no variant matches {patterns}"
 NOT_SUBMITTED = "none: the program's files are not there (a wrong name?)"
 NOT_BUILT = "none: it does not build (a variant must still compile)"
@@ -104,6 +104,12 @@ LEFT_OUT = "          not handed in: {why}"
 AN_EXAMPLE = ("{case}: a worked example, or mostly one, which counts for nothing as a student's "
               "case")
 NOT_VALID = "          not valid: {case}: {why}"
+UNSIGNED = ("verify: no signatures of {programs} (make signatures): their wrong programs' "
+            "failures are not checked against them")
+NO_SIGNATURE = "wrong {name}: no signature of it: {command}"
+UNLIKE = "wrong {name}: unlike its signature on {cases}: {command}"
+UNLIKE_CASE = "{case} ({kind} here, {stored} there)"
+PASSED = "pass"
 NO_KIT_CASES = ("{assignment}: group {group!r} names no kit_cases: nothing shows that its "
                 "thorough mark can be full")
 
@@ -114,6 +120,7 @@ class Marked:
     failed: tuple  # names of the marked cases that did not pass
     unmarked: str = ""  # why none of its cases could pass: not submitted, not built
     disagreements: tuple = ()  # lines: where the student pack's checker says otherwise
+    kinds: dict = None  # case name -> the kind word of each case marked, "" where it passed
 
     @property
     def passes(self) -> bool:
@@ -125,57 +132,6 @@ class Marked:
         return not self.unmarked and len(self.failed) >= AT_LEAST
 
 
-class MarkerFailed(RuntimeError):
-    pass
-
-
-def assignments_to_verify(chosen: str = None) -> list:
-    """The kit's assignments, or the one chosen (a name, or an instructor's FILE.toml)."""
-    return [load(chosen)] if chosen else [load(name) for name in names()]
-
-
-def assignment_of_each_program(assignments: list = None) -> dict:
-    """program -> the first assignment that marks golden cases of it (its file, which the
-    marker reads)."""
-    found = {}
-    for assignment in assignments or assignments_to_verify():
-        for program, cases in assignment.marked_cases.items():
-            if cases:
-                found.setdefault(program, assignment)
-    return found
-
-
-def variants(assignments: list) -> tuple:
-    """(the wrong variants, the honest ones) of the assignments' programs: the kit's, in
-    tests/; those of an assignment file kept outside the kit, in wrong/ and honest/ beside
-    it (a program named as one of the kit's is still the instructor's own)."""
-    wrong, honest = [], []
-    for assignment in assignments:
-        kit = assignment.path.parent == ASSIGNMENTS
-        for found, folder in ((wrong, WRONG if kit else assignment.path.parent / "wrong"),
-                              (honest, HONEST if kit else assignment.path.parent / "honest")):
-            found += [variant for variant in read_variants(folder)
-                      if variant.program in assignment.marked_cases and variant not in found]
-    return wrong, honest
-
-
-def marked_by_the_marker(folder: Path, assignment, patterns: list, options, scratch: Path,
-                         tty: bool = False, cpu_seconds: float = None) -> dict:
-    """The results.json of the marker on `folder`, the cases of `patterns` only (with
-    `cpu_seconds` as each run's CPU limit, where given)."""
-    results = scratch / "results.json"
-    asked = MarkRequest(str(assignment.path), str(folder), json=str(results), jobs=options.jobs,
-                        isolation=options.isolation, only=tuple(patterns), tty=tty,
-                        timeout=cpu_seconds)
-    done = subprocess.run(asked.argv(), cwd=ROOT, stdout=subprocess.DEVNULL,
-                          stderr=subprocess.PIPE, env=marker_environment(os.environ))
-    if done.returncode not in MARKED or not results.exists():
-        raise MarkerFailed(MARKER_FAILED.format(
-            status=done.returncode, name=folder.name,
-            stderr=escaped(done.stderr[-2000:].decode("utf-8", "replace"))))
-    return json.loads(results.read_text(encoding="utf-8"))
-
-
 def mark(folder: Path, assignment, program: str, options, tty: bool = False,
          pack: Path = None, cases: list = None, cpu_seconds: float = None) -> Marked:
     """Mark `folder` as the marker does, the cases of `program` only (of those named in
@@ -184,7 +140,8 @@ def mark(folder: Path, assignment, program: str, options, tty: bool = False,
     with tempfile.TemporaryDirectory(prefix="verify-") as scratch:
         written = marked_by_the_marker(folder, assignment,
                                        [f"{program}/{case}" for case in (cases or ["*"])],
-                                       options, Path(scratch), tty, cpu_seconds)
+                                       options.jobs, Path(scratch), options.isolation, tty,
+                                       cpu_seconds)
         marking = records.MarkingRecord.from_dict(written.get("extra_data", {}))
         compared = {case.case.split("/", 1)[1] for case in marking.cases
                     if case.program == program and case.visibility == "visible"}
@@ -199,6 +156,7 @@ def mark(folder: Path, assignment, program: str, options, tty: bool = False,
                 else NOT_BUILT if data.build is not None and not data.build.ok else "")
     return Marked(total=len(cases), unmarked=unmarked,
                   failed=tuple(case.case for case in cases if not case.passed),
+                  kinds={case.name: "" if case.passed else str(case.kind) for case in cases},
                   disagreements=disagreements(marking, program, checked) if pack else ())
 
 
@@ -249,21 +207,6 @@ def disagreements(marking, program: str, checked: dict) -> tuple:
             found.append(DISAGREES.format(case=case, marker=": ".join(filter(None, (kind, how))),
                                           pack=": ".join(filter(None, pack))))
     return tuple(found)
-
-
-def sample_solution(program, scratch: Path) -> dict:
-    """What a student of `program` hands in when right (`make standalone`): name -> text."""
-    folder = scratch / "solutions" / program.name
-    return {path.name: path.read_text(encoding="utf-8")
-            for path, _ in write_program(program, folder)}
-
-
-def submission_of(variant, solution: dict, folder: Path) -> Path:
-    """A folder holding the variant's program alone, as a student hands it in."""
-    folder.mkdir(parents=True)
-    for name, text in variant.applied_to(solution).items():
-        (folder / name).write_text(text, encoding="utf-8")
-    return folder
 
 
 def say(line: str) -> None:
@@ -335,9 +278,11 @@ def marked_variant(variant, assignments, solutions, scratch, options, packs: dic
     return problem, claimed, first, first
 
 
-def check_wrong(variants, assignments, solutions, scratch, options, packs: dict, maps: dict):
+def check_wrong(variants, assignments, solutions, scratch, options, packs: dict, maps: dict,
+                stored: dict):
     """(problems, cases failed per variant, the cases any variant failed, rule -> the
-    cases its variants failed), WRONG_AT_ONCE variants marked at once, said in order."""
+    cases its variants failed), WRONG_AT_ONCE variants marked at once, said in order; each
+    checked against its signature in `stored` (program -> its signatures)."""
     problems, counts, failing, by_rule = [], [], set(), {}
     with ThreadPoolExecutor(WRONG_AT_ONCE) as pool:
         done = pool.map(lambda variant: marked_variant(variant, assignments, solutions,
@@ -371,7 +316,50 @@ def check_wrong(variants, assignments, solutions, scratch, options, packs: dict,
             if variant.undefined:
                 say(UNDEFINED.format(what=variant.undefined))
             problems += disagreed(marked, f"wrong {variant.id}")
+            problems += unlike_signature(variant, marked, assignments[variant.program],
+                                         stored.get(variant.program))
     return problems, counts, failing, by_rule
+
+
+def unlike_signature(variant, marked: Marked, assignment, stored: dict) -> list:
+    """The line, said, where a wrong program's marking differs from its stored signature
+    (`stored`, its program's, or None where there is none) on a case both hold: a case
+    failed the other did not, or with another kind; its problem. So every verify proves
+    the signatures on the cases it marks. A program that did not build, or whose output
+    depends on more than its input, is left out."""
+    if stored is None or marked.unmarked or variant.undefined:
+        return []
+    command = signatures.remake(assignment, variant.program)
+    entry = stored["wrong"].get(variant.id)
+    if entry is None:
+        problem = NO_SIGNATURE.format(name=variant.id, command=command)
+        say(problem)
+        return [problem]
+    held = set(stored["cases"])
+    unlike = [UNLIKE_CASE.format(case=case, kind=kind or PASSED, stored=said or PASSED)
+              for case, kind in sorted(marked.kinds.items()) if case in held
+              for said in [entry["failed"].get(case, {}).get("kind", "")] if said != kind]
+    if not unlike:
+        return []
+    problem = UNLIKE.format(name=variant.id, cases=", ".join(unlike), command=command)
+    say(problem)
+    return [problem]
+
+
+def signatures_stored(assignments: dict, wrong: list) -> dict:
+    """program -> its signatures as written, for each program of the wrong programs to mark
+    that has them; those that have none are said once."""
+    stored, unsigned = {}, []
+    for program in sorted({variant.program for variant in wrong}):
+        assignment = assignments[program]
+        found = signatures.read(assignment, assignment.programs[program])
+        if found is None:
+            unsigned.append(program)
+        else:
+            stored[program] = found
+    if unsigned:
+        say(UNSIGNED.format(programs=", ".join(unsigned)))
+    return stored
 
 
 def check_student_cases(chosen: list, scratch: Path, options) -> list:
@@ -409,7 +397,7 @@ def check_student_cases(chosen: list, scratch: Path, options) -> list:
             with tempfile.TemporaryDirectory(prefix="verify-") as marking:
                 written = marked_by_the_marker(folder, assignment,
                                                [f"{program}/{group.folder}" for group in groups],
-                                               options, Path(marking))
+                                               options.jobs, Path(marking), options.isolation)
             marked = {record.group: record for record in
                       records.MarkingRecord.from_dict(written.get("extra_data", {})).student_groups}
             for group in groups:
@@ -554,7 +542,8 @@ def main(argv=None) -> int:
             problems += [] if options.only else check_student_cases(chosen, scratch, options)
             problems += check_honest(honest, assignments, solutions, scratch, options, packs)
             missed, counts, failing, by_rule = check_wrong(wrong, assignments, solutions, scratch,
-                                                           options, packs, maps)
+                                                           options, packs, maps,
+                                                           signatures_stored(assignments, wrong))
         except (MarkerFailed, VariantError, BundleError, ValueError) as problem:
             say(f"verify: {problem}")
             return Exit.REFUSED
