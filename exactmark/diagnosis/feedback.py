@@ -6,6 +6,7 @@ other text (the mistake and quote are the kit's words, the case names the assign
 import re
 
 NAMED = "Your program fails {cases} as does a program that {mistake}."
+OR_ONE_THAT = ", or one that "  # between mistakes that no case seen tells apart
 NAMED_TOGETHER = "Your program fails {cases} as does a program that {first}, and that {second}."
 HANDOUT = "The handout ({section}) says: \u201c{quote}\u201d"
 BY_RULE = "{count} {verb} the handout's {section}: \u201c{quote}\u201d ({names})"
@@ -41,13 +42,15 @@ def named(found: tuple, rules: dict) -> list:
     cases = sorted({case for match in found for case in match.cases},
                    key=lambda case: min(match.cases.index(case) for match in found
                                         if case in match.cases))
+    mistakes = [OR_ONE_THAT.join(signature.mistake for signature in (match.signature, *match.alike))
+                for match in found]
     if len(found) == 1:
-        lines = [NAMED.format(cases=cases_said(cases), mistake=found[0].signature.mistake)]
+        lines = [NAMED.format(cases=cases_said(cases), mistake=mistakes[0])]
     else:
-        lines = [NAMED_TOGETHER.format(cases=cases_said(cases),
-                                       first=found[0].signature.mistake,
-                                       second=found[1].signature.mistake)]
-    for rule_id in dict.fromkeys(match.signature.rule for match in found):
+        lines = [NAMED_TOGETHER.format(cases=cases_said(cases), first=mistakes[0],
+                                       second=mistakes[1])]
+    for rule_id in dict.fromkeys(signature.rule for match in found
+                                 for signature in (match.signature, *match.alike)):
         rule = rules.get(rule_id)
         if rule is not None:
             lines.append(HANDOUT.format(section=section_of(rule.section),

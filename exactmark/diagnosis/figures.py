@@ -1,50 +1,152 @@
-"""python -m exactmark.diagnosis.figures [PROGRAM ...]
+"""python -m exactmark.diagnosis.figures [--pairs K] [PROGRAM ...]
 
-How well the matcher names the kit's own mistakes: each wrong program marked as a
-student (its signature is that marking) is diagnosed on every marked case (after the
-window) and on the visible cases alone (before the deadline). Prints, a line per program
-and per moment: named first (its own mistake, or another wrong program of its rule, comes
-first), named in the top three, named wrongly (the first named breaks another rule),
-named nothing; exit status 0."""
+How well the matcher names the kit's own mistakes. Each wrong program marked as a student
+(its signature is that marking) is diagnosed on every marked case (after the window) and
+on the visible cases alone (before the deadline): named first (a wrong program of its
+rule comes first), named beside an equal alternative (one of another rule that fails
+alike on every case seen), in the top three, wrongly named (only other rules named),
+nothing named. With --pairs K, K students with two mistakes a program, made from two
+wrong programs of different rules (drawn with a fixed seed, their changes applied
+together) and marked by the marker on every case: how many get both named, one, or a
+wrong one. Prints a line per program and moment; exit status 0."""
 
+import argparse
+import random
 import sys
+import tempfile
+from dataclasses import replace
+from pathlib import Path
 
 from exactmark.diagnosis import matching
 from exactmark.diagnosis.signatures_file import PROGRAMS, read
+from exactmark.kit.variants import VariantError
+from exactmark.verify.marker import (assignment_of_each_program, assignments_to_verify,
+                                     sample_solution, variants)
+from exactmark.verify.signatures import signature
 
-LINE = ("{program:<16} {moment:<16} {total:>3} wrong programs: named first {first} ({first_share:.0%}), "
-        "in the top three {top} ({top_share:.0%}), wrongly named {wrong}, nothing named {none}")
+LINE = ("{program:<16} {moment:<20} {total:>3} wrong programs: named first {first} "
+        "({first_share:.0%}), named with an equal alternative {alternative}, in the top three "
+        "{top} ({top_share:.0%}), wrongly named {wrong}, nothing named {none}")
 MOMENTS = {"after the window": lambda stored: tuple(stored.cases),
            "before the deadline": lambda stored: tuple(case for case in stored.cases
                                                        if stored.visibility[case] == "visible")}
 
 
-def standing(signature, signatures: list, seen: tuple) -> tuple:
-    """(named first, in the top three, wrongly named) for one wrong program as a student."""
+def standing(signature, signatures: list, seen: tuple) -> str:
+    """How one wrong program, as a student, is diagnosed: "first" (a program of its rule
+    is named first), "alternative" (named beside one of another rule that fails alike),
+    "wrong" (only other rules are named) or "none"."""
     found = matching.diagnosed(signature.failed, signatures, seen)
+    named = {other.rule for match in found for other in (match.signature, *match.alike)}
+    if found and found[0].signature.rule == signature.rule:
+        return "first"
+    return "alternative" if signature.rule in named else "wrong" if found else "none"
+
+
+def in_top_three(signature, signatures: list, seen: tuple) -> bool:
     ranked = matching.ranked_matches(signature.failed, signatures, seen)[:3]
-    first = bool(found) and found[0].signature.rule == signature.rule
-    top = any(match.signature.rule == signature.rule for match in ranked)
-    return first, top, bool(found) and not first
+    return any(match.signature.rule == signature.rule for match in ranked)
 
 
 def figures(stored, seen: tuple) -> dict:
+    """Each wrong program that fails a seen case, diagnosed as a student."""
     shown = [signature for signature in stored.signatures
              if any(case in signature.failed for case in seen)]
-    counted = [standing(signature, stored.signatures, seen) for signature in shown]
-    total = len(counted) or 1
-    first = sum(one for one, _, _ in counted)
-    top = sum(in_top for _, in_top, _ in counted)
-    wrong = sum(bad for _, _, bad in counted)
-    return dict(total=len(counted), first=first, first_share=first / total, top=top,
-                top_share=top / total, wrong=wrong, none=len(counted) - first - wrong)
+    said = [standing(signature, stored.signatures, seen) for signature in shown]
+    top = sum(in_top_three(signature, stored.signatures, seen) for signature in shown)
+    total = len(shown) or 1
+    return dict(total=len(shown), first=said.count("first"),
+                first_share=said.count("first") / total, alternative=said.count("alternative"),
+                top=top, top_share=top / total, wrong=said.count("wrong"),
+                none=said.count("none"))
+
+
+PAIRS_LINE = ("{program:<16} {moment:<20} {total:>3} students with two mistakes: both named "
+              "{both} ({both_share:.0%}), one named {one}, a wrong one named {wrong}, nothing "
+              "named {none}")
+PAIRS_SEED = 40
+
+
+def two_mistakes(first, second):
+    """A student's program with the mistakes of two wrong programs: both changes made."""
+    return replace(first, name=f"{first.name}+{second.name}",
+                   mistake=f"{first.mistake}; and {second.mistake}",
+                   changes=first.changes + second.changes)
+
+
+def pairs_of(program: str, count: int, solution: dict) -> list:
+    """`count` pairs of wrong programs of different rules whose changes apply together."""
+    wrong, _ = variants(assignments_to_verify())
+    wrong = [variant for variant in wrong if variant.program == program]
+    draw, pairs = random.Random(f"{PAIRS_SEED}/{program}"), []
+    for _ in range(count * 20):
+        first, second = draw.sample(wrong, 2)
+        if first.rule == second.rule:
+            continue
+        try:
+            two_mistakes(first, second).applied_to(solution)
+        except VariantError:
+            continue
+        pairs.append((first, second))
+        if len(pairs) == count:
+            break
+    return pairs
+
+
+def pair_standing(found: tuple, first, second) -> str:
+    named = {other.rule for match in found for other in (match.signature, *match.alike)}
+    if {first.rule, second.rule} <= named:
+        return "both"
+    if named & {first.rule, second.rule}:
+        return "one"
+    return "wrong" if found else "none"
+
+
+def pairs_figures(program: str, count: int, jobs: int) -> dict:
+    """Each moment's figures for `count` students with two mistakes, really marked."""
+    assignment = assignment_of_each_program(assignments_to_verify())[program]
+    stored = read(program)
+    said = {moment: [] for moment in MOMENTS}
+    with tempfile.TemporaryDirectory(prefix="diagnosis-") as scratch:
+        solution = sample_solution(assignment.programs[program], Path(scratch))
+        for first, second in pairs_of(program, count, solution):
+            marked = signature(two_mistakes(first, second), assignment, solution,
+                               Path(scratch), jobs)
+            failed = {case: matching.Failure(failure["kind"], failure["near_miss"],
+                                             failure["digest"])
+                      for case, failure in marked["failed"].items()}
+            for moment, seen in MOMENTS.items():
+                shown = seen(stored)
+                if any(case in failed for case in shown):
+                    found = matching.diagnosed(failed, stored.signatures, shown)
+                    said[moment].append(pair_standing(found, first, second))
+    return {moment: dict(total=len(standings), both=standings.count("both"),
+                         both_share=standings.count("both") / (len(standings) or 1),
+                         one=standings.count("one"), wrong=standings.count("wrong"),
+                         none=standings.count("none"))
+            for moment, standings in said.items()}
+
+
+def parser() -> argparse.ArgumentParser:
+    parse = argparse.ArgumentParser(prog="python -m exactmark.diagnosis.figures",
+                                    description=__doc__.split("\n\n", 1)[1])
+    parse.add_argument("programs", nargs="*", metavar="PROGRAM", default=list(PROGRAMS))
+    parse.add_argument("--pairs", type=int, default=0, metavar="K",
+                       help="students with two mistakes to mark, a program")
+    parse.add_argument("--jobs", type=int, default=2, metavar="N", help="cases marked at once")
+    return parse
 
 
 def main(argv=None) -> int:
-    for program in (argv if argv is not None else sys.argv[1:]) or PROGRAMS:
+    options = parser().parse_args(argv)
+    for program in options.programs:
         stored = read(program)
         for moment, seen in MOMENTS.items():
-            print(LINE.format(program=program, moment=moment, **figures(stored, seen(stored))))
+            print(LINE.format(program=program, moment=moment, **figures(stored, seen(stored))),
+                  flush=True)
+        if options.pairs:
+            for moment, found in pairs_figures(program, options.pairs, options.jobs).items():
+                print(PAIRS_LINE.format(program=program, moment=moment, **found), flush=True)
     return 0
 
 

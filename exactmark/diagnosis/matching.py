@@ -12,16 +12,18 @@ enough, a second one that explains what the first leaves (and is itself hardly a
 is named with it. Anything weaker names nothing: saying nothing beats a wrong guess.
 
 Among matches, the one whose failures look most like the student's comes first: a case
-both fail counts SAME_OUTPUT when the student printed the very bytes the wrong program
-printed, SAME_KIND when the failures are of the same kind (wrong output, crash, ...) and
-near miss, OTHER otherwise; the sum is divided by the cases either fails."""
+both fail counts BOTH_FAIL, and SAME_KIND more when it fails the same way (the marker's
+kind and near miss), SAME_OUTPUT more when the student printed the very bytes the wrong
+program printed; the sum is divided by the cases either fails. Two wrong programs of
+different rules that fail alike on every seen case cannot be told apart: both are named,
+as alternatives."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 EXPLAINED = 0.8
 ABSENT = 0.2
-SAME_OUTPUT, SAME_KIND, OTHER = 1.0, 0.75, 0.5
-MOST_NAMED = 2  # mistakes named together
+MARGIN = 0.02  # of likeness: by how much the first named must beat another rule's match
+BOTH_FAIL, SAME_KIND, SAME_OUTPUT = 0.5, 0.25, 0.25
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,7 @@ class Match:
     explained: float
     absent: float
     likeness: float
+    alike: tuple = ()  # Signatures of other rules that fail exactly as this one, here
 
     @property
     def strong(self) -> bool:
@@ -57,11 +60,9 @@ class Match:
 
 
 def _alike(student: Failure, wrong: Failure) -> float:
-    if student.digest and student.digest == wrong.digest:
-        return SAME_OUTPUT
-    if (student.kind, student.near_miss) == (wrong.kind, wrong.near_miss):
-        return SAME_KIND
-    return OTHER
+    return (BOTH_FAIL
+            + SAME_KIND * ((student.kind, student.near_miss) == (wrong.kind, wrong.near_miss))
+            + SAME_OUTPUT * bool(student.digest and student.digest == wrong.digest))
 
 
 def matched(failed: dict, signature: Signature, seen: tuple) -> Match:
@@ -91,32 +92,52 @@ def ranked_matches(failed: dict, signatures: list, seen: tuple) -> list:
 
 def diagnosed(failed: dict, signatures: list, seen: tuple) -> tuple:
     """The mistakes to name for these failures (one, or two together), or () when no
-    match is strong. `seen`: the cases the reader can see now, in the order to show them."""
+    match is strong or none stands out. `seen`: the cases the reader can see now, in the
+    order to show them."""
     student = [case for case in seen if case in failed]
     if not student:
         return ()
     matches = [match for match in ranked_matches(failed, signatures, seen)
                if match.absent <= ABSENT]
-    if not matches:
+    if not matches or not _stands_out(matches[0], matches):
         return ()
-    first = matches[0]
-    if first.explained >= EXPLAINED and len(first.cases) == len(student):
-        return (first,)
-    second = _second(failed, first, matches, student)
+    first = _with_alike(matches[0], matches)
+    second = _second(first, matches, student)
     if second is not None:
-        return (first, second)
+        return (first, _with_alike(second, matches))
     return (first,) if first.strong else ()
 
 
-def _second(failed: dict, first: Match, matches: list, student: list):
-    """The mistake that best explains what `first` leaves, when the two together explain
-    enough and each explains a case the other does not; else None."""
+def _stands_out(first: Match, matches: list) -> bool:
+    """Whether `first` looks more like the student's failures, by MARGIN, than any match
+    of another rule that does not fail exactly as it does: else the evidence cannot choose
+    between mistakes, and naming one would be a guess."""
+    return all(first.likeness - other.likeness >= MARGIN for other in matches[1:]
+               if other.signature.rule != first.signature.rule
+               and (other.cases, other.likeness, other.absent)
+               != (first.cases, first.likeness, first.absent))
+
+
+def _with_alike(match: Match, matches: list) -> Match:
+    """`match` with the wrong programs of other rules that no seen case tells from it."""
+    alike = tuple(other.signature for other in matches
+                  if other.signature.rule != match.signature.rule
+                  and (other.cases, other.likeness) == (match.cases, match.likeness)
+                  and other.absent == match.absent)
+    return replace(match, alike=alike)
+
+
+def _second(first: Match, matches: list, student: list):
+    """The mistake that explains what `first` leaves: at least half of it, and two cases
+    or more where `first` alone is strong (one case more is no evidence of a second
+    mistake), enough with `first` where it is not; else None."""
     left = [case for case in student if case not in first.cases]
-    others = [match for match in matches
-              if match.signature.rule != first.signature.rule
-              and any(case in left for case in match.cases)]
-    for match in _ranked(others):
-        together = set(first.cases) | set(match.cases)
-        if len(together) / len(student) >= EXPLAINED:
+    for match in matches:
+        if match.signature.rule == first.signature.rule:
+            continue
+        explains = sum(case in match.cases for case in left)
+        together = (len(first.cases) + explains) / len(student)
+        if explains >= len(left) / 2 and (explains >= 2 if first.strong else
+                                          explains and together >= EXPLAINED):
             return match
     return None
