@@ -99,31 +99,35 @@ def diagnosed(failed: dict, signatures: list, seen: tuple) -> tuple:
         return ()
     matches = [match for match in ranked_matches(failed, signatures, seen)
                if match.absent <= ABSENT]
-    if not matches or not _stands_out(matches[0], matches):
+    if not matches or not _stands_out(matches[0], matches, seen):
         return ()
-    first = _with_alike(matches[0], matches)
+    first = _with_alike(matches[0], matches, seen)
     second = _second(first, matches, student)
     if second is not None:
-        return (first, _with_alike(second, matches))
+        return (first, _with_alike(second, matches, seen))
     return (first,) if first.strong else ()
 
 
-def _stands_out(first: Match, matches: list) -> bool:
+def _fail_alike(one: Signature, other: Signature, seen: tuple) -> bool:
+    """Whether the two wrong programs fail the same seen cases in the same way, printing
+    the same: then no case the reader sees tells them apart."""
+    return ([one.failed.get(case) for case in seen] == [other.failed.get(case) for case in seen])
+
+
+def _stands_out(first: Match, matches: list, seen: tuple) -> bool:
     """Whether `first` looks more like the student's failures, by MARGIN, than any match
     of another rule that does not fail exactly as it does: else the evidence cannot choose
     between mistakes, and naming one would be a guess."""
     return all(first.likeness - other.likeness >= MARGIN for other in matches[1:]
                if other.signature.rule != first.signature.rule
-               and (other.cases, other.likeness, other.absent)
-               != (first.cases, first.likeness, first.absent))
+               and not _fail_alike(first.signature, other.signature, seen))
 
 
-def _with_alike(match: Match, matches: list) -> Match:
+def _with_alike(match: Match, matches: list, seen: tuple) -> Match:
     """`match` with the wrong programs of other rules that no seen case tells from it."""
     alike = tuple(other.signature for other in matches
                   if other.signature.rule != match.signature.rule
-                  and (other.cases, other.likeness) == (match.cases, match.likeness)
-                  and other.absent == match.absent)
+                  and _fail_alike(match.signature, other.signature, seen))
     return replace(match, alike=alike)
 
 
