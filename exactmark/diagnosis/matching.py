@@ -99,7 +99,7 @@ def diagnosed(failed: dict, signatures: list, seen: tuple) -> tuple:
         return ()
     matches = [match for match in ranked_matches(failed, signatures, seen)
                if match.absent <= ABSENT]
-    if not matches or not _stands_out(matches[0], matches, seen):
+    if not matches or not _stands_out(matches[0], matches, failed, seen):
         return ()
     first = _with_alike(matches[0], matches, seen)
     second = _second(first, matches, student)
@@ -114,11 +114,24 @@ def _fail_alike(one: Signature, other: Signature, seen: tuple) -> bool:
     return ([one.failed.get(case) for case in seen] == [other.failed.get(case) for case in seen])
 
 
-def _stands_out(first: Match, matches: list, seen: tuple) -> bool:
-    """Whether `first` looks more like the student's failures, by MARGIN, than any match
-    of another rule that does not fail exactly as it does: else the evidence cannot choose
-    between mistakes, and naming one would be a guess."""
-    return all(first.likeness - other.likeness >= MARGIN for other in matches[1:]
+def _exactly_as(failed: dict, one: Signature, other: Signature, seen: tuple) -> int:
+    """The seen cases where the student failed exactly as `one` does and not as `other`."""
+    return sum(failed.get(case) is not None and failed[case] == one.failed.get(case)
+               != other.failed.get(case) for case in seen)
+
+
+def _stands_out(first: Match, matches: list, failed: dict, seen: tuple) -> bool:
+    """Whether `first` explains the student's failures better than any match of another
+    rule that does not fail exactly as it does: by MARGIN of likeness, or by cases where
+    the student printed what `first` prints and the other does not (and none the other
+    way). Else the evidence cannot choose between the mistakes, and naming one would be
+    a guess."""
+    def better(other: Match) -> bool:
+        if first.likeness - other.likeness >= MARGIN:
+            return True
+        return (_exactly_as(failed, first.signature, other.signature, seen) > 0
+                and _exactly_as(failed, other.signature, first.signature, seen) == 0)
+    return all(better(other) for other in matches[1:]
                if other.signature.rule != first.signature.rule
                and not _fail_alike(first.signature, other.signature, seen))
 
