@@ -87,3 +87,19 @@ def test_failures_read_as_the_rules_they_break():
     assert by_rule(["case_1", "case_2", "case_3"], claims, rules) == [
         "1 case breaks the handout's \u00a71 (Cards): \u201cSuit = `c // 8`\u201d (case_1)",
         "2 cases break the handout's Terms: \u201ca stack a line\u201d (case_1, case_2)"]
+
+
+def test_two_mistakes_in_the_same_cases_are_told_apart_by_their_lines():
+    """A deck of four cases where both mistakes fail every case: one changes line 3 of
+    each, the other line 7. A student with both changes both lines everywhere."""
+    cases = SEEN[:4]
+
+    def changing(*lines):
+        return {case: Failure("wrong output", "", "", frozenset(lines)) for case in cases}
+    third = Signature("third_line", "rule-3", "gets line 3 wrong", changing(3))
+    seventh = Signature("seventh_line", "rule-7", "gets line 7 wrong", changing(7))
+    everything = Signature("every_line", "rule-all", "gets everything wrong",
+                           changing(*range(20)))
+    found = diagnosed(changing(3, 7), [third, seventh, everything], SEEN)
+    assert sorted(named(found)) == ["seventh_line", "third_line"]
+    assert named(diagnosed(changing(7), [third, seventh, everything], SEEN)) == ["seventh_line"]

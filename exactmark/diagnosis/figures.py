@@ -18,7 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from exactmark.diagnosis import matching
-from exactmark.diagnosis.signatures_file import PROGRAMS, read
+from exactmark.diagnosis.signatures_file import PROGRAMS, failure_of, read
 from exactmark.kit.variants import VariantError
 from exactmark.verify.marker import (assignment_of_each_program, assignments_to_verify,
                                      sample_solution, variants)
@@ -112,9 +112,7 @@ def pairs_figures(program: str, count: int, jobs: int) -> dict:
         for first, second in pairs_of(program, count, solution):
             marked = signature(two_mistakes(first, second), assignment, solution,
                                Path(scratch), jobs)
-            failed = {case: matching.Failure(failure["kind"], failure["near_miss"],
-                                             failure["digest"])
-                      for case, failure in marked["failed"].items()}
+            failed = {case: failure_of(failure) for case, failure in marked["failed"].items()}
             for moment, seen in MOMENTS.items():
                 shown = seen(stored)
                 if any(case in failed for case in shown):

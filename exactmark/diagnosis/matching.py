@@ -1,38 +1,47 @@
 """Which known mistakes explain a student's failed cases: the student's failures set
-against each wrong program's signature (the marked cases it fails, and how), on the
-cases the reader can see at that moment and no other.
+against each wrong program's signature (the marked cases it fails, how, and which lines of
+the expected output it changes), on the cases the reader can see at that moment and no
+other.
 
-A mistake is named only on a strong match, stated as two shares of the seen cases:
-  explained: of the student's failures, those the wrong program fails too, at least
-             EXPLAINED (most of what the student got wrong is this mistake's doing);
-  absent:    of the wrong program's failures, those the student passes, at most ABSENT
-             (the mistake would have shown there too).
-A student with two mistakes fails the cases of both: when no single mistake explains
-enough, a second one that explains what the first leaves (and is itself hardly absent)
-is named with it. Anything weaker names nothing: saying nothing beats a wrong guess.
+A mistake is named only on a strong match, stated as two shares, each a mean over cases:
+  explained: over the student's failed cases, the share of the lines the student changed
+             that the wrong program changes too (0 where it passes the case): at least
+             EXPLAINED, most of what the student got wrong is this mistake's doing;
+  absent:    over the wrong program's failed cases, the share of its changed lines the
+             student left right (all of them where the student passes): at most ABSENT,
+             the mistake would have shown there too.
+A failure that changes no line (a wrong exit status, stderr alone) counts as fully
+explained by a wrong program that fails the same case. A student with two mistakes changes
+the lines of both: when a second mistake explains GAINED more of the student's lines
+than the first alone, and the two together explain enough, both are named.
 
 Among matches, the one whose failures look most like the student's comes first: a case
-both fail counts BOTH_FAIL, and SAME_KIND more when it fails the same way (the marker's
-kind and near miss), SAME_OUTPUT more when the student printed the very bytes the wrong
-program printed; the sum is divided by the cases either fails. Two wrong programs of
-different rules that fail alike on every seen case cannot be told apart: both are named,
-as alternatives."""
+both fail counts BOTH_FAIL, SAME_KIND more when it fails the same way (the marker's kind
+and near miss), up to SAME_LINES more, the share of lines both changed among those either
+changed, and SAME_OUTPUT more when the student printed the very bytes the wrong program
+printed; the sum is divided by the cases either fails. What is named must stand out from
+every match of another rule, by MARGIN of likeness or by cases the student printed
+exactly as it and not as the other; two wrong programs that fail every seen case exactly
+alike cannot be told apart, and are named together, as alternatives.
+Anything weaker names nothing: saying nothing beats a wrong guess."""
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 EXPLAINED = 0.8
 ABSENT = 0.2
+GAINED = 0.1
 MARGIN = 0.02  # of likeness: by how much the first named must beat another rule's match
-BOTH_FAIL, SAME_KIND, SAME_OUTPUT = 0.5, 0.25, 0.25
+BOTH_FAIL, SAME_KIND, SAME_LINES, SAME_OUTPUT = 0.25, 0.2, 0.45, 0.1
 
 
 @dataclass(frozen=True)
 class Failure:
     """How a case failed: the marker's kind word, its near-miss kind, the digest of the
-    output ("" when unknown)."""
+    output ("" when unknown), the expected output's lines it changed (a frozenset)."""
     kind: str
     near_miss: str = ""
     digest: str = ""
+    lines: frozenset = field(default_factory=frozenset)
 
 
 @dataclass(frozen=True)
@@ -59,9 +68,35 @@ class Match:
         return self.explained >= EXPLAINED and self.absent <= ABSENT
 
 
+def _covered(lines: frozenset, by: frozenset) -> float:
+    """The share of `lines` also in `by`; all of none."""
+    return len(lines & by) / len(lines) if lines else 1.0
+
+
+def explained_by(failed: dict, signatures: tuple, seen: tuple) -> float:
+    """The mean share of the student's changed lines, over its failed seen cases, that
+    `signatures` change too (together: a line any of them changes)."""
+    student = [case for case in seen if case in failed]
+    shares = []
+    for case in student:
+        covering = [signature.failed[case] for signature in signatures if case in signature.failed]
+        shares.append(_covered(failed[case].lines, frozenset().union(
+            *(failure.lines for failure in covering))) if covering else 0.0)
+    return sum(shares) / len(shares) if shares else 0.0
+
+
+def _absent(failed: dict, signature: Signature, seen: tuple) -> float:
+    wrong = [case for case in seen if case in signature.failed]
+    shares = [1 - _covered(signature.failed[case].lines, failed[case].lines)
+              if case in failed else 1.0 for case in wrong]
+    return sum(shares) / len(shares) if shares else 1.0
+
+
 def _alike(student: Failure, wrong: Failure) -> float:
+    either = student.lines | wrong.lines
     return (BOTH_FAIL
             + SAME_KIND * ((student.kind, student.near_miss) == (wrong.kind, wrong.near_miss))
+            + SAME_LINES * (len(student.lines & wrong.lines) / len(either) if either else 1.0)
             + SAME_OUTPUT * bool(student.digest and student.digest == wrong.digest))
 
 
@@ -74,8 +109,8 @@ def matched(failed: dict, signature: Signature, seen: tuple) -> Match:
     if not both:
         return None
     likeness = sum(_alike(failed[case], signature.failed[case]) for case in both)
-    return Match(signature, both, explained=len(both) / len(student),
-                 absent=1 - len(both) / len(wrong),
+    return Match(signature, both, explained=explained_by(failed, (signature,), seen),
+                 absent=_absent(failed, signature, seen),
                  likeness=likeness / len(set(student) | set(wrong)))
 
 
@@ -94,24 +129,26 @@ def diagnosed(failed: dict, signatures: list, seen: tuple) -> tuple:
     """The mistakes to name for these failures (one, or two together), or () when no
     match is strong or none stands out. `seen`: the cases the reader can see now, in the
     order to show them."""
-    student = [case for case in seen if case in failed]
-    if not student:
+    if not any(case in failed for case in seen):
         return ()
     matches = [match for match in ranked_matches(failed, signatures, seen)
                if match.absent <= ABSENT]
-    if not matches or not _stands_out(matches[0], matches, failed, seen):
+    if not matches:
         return ()
-    first = _with_alike(matches[0], matches, seen)
-    second = _second(first, matches, student)
-    if second is not None:
-        return (first, _with_alike(second, matches, seen))
-    return (first,) if first.strong else ()
+    first = matches[0]
+    second = _second(first, matches, failed, seen)
+    named = (first,) if second is None else (first, second)
+    if not _stands_out(first, matches, failed, seen, {match.signature.rule for match in named}):
+        return ()
+    if second is None and not first.strong:
+        return ()
+    return tuple(_with_alike(match, matches, seen) for match in named)
 
 
 def _fail_alike(one: Signature, other: Signature, seen: tuple) -> bool:
     """Whether the two wrong programs fail the same seen cases in the same way, printing
     the same: then no case the reader sees tells them apart."""
-    return ([one.failed.get(case) for case in seen] == [other.failed.get(case) for case in seen])
+    return [one.failed.get(case) for case in seen] == [other.failed.get(case) for case in seen]
 
 
 def _exactly_as(failed: dict, one: Signature, other: Signature, seen: tuple) -> int:
@@ -120,19 +157,19 @@ def _exactly_as(failed: dict, one: Signature, other: Signature, seen: tuple) -> 
                != other.failed.get(case) for case in seen)
 
 
-def _stands_out(first: Match, matches: list, failed: dict, seen: tuple) -> bool:
-    """Whether `first` explains the student's failures better than any match of another
-    rule that does not fail exactly as it does: by MARGIN of likeness, or by cases where
-    the student printed what `first` prints and the other does not (and none the other
-    way). Else the evidence cannot choose between the mistakes, and naming one would be
-    a guess."""
+def _stands_out(first: Match, matches: list, failed: dict, seen: tuple, named: set) -> bool:
+    """Whether `first` explains the student's failures better than any match of a rule
+    not `named` that does not fail exactly as it does: by MARGIN of likeness, or by cases
+    where the student printed what `first` prints and the other does not (and none the
+    other way). Else the evidence cannot choose between the mistakes, and naming one would
+    be a guess."""
     def better(other: Match) -> bool:
         if first.likeness - other.likeness >= MARGIN:
             return True
         return (_exactly_as(failed, first.signature, other.signature, seen) > 0
                 and _exactly_as(failed, other.signature, first.signature, seen) == 0)
     return all(better(other) for other in matches[1:]
-               if other.signature.rule != first.signature.rule
+               if other.signature.rule not in named
                and not _fail_alike(first.signature, other.signature, seen))
 
 
@@ -144,17 +181,15 @@ def _with_alike(match: Match, matches: list, seen: tuple) -> Match:
     return replace(match, alike=alike)
 
 
-def _second(first: Match, matches: list, student: list):
-    """The mistake that explains what `first` leaves: at least half of it, and two cases
-    or more where `first` alone is strong (one case more is no evidence of a second
-    mistake), enough with `first` where it is not; else None."""
-    left = [case for case in student if case not in first.cases]
+def _second(first: Match, matches: list, failed: dict, seen: tuple):
+    """The mistake of another rule that, with `first`, explains the most of the student's
+    lines: when it adds GAINED or more to what `first` explains, and the two explain
+    EXPLAINED together; else None."""
+    best, most = None, first.explained + GAINED
     for match in matches:
         if match.signature.rule == first.signature.rule:
             continue
-        explains = sum(case in match.cases for case in left)
-        together = (len(first.cases) + explains) / len(student)
-        if explains >= len(left) / 2 and (explains >= 2 if first.strong else
-                                          explains and together >= EXPLAINED):
-            return match
-    return None
+        together = explained_by(failed, (first.signature, match.signature), seen)
+        if together >= max(most, EXPLAINED) and (best is None or together > most):
+            best, most = match, together
+    return best

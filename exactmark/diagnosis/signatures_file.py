@@ -5,6 +5,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from exactmark.diagnosis.evidence import as_set
 from exactmark.diagnosis.matching import Failure, Signature
 from exactmark.kit.cases import ROOT
 
@@ -19,6 +20,12 @@ class Stored:
     signatures: list
 
 
+def failure_of(stored: dict) -> Failure:
+    """A failure as a signature, or results.json, stores it."""
+    return Failure(stored["kind"], stored.get("near_miss", ""), stored.get("digest", ""),
+                   as_set(stored.get("lines", ())))
+
+
 def path_of(program: str) -> Path:
     return ROOT / "docs" / "rules" / f"{program}.signatures.json"
 
@@ -26,8 +33,7 @@ def path_of(program: str) -> Path:
 def read(program: str, path: Path = None) -> Stored:
     data = json.loads((path or path_of(program)).read_text(encoding="utf-8"))
     signatures = [Signature(variant, wrong["rule"], wrong["mistake"],
-                            {case: Failure(failure["kind"], failure.get("near_miss", ""),
-                                           failure.get("digest", ""))
+                            {case: failure_of(failure)
                              for case, failure in wrong["failed"].items()})
                   for variant, wrong in sorted(data["wrong"].items())]
     return Stored(data["program"], tuple(data["cases"]), data["visibility"], signatures)

@@ -52,12 +52,14 @@ class Verdict:
     credit: float = None  # the share of the case's marks it earns
     bound: float = None  # the seconds its reproduce command gives a run stopped for its time
     digest: str = ""  # what a failed run wrote, named (exactmark.marking.verdicts.digest)
+    lines: tuple = ()  # the expected output's lines a failed run changed, as [start, stop]
 
     @classmethod
     def from_dict(cls, data: dict) -> "Verdict":
         return cls(**{**data, "kind": Kind(data["kind"]), "regions": tuple(data["regions"]),
                       "runaway": tuple(data.get("runaway", ())),
-                      "near_miss": tuple(data.get("near_miss", ()))})
+                      "near_miss": tuple(data.get("near_miss", ())),
+                      "lines": tuple(map(tuple, data.get("lines", ())))})
 
 
 @dataclass(frozen=True)
@@ -82,11 +84,13 @@ class Case:
     # Its worst verdict's digest: what the run that decided its kind wrote; "" when it
     # passed, or when nothing ran. Two programs' wrong outputs compare by it.
     digest: str = ""
+    lines: tuple = ()  # its worst verdict's: the expected lines it changed, as [start, stop]
 
     @classmethod
     def from_dict(cls, data: dict) -> "Case":
         return cls(**{**data, "kind": Kind(data["kind"]),
-                      "verdicts": tuple(Verdict.from_dict(verdict) for verdict in data["verdicts"])})
+                      "verdicts": tuple(Verdict.from_dict(verdict) for verdict in data["verdicts"]),
+                      "lines": tuple(map(tuple, data.get("lines", ())))})
 
 
 @dataclass(frozen=True)

@@ -451,7 +451,7 @@ def marking_data(results: Results, isolation=(), python="", users=(),
                       for verdict in result.verdicts),
                 results.keys.get(marked.case.id, ""), marked.case.id in results.kept,
                 fresh_files(marked.case) if marked.group in fresh.get(marked.case.program, ())
-                else None, worst.digest if worst else ""))
+                else None, worst.digest if worst else "", worst.lines if worst else ()))
     programs = {program: records.Program(
         results.assignment.program_marks(program), round(results.earned(program), 4),
         program_results is not None,
@@ -490,7 +490,7 @@ def verdict_data(case, program, verdict) -> records.Verdict:
                            verdict.runaway,
                            grouping.difference(verdict) if failed else "",
                            verdict.detail, tuple(verdict.near_miss or ()), verdict.credit,
-                           verdict.bound, verdict.digest)
+                           verdict.bound, verdict.digest, verdict.lines)
 
 
 def check_json_target(path: Path) -> None:

@@ -123,7 +123,7 @@ def rebuilt(case_id: str, verdict) -> Verdict:
                    NearMiss(*verdict.near_miss) if verdict.near_miss else None, verdict.credit,
                    VisibleDiff.from_json(verdict.diff_lines) if verdict.diff_lines else None,
                    tuple(verdict.regions), tuple(verdict.runaway), verdict.bound,
-                   verdict.digest)
+                   verdict.digest, tuple(map(tuple, verdict.lines)))
 
 
 def kept(marked, key: str, earlier, modes: list):

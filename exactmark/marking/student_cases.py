@@ -360,7 +360,8 @@ class GroupResult:
                 if own and failed else "", verdict.diff,
                 verdict.diff_lines.to_json() if verdict.diff_lines else None, verdict.runaway,
                 detail=verdict.detail, near_miss=tuple(verdict.near_miss or ()),
-                credit=verdict.credit, bound=verdict.bound, digest=verdict.digest)
+                credit=verdict.credit, bound=verdict.bound, digest=verdict.digest,
+                lines=verdict.lines)
         return records.StudentGroup(
             program.name, self.group.name, self.group.folder, self.group.visibility,
             {count: round(marks, 4) for count, marks in self.group.marks.items()},

@@ -7,6 +7,7 @@ from enum import Enum
 
 from exactmark.base.visible import (SPACING, TERMINAL_SPACING, diff_lines, escaped,
                                     first_difference)
+from exactmark.diagnosis.evidence import changed_lines
 from exactmark.marking.near_miss import NearMiss, missed, missed_on_stderr, normalise, regions
 from exactmark.running.record import FILES, STDERR, Limit
 from exactmark.running.limits import MEMORY_BYTES, MOST_OUTPUT, WRITTEN_BYTES, mebibytes
@@ -114,6 +115,8 @@ class Verdict:
     bound: float = None  # a run stopped for its time: the seconds its reproduce command
     # gives it (the limit and REPRODUCE_MARGIN), so that the command ends by itself
     digest: str = ""  # of the stdout a failed run wrote (`digest`); "" for a pass or no run
+    lines: tuple = ()  # of a failed run: the expected output's lines it changed, as ranges
+    # (exactmark.diagnosis.evidence): what a diagnosis sets against a wrong program's
 
     @property
     def passed(self) -> bool:
@@ -170,9 +173,14 @@ def digest(output: bytes) -> str:
 
 def judge(case, mode: str, outcome, rules: Rules = Rules()) -> Verdict:
     """The verdict on one run (a `exactmark.running.record.Ran`; at a TERMINAL, its stdout is
-    the screen), with the digest of that stdout when it did not pass."""
+    the screen), with the digest of that stdout and the lines it changed when it did not
+    pass."""
     verdict = _judged(case, mode, outcome, rules)
-    return verdict if verdict.kind is Kind.PASS else replace(verdict, digest=digest(outcome.stdout))
+    if verdict.kind is Kind.PASS:
+        return verdict
+    want = case.screen if mode == TERMINAL else case.stdout
+    return replace(verdict, digest=digest(outcome.stdout),
+                   lines=changed_lines(outcome.stdout, want or b""))
 
 
 def _judged(case, mode: str, outcome, rules: Rules) -> Verdict:

@@ -47,7 +47,7 @@ REMAKE_OWN = "make signatures ASSIGNMENT={assignment} PROGRAM={program}"
 MISSING = "{path}: no signatures of {program}'s wrong programs: {command}"
 STALE = ("{path}: written from other files than the checkout's (a wrong program, the "
          "assignment, the rule map, a case or the reference changed): {command}")
-NOT_BUILT = {"kind": str(Kind.NOT_BUILT), "near_miss": "", "digest": ""}
+NOT_BUILT = {"kind": str(Kind.NOT_BUILT), "near_miss": "", "digest": "", "lines": []}
 MAKE = "MARK_PROGRAM"  # set (maybe empty) by make signatures alone
 
 
@@ -109,7 +109,7 @@ def failures(marking, program: str, cases: list) -> dict:
     if data is None or not data.submitted or (data.build is not None and not data.build.ok):
         return {case: NOT_BUILT for case in cases}
     return {case.name: {"kind": str(case.kind), "near_miss": case.near_miss_kind,
-                        "digest": case.digest}
+                        "digest": case.digest, "lines": [list(lines) for lines in case.lines]}
             for case in marking.cases if case.program == program and not case.passed
             and case.name in cases}
 
