@@ -53,7 +53,8 @@ def test_a_tiny_assignment_s_wrong_program_fails_one_case_so(tiny):
         "visibility": dict.fromkeys(["five", "one", "three", "two", "zero"], "visible"),
         "wrong": {"greet/too_many_at_the_limit": {
             "rule": "limit", "mistake": "refuses a count of exactly LIMIT",
-            "failed": {"three": {"kind": "wrong output", "near_miss": "", "digest": TOO_MANY}}}}}
+            "failed": {"three": {"kind": "wrong output", "near_miss": "", "digest": TOO_MANY,
+                                 "lines": [[0, 3]]}}}}}
     assert (tiny.path.parent / "greet.signatures.json").read_text(encoding="utf-8") == \
         json.dumps(written, sort_keys=True, indent=1, ensure_ascii=False) + "\n"
 
@@ -79,15 +80,17 @@ def test_results_json_names_what_a_failed_case_printed_and_nothing_for_a_pass(ti
     written = marked_by_the_marker(folder, tiny, ["greet/three", "greet/two"], 2, tmp_path)
     cases = {case.name: case for case in
              records.MarkingRecord.from_dict(written["extra_data"]).cases}
-    assert (cases["three"].passed, cases["three"].digest) == (False, TOO_MANY)
-    assert (cases["two"].passed, cases["two"].digest) == (True, "")
+    # "too many" for the three lines "0: hello cy" to "2: hello cy"
+    assert (cases["three"].passed, cases["three"].digest, cases["three"].lines) == \
+        (False, TOO_MANY, ((0, 3),))
+    assert (cases["two"].passed, cases["two"].digest, cases["two"].lines) == (True, "", ())
 
 
 def test_a_results_json_from_before_digests_reads_with_none():
     case = {"case": "greet/three", "program": "greet", "name": "three", "group": "greetings",
             "visibility": "visible", "marks": 1.0, "earned": 0.0, "passed": False,
             "kind": "wrong output", "near_miss": "", "near_miss_kind": "", "verdicts": []}
-    assert records.Case.from_dict(case).digest == ""
+    assert (records.Case.from_dict(case).digest, records.Case.from_dict(case).lines) == ("", ())
 
 
 def test_verify_proves_the_signatures_on_the_cases_it_marks(tiny, capsys):
