@@ -12,15 +12,15 @@ A mistake is named only on a strong match, stated as two shares, each a mean ove
              the mistake would have shown there too.
 A failure that changes no line (a wrong exit status, stderr alone) counts as fully
 explained by a wrong program that fails the same case. A student with two mistakes changes
-the lines of both: when a second mistake explains GAINED more of the student's lines
-than the first alone, and the two together explain enough, both are named.
+the lines of both: when a second mistake explains LEFT_EXPLAINED of the lines the first
+leaves, and the two together explain enough, both are named.
 
-Among matches, the one whose failures look most like the student's comes first: a case
+Matches are ranked by their score: likeness, plus explained, less absent. Likeness: a case
 both fail counts BOTH_FAIL, SAME_KIND more when it fails the same way (the marker's kind
 and near miss), up to SAME_LINES more, the share of lines both changed among those either
 changed, and SAME_OUTPUT more when the student printed the very bytes the wrong program
 printed; the sum is divided by the cases either fails. What is named must stand out from
-every match of another rule, by MARGIN of likeness or by cases the student printed
+every match of another rule, by MARGIN of score or by cases the student printed
 exactly as it and not as the other; two wrong programs that fail every seen case exactly
 alike cannot be told apart, and are named together, as alternatives.
 Anything weaker names nothing: saying nothing beats a wrong guess."""
@@ -29,8 +29,8 @@ from dataclasses import dataclass, field, replace
 
 EXPLAINED = 0.8
 ABSENT = 0.2
-GAINED = 0.1
-MARGIN = 0.02  # of likeness: by how much the first named must beat another rule's match
+LEFT_EXPLAINED = 0.5
+MARGIN = 0.02  # of score: by how much the first named must beat another rule's match
 BOTH_FAIL, SAME_KIND, SAME_LINES, SAME_OUTPUT = 0.25, 0.2, 0.45, 0.1
 
 
@@ -66,6 +66,12 @@ class Match:
     @property
     def strong(self) -> bool:
         return self.explained >= EXPLAINED and self.absent <= ABSENT
+
+    @property
+    def score(self) -> float:
+        """What ranks the matches: how alike the failures are, how much of the student's
+        it explains, how little of its own is absent."""
+        return self.likeness + self.explained - self.absent
 
 
 def _covered(lines: frozenset, by: frozenset) -> float:
@@ -115,12 +121,12 @@ def matched(failed: dict, signature: Signature, seen: tuple) -> Match:
 
 
 def _ranked(matches: list) -> list:
-    return sorted(matches, key=lambda match: (-match.likeness, -len(match.cases),
+    return sorted(matches, key=lambda match: (-match.score, -len(match.cases),
                                               match.signature.variant))
 
 
 def ranked_matches(failed: dict, signatures: list, seen: tuple) -> list:
-    """Every wrong program that fails a case the student fails, the likest first."""
+    """Every wrong program that fails a case the student fails, the best match first."""
     return _ranked([match for match in (matched(failed, signature, seen)
                                         for signature in signatures) if match is not None])
 
@@ -159,12 +165,12 @@ def _exactly_as(failed: dict, one: Signature, other: Signature, seen: tuple) -> 
 
 def _stands_out(first: Match, matches: list, failed: dict, seen: tuple, named: set) -> bool:
     """Whether `first` explains the student's failures better than any match of a rule
-    not `named` that does not fail exactly as it does: by MARGIN of likeness, or by cases
+    not `named` that does not fail exactly as it does: by MARGIN of score, or by cases
     where the student printed what `first` prints and the other does not (and none the
     other way). Else the evidence cannot choose between the mistakes, and naming one would
     be a guess."""
     def better(other: Match) -> bool:
-        if first.likeness - other.likeness >= MARGIN:
+        if first.score - other.score >= MARGIN:
             return True
         return (_exactly_as(failed, first.signature, other.signature, seen) > 0
                 and _exactly_as(failed, other.signature, first.signature, seen) == 0)
@@ -182,14 +188,32 @@ def _with_alike(match: Match, matches: list, seen: tuple) -> Match:
 
 
 def _second(first: Match, matches: list, failed: dict, seen: tuple):
-    """The mistake of another rule that, with `first`, explains the most of the student's
-    lines: when it adds GAINED or more to what `first` explains, and the two explain
-    EXPLAINED together; else None."""
-    best, most = None, first.explained + GAINED
+    """The mistake of another rule that explains LEFT_EXPLAINED or more of the lines
+    `first` leaves, the two together EXPLAINED of the student's (the most, among them);
+    else None."""
+    left = _left(failed, first.signature, seen)
+    if not left:
+        return None
+    best, most = None, EXPLAINED
     for match in matches:
         if match.signature.rule == first.signature.rule:
             continue
         together = explained_by(failed, (first.signature, match.signature), seen)
-        if together >= max(most, EXPLAINED) and (best is None or together > most):
+        if explained_by(left, (match.signature,), seen) >= LEFT_EXPLAINED and together >= most \
+                and (best is None or together > most):
             best, most = match, together
     return best
+
+
+def _left(failed: dict, signature: Signature, seen: tuple) -> dict:
+    """The student's failures as `signature` leaves them: each failed case with the lines
+    it does not change (the case whole where it passes), the cases it explains dropped."""
+    left = {}
+    for case in seen:
+        if case not in failed:
+            continue
+        if case not in signature.failed:
+            left[case] = failed[case]
+        elif failed[case].lines - signature.failed[case].lines:
+            left[case] = replace(failed[case], lines=failed[case].lines - signature.failed[case].lines)
+    return left
