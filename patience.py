@@ -132,12 +132,17 @@ def tabulate(options: argparse.Namespace) -> None:
     print("\n".join(simulate(options.game, options.count, options.first)), flush=True)
 
 
+def kit_tool(argv):
+    """`patience.py simulate ...` (the kit's tool beside the games, which the handout does
+    not ask for) as a function to run, or None for a game."""
+    if argv[:1] == ["simulate"]:
+        return lambda: tabulate(simulate_arguments(argv[1:]))
+    return None
+
+
 def main(argv=None) -> None:
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["simulate"]:
-        console.run(lambda: tabulate(simulate_arguments(argv[1:])))
-    else:
-        console.run(lambda: converse(arguments(argv)))
+    console.run(kit_tool(argv) or (lambda: converse(arguments(argv))))
 
 
 if __name__ == "__main__":

@@ -300,12 +300,8 @@ def after_move(game: Game, position: Position) -> Position:
 
 
 def turn_up_top_cards(position: Position) -> Position:
-    """A face-down card that becomes a top card is turned up."""
-    for pile in position.piles:
-        if pile.cards and pile.face_down >= len(pile.cards):
-            break
-    else:
-        return position  # the same position: no card to turn up
+    """A face-down card that becomes a top card is turned up (the other piles are kept:
+    the searches reuse what they know of a pile that is the same object)."""
     piles = tuple(replace(pile, face_down=len(pile.cards) - 1)
                   if pile.cards and pile.face_down >= len(pile.cards) else pile
                   for pile in position.piles)

@@ -1,6 +1,7 @@
 """Mutation analysis (exactmark mutants) on a tiny assignment of its own,
-tests/mutants_fixture/: greet.py, twenty lines, five marked cases (counts 0, 1, 2, 3 and
-5 against a LIMIT of 3) and one wrong program, whose rule maps the limit's line. The
+tests/mutants_fixture/: greet.py, twenty-five lines, five marked cases (counts 0, 1, 2, 3
+and 5 against a LIMIT of 3), one wrong program, whose rule maps the limit's line, and a
+`banner` the handout does not ask for, listed as unmarked. The
 verdicts below are worked out by hand from the reference and its cases; then the reviewed
 files of the kit's programs are checked against their references."""
 
@@ -91,13 +92,56 @@ def test_killed_twice_and_equivalent_mutants_are_not_listed(analysed):
 
 
 def test_the_figures_and_the_exit_status(analysed):
-    """29 mutants, counted by hand: lines 10 (7 killed, >= pinned), 13 (4 killed; == 0,
+    """53 mutants, counted by hand: lines 10 (7 killed, >= pinned), 13 (4 killed; == 0,
     <= 0 and < 1 pinned; < -1 survived), 15 (killed), 17 (5 killed, 2 pinned, <= 0
-    equivalent), 4 (2 pinned, 4 survived) and 14 (2 survived). Some survive: status 1."""
+    equivalent), 4 (2 pinned, 4 survived), 14 (2 survived) and banner's 24 (unmarked,
+    outside the score). Some survive: status 1."""
     status, lines, _ = analysed
-    assert lines[-1].startswith("greet: 29 mutants: 17 killed by ≥ 2 cases, 7 pinned once, "
-                                "4 survived, 1 equivalent; score 60.7%; ")
+    assert lines[-1].startswith("greet: 53 mutants: 17 killed by ≥ 2 cases, 7 pinned once, "
+                                "4 survived, 1 equivalent, 24 unmarked; score 60.7%; ")
     assert status == 1
+
+
+def test_an_unmarked_part_is_one_line_with_its_count_and_why(analysed):
+    """No case reaches banner's line (11 operators for each of `*` and `+`, and 4 one more
+    or less): its survivors are not listed mutant by mutant."""
+    _, lines, _ = analysed
+    assert lines[-2] == ("greet.py:banner: 24 mutants unmarked: the kit's poster banner: the "
+                         "handout does not ask for it, so no case marks it")
+    assert not [line for line in lines if line.startswith("greet.py:23:")]
+
+
+def test_only_a_survivor_in_unmarked_code_is_unmarked():
+    """What a case fails there is judged as any mutant: the code is the kit's extra, what
+    the case sees is not."""
+    from exactmark.mutants.__main__ import as_listed
+    from exactmark.mutants.model import Mutant
+    from exactmark.mutants.runner import Outcome
+
+    inside, outside, by_id = (Mutant("greet", "greet.py", line, "core/NumberReplacer", 0, before,
+                                     "a") for line, before in ((23, "b"), (4, "b"), (4, "c")))
+    listed = {("greet.py", 23): {"file": "greet.py", "scope": "banner", "reason": "extra"},
+              by_id.id: {"file": "greet.py", "id": by_id.id, "reason": "one mutant"}}
+    for verdict, became in ((Verdict.SURVIVED, Verdict.UNMARKED),
+                            (Verdict.PINNED_ONCE, Verdict.PINNED_ONCE),
+                            (Verdict.KILLED_TWICE, Verdict.KILLED_TWICE)):
+        assert as_listed(Outcome(inside, verdict, ()), listed).verdict == became
+        assert as_listed(Outcome(by_id, verdict, ()), listed).verdict == became
+        assert as_listed(Outcome(outside, verdict, ()), listed).verdict == verdict
+
+
+def test_an_unmarked_part_the_reference_lacks_is_refused(tmp_path, capsys):
+    """A list that names what is gone would let it go stale unseen: status 2, one line."""
+    folder = tmp_path / "tiny"
+    shutil.copytree(FIXTURE, folder)
+    path = folder / "greet.mutants.toml"
+    path.write_text(path.read_text(encoding="utf-8").replace('scope = "banner"',
+                                                             'scope = "poster"'),
+                    encoding="utf-8")
+    assert main(["--assignment", str(folder / "tiny.toml")]) == 2
+    assert capsys.readouterr().out.splitlines() == [
+        f"mutants: {path}: [[unmarked]] names 'poster' in greet.py, which has no such "
+        "function, class or name"]
 
 
 def test_write_keeps_the_reasons_and_drops_what_is_gone(analysed):
@@ -107,9 +151,11 @@ def test_write_keeps_the_reasons_and_drops_what_is_gone(analysed):
     written = reviewed.read(path)
     assert list(written.equivalent) == [EQUIVALENT_ID]
     assert written.equivalent[EQUIVALENT_ID]["reason"].startswith("a negative count has already")
+    assert [(entry["file"], entry["scope"]) for entry in written.unmarked] == [("greet.py", "banner")]
     assert {key: written.figures[key] for key in ("mutants", "killed_twice", "pinned_once",
-                                                  "survived", "equivalent")} == {
-        "mutants": 29, "killed_twice": 17, "pinned_once": 7, "survived": 4, "equivalent": 1}
+                                                  "survived", "equivalent", "unmarked")} == {
+        "mutants": 53, "killed_twice": 17, "pinned_once": 7, "survived": 4, "equivalent": 1,
+        "unmarked": 24}
 
 
 def test_each_mutant_is_the_text_cosmic_rays_own_mutate_code_gives():
@@ -122,7 +168,7 @@ def test_each_mutant_is_the_text_cosmic_rays_own_mutate_code_gives():
 
     texts = {"greet.py": (FIXTURE / "reference" / "greet.py").read_text(encoding="utf-8")}
     mutants = python_mutants("greet", texts)
-    assert len(mutants) == 29
+    assert len(mutants) == 53
     for mutant in mutants:
         assert mutated(texts, mutant)["greet.py"] == mutate_code(
             texts["greet.py"], get_operator(mutant.operator)(), mutant.occurrence), mutant
@@ -130,7 +176,7 @@ def test_each_mutant_is_the_text_cosmic_rays_own_mutate_code_gives():
 
 def test_the_mutants_a_verdict_names():
     assert [verdict.value for verdict in Verdict] == [
-        "killed by ≥ 2 cases", "pinned once", "survived", "equivalent"]
+        "killed by ≥ 2 cases", "pinned once", "survived", "equivalent", "unmarked"]
 
 
 def test_the_reviewed_file_goes_stale_when_the_reference_changes(tmp_path):

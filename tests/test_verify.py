@@ -125,6 +125,20 @@ def test_the_kit_s_variants_cover_every_program_and_read():
                                            "calculation_cpp"}
 
 
+def test_each_kit_variant_still_applies_to_its_sample_solution(tmp_path):
+    """A reference rewritten under a wrong program's `find` text: found here, in seconds,
+    not only by `make verify` (which stops at it)."""
+    from exactmark.verify.__main__ import sample_solution
+
+    programs = {program: assignment.programs[program]
+                for program, assignment in assignment_of_each_program().items()}
+    solutions = {}
+    for variant in read_variants(WRONG) + read_variants(HONEST):
+        if variant.program not in solutions:
+            solutions[variant.program] = sample_solution(programs[variant.program], tmp_path)
+        variant.applied_to(solutions[variant.program])  # VariantError names the variant
+
+
 def verify_one_wrong_variant(tmp_path, monkeypatch, capsys, text, program, name) -> str:
     """What verify says of the one wrong variant `text` alone; it must find a problem."""
     import exactmark.verify.__main__ as verify

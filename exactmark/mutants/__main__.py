@@ -9,13 +9,15 @@ for a <=, a number one more, a condition negated); each such mutant is run on th
 assignment's marked cases that reach its line (coverage.py, one run per case of the
 unmutated reference), through the marker's comparison, stopping at its second failed
 case. A mutant ends killed by >= 2 cases, pinned once (a single case stands between it
-and full marks), survived, or equivalent (listed, with why, in the program's reviewed
-file, PROGRAM.mutants.toml beside its rule map). Prints a line per program, then each
-mutant neither killed twice nor equivalent: its place, the change, the rule whose
+and full marks), survived, equivalent (listed, with why, in the program's reviewed
+file, PROGRAM.mutants.toml beside its rule map), or unmarked (survived in code that file
+says no marked case may pin, with why). Prints a line per program, then each mutant
+neither killed twice, equivalent nor unmarked: its place, the change, the rule whose
 sentence its line implements (from the wrong programs' `find` texts) and the cases that
-reach it; then the figures. --write rewrites the reviewed file's [files] and [figures],
-keeping the equivalents whose ids still exist. Exit status 0 only when every mutant is
-killed twice or equivalent; 1 otherwise; 2 for bad input.
+reach it; then a line per unmarked part, and the figures. --write rewrites the reviewed
+file's [files] and [figures], keeping the equivalents whose ids still exist. Exit status
+0 only when every mutant is killed twice, equivalent or unmarked; 1 otherwise; 2 for bad
+input.
 """
 
 import argparse
@@ -23,6 +25,7 @@ import os
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
@@ -52,8 +55,10 @@ FAILED = "    failed: {cases}"
 MORE = " and {count} more"
 SHOWN = 4  # cases named before "and N more"
 SCORE = ("{program}: {mutants} mutants: {killed} killed by ≥ 2 cases, {pinned} pinned once, "
-         "{survived} survived, {equivalent} equivalent{uncompiled}; score {score:.1f}%; "
-         "{seconds:.0f} s")
+         "{survived} survived, {equivalent} equivalent{unmarked}{uncompiled}; "
+         "score {score:.1f}%; {seconds:.0f} s")
+UNMARKED = ", {count} unmarked"
+UNMARKED_PART = "{where}: {count} mutant{s} unmarked: {reason}"
 UNCOMPILED = ", {count} did not compile (not counted)"
 STALE_SAID = "{message}: the equivalents listed are kept where their ids still exist"
 WROTE = "wrote {path}"
@@ -157,16 +162,34 @@ def figures(outcomes: list, seconds: float) -> dict:
              for verdict in Verdict}
     return {"mutants": len(counted), "killed_twice": count[Verdict.KILLED_TWICE],
             "pinned_once": count[Verdict.PINNED_ONCE], "survived": count[Verdict.SURVIVED],
-            "equivalent": count[Verdict.EQUIVALENT], "seconds": round(seconds, 1)}
+            "equivalent": count[Verdict.EQUIVALENT], "unmarked": count[Verdict.UNMARKED],
+            "seconds": round(seconds, 1)}
 
 
 def score_line(program: str, found: dict, uncompiled: int) -> str:
-    judged = found["mutants"] - found["equivalent"]
+    """The score is the share killed twice of the mutants a case may pin and can tell from
+    the reference."""
+    judged = found["mutants"] - found["equivalent"] - found["unmarked"]
     return SCORE.format(program=program, mutants=found["mutants"], killed=found["killed_twice"],
                         pinned=found["pinned_once"], survived=found["survived"],
                         equivalent=found["equivalent"], seconds=found["seconds"],
+                        unmarked=UNMARKED.format(count=found["unmarked"]) if found["unmarked"]
+                        else "",
                         uncompiled=UNCOMPILED.format(count=uncompiled) if uncompiled else "",
                         score=100.0 * found["killed_twice"] / judged if judged else 100.0)
+
+
+def unmarked_parts(outcomes: list, unmarked: dict, listed: list) -> list:
+    """A line for each [[unmarked]] entry: its place, how many mutants it holds, why."""
+    lines = []
+    for entry in listed:
+        count = sum(1 for outcome in outcomes if outcome.verdict == Verdict.UNMARKED
+                    and outcome.compiled
+                    and listed_for(outcome.mutant, unmarked) is entry)
+        where = entry.get("id") or entry["file"] + (":" + entry["scope"] if entry["scope"] else "")
+        lines.append(UNMARKED_PART.format(where=where, count=count, s="" if count == 1 else "s",
+                                          reason=entry["reason"]))
+    return lines
 
 
 def maker(program):
@@ -195,7 +218,8 @@ def builder(program):
 
 
 def analyse(assignment, program, options) -> tuple:
-    """(the program's outcomes, its figures, the rules by line)."""
+    """(the program's outcomes, its figures, the rules by line, the lines on its unmarked
+    parts)."""
     started = time.monotonic()
     made = maker(program)
     if made is None:
@@ -209,6 +233,7 @@ def analyse(assignment, program, options) -> tuple:
     if stale:
         say(STALE_SAID.format(message=stale))
     rules = rule_lines(assignment, program, texts)
+    unmarked = reviewed_file.unmarked_places(reviewed, texts)
     compares = {}
 
     def rules_of(marked):
@@ -244,13 +269,26 @@ def analyse(assignment, program, options) -> tuple:
                       lambda done, total: done % PROGRESS_EVERY == 0 and say(PROGRESS.format(
                           done=done, total=total, seconds=time.monotonic() - clock)))
         outcomes.update((index, outcome) for (index, _), outcome in zip(work, ran))
-    done = [outcomes[index] for index in range(len(mutants))]
+    done = [as_listed(outcomes[index], unmarked) for index in range(len(mutants))]
     found = figures(done, time.monotonic() - started)
     if options.write:
         for key in reviewed_file.write(reviewed, program.name, texts, found, mutants):
             say(DROPPED.format(path=reviewed.path, id=key))
         say(WROTE.format(path=reviewed.path))
-    return done, found, rules
+    return done, found, rules, unmarked_parts(done, unmarked, reviewed.unmarked)
+
+
+def as_listed(outcome: Outcome, unmarked: dict) -> Outcome:
+    """A survivor in code no marked case may pin is unmarked; a mutant a case fails there
+    is judged as any other (the code may be the kit's extra, what the cases see is not)."""
+    if outcome.verdict == Verdict.SURVIVED and listed_for(outcome.mutant, unmarked):
+        return replace(outcome, verdict=Verdict.UNMARKED)
+    return outcome
+
+
+def listed_for(mutant, unmarked: dict):
+    """The [[unmarked]] entry that lists the mutant, by its id or its line, or None."""
+    return unmarked.get(mutant.id) or unmarked.get((mutant.file, mutant.line))
 
 
 def reaching(traced: list, starts: dict, mutant) -> list:
@@ -288,12 +326,13 @@ def main(argv=None) -> int:
             analysed = analyse(assignment, program, options)
             if analysed is None:  # no tool for its language here: said, nothing judged
                 continue
-            outcomes, found, rules = analysed
+            outcomes, found, rules, parts = analysed
             for outcome in outcomes:
-                if outcome.compiled and outcome.verdict not in (Verdict.KILLED_TWICE,
-                                                                Verdict.EQUIVALENT):
+                if outcome.compiled and outcome.verdict not in (
+                        Verdict.KILLED_TWICE, Verdict.EQUIVALENT, Verdict.UNMARKED):
                     everything = False
                     lines += told(outcome, rules)
+            lines += parts
             lines.append(score_line(program.name, found,
                                     sum(1 for outcome in outcomes if not outcome.compiled)))
     except (AssignmentError, BundleError, VariantError, ReachError,

@@ -30,6 +30,7 @@ class Verdict(Enum):
     PINNED_ONCE = "pinned once"
     SURVIVED = "survived"
     EQUIVALENT = "equivalent"
+    UNMARKED = "unmarked"  # survived in code the reviewed file says no marked case may pin
 
 
 def ranked(mutants: list) -> list:
