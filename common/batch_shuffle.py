@@ -19,6 +19,10 @@ N, M = 624, 397  # MT19937: state words, the twist's middle word
 UPPER, LOWER, MATRIX_A = 0x80000000, 0x7FFFFFFF, 0x9908B0DF
 CHUNK = 1 << 15  # seeds seeded together: ~100 MB of state; fewer pay more per numpy call
 ROWS = 16  # outputs twisted and tempered together, while they are in cache
+# Any group of two seeds or more is split in at least two chunks, the last padded when the
+# count is odd: then the marked simulate cases (2,001 games, far below CHUNK) reach the
+# split, the padding and the slices, and pin them bit for bit.
+MIN_CHUNKS = 2
 
 
 def available() -> bool:
@@ -43,7 +47,7 @@ def shuffled_batch(cards, seeds):
     count = 2 * size + 16  # outputs ready for each seed: ~1.5 a card on average, rarely more
     permutations = np.empty((len(seeds), size), dtype=index_type)
     for rows, keys in _keys_by_length(np, seeds):
-        chunks = -(-len(rows) // CHUNK)
+        chunks = max(MIN_CHUNKS, -(-len(rows) // CHUNK))
         width = -(-len(rows) // chunks)  # the last chunk is padded with seeds 0, discarded
         keys = np.pad(keys, ((0, 0), (0, chunks * width - len(rows))))
         # reused by every chunk: fresh memory costs more in page faults than the work

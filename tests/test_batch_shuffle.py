@@ -140,3 +140,31 @@ def test_the_module_imports_without_numpy():
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT,
                             capture_output=True, text=True, check=True)
     assert result.stdout == "False\n"
+
+
+class ScriptedRandom(random.Random):
+    """random.Random whose 32-bit outputs are given: `shuffle` draws getrandbits(k) as
+    the top k bits of the next output, as CPython's does."""
+
+    def __init__(self, outputs):
+        super().__init__(0)
+        self.outputs = iter(outputs)
+
+    def getrandbits(self, k):
+        return next(self.outputs) >> (32 - k)
+
+
+def test_a_draw_exactly_at_its_limit_is_rejected_and_a_zero_after_the_last_changes_nothing(np):
+    """Outputs no seed of a marked case draws (each about 1 seed in 10**8): a draw whose
+    top bits are exactly i + 1 (rejected: j would be past i), and 0 drawn by a seed whose
+    shuffle is done (the batch reads on while another seed still draws; ignored)."""
+    size = 32
+    limits = [(i + 1) << (32 - (i + 1).bit_length()) for i in range(size - 1, 0, -1)]
+    at_the_limit = [value for limit in limits for value in (limit, limit - 1)]
+    done_early = [limit - 1 for limit in limits] + [0] * (len(at_the_limit) - len(limits))
+    for column, stream in enumerate((at_the_limit, done_early)):
+        expected = list(range(size))
+        ScriptedRandom(stream).shuffle(expected)
+        outputs = np.array([at_the_limit, done_early], dtype=np.uint32).T
+        permutations, unfinished = batch._fisher_yates(np, outputs, size, np.uint8)
+        assert permutations[column].tolist() == expected and unfinished.size == 0
