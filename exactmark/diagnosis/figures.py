@@ -62,8 +62,8 @@ def figures(stored, seen: tuple) -> dict:
 
 
 PAIRS_LINE = ("{program:<16} {moment:<20} {total:>3} students with two mistakes: both named "
-              "{both} ({both_share:.0%}), one named {one}, a wrong one named {wrong}, nothing "
-              "named {none}")
+              "{both} ({both_share:.0%}), one alone {one}, one and a wrong one {one_wrong}, "
+              "only wrong ones {wrong}, nothing named {none}")
 PAIRS_SEED = 40
 
 
@@ -93,13 +93,15 @@ def pairs_of(program: str, count: int, solution: dict) -> list:
     return pairs
 
 
-def pair_standing(found: tuple, first, second) -> str:
-    named = {other.rule for match in found for other in (match.signature, *match.alike)}
-    if {first.rule, second.rule} <= named:
-        return "both"
-    if named & {first.rule, second.rule}:
-        return "one"
-    return "wrong" if found else "none"
+def pair_standing(found: tuple, rules: set) -> str:
+    """How a student with the mistakes of `rules` is diagnosed: "both" named, "one" named
+    alone, "one and a wrong one", "wrong" (only mistakes of other rules) or "none". A
+    mistake named with its alternatives is right when one of them is."""
+    right = sum(bool(rules & {other.rule for other in (match.signature, *match.alike)})
+                for match in found)
+    wrong = len(found) - right
+    return ("none" if not found else "wrong" if not right else "both" if right == 2
+            else "one and a wrong one" if wrong else "one")
 
 
 def pairs_figures(program: str, count: int, jobs: int) -> dict:
@@ -117,11 +119,12 @@ def pairs_figures(program: str, count: int, jobs: int) -> dict:
                 shown = seen(stored)
                 if any(case in failed for case in shown):
                     found = matching.diagnosed(failed, stored.signatures, shown)
-                    said[moment].append(pair_standing(found, first, second))
+                    said[moment].append(pair_standing(found, {first.rule, second.rule}))
     return {moment: dict(total=len(standings), both=standings.count("both"),
                          both_share=standings.count("both") / (len(standings) or 1),
-                         one=standings.count("one"), wrong=standings.count("wrong"),
-                         none=standings.count("none"))
+                         one=standings.count("one"),
+                         one_wrong=standings.count("one and a wrong one"),
+                         wrong=standings.count("wrong"), none=standings.count("none"))
             for moment, standings in said.items()}
 
 
