@@ -189,20 +189,40 @@ def _with_alike(match: Match, matches: list, seen: tuple) -> Match:
 
 def _second(first: Match, matches: list, failed: dict, seen: tuple):
     """The mistake of another rule that explains LEFT_EXPLAINED or more of the lines
-    `first` leaves, the two together EXPLAINED of the student's (the most, among them);
-    else None."""
+    `first` leaves, the two together EXPLAINED of the student's, whose own lines beyond
+    the first's are hardly absent (at most ABSENT): the one that explains the most with
+    `first` (the best match among equals); else None."""
     left = _left(failed, first.signature, seen)
     if not left:
         return None
-    best, most = None, EXPLAINED
+    found = []
     for match in matches:
         if match.signature.rule == first.signature.rule:
             continue
         together = explained_by(failed, (first.signature, match.signature), seen)
-        if explained_by(left, (match.signature,), seen) >= LEFT_EXPLAINED and together >= most \
-                and (best is None or together > most):
-            best, most = match, together
-    return best
+        if (together >= EXPLAINED and explained_by(left, (match.signature,), seen) >= LEFT_EXPLAINED
+                and _absent_beyond(failed, match.signature, first.signature, seen) <= ABSENT):
+            found.append((together, match))
+    return max(found, key=lambda pair: pair[0])[1] if found else None
+
+
+def _absent_beyond(failed: dict, second: Signature, first: Signature, seen: tuple) -> float:
+    """Over the seen cases where `second` fails, but for those where `first` changes every
+    line `second` does (there it shows nothing of its own): the mean share of the lines it
+    changes beyond `first` that the student left right, all of them where the student
+    passes. A second mistake must show where the first cannot hide it."""
+    shares = []
+    for case in seen:
+        if case not in second.failed:
+            continue
+        if case not in failed:
+            shares.append(1.0)
+        elif case not in first.failed:
+            shares.append(1 - _covered(second.failed[case].lines, failed[case].lines))
+        elif second.failed[case].lines - first.failed[case].lines:
+            shares.append(1 - _covered(second.failed[case].lines - first.failed[case].lines,
+                                       failed[case].lines))
+    return sum(shares) / len(shares) if shares else 1.0
 
 
 def _left(failed: dict, signature: Signature, seen: tuple) -> dict:
