@@ -18,11 +18,11 @@ from dataclasses import replace
 from pathlib import Path
 
 from exactmark.diagnosis import matching
-from exactmark.diagnosis.signatures_file import PROGRAMS, failure_of, read
+from exactmark.diagnosis.signatures_file import failure_of, parsed
 from exactmark.kit.variants import VariantError
+from exactmark.verify.signatures import read as written, signature as signature_of
 from exactmark.verify.marker import (assignment_of_each_program, assignments_to_verify,
                                      sample_solution, variants)
-from exactmark.verify.signatures import signature
 
 LINE = ("{program:<16} {moment:<20} {total:>3} wrong programs: named first {first} "
         "({first_share:.0%}), named with an equal alternative {alternative}, in the top three "
@@ -30,6 +30,14 @@ LINE = ("{program:<16} {moment:<20} {total:>3} wrong programs: named first {firs
 MOMENTS = {"after the window": lambda stored: tuple(stored.cases),
            "before the deadline": lambda stored: tuple(case for case in stored.cases
                                                        if stored.visibility[case] == "visible")}
+
+KIT = assignment_of_each_program()
+
+
+def read(program: str):
+    """The kit program's signatures, as the matcher reads them."""
+    assignment = KIT[program]
+    return parsed(written(assignment, assignment.programs[program]))
 
 
 def standing(signature, signatures: list, seen: tuple) -> str:
@@ -106,14 +114,14 @@ def pair_standing(found: tuple, rules: set) -> str:
 
 def pairs_figures(program: str, count: int, jobs: int) -> dict:
     """Each moment's figures for `count` students with two mistakes, really marked."""
-    assignment = assignment_of_each_program(assignments_to_verify())[program]
+    assignment = KIT[program]
     stored = read(program)
     said = {moment: [] for moment in MOMENTS}
     with tempfile.TemporaryDirectory(prefix="diagnosis-") as scratch:
         solution = sample_solution(assignment.programs[program], Path(scratch))
         for first, second in pairs_of(program, count, solution):
-            marked = signature(two_mistakes(first, second), assignment, solution,
-                               Path(scratch), jobs)
+            marked = signature_of(two_mistakes(first, second), assignment, solution,
+                                  Path(scratch), jobs)
             failed = {case: failure_of(failure) for case, failure in marked["failed"].items()}
             for moment, seen in MOMENTS.items():
                 shown = seen(stored)
@@ -131,7 +139,9 @@ def pairs_figures(program: str, count: int, jobs: int) -> dict:
 def parser() -> argparse.ArgumentParser:
     parse = argparse.ArgumentParser(prog="python -m exactmark.diagnosis.figures",
                                     description=__doc__.split("\n\n", 1)[1])
-    parse.add_argument("programs", nargs="*", metavar="PROGRAM", default=list(PROGRAMS))
+    parse.add_argument("programs", nargs="*", metavar="PROGRAM",
+                       default=[program for program, assignment in KIT.items()
+                                if written(assignment, assignment.programs[program])])
     parse.add_argument("--pairs", type=int, default=0, metavar="K",
                        help="students with two mistakes to mark, a program")
     parse.add_argument("--jobs", type=int, default=2, metavar="N", help="cases marked at once")
