@@ -1,4 +1,4 @@
-"""python -m exactmark.diagnosis.figures [--pairs K] [PROGRAM ...]
+"""exactmark diagnosis [--pairs K] [--jobs N] [PROGRAM ...]
 
 How well the matcher names the kit's own mistakes. Each wrong program marked as a student
 (its signature is that marking) is diagnosed on every marked case (after the window) and
@@ -17,6 +17,8 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
+from exactmark.base import streams
+from exactmark.base.exits import Exit
 from exactmark.diagnosis import matching
 from exactmark.diagnosis.signatures_file import failure_of, parsed
 from exactmark.kit.variants import VariantError
@@ -73,6 +75,7 @@ PAIRS_LINE = ("{program:<16} {moment:<20} {total:>3} students with two mistakes:
               "{both} ({both_share:.0%}), one alone {one}, one and a wrong one {one_wrong}, "
               "only wrong ones {wrong}, nothing named {none}")
 PAIRS_SEED = 40
+NO_SIGNATURES = "exactmark diagnosis: no signatures of {programs}: the kit's are {known}"
 
 
 def two_mistakes(first, second):
@@ -136,12 +139,17 @@ def pairs_figures(program: str, count: int, jobs: int) -> dict:
             for moment, standings in said.items()}
 
 
+def signed() -> list:
+    """The kit's programs with signatures."""
+    return [program for program, assignment in KIT.items()
+            if written(assignment, assignment.programs[program])]
+
+
 def parser() -> argparse.ArgumentParser:
-    parse = argparse.ArgumentParser(prog="python -m exactmark.diagnosis.figures",
+    parse = argparse.ArgumentParser(prog="exactmark diagnosis",
                                     description=__doc__.split("\n\n", 1)[1])
     parse.add_argument("programs", nargs="*", metavar="PROGRAM",
-                       default=[program for program, assignment in KIT.items()
-                                if written(assignment, assignment.programs[program])])
+                       help="programs of the kit with signatures (default: all of them)")
     parse.add_argument("--pairs", type=int, default=0, metavar="K",
                        help="students with two mistakes to mark, a program")
     parse.add_argument("--jobs", type=int, default=2, metavar="N", help="cases marked at once")
@@ -150,7 +158,13 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     options = parser().parse_args(argv)
-    for program in options.programs:
+    known = signed()
+    unknown = [program for program in options.programs if program not in known]
+    if unknown:
+        print(NO_SIGNATURES.format(programs=", ".join(unknown), known=", ".join(known)),
+              file=sys.stderr)
+        return Exit.REFUSED
+    for program in options.programs or known:
         stored = read(program)
         for moment, seen in MOMENTS.items():
             print(LINE.format(program=program, moment=moment, **figures(stored, seen(stored))),
@@ -158,8 +172,12 @@ def main(argv=None) -> int:
         if options.pairs:
             for moment, found in pairs_figures(program, options.pairs, options.jobs).items():
                 print(PAIRS_LINE.format(program=program, moment=moment, **found), flush=True)
-    return 0
+    return Exit.PASSED
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    streams.speak_utf8()
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        sys.exit(Exit.INTERRUPTED)
