@@ -30,6 +30,11 @@ every module's imports and holds them to FLOORS):
         rules.py          a handout's rule map: its rules and the cases that exercise them
         variants.py       honest and known-wrong variants of a reference, as edits
         bundle.py         a program and the kit parts it uses, as one file
+    diagnosis/  naming a student's mistake from their failures (docs/guide/diagnosis.md)
+        evidence.py       the lines of the expected output a run changed
+        matching.py       a student's failures set against the wrong programs' signatures
+        signatures_file.py a program's signatures, read as the matcher's data
+        feedback.py       what a student reads: the mistakes named, the handout's sentences
     running/    running one program
         record.py         what a run did (Ran) and which limit stopped it (Limit)
         supervise.py      the run loop, written once: start, feed stdin, gather within the
@@ -78,7 +83,9 @@ every module's imports and holds them to FLOORS):
         classroom/        a class: unpack, mark each, the late rule, grades, pages, similarity;
                           each student's terms, the term's late-day ledger, regrades, pseudonyms
         gradescope/       the autograder zip, and its runner on the platform
-        verify/           the references, honest and wrong variants marked (exactmark verify)
+        verify/           the references, honest and wrong variants marked (exactmark verify);
+                          the wrong programs' signatures (exactmark signatures) and how
+                          well the diagnosis names them (exactmark diagnosis)
         mutants/          mutation analysis: what of a reference no marked case pins
                           (exactmark mutants)
     cli.py, __main__.py   the one command
@@ -95,6 +102,7 @@ Glossary, in the order a newcomer meets the words:
                   on the reference), thorough (they catch the known-wrong programs) and own
                   code (the team's program passes them)
     variant       a reference changed by a few edits: honest (must pass) or wrong (must fail)
+    signature     a wrong program's failures on every marked case: which, how, which lines
     run           one start of a program on a case, in the sandbox; what it did is a Ran
     limit         what ended a run early (Limit): CPU, wall, idle, memory, output
     budget        the seconds a submission's runs may take in all, split into parts, one
@@ -124,6 +132,7 @@ Glossary, in the order a newcomer meets the words:
 FLOORS = (
     ("exactmark.base",),
     ("exactmark.kit",),
+    ("exactmark.diagnosis",),
     ("exactmark.running",),
     ("exactmark.sandbox",),
     ("exactmark.marking",),

@@ -24,7 +24,7 @@ COMMANDS = {
                "the golden cases against the references, honest and wrong programs"),
     "signatures": ("exactmark.verify.signatures",
                    "each wrong program's failed cases on every marked case, for diagnoses"),
-    "diagnosis": ("exactmark.diagnosis.figures",
+    "diagnosis": ("exactmark.verify.diagnosis",
                   "how well the diagnosis names the kit's mistakes: its figures"),
     "expected": ("exactmark.expected", "write golden cases from the reference program"),
     "mutants": ("exactmark.mutants",

@@ -1,9 +1,9 @@
 """The figures the README states, on made-up signatures: how each wrong program, and each
 student with two mistakes, is counted."""
 
-from exactmark.diagnosis import figures
 from exactmark.diagnosis.matching import Failure, Signature, diagnosed
 from exactmark.diagnosis.signatures_file import Stored
+from exactmark.verify import diagnosis as figures
 
 CASES = ("seen", "hidden_a", "hidden_b")
 
