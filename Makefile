@@ -38,7 +38,7 @@ PIP := $(VENV_PYTHON) -m pip install --quiet --disable-pip-version-check
 unexport PROGRAM SEEDS SIMULATE SUBMISSION SUBMISSIONS ASSIGNMENT INPUTS OUT TIMES LEDGER ARGS OVERRIDES \
 	ANONYMOUS STUDENTS SCHEDULER
 
-.PHONY: help play test expected verify signatures mutants standalone student-pack mark check-isolation mark-one mark-class \
+.PHONY: help play test expected verify signatures diagnosis mutants standalone student-pack mark check-isolation mark-one mark-class \
 	dask-worker gradescope simulate-patience bench bench-mark bench-class exact clean
 
 help:  ## this list: each target and what it does
@@ -105,6 +105,11 @@ signatures: export MARK_PROGRAM = $(value PROGRAM)
 signatures: export MARK_ARGS = $(value ARGS)
 signatures: $(MARK_STAMP)  ## each wrong program's failed cases on every marked case: [ASSIGNMENT=NAME|FILE.toml] [PROGRAM=NAME] [ARGS="--jobs 1"]
 	$(VENV_PYTHON) -m exactmark signatures
+
+diagnosis: export MARK_PROGRAM = $(value PROGRAM)
+diagnosis: export MARK_ARGS = $(value ARGS)
+diagnosis: $(MARK_STAMP)  ## how well the diagnosis names the kit's mistakes: [PROGRAM=NAME] [ARGS="--pairs 24"]
+	$(VENV_PYTHON) -m exactmark diagnosis
 
 mutants: export MARK_ASSIGNMENT = $(value ASSIGNMENT)
 mutants: export MARK_PROGRAM = $(value PROGRAM)

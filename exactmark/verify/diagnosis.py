@@ -1,4 +1,6 @@
-"""exactmark diagnosis [--pairs K] [--jobs N] [PROGRAM ...]
+"""make diagnosis [PROGRAM=NAME] [ARGS="--pairs 24"]
+
+    exactmark diagnosis [--pairs K] [--jobs N] [PROGRAM ...]
 
 How well the matcher names the kit's own mistakes. Each wrong program marked as a student
 (its signature is that marking) is diagnosed on every marked case (after the window) and
@@ -8,16 +10,18 @@ alike on every case seen), in the top three, wrongly named (only other rules nam
 nothing named. With --pairs K, K students with two mistakes a program, made from two
 wrong programs of different rules (drawn with a fixed seed, their changes applied
 together) and marked by the marker on every case: how many get both named, one, or a
-wrong one. Prints a line per program and moment; exit status 0."""
+wrong one. Prints a line per program and moment; exit status 0, 2 for a program that has
+no signatures."""
 
 import argparse
+import os
 import random
 import sys
 import tempfile
 from dataclasses import replace
 from pathlib import Path
 
-from exactmark.base import streams
+from exactmark.base import from_make, streams
 from exactmark.base.exits import Exit
 from exactmark.diagnosis import matching
 from exactmark.diagnosis.signatures_file import failure_of, parsed
@@ -75,6 +79,8 @@ PAIRS_LINE = ("{program:<16} {moment:<20} {total:>3} students with two mistakes:
               "{both} ({both_share:.0%}), one alone {one}, one and a wrong one {one_wrong}, "
               "only wrong ones {wrong}, nothing named {none}")
 PAIRS_SEED = 40
+EXAMPLE = "example: exactmark diagnosis --pairs 24 solitaire_1"
+MAKE = "MARK_PROGRAM"  # set (maybe empty) by make diagnosis alone
 NO_SIGNATURES = "exactmark diagnosis: no signatures of {programs}: the kit's are {known}"
 
 
@@ -147,7 +153,8 @@ def signed() -> list:
 
 def parser() -> argparse.ArgumentParser:
     parse = argparse.ArgumentParser(prog="exactmark diagnosis",
-                                    description=__doc__.split("\n\n", 1)[1])
+                                    description=__doc__.split("\n\n", 2)[2], epilog=EXAMPLE,
+                                    formatter_class=argparse.RawDescriptionHelpFormatter)
     parse.add_argument("programs", nargs="*", metavar="PROGRAM",
                        help="programs of the kit with signatures (default: all of them)")
     parse.add_argument("--pairs", type=int, default=0, metavar="K",
@@ -178,6 +185,7 @@ def main(argv=None) -> int:
 if __name__ == "__main__":
     streams.speak_utf8()
     try:
-        sys.exit(main())
+        sys.exit(main(from_make.arguments(parser(), positional=MAKE)
+                      if len(sys.argv) == 1 and MAKE in os.environ else None))
     except KeyboardInterrupt:
         sys.exit(Exit.INTERRUPTED)
