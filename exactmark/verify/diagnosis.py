@@ -185,7 +185,8 @@ def main(argv=None) -> int:
 if __name__ == "__main__":
     streams.speak_utf8()
     try:
-        sys.exit(main(from_make.arguments(parser(), positional=MAKE)
-                      if len(sys.argv) == 1 and MAKE in os.environ else None))
+        sys.exit(streams.quiet_on_closed_stdout(lambda: main(
+            from_make.arguments(parser(), positional=MAKE)
+            if len(sys.argv) == 1 and MAKE in os.environ else None)))
     except KeyboardInterrupt:
         sys.exit(Exit.INTERRUPTED)
