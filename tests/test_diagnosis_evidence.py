@@ -27,7 +27,19 @@ def test_a_shift_does_not_change_the_lines_after_it():
     assert changed_lines(shifted, expected) == ((11, 12), (40, 41))
 
 
-def test_past_the_lines_compared_the_rest_counts_whole():
-    expected = b"same\n" * (MOST_LINES + 10)
-    assert changed_lines(expected[:-5] + b"diff\n", expected) == ((MOST_LINES, MOST_LINES + 11),)
+def test_the_same_start_and_end_are_set_aside_and_past_the_lines_compared_the_rest_counts_whole():
+    expected = [b"line %d" % number for number in range(MOST_LINES + 1000)]
+    near_the_end = [*expected[:-5], b"changed", *expected[-4:]]
+    assert changed_lines(b"\n".join(near_the_end), b"\n".join(expected)) == \
+        ((MOST_LINES + 995, MOST_LINES + 996),)
+    both_ends = [b"changed", *expected[1:-100], b"changed", *expected[-99:]]
+    assert changed_lines(b"\n".join(both_ends), b"\n".join(expected)) == \
+        ((0, 1), (MOST_LINES, MOST_LINES + 901))
     assert as_set(((0, 2), (5, 6))) == {0, 1, 5}
+
+
+def test_a_line_repeated_through_both_outputs_is_junk_to_difflib():
+    """Every other line changed in 2,000 of one line repeated: difflib's autojunk takes the
+    repeated line as junk, so the changes come as one block (matched line by line, the pair
+    took 85 s here)."""
+    assert changed_lines(b"same\nother\n" * 1000, b"same\n" * 2000) == ((1, 2000),)

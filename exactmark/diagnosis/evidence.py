@@ -5,8 +5,10 @@ the lines a student's run changed, set against each wrong program's, tell them a
 Lines are counted in the expected output, from 0. A line the run changed or left out is
 one; a line the run added is counted as the expected line it comes before (the last one
 at the end), so that the same mistake gives the same lines wherever it shifts the rest.
-Only the first MOST_LINES lines of each output are compared line by line; past them, the
-rest of the expected output counts as changed when the rests differ."""
+The lines both outputs begin and end with are set aside first; of the rest, only the first
+MOST_LINES lines of each are compared line by line (with difflib's autojunk, so that a
+run of one line repeated costs no more than other lines), and past them the rest of the
+expected output counts as changed when the rests differ."""
 
 import difflib
 
@@ -19,13 +21,26 @@ def changed_lines(got: bytes, want: bytes) -> tuple:
         return ()
     want_lines, got_lines = want.split(b"\n"), got.split(b"\n")
     total = len(want_lines)
-    matcher = difflib.SequenceMatcher(None, want_lines[:MOST_LINES], got_lines[:MOST_LINES],
-                                      autojunk=False)
-    ranges = [(start, min(max(stop, start + 1), total))
+    head = _same_start(want_lines, got_lines)
+    tail = _same_start(want_lines[head:][::-1], got_lines[head:][::-1])
+    want_rest = want_lines[head:total - tail]
+    got_rest = got_lines[head:len(got_lines) - tail]
+    matcher = difflib.SequenceMatcher(None, want_rest[:MOST_LINES], got_rest[:MOST_LINES])
+    ranges = [(head + start, head + max(stop, start + 1))
               for tag, start, stop, _, _ in matcher.get_opcodes() if tag != "equal"]
-    if want_lines[MOST_LINES:] != got_lines[MOST_LINES:] and total > MOST_LINES:
-        ranges.append((MOST_LINES, total))
-    return tuple(_merged([(min(start, total - 1), stop) for start, stop in ranges]))
+    if want_rest[MOST_LINES:] != got_rest[MOST_LINES:]:
+        ranges.append((head + MOST_LINES, head + max(len(want_rest), MOST_LINES + 1)))
+    return tuple(_merged([(min(start, total - 1), min(stop, total)) for start, stop in ranges]))
+
+
+def _same_start(one: list, other: list) -> int:
+    """How many lines the two lists begin with alike."""
+    count = 0
+    for mine, theirs in zip(one, other):
+        if mine != theirs:
+            break
+        count += 1
+    return count
 
 
 def _merged(ranges: list) -> list:
