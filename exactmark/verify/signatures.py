@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 from exactmark.base import from_make, streams
+from exactmark.diagnosis import evidence
 from exactmark.base.exits import Exit
 from exactmark.kit.assignment import ASSIGNMENTS, AssignmentError, wrong_folder
 from exactmark.kit.bundle import BundleError, read_by
@@ -36,6 +37,7 @@ from exactmark.verify.marker import (MarkerFailed, assignment_of_each_program,
                                      sample_solution, submission_of, variants)
 
 SUFFIX = ".signatures.json"
+EVIDENCE_NAME = "exactmark/diagnosis/evidence.py"  # hashed under this name, wherever installed
 EXAMPLE = "example: exactmark signatures --program solitaire_2 --jobs 1"
 WRONG_LINE = "  {name:<50} fails {failed:>3} of {total}"
 WROTE = "{program} ({assignment}): {count} wrong programs on {cases} cases in {seconds:.0f} s: wrote {path}"
@@ -67,7 +69,8 @@ def inputs(assignment, program) -> str:
     """sha256 of what the signatures depend on, each file by its path (from the kit's
     folder, or the assignment file's) and its bytes, in path order: the program's wrong
     programs, the assignment file, its rule lists, its marked cases' files and the
-    reference's files."""
+    reference's files; and the code that finds a run's changed lines, by its name in the
+    package, since the lines stored must be found as a student's are."""
     base = (ROOT if assignment.path.parent == ASSIGNMENTS else assignment.path.parent).resolve()
     found = rule_map(program)
     paths = [*wrong_folder(assignment.path, program.name).glob("*.toml"), assignment.path,
@@ -75,7 +78,8 @@ def inputs(assignment, program) -> str:
              *(path for marked in assignment.marked_cases[program.name]
                for path in marked.case.folder.glob(f"{marked.case.name}.*")),
              *read_by(program)]
-    named = sorted({os.path.relpath(Path(path).resolve(), base): Path(path) for path in paths}.items())
+    named = sorted({**{os.path.relpath(Path(path).resolve(), base): Path(path) for path in paths},
+                    EVIDENCE_NAME: Path(evidence.__file__)}.items())
     digest = hashlib.sha256()
     for name, path in named:
         digest.update(name.encode("utf-8", "surrogateescape") + b"\0")
