@@ -56,7 +56,8 @@ def test_a_tiny_assignment_s_wrong_program_fails_one_case_so(tiny):
             "failed": {"three": {"kind": "wrong output", "near_miss": "", "digest": TOO_MANY,
                                  "lines": [[0, 3]]}}}}}
     assert (tiny.path.parent / "greet.signatures.json").read_text(encoding="utf-8") == \
-        json.dumps(written, sort_keys=True, indent=1, ensure_ascii=False) + "\n"
+        signatures.dumped(written)
+    assert json.loads(signatures.dumped(written)) == written
 
 
 def test_a_changed_wrong_program_makes_its_signatures_stale(tiny):

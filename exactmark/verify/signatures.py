@@ -143,11 +143,23 @@ def written(assignment, program, wrong: list, scratch: Path, jobs: int) -> Path:
             "wrong": {variant.id: signature(variant, assignment, solution, scratch, jobs)
                       for variant in wrong}}
     path = path_of(assignment, program)
-    path.write_text(json.dumps(data, sort_keys=True, indent=1, ensure_ascii=False) + "\n",
+    path.write_text(dumped(data),
                     encoding="utf-8")
     say(WROTE.format(program=program.name, assignment=assignment.name, count=len(wrong),
                      cases=len(marked), seconds=time.monotonic() - started, path=path))
     return path
+
+
+def dumped(data: dict) -> str:
+    """The file's text: JSON, a key a line and a wrong program a line, so that a change to
+    one shows as that line in a diff, and the lines of a run stay ranges, not a number a
+    line."""
+    def one_line(value) -> str:
+        return json.dumps(value, sort_keys=True, ensure_ascii=False)
+    head = [f" {one_line(key)}: {one_line(value)}," for key, value in sorted(data.items())
+            if key != "wrong"]
+    wrong = [f"  {one_line(name)}: {one_line(entry)}" for name, entry in sorted(data["wrong"].items())]
+    return "\n".join(["{", *head, ' "wrong": {', ",\n".join(wrong), " }", "}"]) + "\n"
 
 
 def say(line: str) -> None:
