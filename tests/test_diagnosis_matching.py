@@ -1,6 +1,8 @@
 """The matcher on small, made-up signatures: what it names, and when it names nothing."""
 
+from exactmark.diagnosis.feedback import by_rule, named as said
 from exactmark.diagnosis.matching import Failure, Signature, diagnosed
+from exactmark.kit.rules import Rule
 
 WRONG = Failure("wrong output", "", "")
 SEEN = tuple(f"case_{number}" for number in range(10))
@@ -65,8 +67,6 @@ def test_only_the_seen_cases_count():
 
 
 def test_a_named_mistake_is_said_with_the_handout_sentence_it_breaks():
-    from exactmark.diagnosis.feedback import named as said
-    from exactmark.kit.rules import Rule
 
     rules = {"line-c-ace-alone": Rule("line-c-ace-alone", "5. Output, in order",
                                       "LINE C, when the Ace is\nalone", None)}
@@ -78,8 +78,6 @@ def test_a_named_mistake_is_said_with_the_handout_sentence_it_breaks():
 
 
 def test_failures_read_as_the_rules_they_break():
-    from exactmark.diagnosis.feedback import by_rule
-    from exactmark.kit.rules import Rule
 
     rules = {"card-suits": Rule("card-suits", "1. Cards", "Suit = `c // 8`", None),
              "stacks-line": Rule("stacks-line", "Terms", "a stack a line", None)}

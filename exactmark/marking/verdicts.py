@@ -7,7 +7,7 @@ from enum import Enum
 
 from exactmark.base.visible import (SPACING, TERMINAL_SPACING, diff_lines, escaped,
                                     first_difference)
-from exactmark.diagnosis.evidence import changed_lines
+from exactmark.diagnosis import evidence
 from exactmark.marking.near_miss import NearMiss, missed, missed_on_stderr, normalise, regions
 from exactmark.running.record import FILES, STDERR, Limit
 from exactmark.running.limits import MEMORY_BYTES, MOST_OUTPUT, WRITTEN_BYTES, mebibytes
@@ -114,9 +114,11 @@ class Verdict:
     # escaped, as lines to show (`runaway_lines`)
     bound: float = None  # a run stopped for its time: the seconds its reproduce command
     # gives it (the limit and REPRODUCE_MARGIN), so that the command ends by itself
-    digest: str = ""  # of the stdout a failed run wrote (`digest`); "" for a pass or no run
-    lines: tuple = ()  # of a failed run: the expected output's lines it changed, as ranges
-    # (exactmark.diagnosis.evidence): what a diagnosis sets against a wrong program's
+    # Of a failed run (exactmark.diagnosis.evidence), what a diagnosis sets against a wrong
+    # program's: the digest of its stdout, and the expected output's lines it changed, as
+    # ranges; "" and () for a pass or no run.
+    digest: str = ""
+    lines: tuple = ()
 
     @property
     def passed(self) -> bool:
@@ -178,15 +180,19 @@ def judge(case, mode: str, outcome, rules: Rules = Rules()) -> Verdict:
     verdict = _judged(case, mode, outcome, rules)
     if verdict.kind is Kind.PASS:
         return verdict
-    want = case.screen if mode == TERMINAL else case.stdout
     return replace(verdict, digest=digest(outcome.stdout),
-                   lines=changed_lines(outcome.stdout, want or b""))
+                   lines=evidence.changed_lines(outcome.stdout, _expected(case, mode) or b""))
+
+
+def _expected(case, mode: str) -> bytes:
+    """What the run must print: at a TERMINAL, the screen."""
+    return case.screen if mode == TERMINAL else case.stdout
 
 
 def _judged(case, mode: str, outcome, rules: Rules) -> Verdict:
     terminal = mode == TERMINAL
     got = outcome.stdout  # at a terminal, the screen
-    want = case.screen if terminal else case.stdout
+    want = _expected(case, mode)
     stderr = outcome.stdout if terminal else outcome.stderr
     verdict = _limit_hit(case, mode, outcome, got, want, rules)
     if verdict is not None:
