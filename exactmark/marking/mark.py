@@ -52,7 +52,7 @@ from exactmark.kit.assignment import COUNTS, REQUIREMENTS, AssignmentError, load
 from exactmark.kit.late import Terms, countable, extended, extension_of, instant
 from exactmark.running.limits import Budget
 from exactmark.marking.report import CaseResult, Results, check_json_target, gradescope, refused, \
-    write_json, write_report
+    diagnosed, write_json, write_report
 from exactmark.sandbox.errors import Stopped
 from exactmark.sandbox.sandbox import AUTO, CASE, FALLBACK, NAMESPACES, STUDENT, Sandbox
 from exactmark.kit.submission import marked_folder, skip_reason, why_missing
@@ -683,6 +683,7 @@ def mark(options, parse, scratch: Path, assignment, selected: dict, groups: dict
     results.notes = notes
     results.selected = sum(len(chosen) for chosen in selected.values())  # golden cases
     results.late = assignment.mark_after_deadline(results.score, submitted, terms)
+    results.diagnoses = diagnosed(results)
     write_report(results, Terminal(sys.stdout))
     confined = {"isolation": sandbox.describe(), "python": sandbox.base_python,
                 "sandbox_per": sandbox.one_per(options.sandbox_per),

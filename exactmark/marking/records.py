@@ -6,6 +6,7 @@ says as it marks, to the process that started it, is exactmark.base.messages'.)
 
 from dataclasses import asdict, dataclass, fields
 
+from exactmark.diagnosis.diagnose import Diagnosis
 from exactmark.marking.verdicts import Kind
 
 
@@ -188,6 +189,9 @@ class MarkingRecord:
     notes: tuple = ()  # the report's header on the submission itself: the folder entered,
     # what the copy left out (what Gradescope's summary shows the student of the header)
     overrides: tuple = ()  # of Override, in the order applied: the marks above include them
+    # of exactmark.diagnosis.diagnose.Diagnosis: each program's at each level of what a
+    # reader sees; a reader takes the one of what it shows (diagnose.at)
+    diagnoses: tuple = ()
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -208,4 +212,5 @@ class MarkingRecord:
                    data.get("sandbox_per", ""),
                    tuple(StudentGroup.from_dict(group) for group in data.get("student_groups", ())),
                    data.get("refused", ""), tuple(data.get("notes", ())),
-                   tuple(Override(**override) for override in data.get("overrides", ())))
+                   tuple(Override(**override) for override in data.get("overrides", ())),
+                   tuple(Diagnosis.from_dict(found) for found in data.get("diagnoses", ())))

@@ -14,6 +14,9 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from exactmark.diagnosis import diagnose
+from exactmark.diagnosis.evidence import as_set
+from exactmark.diagnosis.matching import Failure
 from exactmark.kit.cases import STATS_VARIABLE, SUFFIXES
 from exactmark.marking import grouping, records
 from exactmark.marking.verdicts import PIPE, TERMINAL, Kind, how
@@ -34,6 +37,11 @@ SAME_WAY = "{count} cases differ the same way: {cases}"
 AS_IN = "  as in {case}: {how}"
 ALONE = "{case}: {how}"
 INPUT = "  input: {text}"
+WHAT_IT_SUGGESTS = "What the failures suggest"
+SUGGESTS = "{program}:"
+SUGGESTED = "  {line}"
+# Gradescope: a test worth nothing that says the diagnosis once more cases are shown
+SUGGESTS_TEST = "{program}: what your failures suggest"
 REGION = "  - {sentence}"
 REPRODUCE = "  reproduce: {command}"
 REPRODUCE_THERE = "  reproduce, in the submission's folder: {command}"
@@ -99,6 +107,7 @@ class Results:
     header_said: int = 0  # the header's first lines, printed already (before the progress)
     keys: dict = field(default_factory=dict)  # case id -> its key (exactmark.marking.reuse)
     kept: set = field(default_factory=set)  # ids of the cases kept from an earlier marking
+    diagnoses: list = field(default_factory=list)  # of exactmark.diagnosis.diagnose.Diagnosis
 
     def golden_marks(self, program: str) -> float:
         """What the program's golden and fresh cases are worth (its groups of student cases
@@ -265,6 +274,42 @@ def said_once(verdicts: list, said: str, name=shown_case) -> list:
             AS_IN.format(case=name(verdicts[0]), how=said)]
 
 
+def failure(verdict) -> Failure:
+    """A failed run as the diagnosis weighs it, as its signatures were stored."""
+    return Failure(str(verdict.kind), verdict.near_miss.kind if verdict.near_miss else "",
+                   verdict.digest, as_set(verdict.lines))
+
+
+def diagnosed(results: Results) -> list:
+    """Each program's diagnosis at each level of what a reader sees (diagnose.LEVELS), on
+    the cases that ran: none for a program missing or unbuilt, or without signatures."""
+    found = []
+    for program, program_results in results.programs.items():
+        built = results.builds.get(program)
+        known = diagnose.knowledge(results.assignment, results.assignment.programs[program])
+        if not program_results or (built is not None and not built.ok) or known is None:
+            continue
+        ran = [result for result in program_results
+               if not any(verdict.kind == Kind.NOT_RUN for verdict in result.verdicts)]
+        failures = {result.marked.case.name: failure(result.failed[0])
+                    for result in ran if not result.earned_all}
+        found += diagnose.at_each_level(known, failures, {result.marked.case.name:
+                                                          result.marked.visibility for result in ran})
+    return found
+
+
+def suggested(diagnoses: list, level: str) -> list:
+    """The report's lines on what the failures suggest, at `level`: by program, the
+    mistakes named, then the failures by rule."""
+    lines = []
+    for program in dict.fromkeys(diagnosis.program for diagnosis in diagnoses):
+        diagnosis = diagnose.at(diagnoses, program, level)
+        if diagnosis and (diagnosis.said or diagnosis.by_rule):
+            lines += [SUGGESTS.format(program=program),
+                      *(SUGGESTED.format(line=line) for line in (*diagnosis.said, *diagnosis.by_rule))]
+    return lines
+
+
 def write_report(results: Results, out) -> None:
     for line in results.header[results.header_said:]:
         print(line, file=out)
@@ -330,6 +375,9 @@ def write_report(results: Results, out) -> None:
             print(RUNAWAY.format(line=line), file=out)
     for title, lines in differences:
         print(f"\n{title}", *lines, sep="\n", file=out)
+    said = suggested(results.diagnoses, diagnose.LEVELS[-1])
+    if said:
+        print(f"\n{WHAT_IT_SUGGESTS}", *said, sep="\n", file=out)
     print("", file=out)
     for line in results.summary():
         print(line, file=out)
@@ -379,6 +427,9 @@ def gradescope(results: Results, confined: dict) -> dict:
                 result.marked.marks, result.earned)
         for test in student:
             add(test, test["max_score"], test["score"])
+    for level in diagnose.LEVELS[1:-1]:  # the visible level is said in the output, hidden never
+        for test in later_suggestions(results.diagnoses, level):
+            add(test, 0, 0)
     maxima = spread([most for most, _ in exact])
     for number, (test, (most, earned), quantised) in enumerate(zip(tests, exact, maxima), 1):
         test["number"] = str(number)
@@ -390,9 +441,31 @@ def gradescope(results: Results, confined: dict) -> dict:
                              round(earned / most * quantised if most else earned, 4))
             test["max_score"] = quantised
     return {"score": round(results.mark, 4), "execution_time": round(results.seconds, 3),
-            "output": "\n".join(results.header + results.summary()),
+            "output": "\n".join([*results.header, *said_before(results.diagnoses),
+                                  *results.summary()]),
             "visibility": "visible", "stdout_visibility": "hidden", "tests": tests,
             "extra_data": marking_data(results, **confined).to_dict()}
+
+
+def said_before(diagnoses: list) -> list:
+    """What the failures of the visible cases suggest, for the output every student sees."""
+    said = suggested(diagnoses, diagnose.LEVELS[0])
+    return ["", WHAT_IT_SUGGESTS, *said, ""] if said else []
+
+
+def later_suggestions(diagnoses: list, level: str) -> list:
+    """Gradescope's tests, worth nothing and of visibility `level`, that say what the
+    failures suggest once the cases of that level are shown too: one a program whose
+    diagnosis there says something and differs from the level before's."""
+    tests = []
+    for program in dict.fromkeys(diagnosis.program for diagnosis in diagnoses):
+        before = diagnose.at(diagnoses, program, diagnose.LEVELS[diagnose.LEVELS.index(level) - 1])
+        now = diagnose.at(diagnoses, program, level)
+        if now is not None and now.level == level and (now.said or now.by_rule) and \
+                (before is None or (before.said, before.by_rule) != (now.said, now.by_rule)):
+            tests.append({"name": SUGGESTS_TEST.format(program=program), "status": "failed",
+                          "visibility": level, "output": "\n".join((*now.said, *now.by_rule))})
+    return tests
 
 
 def spread(marks: list) -> list:
@@ -465,7 +538,8 @@ def marking_data(results: Results, isolation=(), python="", users=(),
         None if late is None else late_record(late, results.score),
         tuple(cases), sandbox_per,
         tuple(group.record(declared[program]) for program, student in results.student.items()
-              for group in student), notes=tuple(results.notes))
+              for group in student), notes=tuple(results.notes),
+        diagnoses=tuple(results.diagnoses))
 
 
 def late_record(late, raw: float) -> records.Late:
