@@ -1,7 +1,7 @@
 """The matcher on small, made-up signatures: what it names, and when it names nothing."""
 
 from exactmark.diagnosis.feedback import by_rule, named as said
-from exactmark.diagnosis.matching import Failure, Signature, diagnosed
+from exactmark.diagnosis.matching import Failure, Signature, broken_rules, diagnosed
 from exactmark.kit.rules import Rule
 
 WRONG = Failure("wrong output", "", "")
@@ -78,13 +78,29 @@ def test_a_named_mistake_is_said_with_the_handout_sentence_it_breaks():
 
 
 def test_failures_read_as_the_rules_they_break():
-
     rules = {"card-suits": Rule("card-suits", "1. Cards", "Suit = `c // 8`", None),
              "stacks-line": Rule("stacks-line", "Terms", "a stack a line", None)}
-    claims = {"case_1": {"card-suits", "stacks-line"}, "case_2": {"stacks-line"}}
-    assert by_rule(["case_1", "case_2", "case_3"], claims, rules) == [
+    broken = {"case_1": {"card-suits", "stacks-line"}, "case_2": {"stacks-line"}}
+    assert by_rule(["case_1", "case_2", "case_3"], broken, rules) == [
         "1 case breaks the handout's \u00a71 (Cards): \u201cSuit = `c // 8`\u201d (case_1)",
         "2 cases break the handout's Terms: \u201ca stack a line\u201d (case_1, case_2)"]
+
+
+def test_a_failed_case_breaks_the_rules_it_pins_whose_mistakes_change_its_lines():
+    """Case 0 pins three rules. The student changed lines 3 and 4: the suits' mistake
+    changes line 3 and 4 too, the stacks' line 9; the header's, which changes 3 and 4 as
+    well, is not a rule case 0 pins. Case 1, where no mistake changes a line the student
+    changed, breaks no rule that can be named."""
+    def failing(case_lines):
+        return {case: Failure("wrong output", "", "", frozenset(lines))
+                for case, lines in case_lines.items()}
+    suits = Signature("suits", "card-suits", "", failing({"case_0": {3, 4}, "case_1": {5}}))
+    stacks = Signature("stacks", "stacks-line", "", failing({"case_0": {9}}))
+    header = Signature("header", "header", "", failing({"case_0": {3, 4}}))
+    claims = {"case_0": {"card-suits", "stacks-line", "final-newline"}, "case_1": {"card-suits"}}
+    student = failing({"case_0": {3, 4}, "case_1": {8}})
+    assert broken_rules(student, [suits, stacks, header], SEEN, claims) == {
+        "case_0": {"card-suits"}}
 
 
 def test_two_mistakes_in_the_same_cases_are_told_apart_by_their_lines():

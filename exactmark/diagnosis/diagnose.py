@@ -77,18 +77,17 @@ class Knowledge:
 
 def knowledge(assignment, program):
     """The program's Knowledge from its signatures file and rule map (kit.programs.Program),
-    or None when it has no signatures, or its rule map cannot be read: nothing to say."""
+    or None when it has no signatures, or they or its rule map cannot be read: nothing to
+    say. Without a rule map, a mistake is named without the handout's sentence."""
     path = beside_rule_map(assignment, program, SUFFIX)
     if not path.is_file():
         return None
     try:
         found = rule_map(program)
         stored = parsed(json.loads(path.read_text(encoding="utf-8")))
-    except (OSError, ValueError, KeyError, RuleError):
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, RuleError):
         return None
-    if found is None:
-        return None
-    return Knowledge(stored, found.rules, found.claims)
+    return Knowledge(stored, found.rules if found else {}, found.claims if found else {})
 
 
 @dataclass(frozen=True)
@@ -130,7 +129,8 @@ def diagnose(known: Knowledge, failures: dict, seen, level: str = LEVELS[-1]) ->
                      tuple(signature.variant for signature in named),
                      tuple(dict.fromkeys(signature.rule for signature in named)),
                      tuple(feedback.named(found, known.rules)),
-                     tuple(feedback.by_rule(failed, known.claims, known.rules)))
+                     tuple(feedback.by_rule(failed, matching.broken_rules(
+                         failures, known.stored.signatures, order, known.claims), known.rules)))
 
 
 def at_each_level(known: Knowledge, failures: dict, visibility: dict) -> list:

@@ -58,12 +58,13 @@ def named(found: tuple, rules: dict) -> list:
     return lines
 
 
-def by_rule(failed_cases, claims: dict, rules: dict) -> list:
-    """A line per rule that a failed case pins, the rules in the handout's order: the
-    failures read as the sentences they break. `claims`: case -> rule ids."""
+def by_rule(failed_cases, broken: dict, rules: dict) -> list:
+    """A line per rule that a failed case breaks, the rules in the handout's order: the
+    failures read as the sentences they break. `broken`: case -> rule ids
+    (matching.broken_rules)."""
     lines = []
     for rule_id, rule in rules.items():
-        breaking = [case for case in failed_cases if rule_id in claims.get(case, ())]
+        breaking = [case for case in failed_cases if rule_id in broken.get(case, ())]
         if breaking:
             lines.append(BY_RULE.format(count=counted(breaking),
                                         verb=BREAKS if len(breaking) == 1 else BREAK,

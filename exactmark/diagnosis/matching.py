@@ -31,6 +31,8 @@ EXPLAINED = 0.8
 ABSENT = 0.2
 LEFT_EXPLAINED = 0.5
 MARGIN = 0.02  # of score: by how much the first named must beat another rule's match
+BREAKS = 0.5  # a failed case breaks the rules of the wrong programs that fail it most alike,
+# sharing at least this share of the lines either changes
 BOTH_FAIL, SAME_KIND, SAME_LINES, SAME_OUTPUT = 0.25, 0.2, 0.45, 0.1
 
 
@@ -237,3 +239,31 @@ def _left(failed: dict, signature: Signature, seen: tuple) -> dict:
         elif failed[case].lines - signature.failed[case].lines:
             left[case] = replace(failed[case], lines=failed[case].lines - signature.failed[case].lines)
     return left
+
+
+def _same_lines(student: Failure, wrong: Failure) -> float:
+    """The share of the lines both changed among those either changed; where neither
+    changed a line (a wrong status, stderr alone), 1 for the same kind, else 0."""
+    either = student.lines | wrong.lines
+    if not either:
+        return float(student.kind == wrong.kind)
+    return len(student.lines & wrong.lines) / len(either)
+
+
+def broken_rules(failed: dict, signatures: list, seen: tuple, claims: dict) -> dict:
+    """Which rules each failed seen case breaks: of the rules the case pins (`claims`:
+    case -> rule ids; a case the map does not name pins any), those whose wrong programs
+    fail it most like the student did, BREAKS of the lines or more. A case pins many
+    rules (every sentence its output shows); the lines tell which of them it broke."""
+    broken = {}
+    for case in seen:
+        if case not in failed:
+            continue
+        pinned = claims.get(case)
+        alike = [(_same_lines(failed[case], signature.failed[case]), signature.rule)
+                 for signature in signatures if case in signature.failed
+                 and (pinned is None or signature.rule in pinned)]
+        best = max((share for share, _ in alike), default=0.0)
+        if best >= BREAKS:
+            broken[case] = {rule for share, rule in alike if share == best}
+    return broken
