@@ -209,3 +209,14 @@ def test_an_assignment_may_forgive_a_missing_variation_selector_at_a_stated_cost
     assert forgiven["score"] == pytest.approx(0.9 * forgiven["max_score"])
     assert "equal once variation selectors (U+FE0F) are ignored, at a cost of 10% of its " \
            "marks" in report
+
+
+def test_a_submission_without_one_of_its_programs_is_a_whole_marking_not_a_partial_one(tmp_path):
+    """Every case chosen: those of the missing program count 0, its fresh cases are never
+    drawn, and the report says no `--only` was given."""
+    folder = submission(tmp_path)
+    (folder / "solitaire_1.py").unlink()
+    _, report, _, written = run_marker(folder)
+    assert "solitaire_1.py is not in the submission" in report
+    assert "Partial run" not in report
+    assert written["score"] == pytest.approx(6.5, abs=1e-4)

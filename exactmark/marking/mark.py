@@ -666,6 +666,9 @@ def mark(options, parse, scratch: Path, assignment, selected: dict, groups: dict
                              marks=assignment.marks),
               *sandbox.describe(python=runs_python(assignment, selected)), *notes]
     warn(sandbox)
+    # the golden and fresh cases chosen, those of a program not handed in too (each counts 0)
+    chosen_count = (sum(map(len, selected.values()))
+                    + sum(len(chosen) for chosen in (drawn or {}).values()))
     drawn = {program: chosen for program, chosen in (drawn or {}).items()
              if chosen and assignment.programs[program].present(root)}
     if drawn:
@@ -681,7 +684,7 @@ def mark(options, parse, scratch: Path, assignment, selected: dict, groups: dict
         sandbox.close()
     results.seconds = time.monotonic() - started
     results.notes = notes
-    results.selected = sum(len(chosen) for chosen in selected.values())  # golden cases
+    results.selected = chosen_count
     results.late = assignment.mark_after_deadline(results.score, submitted, terms)
     results.diagnoses = diagnosed(results)
     write_report(results, Terminal(sys.stdout))
