@@ -36,6 +36,7 @@ every module's imports and holds them to FLOORS):
         signatures_file.py a program's signatures, read as the matcher's data
         feedback.py       what a student reads: the mistakes named, the handout's sentences
         diagnose.py       a program's diagnosis at each level of what a reader sees
+        known.py          a program's signatures and rule map, read from the kit's files
     running/    running one program
         record.py         what a run did (Ran) and which limit stopped it (Limit)
         supervise.py      the run loop, written once: start, feed stdin, gather within the

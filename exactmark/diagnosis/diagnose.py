@@ -7,14 +7,11 @@ published, and, for the instructor alone, the hidden ones too. A marking diagnos
 program at each of these LEVELS, so that every reader's diagnosis is ready in the record:
 a page, the platform and the student pack each take the level of what they show."""
 
-import json
 from dataclasses import asdict, dataclass
 
 from exactmark.diagnosis import feedback, matching
 from exactmark.diagnosis.signatures_file import Stored, failure_of, parsed
-from exactmark.kit.rules import Rule, RuleError, beside_rule_map, rule_map
 
-SUFFIX = ".signatures.json"  # a program's, beside its rule map
 # Each level sees the cases of its visibility and of those before it.
 LEVELS = ("visible", "after_due_date", "after_published", "hidden")
 
@@ -31,9 +28,18 @@ def ranges(lines: frozenset) -> list:
 
 
 @dataclass(frozen=True)
+class Sentence:
+    """A rule of the handout as a diagnosis quotes it (kit.rules.Rule reads the same)."""
+    section: str
+    quote: str
+
+
+@dataclass(frozen=True)
 class Knowledge:
     """What diagnosing one program takes: its wrong programs' signatures, the handout's
-    rules they break (id -> kit.rules.Rule) and the rules each case pins (case -> ids)."""
+    rules they break (id -> a Sentence, or a kit.rules.Rule) and the rules each case pins
+    (case -> ids). Loaded by diagnosis.known; this module stays free of the kit's files, so
+    that the student pack's one-file checker carries it."""
     stored: Stored
     rules: dict
     claims: dict
@@ -56,7 +62,7 @@ class Knowledge:
 
     @classmethod
     def from_dict(cls, data: dict) -> "Knowledge":
-        return cls(parsed(data), {rule_id: Rule(rule_id, rule["section"], rule["quote"], None)
+        return cls(parsed(data), {rule_id: Sentence(rule["section"], rule["quote"])
                                   for rule_id, rule in data["rules"].items()},
                    {case: set(rules) for case, rules in data["claims"].items()})
 
@@ -73,21 +79,6 @@ class Knowledge:
                         [signature for signature in signatures if signature.failed])
         return Knowledge(stored, self.rules,
                          {case: rules for case, rules in self.claims.items() if case in keep})
-
-
-def knowledge(assignment, program):
-    """The program's Knowledge from its signatures file and rule map (kit.programs.Program),
-    or None when it has no signatures, or they or its rule map cannot be read: nothing to
-    say. Without a rule map, a mistake is named without the handout's sentence."""
-    path = beside_rule_map(assignment, program, SUFFIX)
-    if not path.is_file():
-        return None
-    try:
-        found = rule_map(program)
-        stored = parsed(json.loads(path.read_text(encoding="utf-8")))
-    except (OSError, ValueError, KeyError, TypeError, AttributeError, RuleError):
-        return None
-    return Knowledge(stored, found.rules if found else {}, found.claims if found else {})
 
 
 @dataclass(frozen=True)

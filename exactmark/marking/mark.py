@@ -47,6 +47,7 @@ from exactmark.base.visible import escaped
 from exactmark.base import from_make, messages, streams
 from exactmark.base.exits import Exit
 from exactmark.kit import written_cases
+from exactmark.diagnosis import known
 from exactmark.marking import fresh_cases, overrides, records, request, reuse, student_cases
 from exactmark.kit.assignment import COUNTS, REQUIREMENTS, AssignmentError, load, names
 from exactmark.kit.late import Terms, countable, extended, extension_of, instant
@@ -686,7 +687,8 @@ def mark(options, parse, scratch: Path, assignment, selected: dict, groups: dict
     results.notes = notes
     results.selected = chosen_count
     results.late = assignment.mark_after_deadline(results.score, submitted, terms)
-    results.diagnoses = diagnosed(results)
+    results.diagnoses = diagnosed(results, {program: known.knowledge(assignment, declared)
+                                            for program, declared in assignment.programs.items()})
     write_report(results, Terminal(sys.stdout))
     confined = {"isolation": sandbox.describe(), "python": sandbox.base_python,
                 "sandbox_per": sandbox.one_per(options.sandbox_per),

@@ -280,13 +280,14 @@ def failure(verdict) -> Failure:
                    verdict.digest, as_set(verdict.lines))
 
 
-def diagnosed(results: Results) -> list:
+def diagnosed(results: Results, known_of: dict) -> list:
     """Each program's diagnosis at each level of what a reader sees (diagnose.LEVELS), on
-    the cases that ran: none for a program missing or unbuilt, or without signatures."""
+    the cases that ran: none for a program missing or unbuilt, or without signatures
+    (`known_of`: program -> its diagnose.Knowledge, or None)."""
     found = []
     for program, program_results in results.programs.items():
         built = results.builds.get(program)
-        known = diagnose.knowledge(results.assignment, results.assignment.programs[program])
+        known = known_of.get(program)
         if not program_results or (built is not None and not built.ok) or known is None:
             continue
         ran = [result for result in program_results

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from exactmark.base import from_make, streams
-from exactmark.diagnosis import diagnose, evidence
+from exactmark.diagnosis import evidence, known
 from exactmark.base.exits import Exit
 from exactmark.kit.assignment import ASSIGNMENTS, AssignmentError, wrong_folder
 from exactmark.kit.bundle import BundleError, read_by
@@ -36,7 +36,7 @@ from exactmark.verify.marker import (MarkerFailed, assignment_of_each_program,
                                      assignments_to_verify, marked_by_the_marker,
                                      sample_solution, submission_of, variants)
 
-SUFFIX = diagnose.SUFFIX
+SUFFIX = known.SUFFIX
 EVIDENCE_NAME = "exactmark/diagnosis/evidence.py"  # hashed under this name, wherever installed
 EXAMPLE = "example: exactmark signatures --program solitaire_2 --jobs 1"
 WRONG_LINE = "  {name:<50} fails {failed:>3} of {total}"
