@@ -6,7 +6,10 @@ the visible diff.
 One small class is marked once for the whole module (25 s on an idle machine, 50 s busy):
 
     ann          the sample solutions, unchanged: full marks
-    bob          solitaire_1.py prints "Eigth" for "Eighth": one visible case fails
+    bob          solitaire_1.py prints "Eigth" for "Eighth" (the kit's wrong program
+                 solitaire_1/eigth_misspelt): one visible case fails, and 9 shown later
+    cy           the same slip as bob's, made in code of cy's own: the same wrong output,
+                 which the similarity scan cannot see in the code
     <b>eve<b>    a hostile folder name; solitaire_1.py prints `</pre><script>alert(1)</script>`
                  and a line of 400 characters first, and solitaire_2.py is missing
 
@@ -43,8 +46,14 @@ import pytest
 pytest.importorskip("jinja2", reason="the class's pages need jinja2: "
                     "pip install -r requirements-class.txt")
 
+from exactmark.classroom import same_output  # noqa: E402
+from exactmark.classroom import mark_class  # noqa: E402
+from exactmark.diagnosis.feedback import section_of  # noqa: E402
+from exactmark.kit.assignment import WRONG  # noqa: E402
 from exactmark.kit.cases import ROOT  # noqa: E402
 from exactmark.kit.bundle import write_all  # noqa: E402
+from exactmark.kit.rules import rule_map  # noqa: E402
+from exactmark.kit.variants import read_variants  # noqa: E402
 
 HOSTILE_NAME = "<b>eve<b>"
 LONG_LINE = "a line far wider than any window " * 12  # wrapped on a page, never scrolled
@@ -57,8 +66,17 @@ PACK_SAID = ("Check your work before you submit: download the student pack from 
              "it; then, in the folder that holds your work, run `python3 PACK/check.py` (PACK: "
              "the pack's folder).")
 MARKING_TIMEOUT = 300  # seconds; it takes 25-50 s on 2 cores
+AS_OF = "2027-01-01T09:00"  # before the deadline, whenever the tests run: visible cases alone
+BOBS_SLIP = next(variant for variant in read_variants(WRONG)
+                 if variant.id == "solitaire_1/eigth_misspelt")
+# cy's slip: the same output as bob's, from other code than his (and than the reference's)
+CYS_LINE = ("    return template.format(position=POSITION_ORDINALS[len(stack.discarded)], "
+            "stack=ordinal)\n")
+CYS_LINES = ("    position = POSITION_ORDINALS[len(stack.discarded)].replace(\"hth\", \"th\")\n"
+             "    return template.format(position=position, stack=ordinal)\n")
 
-WINDOW = (1000, 2000)  # tall enough that bob's diff, below the marks of 12 groups, is in it
+WINDOW = (1000, 2600)  # tall enough that bob's diff, below the marks of 12 groups and what
+# his failures suggest, is in it
 BAR = (74, 114, 176)  # #4a72b0, the histogram's bars (templates/summary.html)
 DIFF_BACKGROUND = (246, 246, 246)  # #f6f6f6, a <pre>'s background (templates/base.html)
 REMOVED, ADDED = (253, 226, 226), (220, 245, 220)  # #fde2e2 and #dcf5dc: the expected, the got
@@ -226,13 +244,16 @@ def sample_solutions(folder: Path) -> None:
 
 
 def build_class(root: Path) -> Path:
-    ann, bob, eve = (root / name for name in ("ann", "bob", HOSTILE_NAME))
-    for student in (ann, bob, eve):
+    ann, bob, cy, eve = (root / name for name in ("ann", "bob", "cy", HOSTILE_NAME))
+    for student in (ann, bob, cy, eve):
         sample_solutions(student)
     program = bob / "solitaire_1.py"
+    program.write_text(BOBS_SLIP.applied_to({program.name: program.read_text(encoding="utf-8")})[
+        program.name], encoding="utf-8")
+    program = cy / "solitaire_1.py"
     text = program.read_text(encoding="utf-8")
-    assert '"Eighth"' in text
-    program.write_text(text.replace('"Eighth"', '"Eigth"'), encoding="utf-8")
+    assert text.count(CYS_LINE) == 1
+    program.write_text(text.replace(CYS_LINE, CYS_LINES), encoding="utf-8")
     program = eve / "solitaire_1.py"
     text = program.read_text(encoding="utf-8")
     assert text.count("def main() -> None:\n") == 1
@@ -250,14 +271,14 @@ def marked(tmp_path_factory) -> Marked:
     start = time.monotonic()
     done = subprocess.run([sys.executable, "-m", "exactmark.classroom.mark_class", str(submissions),
                            "--assignment", "seeded", "--out", str(out), "--jobs", "2",
-                           "--pack-url", PACK_URL],
+                           "--pack-url", PACK_URL, "--as-of", AS_OF],
                           cwd=ROOT, capture_output=True, text=True, timeout=MARKING_TIMEOUT)
     seconds = time.monotonic() - start
     assert done.returncode == 0, f"mark_class: status {done.returncode}\n{done.stderr[-3000:]}"
     print(f"\nmarked the class in {seconds:.1f} s: {out}")
     with open(out / "grades.csv", newline="", encoding="utf-8") as file:
         grades = {row["student"]: row for row in csv.DictReader(file)}
-    assert set(grades) == {"ann", "bob", HOSTILE_NAME}
+    assert set(grades) == {"ann", "bob", "cy", HOSTILE_NAME}
     links = read_dom((out / "summary.html").read_text(encoding="utf-8")).links
     pages = {student: out / links[student] for student in grades if student in links}
     return Marked(out, grades, pages, seconds)
@@ -344,6 +365,71 @@ def test_what_a_student_wrote_is_there_escaped(marked):
     assert f'<strong class="student">{ESCAPED_NAME}</strong>' in eve
     assert "<title>" in eve and f"{ESCAPED_NAME}</title>" in eve
     assert ESCAPED_LINE in eve
+
+
+# --- what the class's failures suggest ---------------------------------------------------------
+
+def rows_under(dom: Dom, header: list) -> list:
+    """The rows of the table whose header row is `header`: those after it as long as it."""
+    at = dom.rows.index(header)
+    rows = []
+    for row in dom.rows[at + 1:]:
+        if len(row) != len(header):
+            break
+        rows.append(row)
+    return rows
+
+
+SAME_OUTPUT = ["students", "score", "the cases, and how many students gave that output",
+               "their code's similarity (the scan above)"]
+RULES = ["section", "the handout says", "rule", "students"]
+NOT_YET = ("the worker kit (exactmark/distributed/shipment.py) carries no signatures, rule "
+           "lists or handouts, so a class's markings diagnose nothing")
+
+
+def test_the_summary_lists_a_pair_that_shares_a_rare_wrong_output_while_their_code_differs(
+        marked):
+    """bob and cy print "Eigth" alike, on every case where an Ace is eighth in its stack, and
+    no one else does; their code differs where the slip is, and the similarity scan lists
+    nothing of theirs."""
+    bob, cy = (marked.out / mark_class.INSTRUCTOR / name / mark_class.PROGRAMS / "solitaire_1"
+               for name in ("bob", "cy"))  # as the similarity scan read them
+    assert bob.read_text(encoding="utf-8") != cy.read_text(encoding="utf-8")
+    with open(marked.out / "similarity.csv", newline="", encoding="utf-8") as file:
+        assert not any({row["student_a"], row["student_b"]} == {"bob", "cy"}
+                       for row in csv.DictReader(file))
+    summary = read_dom((marked.out / "summary.html").read_text(encoding="utf-8"))
+    pairs = rows_under(summary, SAME_OUTPUT)
+    assert [row[0] for row in pairs] == ["bob and cy"], pairs
+    _, score, cases, code = pairs[0]
+    shared = cases.split("; ")
+    assert "solitaire_1/seed_27: only these two" in shared, shared  # the visible case bob fails
+    assert all(case.endswith(": only these two") for case in shared), shared
+    assert float(score) == len(shared) and code == same_output.NO_CODE_SIMILAR
+    assert same_output.FLAG in summary.text
+
+
+@pytest.mark.xfail(strict=True, reason=NOT_YET)
+def test_the_summary_ranks_the_rules_the_class_breaks_with_the_handouts_sentence(marked):
+    """bob's and cy's slip breaks one rule: 2 of the 4 students who handed solitaire_1 in."""
+    rule = rule_map(SEEDED.programs["solitaire_1"]).rules[BOBS_SLIP.rule]
+    summary = read_dom((marked.out / "summary.html").read_text(encoding="utf-8"))
+    ranked = rows_under(summary, RULES)
+    assert ranked and ranked[0] == [section_of(rule.section), " ".join(rule.quote.split()),
+                                    rule.id, "2 of 4 (50%)"], ranked
+
+
+@pytest.mark.xfail(strict=True, reason=NOT_YET)
+def test_bobs_page_names_his_slip_from_the_visible_case_alone(marked):
+    """Before the deadline his page rests on seed_27, the one visible case he fails, and
+    names none of the 9 cases shown after it."""
+    page = marked.pages["bob"].with_name("feedback.txt").read_text(encoding="utf-8")
+    suggested = page.partition("What your failures suggest:\n")[2].partition("\n\n")[0]
+    assert f"as does a program that {BOBS_SLIP.mistake}." in suggested, page
+    later = {marked_case.case.name for marked_case in SEEDED.marked_cases["solitaire_1"]
+             if marked_case.visibility != "visible"}
+    words = set(re.findall(r"\w+", suggested))
+    assert "seed_27" in words and not words & later, suggested
 
 
 # --- the pages in a browser ------------------------------------------------------------------
@@ -446,6 +532,10 @@ def test_a_feedback_page_shows_the_students_name_and_mark(marked, rendered, key)
     assert "b" not in dom.tags
 
 
+def test_a_browser_shows_the_pair_that_gives_the_same_wrong_output(rendered):
+    assert [row[0] for row in rows_under(rendered["summary"].dom, SAME_OUTPUT)] == ["bob and cy"]
+
+
 def test_bobs_page_shows_his_diff(rendered):
     lines = [line for diff in rendered["bob"].dom.diffs for line in diff.splitlines()]
     assert any(line.startswith("-Eighth") for line in lines), lines
@@ -545,7 +635,9 @@ from datetime import datetime, timezone  # noqa: E402
 from exactmark.classroom import pages as class_pages  # noqa: E402
 from exactmark.classroom.mark_class import Outcome  # noqa: E402
 from exactmark.classroom.roster import Student  # noqa: E402
-from exactmark.classroom.similarity import Scan  # noqa: E402
+from exactmark.classroom.similarity import Pair, Scan  # noqa: E402
+from exactmark.diagnosis.diagnose import Diagnosis  # noqa: E402
+from exactmark.kit.rules import Rule  # noqa: E402
 from exactmark.kit.assignment import MarkedCase, load  # noqa: E402
 from exactmark.kit.cases import Case  # noqa: E402
 from exactmark.marking import records  # noqa: E402
@@ -553,14 +645,17 @@ from exactmark.marking.verdicts import Kind  # noqa: E402
 
 SEEDED = load("seeded")
 BEFORE_THE_DEADLINE = class_pages.View(SEEDED, datetime(2027, 1, 1, tzinfo=timezone.utc), False)
+AFTER_THE_WINDOW = class_pages.View(SEEDED, datetime(2027, 4, 1, tzinfo=timezone.utc), False)
+PUBLISHED = class_pages.View(SEEDED, datetime(2027, 1, 1, tzinfo=timezone.utc), True)
 QUOTING = "line 3: replace `<b>Eigth</b>` with `Eighth`"
 
 
 def made_up(name: str, handed_in=("solitaire_1", "solitaire_2"), refused: str = "",
-            failing: str = "") -> Outcome:
+            failing: str = "", printed: str = "", diagnoses=()) -> Outcome:
     """A student's outcome as the marker would record it: every case of the programs
     `handed_in` passes (their fresh cases among them), but `failing` (a case id), whose
-    sentence quotes two lines."""
+    sentence quotes two lines, and whose output changed line 3 of the expected; `printed`:
+    its digest; `diagnoses`: the record's (diagnose.Diagnosis)."""
     student = Student(name, Path(name), "refused" if refused else "folder", folder=name)
     if refused:
         return Outcome(student, refused=refused)
@@ -581,18 +676,20 @@ def made_up(name: str, handed_in=("solitaire_1", "solitaire_2"), refused: str = 
             cases.append(records.Case(marked.case.id, program, marked.case.name, marked.group,
                                       marked.visibility, marked.marks,
                                       0.0 if failed else marked.marks, not failed,
-                                      Kind.WRONG if failed else Kind.PASS, "", "", verdicts))
+                                      Kind.WRONG if failed else Kind.PASS, "", "", verdicts,
+                                      digest=printed if failed else "",
+                                      lines=((2, 3),) if failed else ()))
         programs[program] = records.Program(marks, sum(c.earned for c in cases
                                                        if c.program == program), True)
     data = records.MarkingRecord("seeded", (), "", (), (), sum(p.earned for p in programs.values()),
-                                 programs, None, tuple(cases))
+                                 programs, None, tuple(cases), diagnoses=tuple(diagnoses))
     return Outcome(student, {"score": data.raw_score, "extra_data": data.to_dict()})
 
 
-def page_of(outcome: Outcome, name: str = "feedback.txt") -> str:
+def page_of(outcome: Outcome, name: str = "feedback.txt", view=BEFORE_THE_DEADLINE) -> str:
     row = class_pages.grade_row(outcome, SEEDED)
     return class_pages.TEMPLATES.get_template(name).render(
-        **class_pages.feedback_of(outcome, row, BEFORE_THE_DEADLINE))
+        **class_pages.feedback_of(outcome, row, view))
 
 
 def test_a_program_not_handed_in_is_said_once_and_its_cases_not_counted():
@@ -685,3 +782,87 @@ def test_entries_refused_count_in_neither_the_mean_nor_the_chart(tmp_path):
     assert (f"2 students marked; mean mark {mean:.2f} / 13.00; 1 entry refused, below, not "
             "counted in the mean or the chart.") in read_dom(page).text
     assert sum(int(count) for count in re.findall(r"<title>[^<]*: (\d+)</title>", page)) == 2
+
+
+# --- what the failures suggest, from diagnoses made up here ----------------------------------
+
+def said_at(level: str, said=None, by_rule=None) -> Diagnosis:
+    """solitaire_1's diagnosis at `level`, its lines saying which level they are (a quote in
+    them, as the handout's sentences have, and markup, which a page escapes)."""
+    return Diagnosis("solitaire_1", level, ("solitaire_1/eigth_misspelt",), ("position-ordinals",),
+                     (f"named at {level}: `<{level}>`",) if said is None else said,
+                     (f"by rule at {level}",) if by_rule is None else by_rule)
+
+
+EACH_LEVEL = tuple(said_at(level) for level in ("visible", "after_due_date", "hidden"))
+
+
+@pytest.mark.parametrize("view, level", [(BEFORE_THE_DEADLINE, "visible"),
+                                         (AFTER_THE_WINDOW, "after_due_date"),
+                                         (PUBLISHED, "after_due_date")],
+                         ids=["before the deadline", "after the window", "published"])
+def test_a_page_says_the_diagnosis_of_the_cases_it_shows_and_of_no_other(view, level):
+    """seeded has no case shown once published alone: published, a page shows the cases
+    shown after the due date, and their diagnosis. The hidden cases' never."""
+    outcome = made_up("bob", failing="solitaire_1/seed_27", diagnoses=EACH_LEVEL)
+    text = page_of(outcome, view=view)
+    assert (f"What your failures suggest:\n  solitaire_1:\n    named at {level}: `<{level}>`\n"
+            f"    - by rule at {level}\n") in text, text
+    page = page_of(outcome, "feedback.html", view)
+    assert (f"<h3>solitaire_1</h3>\n<p>named at {level}: <code>&lt;{level}&gt;</code></p>\n"
+            f'<ul class="by-rule">\n<li>by rule at {level}</li>\n</ul>') in page, page
+    assert html_problems(page) == []
+    for other in {"visible", "after_due_date", "hidden"} - {level}:
+        assert f"at {other}" not in text and f"at {other}" not in page
+
+
+def test_a_diagnosis_that_says_nothing_is_not_shown():
+    outcome = made_up("bob", failing="solitaire_1/seed_27",
+                      diagnoses=(said_at("visible", said=(), by_rule=()),))
+    assert "suggest" not in page_of(outcome) and "suggest" not in page_of(outcome, "feedback.html")
+
+
+def rule(rule_id: str) -> Rule:
+    return Rule(rule_id, "5. Output, in order", f"the sentence of {rule_id}", Path("handout.md"))
+
+
+def test_rules_are_ranked_by_the_students_who_break_them_each_counted_once():
+    """b is a rule of both programs (one's rule list takes the other's): ann breaks it in
+    both, and counts once; its share is of everyone who handed in either program. c and d,
+    one student each, come in the handouts' order; a rule id no rule map has is left out."""
+    a, b, c, d = (rule(rule_id) for rule_id in "abcd")
+    rules = {"solitaire_1": {"a": a, "b": b, "c": c}, "solitaire_2": {"b": b, "d": d}}
+    named = {"ann": {("solitaire_1", "b"), ("solitaire_2", "b")},
+             "bob": {("solitaire_1", "b"), ("solitaire_1", "c")},
+             "cy": {("solitaire_2", "d"), ("solitaire_1", "unmapped")}, "dee": set()}
+    handed_in = {"solitaire_1": {"ann", "bob"}, "solitaire_2": {"ann", "cy", "dee"}}
+    ranked = class_pages.ranked_rules(named, rules, handed_in)
+    assert [(broken.rule, broken.students, broken.of) for broken in ranked] == [
+        (b, 2, 4), (c, 1, 2), (d, 1, 3)]
+    assert [broken.said for broken in ranked] == ["2 of 4 (50%)", "1 of 2 (50%)", "1 of 3 (33%)"]
+
+
+def test_the_summary_ranks_the_rules_and_lists_the_same_wrong_output_with_names_escaped(
+        tmp_path):
+    slip = said_at("hidden")
+    outcomes = [made_up("ann"),
+                made_up("bob", failing="solitaire_1/seed_27", printed="5e1f" * 4,
+                        diagnoses=(slip,)),
+                made_up(HOSTILE_NAME, failing="solitaire_1/seed_27", printed="5e1f" * 4,
+                        diagnoses=(slip,))]
+    rows = [class_pages.grade_row(outcome, SEEDED) for outcome in outcomes]
+    scanned = Scan(pairs=[Pair(HOSTILE_NAME, "bob", "solitaire_2", 0.42, "", 0.5)], cut={},
+                   left_out={}, taken={})
+    class_pages.write_summary(tmp_path, outcomes, rows, scanned, BEFORE_THE_DEADLINE,
+                              {row.student: f"students/{row.student}" for row in rows})
+    page = (tmp_path / "summary.html").read_text(encoding="utf-8")
+    assert html_problems(page) == [] and HOSTILE_NAME not in page
+    summary = read_dom(page)
+    broken = rule_map(SEEDED.programs["solitaire_1"]).rules["position-ordinals"]
+    assert rows_under(summary, RULES) == [[section_of(broken.section),
+                                           " ".join(broken.quote.split()), "position-ordinals",
+                                           "2 of 3 (67%)"]]
+    assert rows_under(summary, SAME_OUTPUT) == [[f"{HOSTILE_NAME} and bob", "1.00",
+                                                 "solitaire_1/seed_27: only these two",
+                                                 "solitaire_2: 42.0%"]]
+    assert f"<td>{ESCAPED_NAME} and bob</td>" in page

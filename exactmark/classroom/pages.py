@@ -16,7 +16,7 @@ from pathlib import Path
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup, escape
 
-from exactmark.classroom import sheet, visibility
+from exactmark.classroom import same_output, sheet, visibility
 from exactmark.classroom.visibility import NEVER_SHOWN as NEVER
 from exactmark.classroom.sheet import Row
 from exactmark.base.visible import CUT, END_OF_LINE, escaped
@@ -28,6 +28,9 @@ from exactmark.marking.grouping import grouped
 from exactmark.marking.student_cases import COUNT_NAMES, TO_MATCH
 from exactmark.marking.verdicts import Kind
 from exactmark.base.tree import remove_tree
+from exactmark.diagnosis import diagnose
+from exactmark.diagnosis.feedback import section_of
+from exactmark.kit.rules import RuleError, rule_map
 from exactmark.pack.published import CHECK_YOUR_WORK
 
 CASE_SUFFIXES = (".in", ".args", ".out", ".err", ".status", ".stats", ".head")
@@ -60,6 +63,7 @@ FAIL_THE_SAME_WAY = "{count} cases fail the same way: {cases}"  # then the first
 TEAM = "a team of {members}: each gets this mark"
 TEAM_COUNTED = "a team of {count}: each gets this mark"  # anonymous marking names none
 MEMBER = "{name} ({id})"
+BROKEN_BY = "{count} of {of} ({percent:.0f}%)"  # students, of those who handed its program in
 
 
 @dataclass(frozen=True)
@@ -259,7 +263,30 @@ def feedback_of(outcome, row: Row, view: View) -> dict:
                                                      or view.shown(override.visibility))
                            for override in data.overrides],
             "cases_folder": CASES_FOLDER, "written": written_groups(outcome, view),
+            "suggested": suggested(data.diagnoses, assignment.marked_cases, widest_level(view)),
             "pack_said": CHECK_YOUR_WORK.format(url=view.pack_url) if view.pack_url else ""}
+
+
+def widest_level(view: View) -> str:
+    """The level of diagnosis (diagnose.LEVELS) a page may show at its time: that of the
+    latest cases it shows, so that a diagnosis rests on no case the page does not show
+    (never "hidden": no page shows those)."""
+    for level in (visibility.AFTER_PUBLISHED, visibility.AFTER_DUE_DATE):
+        if view.shown(level):
+            return level
+    return visibility.VISIBLE
+
+
+def suggested(diagnoses, programs, level: str) -> list:
+    """Per program, the lines of its diagnosis at `level` (the mistakes named, then the
+    failures by rule), where it has any."""
+    found = []
+    for program in programs:
+        diagnosis = diagnose.at(diagnoses, program, level)
+        if diagnosis and (diagnosis.said or diagnosis.by_rule):
+            found.append({"program": program, "said": diagnosis.said,
+                          "by_rule": diagnosis.by_rule})
+    return found
 
 
 def team(members: list, view: View) -> str:
@@ -418,6 +445,75 @@ def near_miss_kinds(outcomes: list) -> list:
     return kinds.most_common(10)
 
 
+@dataclass(frozen=True)
+class Broken:
+    """A rule of a handout, and how many students' diagnoses name it, of how many."""
+    rule: object  # exactmark.kit.rules.Rule
+    students: int
+    of: int  # the students who handed in a program it is a rule of
+
+    @property
+    def section(self) -> str:
+        return section_of(self.rule.section)
+
+    @property
+    def quote(self) -> str:
+        """As the handout reads: a quote's line breaks are spaces."""
+        return " ".join(self.rule.quote.split())
+
+    @property
+    def said(self) -> str:
+        return BROKEN_BY.format(count=self.students, of=self.of,
+                                percent=100 * self.students / self.of if self.of else 0)
+
+
+def ranked_rules(named: dict, rules: dict, handed_in: dict) -> list:
+    """The rules the students' diagnoses name, the most students first, ties in the
+    handouts' order. `named`: student -> the (program, rule id) their diagnoses name;
+    `rules`: program -> its rule map's rules (id -> Rule), in order; `handed_in`: program ->
+    the students whose program ran. A rule two programs share (a rule list one takes from
+    another) is one rule: each student counts once for it."""
+    order = list(dict.fromkeys(rule for its in rules.values() for rule in its.values()))
+    students = Counter()
+    for found in named.values():
+        students.update({rules[program][rule_id] for program, rule_id in found
+                         if rule_id in rules.get(program, {})})
+
+    def of(rule) -> int:
+        return len(set().union(*(handed_in.get(program, ()) for program, its in rules.items()
+                                 if rule in its.values())))
+
+    return sorted((Broken(rule, count, of(rule)) for rule, count in students.items()),
+                  key=lambda broken: (-broken.students, order.index(broken.rule)))
+
+
+def rules_broken(outcomes: list, assignment) -> list:
+    """The class's rules ranked (ranked_rules), from each student's diagnosis that sees
+    every case: the instructor's."""
+    rules = {}
+    for program in assignment.marked_cases:
+        try:
+            found = rule_map(assignment.programs[program])
+        except RuleError:
+            found = None
+        rules[program] = found.rules if found else {}
+    named = {outcome.student.name: {
+        (diagnosis.program, rule_id) for program in assignment.marked_cases
+        for diagnosis in [diagnose.at(outcome.marking.diagnoses, program, diagnose.LEVELS[-1])]
+        if diagnosis for rule_id in diagnosis.rules} for outcome in outcomes}
+    handed_in = {program: {outcome.student.name for outcome in outcomes
+                           if ran(outcome.marking, program)} for program in assignment.marked_cases}
+    return ranked_rules(named, rules, handed_in)
+
+
+def same_outputs(outcomes: list, scanned, least: float) -> list:
+    """The pairs of students that give the same rare wrong output (classroom/same_output.py),
+    each with what the similarity scan (of pairs scoring at least `least`) found of their code."""
+    return [{"pair": pair, "code": same_output.code_similarity(pair, scanned.pairs, least)}
+            for pair in same_output.pairs({outcome.student.name: outcome.marking.cases
+                                           for outcome in outcomes})]
+
+
 def coverage(outcomes: list, scanned, assignment) -> list:
     """Per program, whose versions the similarity scan compared (and which look-alike, or
     how much of it), and whose not and why."""
@@ -460,7 +556,9 @@ def write_summary(out: Path, outcomes: list, rows: list, scanned, view: View,
             "anonymous": view.anonymous,
             "shown_from": None if view.published else visibility.shown_from(assignment,
                                                                              view.terms),
-            "regrades": regrades or {}}
+            "regrades": regrades or {}, "rules": rules_broken(outcomes, assignment),
+            "same": same_outputs(outcomes, scanned, least), "same_said": {
+                "ranked": same_output.RANKED, "flag": same_output.FLAG, "none": same_output.NONE}}
     (out / "summary.html").write_text(TEMPLATES.get_template("summary.html").render(**page),
                                       encoding="utf-8")
 
