@@ -383,8 +383,6 @@ def rows_under(dom: Dom, header: list) -> list:
 SAME_OUTPUT = ["students", "score", "the cases, and how many students gave that output",
                "their code's similarity (the scan above)"]
 RULES = ["section", "the handout says", "rule", "students"]
-NOT_YET = ("the worker kit (exactmark/distributed/shipment.py) carries no signatures, rule "
-           "lists or handouts, so a class's markings diagnose nothing")
 
 
 def test_the_summary_lists_a_pair_that_shares_a_rare_wrong_output_while_their_code_differs(
@@ -409,7 +407,6 @@ def test_the_summary_lists_a_pair_that_shares_a_rare_wrong_output_while_their_co
     assert same_output.FLAG in summary.text
 
 
-@pytest.mark.xfail(strict=True, reason=NOT_YET)
 def test_the_summary_ranks_the_rules_the_class_breaks_with_the_handouts_sentence(marked):
     """bob's and cy's slip breaks one rule: 2 of the 4 students who handed solitaire_1 in."""
     rule = rule_map(SEEDED.programs["solitaire_1"]).rules[BOBS_SLIP.rule]
@@ -419,7 +416,6 @@ def test_the_summary_ranks_the_rules_the_class_breaks_with_the_handouts_sentence
                                     rule.id, "2 of 4 (50%)"], ranked
 
 
-@pytest.mark.xfail(strict=True, reason=NOT_YET)
 def test_bobs_page_names_his_slip_from_the_visible_case_alone(marked):
     """Before the deadline his page rests on seed_27, the one visible case he fails, and
     names none of the 9 cases shown after it."""

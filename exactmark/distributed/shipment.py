@@ -3,7 +3,8 @@
 The kit holds the marker's code (every module of the floors up to the marker's, as
 Gradescope's autograder.zip holds it), this floor's own modules (the worker runs from the
 kit, on a host that has none installed), the assignment file and its golden cases laid out
-as the kit lays them out, what marking the cases students write needs, and KIT_FILE: the
+as the kit lays them out, what marking the cases students write needs, what a diagnosis
+reads (each program's signatures and rule map), and KIT_FILE: the
 coordinator's kit commit and where the assignment file lies in the kit. Its entries are
 sorted, with fixed times, owners and modes, so the same kit and assignment give the same
 bytes, and its name is kit-<sha256 of those bytes>.tar.gz: a worker that has it unpacked
@@ -23,7 +24,8 @@ from pathlib import Path
 
 from exactmark import FLOORS
 from exactmark.kit.cases import EXPECTED_OUTPUTS, PACKAGE_HOME, ROOT, SUFFIXES
-from exactmark.kit.rules import RuleError, rule_map
+from exactmark.diagnosis.known import SUFFIX as SIGNATURES
+from exactmark.kit.rules import RuleError, beside_rule_map, rule_map
 
 ELSEWHERE = ("{program}: its {what} ({path}) lies neither below the assignment's folder nor "
              "where the kit keeps it: move it below the assignment file")
@@ -118,6 +120,27 @@ def student_case_files(assignment) -> dict:
     return placed
 
 
+def diagnosis_files(assignment) -> dict:
+    """{name in the zip: path} of what diagnosing a student's failures reads, for each
+    program with signatures: the signatures file and its rule map's lists and handouts
+    (the sentences a diagnosis quotes). A rule map that cannot be read ships nothing of
+    it: the marker then names no mistake, as it would here."""
+    placed = {}
+    for name in assignment.marked_cases:
+        program = assignment.programs[name]
+        signatures = beside_rule_map(assignment, program, SIGNATURES)
+        if not signatures.is_file():
+            continue
+        try:
+            found = rule_map(program)
+        except RuleError:
+            found = None
+        by_kit = program.handout == ROOT / "docs" / f"{name}.md"
+        for path in [signatures, *(found.read if found else ())]:
+            placed[placed_at(path, assignment, by_kit, name, "signatures or rule list")] = path
+    return placed
+
+
 def sources_of(program) -> list:
     """The files the program's sample solution is made from (ValueError: they cannot be
     read). The bundler is imported here: it needs the marker's libraries, and a worker
@@ -147,7 +170,8 @@ def kit_files(assignment, commit: str, references: bool = False) -> dict:
         files[name] = ((ROOT / name).read_bytes(), PLAIN)
     own = assignment_files(assignment)
     for name, path in [*own.items(), *(reference_files(assignment).items() if references else ()),
-                       *student_case_files(assignment).items()]:
+                       *student_case_files(assignment).items(),
+                       *diagnosis_files(assignment).items()]:
         files[name] = (path.read_bytes(), PLAIN)
     placed = next(name for name, path in own.items() if path == assignment.path)
     files[KIT_FILE] = (json.dumps({"commit": commit, "assignment": placed},
