@@ -9,9 +9,10 @@ copied in above it, one top-level definition at a time and only what it uses
 (followed through the kit's own imports), each module's part under a heading
 naming its file. References through a module (`console.read_seed`) become the
 plain name (`read_seed`); where two modules define one name, the second comes
-in under its module's name before it (`solver_WON`). A top-level statement the
-bundler does not know how to carry is refused: it never writes a program that
-differs from the one it read.
+in under its module's name before it (`solver_WON`). A top-level `if` that only
+imports (a version's choice: tomllib or tomli) is carried, whole, where the bundle
+uses a name it imports. A top-level statement the bundler does not know how to
+carry is refused: it never writes a program that differs from the one it read.
 """
 
 import ast
@@ -56,6 +57,7 @@ class Module:
     kit_names: dict = field(default_factory=dict)  # local name -> (module, name)
     kit_modules: dict = field(default_factory=dict)  # local name -> module
     standard_imports: list = field(default_factory=list)
+    chosen_imports: list = field(default_factory=list)  # top-level `if`s that only import
     guards: list = field(default_factory=list)  # the program's top-level `if`s: run first
 
 
@@ -94,6 +96,8 @@ def read_module(name: str, path: Path, packages=KIT_PACKAGES, program: bool = Fa
             raise BundleError(not_carried(module, statement))
         elif isinstance(statement, (ast.Import, ast.ImportFrom)):
             module.standard_imports.append(statement)
+        elif only_imports(statement, packages):
+            module.chosen_imports.append(statement)
         elif isinstance(statement, (ast.FunctionDef, ast.ClassDef)):
             module.definitions[statement.name] = statement
         elif isinstance(statement, (ast.Assign, ast.AnnAssign)):
@@ -107,6 +111,26 @@ def read_module(name: str, path: Path, packages=KIT_PACKAGES, program: bool = Fa
         elif not is_docstring(statement) and not is_main_block(statement):
             raise BundleError(not_carried(module, statement))
     return module
+
+
+def only_imports(statement, packages=KIT_PACKAGES) -> bool:
+    """A top-level `if` whose every branch only imports from outside the kit: a choice of
+    module by version (`if sys.version_info >= (3, 11): import tomllib`, else tomli)."""
+    if not isinstance(statement, ast.If) or is_main_block(statement):
+        return False
+    branches = [*statement.body, *statement.orelse]
+    return all(only_imports(branch, packages) if isinstance(branch, ast.If) else
+               isinstance(branch, (ast.Import, ast.ImportFrom)) and not any(
+                   is_kit(name, packages) for name in
+                   ([alias.name for alias in branch.names] if isinstance(branch, ast.Import)
+                    else [branch.module or ""]))
+               for branch in branches)
+
+
+def imported_names(statement) -> set:
+    """The names a statement's imports bind, in any of its branches."""
+    return {alias.asname or alias.name.split(".")[0] for node in ast.walk(statement)
+            if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names}
 
 
 def is_docstring(statement) -> bool:
@@ -316,11 +340,15 @@ def bundle(program: str, packages=KIT_PACKAGES, header: str = HEADER) -> str:
     code = "\n\n".join(sections)
     guards = "".join(found.text(main, guard) + "\n\n" for guard in main.guards)
     imports = [s for m in found.modules.values() for s in m.standard_imports]
+    used_here = used_names(guards + code)
+    chosen = "".join("\n" + found.text(module, statement) for module in found.modules.values()
+                     for statement in module.chosen_imports
+                     if imported_names(statement) & used_here)
     sources = ", ".join(str(shown(found.modules[n].path)) for n in used)
     return "".join([
         found.text(main, own[0]).rstrip("\n"), "\n\n",
         comment(header.format(path=itself, sources=sources)), "\n\n",
-        "\n".join(import_lines(imports, used_names(guards + code))), "\n\n\n", guards,
+        "\n".join(import_lines(imports, used_here)), chosen, "\n\n\n", guards,
         code.rstrip("\n"), "\n",
     ])
 
