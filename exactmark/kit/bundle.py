@@ -39,6 +39,8 @@ WIDTH = 88
 
 NOT_CARRIED = "{path}:{line}: the bundler cannot carry this top-level statement: {text}"
 NAME_CLASH = "{program}: {name!r} is defined by both {first} and {second}"
+SHADOWED = ("{path}:{line}: {name!r} is both what the kit's {bundled!r} is called here and a "
+            "local name of the same definition: the bundler cannot carry it")
 
 
 class BundleError(Exception):
@@ -176,37 +178,50 @@ class Bundle:
                     raise BundleError(not_carried(main, guard))
 
     def follow(self, module: Module, statement) -> None:
-        """Note every kit name `statement` uses, and what the text must say instead."""
+        """Note every kit name `statement` uses, and what the text must say instead. A
+        name through a module (`feedback.named`) that a local name of the statement shadows
+        plainly comes in under its module's name (`feedback_named`); a renamed name that is
+        also a parameter's is refused (a parameter is not renamed with it)."""
+        local = bound_names(statement)
+        parameters = {node.arg for node in ast.walk(statement) if isinstance(node, ast.arg)}
         for node in ast.walk(statement):
             if isinstance(node, ast.ImportFrom) and node.module and is_kit(node.module,
                                                                           self.packages):
                 raise BundleError(not_carried(module, node))
             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
                     and node.value.id in module.kit_modules:
-                name = self.need(module.kit_modules[node.value.id], node.attr)
+                name = self.need(module.kit_modules[node.value.id], node.attr, local)
+                if name in local:
+                    raise BundleError(SHADOWED.format(path=shown(module.path), line=node.lineno,
+                                                      name=name, bundled=ast.unparse(node)))
                 self.edit(module, node, name)
-            elif isinstance(node, ast.Name) and node.id in module.kit_names:
+                continue
+            if isinstance(node, ast.Name) and node.id in module.kit_names:
                 name = self.need(*module.kit_names[node.id])
-                if name != node.id:
-                    self.edit(module, node, name)
             elif isinstance(node, ast.Name) and node.id in module.definitions \
                     and module.name != self.program:
                 name = self.need(module.name, node.id)
-                if name != node.id:
-                    self.edit(module, node, name)
+            else:
+                continue
+            if name != node.id:
+                if node.id in parameters:
+                    raise BundleError(SHADOWED.format(path=shown(module.path), line=node.lineno,
+                                                      name=node.id, bundled=name))
+                self.edit(module, node, name)
 
-    def need(self, module_name: str, name: str) -> str:
+    def need(self, module_name: str, name: str, avoid: set = frozenset()) -> str:
         """Bring in `name` of `module_name`; the name it has in the bundle: its own, or,
-        when another module's or the program's name is the same, the module's name before it."""
+        when another module's or the program's name is the same, or one of `avoid` (the
+        local names where it is used), the module's name before it."""
         name = PLAIN_FORMS.get((module_name, name), name)
         module = self.module(module_name)
         if name in module.kit_names:  # a name the module itself imports
-            return self.need(*module.kit_names[name])
+            return self.need(*module.kit_names[name], avoid)
         statement = module.definitions[name]
         if (module_name, name) in self.needed:
             return self.bundle_names[(module_name, name)]
         bundled = name
-        if name in self.owner or name in self.main_names():
+        if name in self.owner or name in self.main_names() or name in avoid:
             bundled = f"{module_name.split('.')[-1]}_{name}"
             if bundled in self.owner or bundled in self.main_names():
                 raise BundleError(NAME_CLASH.format(program=self.program, name=name,
@@ -265,6 +280,22 @@ class Bundle:
         for module_name, _ in self.needed:
             visit(module_name)
         return order
+
+
+def bound_names(statement) -> set:
+    """The names a top-level definition binds inside itself: its parameters, what it
+    assigns, and the definitions and imports within it."""
+    if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+                                  ast.Lambda)):
+        return set()
+    inside = [node for child in ast.iter_child_nodes(statement) for node in ast.walk(child)]
+    return ({node.arg for node in inside if isinstance(node, ast.arg)}
+            | {node.id for node in inside if isinstance(node, ast.Name)
+               and isinstance(node.ctx, ast.Store)}
+            | {node.name for node in inside
+               if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+            | {alias.asname or alias.name.split(".")[0] for node in inside
+               if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names})
 
 
 def first_line(statement) -> int:
