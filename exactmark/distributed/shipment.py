@@ -22,8 +22,9 @@ import tempfile
 from pathlib import Path
 
 from exactmark import FLOORS
+from exactmark.diagnosis import diagnose
 from exactmark.kit.cases import EXPECTED_OUTPUTS, PACKAGE_HOME, ROOT, SUFFIXES
-from exactmark.kit.rules import RuleError, rule_map
+from exactmark.kit.rules import RuleError, beside_rule_map, rule_map
 
 ELSEWHERE = ("{program}: its {what} ({path}) lies neither below the assignment's folder nor "
              "where the kit keeps it: move it below the assignment file")
@@ -116,6 +117,23 @@ def student_case_files(assignment) -> dict:
                 placed[placed_at(path, assignment, program.handout == ROOT / "docs"
                                  / f"{name}.md", name, "handout or rule list")] = path
     return placed
+
+
+def diagnosis_files(assignment, program) -> dict:
+    """{name in the zip: path} of what the marker names `program`'s mistakes from
+    (exactmark.diagnosis.diagnose.knowledge): its wrong programs' signatures, and the rule
+    map and handouts whose sentences they quote, where the loader finds them; none where
+    it has no signatures, or no rule map to read them with."""
+    path = beside_rule_map(assignment, program, diagnose.SUFFIX)
+    try:
+        found = rule_map(program) if path.is_file() else None
+    except RuleError as problem:
+        raise ValueError(str(problem)) from None
+    if found is None:
+        return {}
+    by_kit = program.handout == ROOT / "docs" / f"{program.name}.md"
+    return {placed_at(file, assignment, by_kit, program.name, "signatures, rule list or handout"):
+            file for file in [path, *found.read]}
 
 
 def sources_of(program) -> list:
