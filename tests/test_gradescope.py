@@ -23,12 +23,18 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from exactmark.diagnosis import feedback
+from exactmark.diagnosis.known import SUFFIX as SIGNATURES_SUFFIX, knowledge
 from exactmark.kit.cases import EXPECTED_OUTPUTS, ROOT, SUFFIXES, load_cases
-from exactmark.distributed.shipment import student_case_files
+from exactmark.distributed.shipment import diagnosis_files, student_case_files
 from exactmark.gradescope import build
 from exactmark.gradescope import run as autograder_run
 from exactmark.kit.assignment import AssignmentError, load, names
 from exactmark.kit.bundle import write_all, write_assignment
+from exactmark.kit.rules import rule_map
+from exactmark.marking.report import SUGGESTS_TEST, WHAT_IT_SUGGESTS
+from exactmark.verify.marker import sample_solution, variants
+from exactmark.verify.signatures import stale
 
 VISIBLE, HIDDEN = ["seed_0", "seed_27"], ["seed_705"]
 ASSIGNMENT = """title = "Gradescope's test"
@@ -254,6 +260,61 @@ def test_the_zip_holds_every_module_of_the_kit_its_code_imports():
     assert not missing
 
 
+@pytest.fixture(scope="module")
+def seeded(tmp_path_factory):
+    """seeded's autograder, as `make gradescope ASSIGNMENT=seeded` writes it: its programs'
+    signatures stand for the checkout, so it ships them."""
+    out = tmp_path_factory.mktemp("seeded") / "autograder.zip"
+    done = subprocess.run([sys.executable, "-m", "exactmark.gradescope.build", "seeded", "--out",
+                           str(out)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and not done.stderr, done.stderr
+    return out
+
+
+READS_KNOWLEDGE = """import json
+from exactmark.kit.assignment import load
+from exactmark.kit.cases import ROOT
+assignment = load("assignments/seeded.toml")
+print(json.dumps({"root": str(ROOT), "known": {
+    name: knowledge(assignment, program).to_dict()
+    for name, program in assignment.programs.items()}}))
+"""
+
+
+def test_the_zip_holds_each_program_s_signatures_where_the_marker_reads_them(seeded, tmp_path):
+    """Each program's signatures, its rule map and the handout it quotes, where the kit
+    keeps them: unzipped, the marker reads there what it reads here."""
+    assignment = load("seeded")
+    with zipfile.ZipFile(seeded) as unpacked:
+        shipped = {name: path for program in assignment.programs.values()
+                   for name, path in diagnosis_files(assignment, program).items()}
+        assert {"docs/rules/solitaire_1.signatures.json", "docs/rules/solitaire_1.toml",
+                "docs/solitaire_1.md", "docs/rules/solitaire_2.signatures.json"} <= set(shipped)
+        assert all(unpacked.read(name) == path.read_bytes() for name, path in shipped.items())
+        unpacked.extractall(tmp_path)
+    done = subprocess.run([sys.executable, "-c", READS_KNOWLEDGE], cwd=tmp_path,
+                          env={"PATH": os.environ["PATH"]}, capture_output=True, text=True,
+                          timeout=60)
+    read = json.loads(done.stdout)
+    assert read["root"] == str(tmp_path), done.stderr
+    assert read["known"] == {name: knowledge(assignment, program).to_dict()
+                             for name, program in assignment.programs.items()}
+
+
+def test_stale_signatures_stay_out_of_the_zip_with_a_warning_naming_the_command(kit, tmp_path,
+                                                                              capsys):
+    """gs_test marks three of solitaire_1's cases: the kit's signatures were written from
+    seeded's file, not this one. The zip is built, without them, and the warning names the
+    command that writes them again."""
+    assignment, archive, _ = kit
+    why = stale(load(str(assignment)), load(str(assignment)).programs["solitaire_1"])
+    assert f"make signatures ASSIGNMENT={assignment} PROGRAM=solitaire_1" in why
+    assert build.main([str(assignment), "--out", str(tmp_path / "a.zip")]) == 0
+    assert capsys.readouterr().err.splitlines() == [
+        build.STALE_SIGNATURES.format(program="solitaire_1", why=why)]
+    assert not any(name.startswith("docs/") for name in zipfile.ZipFile(archive).namelist())
+
+
 def test_the_same_assignment_gives_the_same_bytes(kit, tmp_path):
     assignment, archive, _ = kit
     again = tmp_path / "again.zip"
@@ -295,8 +356,13 @@ def test_each_shipped_assignment_ships_its_own_programs_cases_only(name):
     assert not any(path.endswith(f"/{program}.py") or path == f"{program}.py"
                    for path in files for program in set(assignment.marked_cases) - made)
     assert all(f"{program}.py" in files for program in made)
-    assert not any(path.startswith(("references/", "docs/")) for path in files), \
-        "a reference or a handout in the autograder"
+    assert not any(path.startswith("references/") for path in files), "a reference in the autograder"
+    diagnosed = {path for program in assignment.marked_cases
+                 for path in diagnosis_files(assignment, assignment.programs[program])}
+    assert {path for path in files if path.startswith("docs/")} == diagnosed, \
+        "a handout in the autograder, but to quote the rules a mistake breaks"
+    assert {path for path in diagnosed if path.endswith(SIGNATURES_SUFFIX)} == {
+        f"docs/rules/{program}{SIGNATURES_SUFFIX}" for program in assignment.marked_cases}
     assert set(path for path in files if path.startswith("assignments/")) == {
         "assignments/assignment.schema.json", f"assignments/{name}.toml"}
     script = files["run_autograder"][0].decode()  # no results of its own: see the failures
@@ -396,6 +462,47 @@ def test_a_wrong_word_fails_with_the_near_miss_and_the_diff(autograder, kit):
     assert "my \\[work\\](x)⟨U+001B⟩: marking what it holds" in summary
 
 
+ACE = "solitaire_1/ace_position_one_too_far"
+FROWN = "solitaire_2/frown_without_variation_selector"
+
+
+def test_a_mistake_is_named_to_every_student_from_the_visible_cases_and_never_in_hidden_tests(
+        autograder, seeded, tmp_path):
+    """A student whose solitaire_1 counts the Ace's position one too far, and whose
+    solitaire_2 prints the frown without its variation selector: the output every student
+    sees names each mistake, the first with the handout's sentence, from the visible cases
+    alone, the mistakes before the rules the failures break (a cut output keeps them);
+    what more cases say waits in tests shown after the due date; no test Gradescope never
+    shows says what the failures suggest, and nothing said names a hidden case."""
+    assignment = load("seeded")
+    wrong = {variant.id: variant for variant in variants([assignment])[0]}
+    files = {name: text for chosen in (wrong[ACE], wrong[FROWN]) for name, text in
+             chosen.applied_to(sample_solution(assignment.programs[chosen.program],
+                                               tmp_path)).items()}
+    make, run = autograder
+    results, _ = run(make(files, zipped=seeded))
+    output = results["output"]
+    rule = rule_map(assignment.programs["solitaire_1"]).rules[wrong[ACE].rule]
+    assert autograder_run.SUGGESTS_HEAD == f"**{WHAT_IT_SUGGESTS}**"  # the marker's words
+    said = output[output.index(autograder_run.SUGGESTS_HEAD):].splitlines()
+    assert said[1] == "- solitaire_1: " + autograder_run.shown(feedback.NAMED.format(
+        cases="3 cases (seed_0, seed_27, seed_705)", mistake=wrong[ACE].mistake)), output
+    assert said[2] == "- solitaire_1: " + autograder_run.shown(feedback.HANDOUT.format(
+        section=feedback.section_of(rule.section), quote=" ".join(rule.quote.split())))
+    assert said[3].startswith("- solitaire_2: ") and \
+        autograder_run.shown(wrong[FROWN].mistake) in said[3]  # before the rules, all of them
+    hidden = [marked.case.name for marked in assignment.marked_cases["solitaire_2"]
+              if marked.visibility == "hidden"]
+    assert hidden and not [case for case in hidden if case in output]
+    later = [test for test in results["tests"] if test["name"] in {
+        SUGGESTS_TEST.format(program=program) for program in assignment.programs}]
+    assert later and {test["visibility"] for test in later} == {"after_due_date"}
+    assert not [case for test in later for case in hidden if case in test["output"]]
+    quiet = [test for test in results["tests"] if test["visibility"] == "hidden"]
+    assert quiet and not [test["name"] for test in quiet if "The handout (" in test["output"]
+                          or wrong[FROWN].mistake in test["output"]]
+
+
 def test_a_missing_program_scores_0_and_says_so_at_the_top(autograder):
     make, run = autograder
     results, _ = run(make({"Solitaire_1.py": "print()\n"}))
@@ -484,6 +591,25 @@ def test_the_marker_is_given_budgets_within_the_autograder_s_time(monkeypatch, t
     assert autograder_run.marker_budgets(540, 0.5, 1) == (108, 216)  # a CPU second takes two
     assert autograder_run.marker_budgets(2340, 64.0, 64) == (autograder_run.MOST_MARKER_BUDGET,
                                                              autograder_run.MOST_MARKER_BUDGET)
+
+
+def test_the_summary_says_what_the_visible_cases_suggest_the_mistakes_first():
+    """Of the record's diagnoses, the visible level's alone (the later ones wait in tests
+    of their own), every program's mistakes before any program's rules, in Markdown that
+    shows the handout's backticks as they are."""
+    def diagnosis(program, level, said, by_rule):
+        return {"program": program, "level": level, "mistakes": [], "rules": [],
+                "said": said, "by_rule": by_rule}
+    results = {"tests": [], "score": 0, "output": "", "extra_data": {"cases": [], "diagnoses": [
+        diagnosis("one", "visible", ["one's mistake", "its `sentence`"], ["one's rule"]),
+        diagnosis("one", "after_due_date", ["said after the due date"], []),
+        diagnosis("two", "visible", ["two's mistake"], ["two's rule"])]}}
+    output = autograder_run.summarised(results, {"marks": 10}, 1, None)["output"]
+    assert output.splitlines()[-6:] == [
+        autograder_run.SUGGESTS_HEAD, "- one: one's mistake", "- one: its \\`sentence\\`",
+        "- two: two's mistake", "- one: one's rule", "- two: two's rule"]
+    quiet = {**results, "extra_data": {"cases": [], "diagnoses": []}}
+    assert "suggest" not in autograder_run.summarised(quiet, {"marks": 10}, 1, None)["output"]
 
 
 def test_the_stop_message_counts_the_groups_counts_that_did_not_run():

@@ -3,10 +3,11 @@ unpacked beside their work and run with the system's python3 alone (no virtual
 environment, nothing installed). It holds no byte of a case that is not visible, and
 neither the reference nor a wrong program; it says every visible case of the sample
 solutions passes; beside a wrong program it says what the marker says, sentence for
-sentence; it behaves at the edges (a sleeping or looping program, Ctrl-C, the pack inside
-the student's folder, Windows, no compiler). Where the students write cases (golf_tests),
-it refuses each case the marker refuses, in the marker's words, and runs the team's own
-program on the others."""
+sentence, and names the mistake the marker names before the deadline, from the wrong
+programs' signatures on the visible cases alone; it behaves at the edges (a sleeping or
+looping program, Ctrl-C, the pack inside the student's folder, Windows, no compiler). Where
+the students write cases (golf_tests), it refuses each case the marker refuses, in the
+marker's words, and runs the team's own program on the others."""
 
 import json
 import os
@@ -24,15 +25,21 @@ from pathlib import Path
 
 import pytest
 
-from exactmark.kit.cases import ROOT, SUFFIXES
+from exactmark.diagnosis import diagnose, feedback
+from exactmark.diagnosis.known import knowledge
+from exactmark.kit.cases import ROOT, SUFFIXES, load_cases
+from exactmark.kit.rules import rule_map
 from exactmark.marking import records
-from exactmark.marking.report import KIND_WIDTH
+from exactmark.marking.report import KIND_WIDTH, suggested
+from exactmark.pack.manifest import WHAT_IT_SUGGESTS
 from exactmark.kit.assignment import load
 from exactmark.pack import build as pack_build
 from exactmark.kit.bundle import write_assignment
 from exactmark.kit.assignment import WRONG
-from exactmark.verify.marker import sample_solution, submission_of
+from exactmark.verify.marker import assignment_of_each_program, sample_solution, submission_of, \
+    variants
 from exactmark.kit.variants import read_variants
+from exactmark.verify.signatures import stale
 from tests.interrupt import BACKSTOP_SECONDS, sigint_as_at_a_terminal
 
 ASSIGNMENTS = ["seeded", "calculation", "calculation_cpp", "patience"]
@@ -81,12 +88,41 @@ def every_file(pack: Path) -> dict:
     return files
 
 
+def diagnosis_data(pack: Path) -> dict:
+    """program -> what pack.json holds to name its mistakes (None where it holds nothing)."""
+    data = json.loads((pack / "pack.json").read_text(encoding="utf-8"))
+    return {entry["name"]: entry["diagnosis"] for entry in data["programs"]}
+
+
 @pytest.mark.parametrize("name", PACKED)
 def test_the_pack_holds_no_byte_of_a_case_that_is_not_visible(packs, name):
-    """No name, input or output of a case that is not visible; the visible cases and the
-    worked examples of the cases students write are the pack's only cases."""
+    """No name, input or output of a case that is not visible, nor how a wrong program
+    fails it (its digest); the visible cases and the worked examples of the cases students
+    write are the pack's only cases. Each program with signatures whose wrong programs fail
+    a visible case carries them on its visible cases alone (golf_tests' students write its
+    cases, and show none of their own)."""
     assignment = load(name)
     files = every_file(packs / name)
+    carried = diagnosis_data(packs / name)
+    secret_digests = set()
+    for program, marked in assignment.marked_cases.items():
+        known = knowledge(assignment, assignment.programs[program])
+        shown = [m.case.name for m in marked if m.visible]
+        if known is None or assignment.student_groups(program):
+            assert carried[program] is None, program
+            continue
+        restricted = known.restricted(shown).to_dict()
+        assert carried[program] == {**restricted, "rules": {  # those it can say
+            rule: said for rule, said in restricted["rules"].items()
+            if rule in {wrong["rule"] for wrong in restricted["wrong"].values()}
+            | {rule for rules in restricted["claims"].values() for rule in rules}}}, program
+        assert carried[program]["wrong"] and set(carried[program]["cases"]) == set(shown)
+        digests = {case: {failure.digest for signature in known.stored.signatures
+                          for seen, failure in signature.failed.items() if seen == case}
+                   for case in known.stored.cases}
+        secret_digests |= set().union(*(digests[case] for case in digests if case not in shown)) \
+            - set().union(*(digests[case] for case in shown)) - {""}
+    assert any(carried.values()) == (name != "golf_tests")
     visible = [m.case for marked in assignment.marked_cases.values() for m in marked
                if m.visibility == "visible"] + [
         group.example for program in assignment.marked_cases
@@ -97,7 +133,8 @@ def test_the_pack_holds_no_byte_of_a_case_that_is_not_visible(packs, name):
     assert visible and others
     visible_bytes = [case.file(suffix).read_bytes() for case in visible for suffix in SUFFIXES
                      if case.file(suffix).exists()]
-    leaks = []
+    leaks = [f"the digest {digest} of a case not visible, in {path}" for digest in secret_digests
+             for path, data in files.items() if digest.encode() in data]
     for case in others:
         if case.name in {shown.name for shown in visible}:
             continue
@@ -131,10 +168,12 @@ def bundled_sources() -> str:
 def test_the_pack_holds_neither_the_reference_nor_a_wrong_program(packs, name, tmp_path):
     """No file of the reference (the sample solution a student hands in: patience.py for
     golf_tests), no line of it that is its own (not the kit's checker code's, nor printed
-    by a case the pack shows), and nothing of tests/wrong: no wrong
-    program's file, name or mistake. The reference and the wrong programs are what the
-    marking judges the cases students write with: a pack that held them would make every
-    case valid, and every mistake known."""
+    by a case the pack shows), and nothing of tests/wrong: no wrong program's file, nor
+    the name or mistake of one, but in pack.json's signatures of a wrong program that
+    fails a visible case, which the checker names as the marker does. The reference and
+    the wrong programs are what the marking judges the cases students write with: a pack
+    that held them would make every case valid, and every mistake known (golf_tests' pack
+    names none)."""
     assignment = load(name)
     files = every_file(packs / name)
     names = {Path(path).name for path in files}
@@ -152,17 +191,99 @@ def test_the_pack_holds_neither_the_reference_nor_a_wrong_program(packs, name, t
     assert not found, f"{len(found)} lines of the reference are in the pack, the first: {found[0]}"
     wrong = [variant for variant in read_variants(WRONG) if variant.program in assignment.programs]
     assert wrong, f"{name}: no wrong program of its programs in {WRONG}"
+    named = {variant for data in diagnosis_data(packs / name).values() if data
+             for variant in data["wrong"]}
+    assert bool(named) == (name != "golf_tests")
     leaks = []
     for variant in wrong:
         token = re.compile(rb"(?<![A-Za-z0-9_])" + re.escape(variant.name.encode())
                            + rb"(?![A-Za-z0-9_])")
-        leaks += [f"{variant.id}: its name, in {path}" for path, data in files.items()
+        where = {path: data for path, data in files.items()
+                 if variant.id not in named or Path(path).name != pack_build.manifest.MANIFEST}
+        leaks += [f"{variant.id}: its name, in {path}" for path, data in where.items()
                   if variant.name in path or token.search(data)]
-        leaks += [f"{variant.id}: its mistake, in {path}" for path, data in files.items()
+        leaks += [f"{variant.id}: its mistake, in {path}" for path, data in where.items()
                   if variant.mistake.encode() in data]
     assert not leaks, "\n".join(leaks)
-    assert not any("tests/wrong" in path or b"tests/wrong" in data
-                   for path, data in files.items()), "the pack names tests/wrong"
+    # The checker's copy of kit/rules.py says what tests/wrong/ is for: no file in it.
+    assert not any("tests/wrong" in path or re.search(rb"tests/wrong/\w", data)
+                   for path, data in files.items()), "the pack names a file of tests/wrong"
+
+
+SHOWN_AND_WRITTEN = """title = "Golf: a case shown, and the cases a team writes"
+marks = 11
+cpu_seconds = 5
+
+[[programs]]
+name = "patience"
+kit_only = {kit_only}
+
+  [[programs.groups]]
+  name = "shown"
+  marks = 1
+  cases = ["golf_won_seed_4"]
+  visibility = "visible"
+
+  [[programs.groups]]
+  name = "your Golf cases"
+  kind = "student_cases"
+  folder = "cases/golf"
+  most = 3
+  mistakes = ["prompt_without_space"]
+  marks = {{ valid = 2, thorough = 5, own_code = 3 }}
+  visibility = "after_due_date"
+"""
+
+
+def test_where_students_write_cases_the_pack_names_no_mistake(tmp_path):
+    """Patience's wrong programs fail its visible case, but they are what a team's cases
+    are marked against (thorough): a pack that listed their mistakes would tell the team
+    what to catch. So it carries none of them, and warns of nothing."""
+    (tmp_path / "wrong" / "patience").mkdir(parents=True)
+    shutil.copy(ROOT / "tests" / "wrong" / "patience" / "prompt_without_space.toml",
+                tmp_path / "wrong" / "patience")
+    path = tmp_path / "shown_and_written.toml"
+    path.write_text(SHOWN_AND_WRITTEN.format(kit_only=json.dumps(
+        [case.name for case in load_cases("patience") if case.name != "golf_won_seed_4"])))
+    assignment = load(str(path))
+    known = knowledge(assignment, assignment.programs["patience"])
+    assert known.restricted(["golf_won_seed_4"]).stored.signatures
+    assert pack_build.known_mistakes(assignment) == ({}, [])
+    data = json.loads(pack_build.contents(assignment)["pack.json"])
+    assert [entry["diagnosis"] for entry in data["programs"]] == [None]
+
+
+STALE = """title = "The first three of solitaire_1's worked examples"
+marks = 3
+cpu_seconds = 30
+
+[[programs]]
+name = "solitaire_1"
+kit_only = {kit_only}
+
+  [[programs.groups]]
+  name = "shown"
+  marks = 3
+  cases = ["seed_0", "seed_27", "seed_705"]
+  visibility = "visible"
+"""
+
+
+def test_stale_signatures_stay_out_of_the_pack_with_a_warning_naming_the_command(
+        tmp_path, capsys):
+    """The kit's signatures of solitaire_1 were written from seeded's file, not this one:
+    the pack is built, without them, and the warning names the command that writes them."""
+    path = tmp_path / "three.toml"
+    path.write_text(STALE.format(kit_only=json.dumps(
+        [case.name for case in load_cases("solitaire_1")
+         if case.name not in ("seed_0", "seed_27", "seed_705")])))
+    assignment = load(str(path))
+    why = stale(assignment, assignment.programs["solitaire_1"])
+    assert f"make signatures ASSIGNMENT={path} PROGRAM=solitaire_1" in why
+    assert pack_build.main(["--assignment", str(path), str(tmp_path / "pack")]) == 0
+    warned = capsys.readouterr().err.splitlines()
+    assert warned == [pack_build.STALE.format(program="solitaire_1", why=why)]
+    assert diagnosis_data(tmp_path / "pack") == {"solitaire_1": None}
 
 
 CITED = re.compile(r"expected_outputs/(\w+)/([\w-]+\.(?:in|out|args|err|status|stats|head))\b")
@@ -204,22 +325,41 @@ def test_beside_the_sample_solutions_every_visible_case_passes(packs, name, tmp_
                   for m in marked)
     assert done.returncode == 0, done.stdout + done.stderr
     assert SUMMARY.search(done.stdout).groups() == (str(visible), str(visible)), done.stdout
+    assert WHAT_IT_SUGGESTS not in done.stdout, "a diagnosis of no failure"
     assert sorted(path.name for path in work.rglob("*")) == before, "it wrote into the folder"
     for program in assignment.programs:  # once, its build (if any) under it
         assert len(re.findall(rf"^{program}:", done.stdout, re.M)) == 1, done.stdout
 
 
-def marker_verdicts(folder: Path, assignment, cases: list, tmp_path: Path) -> dict:
-    """case id -> (kind, sentence), as the marker says them of the piped run."""
+def marked(folder: Path, assignment, cases: list, tmp_path: Path) -> records.MarkingRecord:
+    """The marker's record of the `cases` alone."""
     results = tmp_path / "results.json"
     command = [sys.executable, "-m", "exactmark.marking.mark", str(folder), "--assignment",
                str(assignment.path), "--json", str(results), "--jobs", "2"]
     for case in cases:
         command += ["--only", case]
     subprocess.run(command, cwd=ROOT, capture_output=True, timeout=600)
-    data = records.MarkingRecord.from_dict(json.loads(results.read_text())["extra_data"])
-    return {case.case: (str(verdict.kind), verdict.how) for case in data.cases
+    return records.MarkingRecord.from_dict(json.loads(results.read_text())["extra_data"])
+
+
+def verdicts_in(record: records.MarkingRecord) -> dict:
+    """case id -> (kind, sentence), as the marker says them of the piped run."""
+    return {case.case: (str(verdict.kind), verdict.how) for case in record.cases
             for verdict in case.verdicts if verdict.mode == "stdout, stdin piped"}
+
+
+def marker_verdicts(folder: Path, assignment, cases: list, tmp_path: Path) -> dict:
+    return verdicts_in(marked(folder, assignment, cases, tmp_path))
+
+
+def suggestions(stdout: str) -> list:
+    """The lines under the checker's heading on what the failures suggest, up to the
+    summary's blank line; [] without the heading."""
+    lines = stdout.splitlines()
+    if WHAT_IT_SUGGESTS not in lines:
+        return []
+    after = lines[lines.index(WHAT_IT_SUGGESTS) + 1:]
+    return after[:after.index("")]
 
 
 def checker_verdicts(pack: Path, folder: Path, env: dict, tmp_path: Path) -> tuple:
@@ -245,13 +385,40 @@ def test_beside_a_wrong_program_it_says_what_the_marker_says(packs, variant, tmp
     done, said = checker_verdicts(packs / name, folder, os.environ.copy(), tmp_path)
     visible = [m.case.id for m in assignment.marked_cases[chosen.program] if m.visibility == "visible"]
     assert sorted(case for case in said if case.startswith(f"{chosen.program}/")) == sorted(visible)
-    marker = marker_verdicts(folder, assignment, visible, tmp_path)
+    record = marked(folder, assignment, visible, tmp_path)
+    marker = verdicts_in(record)
     assert {case: said[case] for case in visible} == marker
     failed = [case for case in visible if marker[case][0] != "pass"]
     assert failed, f"{variant} fails no visible case: pick one that does"
     for case in failed:
         assert f"{marker[case][0]:<{KIND_WIDTH}} {case}: {marker[case][1]}" in done.stdout
     assert done.returncode == 1
+    assert suggestions(done.stdout) == suggested(record.diagnoses, diagnose.LEVELS[0])
+    assert suggestions(done.stdout), f"{variant}: the marker names nothing: pick one it names"
+
+
+def test_beside_a_wrong_program_it_names_the_mistake_and_the_handout_s_sentence(packs, tmp_path):
+    """A student whose program counts the Ace's position one too far fails 3 of seeded's
+    visible cases as that wrong program does: the checker names its mistake and quotes
+    the handout's sentence it breaks, under its heading, after what differs."""
+    assignment = assignment_of_each_program()["solitaire_1"]
+    wrong, _ = variants([assignment])
+    chosen = next(variant for variant in wrong
+                  if variant.id == "solitaire_1/ace_position_one_too_far")
+    folder = submission_of(chosen, sample_solution(assignment.programs["solitaire_1"], tmp_path),
+                           tmp_path / "submission")
+    done = check(packs / "seeded", folder, only_python(tmp_path))
+    rule = rule_map(assignment.programs["solitaire_1"]).rules[chosen.rule]
+    said = suggestions(done.stdout)
+    assert said[0] == "solitaire_1:", done.stdout
+    assert said[1] == "  " + feedback.NAMED.format(
+        cases="3 cases (seed_0, seed_27, seed_705)", mistake=chosen.mistake)
+    assert said[2] == "  " + feedback.HANDOUT.format(section=feedback.section_of(rule.section),
+                                                     quote=" ".join(rule.quote.split()))
+    assert done.stdout.index("What differs") < done.stdout.index(WHAT_IT_SUGGESTS)
+    said = pack_build.SUGGESTS.format(heading=WHAT_IT_SUGGESTS)
+    assert said in (packs / "seeded" / "README.md").read_text(encoding="utf-8")
+    assert said not in (packs / "golf_tests" / "README.md").read_text(encoding="utf-8")
 
 
 ECHO = '''\

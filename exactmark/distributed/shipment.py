@@ -23,8 +23,8 @@ import tempfile
 from pathlib import Path
 
 from exactmark import FLOORS
+from exactmark.diagnosis import known
 from exactmark.kit.cases import EXPECTED_OUTPUTS, PACKAGE_HOME, ROOT, SUFFIXES
-from exactmark.diagnosis.known import SUFFIX as SIGNATURES
 from exactmark.kit.rules import RuleError, beside_rule_map, rule_map
 
 ELSEWHERE = ("{program}: its {what} ({path}) lies neither below the assignment's folder nor "
@@ -120,25 +120,21 @@ def student_case_files(assignment) -> dict:
     return placed
 
 
-def diagnosis_files(assignment) -> dict:
-    """{name in the zip: path} of what diagnosing a student's failures reads, for each
-    program with signatures: the signatures file and its rule map's lists and handouts
-    (the sentences a diagnosis quotes). A rule map that cannot be read ships nothing of
-    it: the marker then names no mistake, as it would here."""
-    placed = {}
-    for name in assignment.marked_cases:
-        program = assignment.programs[name]
-        signatures = beside_rule_map(assignment, program, SIGNATURES)
-        if not signatures.is_file():
-            continue
-        try:
-            found = rule_map(program)
-        except RuleError:
-            found = None
-        by_kit = program.handout == ROOT / "docs" / f"{name}.md"
-        for path in [signatures, *(found.read if found else ())]:
-            placed[placed_at(path, assignment, by_kit, name, "signatures or rule list")] = path
-    return placed
+def diagnosis_files(assignment, program) -> dict:
+    """{name in the zip: path} of what the marker names `program`'s mistakes from
+    (exactmark.diagnosis.known.knowledge): its wrong programs' signatures, and the rule
+    map and handouts whose sentences they quote, where the loader finds them; none where
+    it has no signatures, or no rule map to read them with."""
+    path = beside_rule_map(assignment, program, known.SUFFIX)
+    try:
+        found = rule_map(program) if path.is_file() else None
+    except RuleError as problem:
+        raise ValueError(str(problem)) from None
+    if found is None:
+        return {}
+    by_kit = program.handout == ROOT / "docs" / f"{program.name}.md"
+    return {placed_at(file, assignment, by_kit, program.name, "signatures, rule list or handout"):
+            file for file in [path, *found.read]}
 
 
 def sources_of(program) -> list:
@@ -171,7 +167,8 @@ def kit_files(assignment, commit: str, references: bool = False) -> dict:
     own = assignment_files(assignment)
     for name, path in [*own.items(), *(reference_files(assignment).items() if references else ()),
                        *student_case_files(assignment).items(),
-                       *diagnosis_files(assignment).items()]:
+                       *(placed for name in assignment.marked_cases for placed in
+                         diagnosis_files(assignment, assignment.programs[name]).items())]:
         files[name] = (path.read_bytes(), PLAIN)
     placed = next(name for name, path in own.items() if path == assignment.path)
     files[KIT_FILE] = (json.dumps({"commit": commit, "assignment": placed},

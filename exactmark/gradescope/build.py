@@ -12,8 +12,11 @@ never runs (the class marker, verify, the student pack, this builder), and no
 reference program either, unless the assignment marks cases students write: then
 it holds what the marker makes the reference and the wrong programs from (the
 sample solution's sources, the wrong programs its groups name, and where a group's
-mistakes are its game's, the rule lists and handouts that say which). setup.sh
-leaves all of it to root alone. Entries are sorted, with fixed times and modes: the
+mistakes are its game's, the rule lists and handouts that say which). Where a
+program's cases are marked and its wrong programs' signatures stand for the checkout, it
+holds them, with the rule map and the handouts they quote, so that the results name a
+student's mistake as the marker does (`diagnosis_shipped`). setup.sh leaves all of it to
+root alone. Entries are sorted, with fixed times and modes: the
 same kit and assignment give the same bytes. With --extensions, the students' own terms
 (an email or Gradescope's user id, and a deadline or an extension, and the late days left)
 go in too, beside the autograder's settings: an extension granted on Gradescope needs none.
@@ -33,6 +36,7 @@ from pathlib import Path
 
 from exactmark.kit.cases import PACKAGE_HOME, ROOT
 from exactmark.base import from_make
+from exactmark.diagnosis.known import knowledge
 from exactmark.marking import student_cases
 from exactmark.kit.assignment import AssignmentError, load, names
 from exactmark.running.limits import IDLE_FLOOR_SECONDS, time_caps
@@ -40,9 +44,10 @@ from exactmark.marking.mark import FIRST_PASS_FRACTION, FIRST_PASS_SECONDS, budg
     shares
 from exactmark.pack.published import CHECK_YOUR_WORK, pack_url
 from exactmark.distributed.shipment import DATA, EXECUTABLE, FIXED_TIME, PLAIN, assignment_files, \
-    marker_files, student_case_files
+    diagnosis_files, marker_files, student_case_files
 from exactmark.distributed import shipment
 from exactmark.gradescope import run, terms
+from exactmark.verify.signatures import stale
 PACKAGE = Path(__file__).resolve().parent.relative_to(PACKAGE_HOME).as_posix()
 MARKER_FLOORS = shipment.MARKER_FLOORS  # the floors whose modules the zip's marker is
 RUNTIME = [f"{PACKAGE}/__init__.py", f"{PACKAGE}/run.py", f"{PACKAGE}/results.schema.json"]
@@ -82,6 +87,7 @@ NO_ASSIGNMENT = ("say which assignment: make gradescope ASSIGNMENT=NAME (or FILE
 SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
 BAD_NAME = ("{name!r}: name the assignment file with letters, digits, _ and - only "
             "(its name goes into the autograder's scripts)")
+STALE_SIGNATURES = "warning: {program}: the autograder names none of its mistakes: {why}"
 WROTE_EXTENSIONS = "; the own terms of {students} student{s} from {path}"
 WROTE_GROUPS = " and {groups} group{s} of cases students write ({mistakes} wrong programs)"
 EXAMPLE = "example: exactmark gradescope seeded --out autograder.zip --budget 1200"
@@ -211,18 +217,45 @@ def interpreter_of(assignment):
     return getattr(assignment, "python", None)
 
 
-def entries(assignment, budget: float, pack_url: str = None, extensions: dict = None) -> dict:
+def diagnosis_shipped(assignment) -> tuple:
+    """({name in the zip: path}, warnings): what the marker names each program's mistakes
+    from (shipment.diagnosis_files), for each program whose cases are marked and that has
+    signatures. Stale ones (exactmark.verify.signatures.stale) stay out, each with a
+    warning naming the command that writes them again, and the build goes on: they were
+    written from other cases, another reference or other wrong programs than the
+    autograder marks with, so a mistake they name may be one the student did not make, in
+    every student's results, where saying nothing beats a wrong guess; the marks do not
+    rest on them, so an autograder that must ship tonight still can."""
+    files, warnings = {}, []
+    for name, marked in assignment.marked_cases.items():
+        program = assignment.programs[name]
+        if not marked or knowledge(assignment, program) is None:
+            continue
+        why = stale(assignment, program)
+        if why:
+            warnings.append(STALE_SIGNATURES.format(program=name, why=why))
+        else:
+            files.update(diagnosis_files(assignment, program))
+    return files, warnings
+
+
+def entries(assignment, budget: float, pack_url: str = None, extensions: dict = None,
+            diagnosis: dict = None) -> dict:
     """{name in the zip: (bytes, mode)}; `extensions`, the students' own terms
-    (terms.read_extensions), or None."""
+    (terms.read_extensions), or None; `diagnosis`, what names the mistakes
+    (`diagnosis_shipped`), found here when not given."""
     if not SAFE_NAME.fullmatch(assignment.name):
         raise ValueError(BAD_NAME.format(name=assignment.name))
+    if diagnosis is None:
+        diagnosis = diagnosis_shipped(assignment)[0]
     files = {}
     for name in [*marker_files(), *RUNTIME]:
         files[name] = ((PACKAGE_HOME / name).read_bytes(), PLAIN)
     for name in DATA:
         files[name] = ((ROOT / name).read_bytes(), PLAIN)
     own = assignment_files(assignment)
-    for name, path in [*own.items(), *student_case_files(assignment).items()]:
+    for name, path in [*own.items(), *student_case_files(assignment).items(),
+                       *diagnosis.items()]:
         files[name] = (path.read_bytes(), PLAIN)
     config = settings(assignment, budget, pack_url)
     config["assignment_file"] = next(name for name, path in own.items()
@@ -387,7 +420,8 @@ def main(argv=None) -> int:
     try:
         extensions = (None if options.extensions is None
                       else terms.read_extensions(options.extensions, assignment))
-        files = entries(assignment, options.budget, options.pack_url, extensions)
+        diagnosis, warnings = diagnosis_shipped(assignment)
+        files = entries(assignment, options.budget, options.pack_url, extensions, diagnosis)
     except ValueError as problem:
         parse.error(str(problem))
     write(options.out, zip_bytes(files))
@@ -404,6 +438,8 @@ def main(argv=None) -> int:
                        else NO_INTERPRETER_NAMED)
           + (WROTE_EXTENSIONS.format(students=len(extensions), s="s" * (len(extensions) != 1),
                                      path=options.extensions) if extensions is not None else ""))
+    for warning in warnings:
+        print(warning, file=sys.stderr)
     warn_of_cuts(assignment, options.budget)
     return 0
 

@@ -11,7 +11,8 @@ mark /autograder/submission against assignments/NAME.toml into
 following no link.
 The marker's results.json, once checked against results.schema.json, gets a short
 Markdown summary at the top (the score, or only the visible tests' score while some
-tests are not shown; the late rule), and is cut to results.json's sizes (`bounded`);
+tests are not shown; the late rule; what the failures of the visible cases suggest: the
+marker's diagnoses, which its record holds), and is cut to results.json's sizes (`bounded`);
 the isolation that held goes to the log, which only instructors read. When the marker
 refuses the submission, or runs out of time with nothing marked, a fallback takes its
 place: score 0, a clear message, a failed test per program. When the marker itself
@@ -113,6 +114,11 @@ SOME_OF_THEM = "{count} of them"
 PROGRAM_LINE = "- {program}: {earned:.2f} of {marks:g} marks"
 MISSING_LINE = "- **{program} is not in the submission**: 0 of {marks:g} marks"
 LATE_LINE = "- Late rule: {said}"
+# The marker's heading (exactmark/marking/report.py's WHAT_IT_SUGGESTS, which this file
+# cannot import), over what its diagnoses of the visible cases say, a line each.
+SUGGESTS_HEAD = "**What the failures suggest**"
+SUGGESTS_LINE = "- {program}: {line}"
+SUGGESTS_LEVEL = "visible"  # the diagnosis every student may read at once
 NO_SUBMITTED_TIME = "submission_metadata.json gives no submission time that can be read: {problem}"
 # setup.sh's check, in the build's log.
 OTHER_MISTAKES = ("check: the wrong programs the groups of students' cases name here are not those "
@@ -823,12 +829,28 @@ def summarised(results: dict, config: dict, status: int, budget, unread_time: bo
     # Of the marker's header, its notes on the submission (the folder entered, what the copy
     # left out); the rest (the sandbox, the runs) is the log's, not a map for the student.
     lines += [f"- {shown(line, 1000)}" for line in extra.get("notes", [])]
+    said = suggested(extra.get("diagnoses", []))
+    if said:
+        lines += ["", SUGGESTS_HEAD, *said]
     results["output"] = "\n".join(lines).strip() + "\n"
     results["output_format"] = "md"
     results["stdout_visibility"] = "hidden"
     extra["autograder"] = {"marker_exit": status, "stopped_at_budget": budget is not None,
                            "counted": True}
     return results
+
+
+def suggested(diagnoses: list) -> list:
+    """What the record's diagnoses of the visible cases say (each program's, at
+    SUGGESTS_LEVEL), a Markdown line each: every program's mistakes named, then its
+    failures by rule, which are many, so that a cut output (`bounded`) keeps the mistakes.
+    What more cases say waits in the marker's tests of their visibility."""
+    seen = [diagnosis for diagnosis in diagnoses if isinstance(diagnosis, dict)
+            and diagnosis.get("level") == SUGGESTS_LEVEL]
+    return [SUGGESTS_LINE.format(program=shown(diagnosis.get("program", "")),
+                                 line=shown(line, 1000))
+            for part in ("said", "by_rule") for diagnosis in seen
+            for line in diagnosis.get(part, ())]
 
 
 def shown_when(tests: list) -> str:

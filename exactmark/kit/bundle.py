@@ -9,9 +9,10 @@ copied in above it, one top-level definition at a time and only what it uses
 (followed through the kit's own imports), each module's part under a heading
 naming its file. References through a module (`console.read_seed`) become the
 plain name (`read_seed`); where two modules define one name, the second comes
-in under its module's name before it (`solver_WON`). A top-level statement the
-bundler does not know how to carry is refused: it never writes a program that
-differs from the one it read.
+in under its module's name before it (`solver_WON`). A top-level `if` that only
+imports (a version's choice: tomllib or tomli) is carried, whole, where the bundle
+uses a name it imports. A top-level statement the bundler does not know how to
+carry is refused: it never writes a program that differs from the one it read.
 """
 
 import ast
@@ -38,6 +39,8 @@ WIDTH = 88
 
 NOT_CARRIED = "{path}:{line}: the bundler cannot carry this top-level statement: {text}"
 NAME_CLASH = "{program}: {name!r} is defined by both {first} and {second}"
+SHADOWED = ("{path}:{line}: {name!r} is both what the kit's {bundled!r} is called here and a "
+            "local name of the same definition: the bundler cannot carry it")
 
 
 class BundleError(Exception):
@@ -56,6 +59,7 @@ class Module:
     kit_names: dict = field(default_factory=dict)  # local name -> (module, name)
     kit_modules: dict = field(default_factory=dict)  # local name -> module
     standard_imports: list = field(default_factory=list)
+    chosen_imports: list = field(default_factory=list)  # top-level `if`s that only import
     guards: list = field(default_factory=list)  # the program's top-level `if`s: run first
 
 
@@ -94,6 +98,8 @@ def read_module(name: str, path: Path, packages=KIT_PACKAGES, program: bool = Fa
             raise BundleError(not_carried(module, statement))
         elif isinstance(statement, (ast.Import, ast.ImportFrom)):
             module.standard_imports.append(statement)
+        elif only_imports(statement, packages):
+            module.chosen_imports.append(statement)
         elif isinstance(statement, (ast.FunctionDef, ast.ClassDef)):
             module.definitions[statement.name] = statement
         elif isinstance(statement, (ast.Assign, ast.AnnAssign)):
@@ -107,6 +113,26 @@ def read_module(name: str, path: Path, packages=KIT_PACKAGES, program: bool = Fa
         elif not is_docstring(statement) and not is_main_block(statement):
             raise BundleError(not_carried(module, statement))
     return module
+
+
+def only_imports(statement, packages=KIT_PACKAGES) -> bool:
+    """A top-level `if` whose every branch only imports from outside the kit: a choice of
+    module by version (`if sys.version_info >= (3, 11): import tomllib`, else tomli)."""
+    if not isinstance(statement, ast.If) or is_main_block(statement):
+        return False
+    branches = [*statement.body, *statement.orelse]
+    return all(only_imports(branch, packages) if isinstance(branch, ast.If) else
+               isinstance(branch, (ast.Import, ast.ImportFrom)) and not any(
+                   is_kit(name, packages) for name in
+                   ([alias.name for alias in branch.names] if isinstance(branch, ast.Import)
+                    else [branch.module or ""]))
+               for branch in branches)
+
+
+def imported_names(statement) -> set:
+    """The names a statement's imports bind, in any of its branches."""
+    return {alias.asname or alias.name.split(".")[0] for node in ast.walk(statement)
+            if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names}
 
 
 def is_docstring(statement) -> bool:
@@ -152,37 +178,50 @@ class Bundle:
                     raise BundleError(not_carried(main, guard))
 
     def follow(self, module: Module, statement) -> None:
-        """Note every kit name `statement` uses, and what the text must say instead."""
+        """Note every kit name `statement` uses, and what the text must say instead. A
+        name through a module (`feedback.named`) that a local name of the statement shadows
+        plainly comes in under its module's name (`feedback_named`); a renamed name that is
+        also a parameter's is refused (a parameter is not renamed with it)."""
+        local = bound_names(statement)
+        parameters = {node.arg for node in ast.walk(statement) if isinstance(node, ast.arg)}
         for node in ast.walk(statement):
             if isinstance(node, ast.ImportFrom) and node.module and is_kit(node.module,
                                                                           self.packages):
                 raise BundleError(not_carried(module, node))
             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
                     and node.value.id in module.kit_modules:
-                name = self.need(module.kit_modules[node.value.id], node.attr)
+                name = self.need(module.kit_modules[node.value.id], node.attr, local)
+                if name in local:
+                    raise BundleError(SHADOWED.format(path=shown(module.path), line=node.lineno,
+                                                      name=name, bundled=ast.unparse(node)))
                 self.edit(module, node, name)
-            elif isinstance(node, ast.Name) and node.id in module.kit_names:
+                continue
+            if isinstance(node, ast.Name) and node.id in module.kit_names:
                 name = self.need(*module.kit_names[node.id])
-                if name != node.id:
-                    self.edit(module, node, name)
             elif isinstance(node, ast.Name) and node.id in module.definitions \
                     and module.name != self.program:
                 name = self.need(module.name, node.id)
-                if name != node.id:
-                    self.edit(module, node, name)
+            else:
+                continue
+            if name != node.id:
+                if node.id in parameters:
+                    raise BundleError(SHADOWED.format(path=shown(module.path), line=node.lineno,
+                                                      name=node.id, bundled=name))
+                self.edit(module, node, name)
 
-    def need(self, module_name: str, name: str) -> str:
+    def need(self, module_name: str, name: str, avoid: set = frozenset()) -> str:
         """Bring in `name` of `module_name`; the name it has in the bundle: its own, or,
-        when another module's or the program's name is the same, the module's name before it."""
+        when another module's or the program's name is the same, or one of `avoid` (the
+        local names where it is used), the module's name before it."""
         name = PLAIN_FORMS.get((module_name, name), name)
         module = self.module(module_name)
         if name in module.kit_names:  # a name the module itself imports
-            return self.need(*module.kit_names[name])
+            return self.need(*module.kit_names[name], avoid)
         statement = module.definitions[name]
         if (module_name, name) in self.needed:
             return self.bundle_names[(module_name, name)]
         bundled = name
-        if name in self.owner or name in self.main_names():
+        if name in self.owner or name in self.main_names() or name in avoid:
             bundled = f"{module_name.split('.')[-1]}_{name}"
             if bundled in self.owner or bundled in self.main_names():
                 raise BundleError(NAME_CLASH.format(program=self.program, name=name,
@@ -241,6 +280,22 @@ class Bundle:
         for module_name, _ in self.needed:
             visit(module_name)
         return order
+
+
+def bound_names(statement) -> set:
+    """The names a top-level definition binds inside itself: its parameters, what it
+    assigns, and the definitions and imports within it."""
+    if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+                                  ast.Lambda)):
+        return set()
+    inside = [node for child in ast.iter_child_nodes(statement) for node in ast.walk(child)]
+    return ({node.arg for node in inside if isinstance(node, ast.arg)}
+            | {node.id for node in inside if isinstance(node, ast.Name)
+               and isinstance(node.ctx, ast.Store)}
+            | {node.name for node in inside
+               if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+            | {alias.asname or alias.name.split(".")[0] for node in inside
+               if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names})
 
 
 def first_line(statement) -> int:
@@ -316,11 +371,15 @@ def bundle(program: str, packages=KIT_PACKAGES, header: str = HEADER) -> str:
     code = "\n\n".join(sections)
     guards = "".join(found.text(main, guard) + "\n\n" for guard in main.guards)
     imports = [s for m in found.modules.values() for s in m.standard_imports]
+    used_here = used_names(guards + code)
+    chosen = "".join("\n" + found.text(module, statement) for module in found.modules.values()
+                     for statement in module.chosen_imports
+                     if imported_names(statement) & used_here)
     sources = ", ".join(str(shown(found.modules[n].path)) for n in used)
     return "".join([
         found.text(main, own[0]).rstrip("\n"), "\n\n",
         comment(header.format(path=itself, sources=sources)), "\n\n",
-        "\n".join(import_lines(imports, used_names(guards + code))), "\n\n\n", guards,
+        "\n".join(import_lines(imports, used_here)), chosen, "\n\n\n", guards,
         code.rstrip("\n"), "\n",
     ])
 

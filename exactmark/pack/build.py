@@ -8,8 +8,11 @@ cases alone, laid out as the handouts cite them (expected_outputs/FOLDER/NAME.*,
 terminal screens: students check piped, as the marking marks), the checker check.py (one
 file, standard library only: the marker's own comparison and sentences, bundled as `make
 standalone` bundles the sample solutions), its data pack.json and a README for students.
-A case that is hidden, or shown only after the deadline or once published, is in no file
-of the pack: not its input, its output or its name. Where the assignment marks cases its
+Where a program has its wrong programs' signatures, pack.json holds them on the visible
+cases alone, so that the checker names a student's mistake as the marker names it to a
+student before the deadline (`known_mistakes`). A case that is hidden, or shown only after
+the deadline or once published, is in no file of the pack: not its input, its output, its
+name, nor how a wrong program fails it. Where the assignment marks cases its
 students write, pack.json says where each group's cases go and their limits (not what they
 are marked against: the wrong programs are hidden, as the reference is), and the pack
 holds each group's worked example: the checker reads a student's cases as the marker
@@ -21,9 +24,11 @@ import os
 import shutil
 import sys
 import zipfile
+from dataclasses import replace
 from pathlib import Path
 
 from exactmark.base import visible
+from exactmark.diagnosis.known import knowledge
 from exactmark.kit.cases import SUFFIXES
 from exactmark.base import from_make
 from exactmark.base.exits import Exit
@@ -32,6 +37,7 @@ from exactmark.kit.assignment import AssignmentError, load, names
 from exactmark.running.limits import MEMORY_BYTES, OPEN_FILES, mebibytes, time_caps
 from exactmark.pack import manifest
 from exactmark.kit.bundle import BundleError, bundle
+from exactmark.verify.signatures import stale
 
 PACKAGES = ("exactmark",)  # what the checker is made of
 CHECKER = "check.py"
@@ -80,6 +86,12 @@ WROTE = "wrote {out}/ and {zip}: {cases} visible case{s} of {programs}, {files} 
 NO_VISIBLE = "note: {program} has no visible case: the pack cannot check it"
 NO_VISIBLE_WRITTEN = ("note: {program} has no visible case: the pack checks only the cases "
                       "a student writes of it")
+STALE = "warning: {program}: the pack names none of its mistakes: {why}"
+SUGGESTS = ("\n\nWhere your failures are those of a mistake students make, it says which, under "
+            "\u201c{heading}\u201d, with the handout's sentence that the mistake breaks; then, "
+            "for each of the handout's rules that your failed cases break, which cases break "
+            "it. It reads the visible cases alone: where they cannot tell one mistake from "
+            "another, it names none.")
 EXIT_VISIBLE = "The exit status is 0 only when every visible case passes."
 EXIT_WRITTEN = ("The exit status is 0 only when every visible case passes, and so does every "
                 "case you\nwrite, none of them refused, and each group of them has a case "
@@ -141,8 +153,45 @@ def pack_folders(assignment) -> dict:
     return folders
 
 
-def contents(assignment) -> dict:
-    """The pack's files: path inside the pack -> bytes."""
+def known_mistakes(assignment) -> tuple:
+    """(program -> diagnose.Knowledge of its visible cases alone, warnings): what the checker
+    names a student's mistakes from, as the marker does before the deadline, for each
+    program with signatures of a wrong program that fails a visible case. No other case's
+    name, failure or digest; of the handout's rules, only those it can say (a wrong
+    program's, a visible case's): another's quote may name a case the pack leaves out.
+    None of a program whose students write cases: its wrong programs are what those cases
+    are marked against, and the pack would list them. None from stale signatures
+    (exactmark.verify.signatures.stale), written from other cases, another reference or
+    other wrong programs than the marking's: a mistake they name may be one the student
+    did not make, and saying nothing beats a wrong guess. The pack is built all the same,
+    with a warning naming the command that writes them again: what the checker says of
+    each case does not rest on them."""
+    known, warnings = {}, []
+    for name, marked in assignment.marked_cases.items():
+        program = assignment.programs[name]
+        found = knowledge(assignment, program)
+        if found is None or assignment.student_groups(name):
+            continue
+        shown = found.restricted([m.case.name for m in marked if m.visible])
+        if not shown.stored.signatures:
+            continue
+        said = {signature.rule for signature in shown.stored.signatures}.union(
+            *shown.claims.values())
+        shown = replace(shown, rules={rule: said_as for rule, said_as in shown.rules.items()
+                                      if rule in said})
+        why = stale(assignment, program)
+        if why:
+            warnings.append(STALE.format(program=name, why=why))
+        else:
+            known[name] = shown
+    return known, warnings
+
+
+def contents(assignment, known: dict = None) -> dict:
+    """The pack's files: path inside the pack -> bytes; `known`, what names the mistakes
+    (`known_mistakes`), found here when not given."""
+    if known is None:
+        known = known_mistakes(assignment)[0]
     folders = pack_folders(assignment)
     wall, idle = time_caps(assignment.cpu_seconds, assignment.wall_seconds)
     files = {}
@@ -153,7 +202,7 @@ def contents(assignment) -> dict:
                 path = case.file(suffix)
                 if path.exists():
                     files[f"{folders[name]}/{path.name}"] = path.read_bytes()
-    data = manifest.written(assignment, wall, idle, folders)
+    data = manifest.written(assignment, wall, idle, folders, known)
     files[manifest.MANIFEST] = (manifest.dumps(data)).encode("utf-8")
     files[CHECKER] = bundle("exactmark.pack.check", PACKAGES, HEADER).encode("utf-8")
     files[README] = readme(assignment, data).encode("utf-8")
@@ -209,6 +258,8 @@ def readme(assignment, data: dict) -> str:
     return README_TEMPLATE.read_text(encoding="utf-8").format(
         title=assignment.title, programs=programs, written=written(assignment, data),
         checks=checks, passing=passing(assignment, data),
+        suggests=SUGGESTS.format(heading=manifest.WHAT_IT_SUGGESTS) if any(
+            entry["diagnosis"] for entry in data["programs"]) else "",
         exit=EXIT_WRITTEN if any(entry["groups"] for entry in data["programs"]) else EXIT_VISIBLE,
         cpu=assignment.cpu_seconds,
         memory=mebibytes(MEMORY_BYTES), files=OPEN_FILES,
@@ -284,10 +335,13 @@ def main(argv=None) -> int:
         parse.error(NO_ASSIGNMENT)
     try:
         assignment = load(options.assignment)
-        files = contents(assignment)
+        known, warnings = known_mistakes(assignment)
+        files = contents(assignment, known)
         archive = write(options.out.absolute(), files)
     except (AssignmentError, BundleError, ValueError, OSError) as problem:
         parse.error(str(problem))
+    for warning in warnings:
+        print(warning, file=sys.stderr)
     for name, marked in assignment.marked_cases.items():
         if not any(m.visible for m in marked):
             print((NO_VISIBLE_WRITTEN if assignment.student_groups(name) else NO_VISIBLE)

@@ -14,7 +14,9 @@ others as on a visible case; whether a case is valid or thorough it cannot say, 
 that takes the reference, which it does not hold. The exit status is 0 only when every
 visible case passes and so does every case you wrote, none refused, and each group of
 them has a case. Where the marking also uses cases you cannot see, it says so: passing the
-visible ones then does not promise the mark.
+visible ones then does not promise the mark. Where your failures of the visible cases are
+those of a mistake students make, it names the mistake and the handout's sentence it
+breaks, as the marking does before the deadline.
 """
 
 import argparse
@@ -31,6 +33,7 @@ import time
 from pathlib import Path
 
 from exactmark.base.exits import Exit
+from exactmark.diagnosis import diagnose
 from exactmark.kit.cases import STATS_FILE, STATS_VARIABLE
 from exactmark.running.record import Ran
 from exactmark.running.supervise import CpuWatch, Piped, gather, kill_group, piped_ran
@@ -41,13 +44,13 @@ from exactmark.marking.build import build_command, build_record, keep_binary, so
 from exactmark.running.limits import (MEMORY_BYTES, PROCESSES, SAFE_PATH, Budget, children_of,
                                       descendants, processes_of, rlimits, scrubbed_environment)
 from exactmark.marking.grouping import difference, grouped
-from exactmark.marking.report import (INPUT, KIND_WIDTH, REGION, RUNAWAY, WHAT_DIFFERS, reproduce,
-                                      said_once, shown_input)
+from exactmark.marking.report import (INPUT, KIND_WIDTH, REGION, RUNAWAY, WHAT_DIFFERS, failure,
+                                      reproduce, said_once, shown_input, suggested)
 from exactmark.kit.submission import marked_folder, skip_reason, why_missing
 from exactmark.base.tree import Limits, Refused, copy_tree, remove_tree
 from exactmark.marking.verdicts import NOT_BUILT_DETAIL, PIPE, Kind, Rules, Verdict, how, judge
 from exactmark.kit.written_cases import NONE_MARKED, Written, left_out_below, read_cases
-from exactmark.pack.manifest import CASES, MANIFEST, Checked, read
+from exactmark.pack.manifest import CASES, MANIFEST, WHAT_IT_SUGGESTS, Checked, read
 
 # Before any definition of the kit's: on Windows, or an older Python, one line, no traceback.
 if sys.platform == "win32":
@@ -293,6 +296,7 @@ class Check:
         self.written = {}  # a case the student wrote, by its path (cases/golf/won) -> Verdict
         self.reads = {}  # program -> [(exactmark.pack.manifest.Group, exactmark.kit.written_cases.Read)]
         self.build_lines = []  # how the program's build went, said under its head line
+        self.ran = set()  # the programs whose cases ran: neither missing nor unbuilt
         self.runs = 0
 
     def total(self) -> int:
@@ -344,6 +348,7 @@ class Check:
             self.say()
             folder = self.runs_from(program, cases, written)
             if folder is not None:
+                self.ran.add(program.name)
                 verdicts = [self.case(program, checked, folder) for checked in cases]
                 self.say(PROGRAM_HEAD.format(program=program.name, total=len(cases),
                                              s="s" * (len(cases) != 1),
@@ -367,7 +372,7 @@ class Check:
         if failures:
             self.say(f"\n{WHAT_DIFFERS}")
         # failures that differ the same way, drawn once, as the marker does
-        for members in grouped(failures, lambda failure: difference(failure[2])):
+        for members in grouped(failures, lambda member: difference(member[2])):
             program, case, verdict, at = members[0]
             kind, said = verdict.kind, how(verdict) or str(verdict.kind)
             said = escaped(said, most=MOST_SHOWN) if isinstance(case, Written) else said
@@ -386,6 +391,27 @@ class Check:
                 self.say(verdict.diff)
             for line in verdict.runaway:
                 self.say(RUNAWAY.format(line=line))
+        said = suggested(self.diagnoses(), diagnose.LEVELS[0])
+        if said:
+            self.say(f"\n{WHAT_IT_SUGGESTS}")
+            for line in said:
+                self.say(escaped(line, most=MOST_SHOWN))
+
+    def diagnoses(self) -> list:
+        """Each program's diagnosis as the marker makes it for a student before the deadline
+        (exactmark.marking.report.diagnosed): its failed visible cases, each weighed as the
+        marker weighs it, against the wrong programs' signatures on the visible cases; none
+        of a program missing or unbuilt, or of which the pack holds no signatures."""
+        found = []
+        for program, cases in self.pack.programs:
+            known = self.pack.known.get(program.name)
+            if known is None or program.name not in self.ran:
+                continue
+            verdicts = {checked.case.name: self.verdicts[checked.case.id] for checked in cases}
+            found.append(diagnose.diagnose(
+                known, {name: failure(verdict) for name, verdict in verdicts.items()
+                        if verdict.kind != Kind.PASS}, list(verdicts), diagnose.LEVELS[0]))
+        return found
 
     def group(self, program, group, found, folder) -> list:
         """A group of the student's cases: its head line, a line per case (what their

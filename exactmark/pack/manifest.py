@@ -3,23 +3,30 @@ as the marker runs them. Each program's language (its build and run templates), 
 a student hands in, its visible cases and what each compares besides stdout; the time
 limits and what is forgiven; and the groups of cases the student writes (where they go,
 how many, how large, what is compared), so that the checker reads them as the marker
-does. Written by `make student-pack`, read by the checker, which holds this module
-(standard library only). Nothing of a case that is not visible is written: no name, no
-input, no output, not how many there are, only the marks they carry in all (so that the
-checker says there are such cases only where there are); nor what a group's cases are
-marked against (its mistakes, their weights).
+does; and what names a student's mistake as the marker names it, where the pack ships it
+(exactmark.pack.build.known_mistakes): the wrong programs' signatures on the visible cases
+alone, with the handout's rules. Written by `make student-pack`, read by the checker, which
+holds this module (standard library only). Nothing of a case that is not visible is
+written: no name, no input, no output, no failure or digest of a wrong program's, not how
+many there are, only the marks they carry in all (so that the checker says there are such
+cases only where there are); nor what a group's cases are marked against (its mistakes,
+their weights).
 """
 
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from exactmark.diagnosis.diagnose import Knowledge
 from exactmark.kit.cases import Case
 from exactmark.kit.programs import Language, Program, Submitted
 
 MANIFEST = "pack.json"
 CASES = "expected_outputs"  # the cases, as the handouts cite them: CASES/FOLDER/NAME.*
-FORMAT = 3
+FORMAT = 4
+# The heading of the checker's diagnosis (to the student: report.py's WHAT_IT_SUGGESTS),
+# which the README names.
+WHAT_IT_SUGGESTS = "What your failures suggest"
 UNREADABLE = "{path} is not a pack this checker reads: {problem}"
 NO_CASE = "its case {case} has no {path}"
 
@@ -59,12 +66,16 @@ class Pack:
     groups: dict = field(default_factory=dict)  # program name -> (Group, ...)
     unseen_marks: float = 0.0  # of the golden cases the pack does not hold, and the fresh
     fresh_cases: int = 0  # cases drawn for each student when marked: no pack holds them
+    known: dict = field(default_factory=dict)  # program name -> diagnose.Knowledge of its
+    # visible cases, where the pack ships it
 
 
-def written(assignment, wall_seconds: float, idle_seconds: float, folders: dict) -> dict:
+def written(assignment, wall_seconds: float, idle_seconds: float, folders: dict,
+            known: dict) -> dict:
     """pack.json's data: the assignment's visible cases of each program, which
-    `folders` (program -> CASES/FOLDER) says where the pack holds, and its groups of cases
-    the student writes."""
+    `folders` (program -> CASES/FOLDER) says where the pack holds, its groups of cases
+    the student writes, and what `known` (program -> diagnose.Knowledge of its visible
+    cases alone) holds of it, or None."""
     programs = []
     for name, marked in assignment.marked_cases.items():
         program = assignment.programs[name]
@@ -78,7 +89,8 @@ def written(assignment, wall_seconds: float, idle_seconds: float, folders: dict)
             "groups": [{"name": group.name, "folder": group.folder, "most": group.most,
                         "most_bytes": group.most_bytes, "compare": sorted(group.compare),
                         "marks": group.total, "asked": group.asked}
-                       for group in assignment.student_groups(name)]})
+                       for group in assignment.student_groups(name)],
+            "diagnosis": known[name].to_dict() if name in known else None})
     return {"format": FORMAT, "assignment": assignment.name, "title": assignment.title,
             "cpu_seconds": assignment.cpu_seconds, "wall_seconds": wall_seconds,
             "idle_seconds": idle_seconds, "normalise": dict(assignment.normalise or {}),
@@ -113,7 +125,9 @@ def read(folder: Path) -> Pack:
         return Pack(data["assignment"], data["title"], data["cpu_seconds"],
                     data["wall_seconds"], data["idle_seconds"], data["normalise"],
                     data["python"], programs, groups, float(data["unseen_marks"]),
-                    int(data["fresh_cases"]))
+                    int(data["fresh_cases"]),
+                    {entry["name"]: Knowledge.from_dict(entry["diagnosis"])
+                     for entry in data["programs"] if entry["diagnosis"] is not None})
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as problem:
         raise ValueError(UNREADABLE.format(path=path, problem=problem)) from None
 
