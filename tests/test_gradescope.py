@@ -272,6 +272,7 @@ def seeded(tmp_path_factory):
 
 
 READS_KNOWLEDGE = """import json
+from exactmark.diagnosis.known import knowledge
 from exactmark.kit.assignment import load
 from exactmark.kit.cases import ROOT
 assignment = load("assignments/seeded.toml")
@@ -295,6 +296,7 @@ def test_the_zip_holds_each_program_s_signatures_where_the_marker_reads_them(see
     done = subprocess.run([sys.executable, "-c", READS_KNOWLEDGE], cwd=tmp_path,
                           env={"PATH": os.environ["PATH"]}, capture_output=True, text=True,
                           timeout=60)
+    assert done.returncode == 0, done.stderr
     read = json.loads(done.stdout)
     assert read["root"] == str(tmp_path), done.stderr
     assert read["known"] == {name: knowledge(assignment, program).to_dict()
