@@ -364,7 +364,7 @@ def bundle(program: str, packages=KIT_PACKAGES, header: str = HEADER) -> str:
         sections.append(comment(SECTION.format(path=path, summary=summary(module))) + "\n\n"
                         + joined(found, module, unique))
     own = [s for s in main.tree.body if not isinstance(s, (ast.Import, ast.ImportFrom))
-           and not any(s is guard for guard in main.guards)]
+           and not any(s is other for other in main.guards + main.chosen_imports)]
     itself = shown(main.path)
     sections.append(comment(SECTION.format(path=itself, summary=PROGRAM_ITSELF)) + "\n\n"
                     + joined(found, main, own[1:]))
@@ -372,9 +372,10 @@ def bundle(program: str, packages=KIT_PACKAGES, header: str = HEADER) -> str:
     guards = "".join(found.text(main, guard) + "\n\n" for guard in main.guards)
     imports = [s for m in found.modules.values() for s in m.standard_imports]
     used_here = used_names(guards + code)
-    chosen = "".join("\n" + found.text(module, statement) for module in found.modules.values()
-                     for statement in module.chosen_imports
-                     if imported_names(statement) & used_here)
+    chosen = "".join(dict.fromkeys(  # once, where two modules choose alike
+        "\n" + found.text(module, statement) for module in found.modules.values()
+        for statement in module.chosen_imports if imported_names(statement) & used_here))
+    used_here |= used_names(chosen)  # what the chosen `if`s test: sys.version_info
     sources = ", ".join(str(shown(found.modules[n].path)) for n in used)
     return "".join([
         found.text(main, own[0]).rstrip("\n"), "\n\n",
