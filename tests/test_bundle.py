@@ -204,3 +204,151 @@ def test_a_version_choice_that_imports_the_kit_or_does_anything_else_is_refused(
     ''')
     assert refusal("prog") == ("minikit/settings.py:5: the bundler cannot carry this "
                                "top-level statement: if sys.version_info >= (3, 11):")
+
+
+# A local name that would shadow a kit name ----------------------------------------------
+
+def test_a_local_name_does_not_shadow_a_kit_name_reached_through_its_module(kit, tmp_path):
+    """`feedback.named(named)` would become `named(named)`, calling the local string: the
+    kit's `named` comes in as `feedback_named` instead, and the bundle greets Ada."""
+    kit("minikit/feedback.py", FEEDBACK)
+    kit("minikit/report.py", '''
+        """Report lines."""
+
+        from minikit import feedback
+
+
+        def line(first, last):
+            named = f"{first} {last}"
+            return feedback.named(named)
+    ''')
+    kit("prog.py", '''
+        """Prints a report line."""
+
+        from minikit import report
+
+        if __name__ == "__main__":
+            print(report.line("Ada", "Lovelace"))
+    ''')
+    text, printed = run_bundle(tmp_path, "prog")
+    assert printed == "hello Ada Lovelace\n"
+    assert "def feedback_named(who):" in text
+    assert "return feedback_named(named)" in text
+
+
+def test_a_parameter_does_not_shadow_a_kit_name_reached_through_its_module(kit, tmp_path):
+    """A parameter is a local name too: the program's `feedback.named(named)` works so."""
+    kit("minikit/feedback.py", FEEDBACK)
+    kit("prog.py", '''
+        """Greets whom it is given."""
+
+        from minikit import feedback
+
+
+        def greet(named):
+            return feedback.named(named)
+
+
+        if __name__ == "__main__":
+            print(greet("Grace"))
+    ''')
+    text, printed = run_bundle(tmp_path, "prog")
+    assert printed == "hello Grace\n"
+    assert "def feedback_named(who):" in text
+
+
+def test_an_except_name_does_not_shadow_a_kit_name_reached_through_its_module(
+        kit, tmp_path):
+    """`except KeyError as named` binds a local name as an assignment does."""
+    kit("minikit/feedback.py", FEEDBACK)
+    kit("prog.py", '''
+        """Greets the missing key."""
+
+        from minikit import feedback
+
+
+        def greet_missing(table):
+            try:
+                return table["Ada"]
+            except KeyError as named:
+                return feedback.named(named)
+
+
+        if __name__ == "__main__":
+            print(greet_missing({}))
+    ''')
+    text, printed = run_bundle(tmp_path, "prog")
+    assert printed == "hello 'Ada'\n"
+
+
+def test_a_renamed_kit_name_that_is_also_a_parameter_is_refused(kit):
+    """The program has its own `named`, so the kit's comes in as `feedback_named`; where
+    report.py's `line` has a parameter `named`, renaming its uses would call the kit's
+    function in place of the argument, and the parameter is not renamed with them."""
+    kit("minikit/feedback.py", FEEDBACK)
+    kit("minikit/report.py", '''
+        """Report lines."""
+
+        from minikit.feedback import named
+
+
+        def line(named):
+            return named.upper()
+
+
+        def greeting(who):
+            return named(who)
+    ''')
+    kit("prog.py", '''
+        """Prints a report line."""
+
+        from minikit import report
+
+
+        def named():
+            return "the program's own"
+
+
+        if __name__ == "__main__":
+            print(report.line(named()), report.greeting("Ada"))
+    ''')
+    assert refusal("prog") == (
+        "minikit/report.py:7: 'named' is both what the kit's 'feedback_named' is called here "
+        "and a local name of the same definition: the bundler cannot carry it")
+
+
+def test_a_renamed_kit_name_that_a_nested_definition_binds_is_refused(kit):
+    """A definition inside `line` named `named` is not renamed with its uses either: the
+    bundle would call the kit's function where the program calls the inner one."""
+    kit("minikit/feedback.py", FEEDBACK)
+    kit("minikit/report.py", '''
+        """Report lines."""
+
+        from minikit.feedback import named
+
+
+        def line(who):
+            def named(someone):
+                return f"dear {someone}"
+            return named(who)
+
+
+        def greeting(who):
+            return named(who)
+    ''')
+    kit("prog.py", '''
+        """Prints a report line."""
+
+        from minikit import report
+
+
+        def named():
+            return "the program's own"
+
+
+        if __name__ == "__main__":
+            print(report.line("Ada"), report.greeting("Ada"), named())
+    ''')
+    assert refusal("prog") == (
+        "minikit/report.py:9: 'named' is both what the kit's 'feedback_named' is called here "
+        "and a local name of the same definition: the bundler cannot carry it")

@@ -181,9 +181,10 @@ class Bundle:
         """Note every kit name `statement` uses, and what the text must say instead. A
         name through a module (`feedback.named`) that a local name of the statement shadows
         plainly comes in under its module's name (`feedback_named`); a renamed name that is
-        also a parameter's is refused (a parameter is not renamed with it)."""
+        also a parameter's, or an inner definition's or import's, is refused (those are not
+        renamed with it)."""
         local = bound_names(statement)
-        parameters = {node.arg for node in ast.walk(statement) if isinstance(node, ast.arg)}
+        unrenamed = bound_unrenamed(statement)
         for node in ast.walk(statement):
             if isinstance(node, ast.ImportFrom) and node.module and is_kit(node.module,
                                                                           self.packages):
@@ -204,7 +205,7 @@ class Bundle:
             else:
                 continue
             if name != node.id:
-                if node.id in parameters:
+                if node.id in unrenamed:
                     raise BundleError(SHADOWED.format(path=shown(module.path), line=node.lineno,
                                                       name=node.id, bundled=name))
                 self.edit(module, node, name)
@@ -295,7 +296,19 @@ def bound_names(statement) -> set:
             | {node.name for node in inside
                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
             | {alias.asname or alias.name.split(".")[0] for node in inside
-               if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names})
+               if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names}
+            | {node.name for node in inside if isinstance(node, ast.ExceptHandler) and node.name})
+
+
+def bound_unrenamed(statement) -> set:
+    """The names bound inside a statement where renaming their uses would not rename them:
+    parameters, inner definitions, imports and `except ... as` names."""
+    return ({node.arg for node in ast.walk(statement) if isinstance(node, ast.arg)}
+            | {node.name for node in ast.walk(statement) if node is not statement
+               and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+            | {node.name for node in ast.walk(statement)
+               if isinstance(node, ast.ExceptHandler) and node.name}
+            | imported_names(statement))
 
 
 def first_line(statement) -> int:
