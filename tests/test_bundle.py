@@ -352,3 +352,23 @@ def test_a_renamed_kit_name_that_a_nested_definition_binds_is_refused(kit):
     assert refusal("prog") == (
         "minikit/report.py:9: 'named' is both what the kit's 'feedback_named' is called here "
         "and a local name of the same definition: the bundler cannot carry it")
+
+
+def test_a_kit_module_imported_inside_a_definition_is_refused(kit):
+    """`import minikit.feedback` inside a function would reach for the kit when the bundle
+    runs alone; like `from minikit import feedback` there, it is refused."""
+    kit("minikit/feedback.py", FEEDBACK)
+    kit("prog.py", '''
+        """Greets Ada."""
+
+
+        def main():
+            import minikit.feedback
+            print(minikit.feedback.named("Ada"))
+
+
+        if __name__ == "__main__":
+            main()
+    ''')
+    assert refusal("prog") == ("prog.py:5: the bundler cannot carry this top-level "
+                               "statement: import minikit.feedback")

@@ -187,7 +187,9 @@ class Bundle:
         unrenamed = bound_unrenamed(statement)
         for node in ast.walk(statement):
             if isinstance(node, ast.ImportFrom) and node.module and is_kit(node.module,
-                                                                          self.packages):
+                                                                          self.packages) \
+                    or isinstance(node, ast.Import) and any(is_kit(alias.name, self.packages)
+                                                            for alias in node.names):
                 raise BundleError(not_carried(module, node))
             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
                     and node.value.id in module.kit_modules:
