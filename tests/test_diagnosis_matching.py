@@ -1,7 +1,8 @@
 """The matcher on small, made-up signatures: what it names, and when it names nothing."""
 
 from exactmark.diagnosis.feedback import by_rule, named as said
-from exactmark.diagnosis.matching import Failure, Signature, broken_rules, diagnosed
+from exactmark.diagnosis.matching import NOTHING, Failure, Signature, broken_rules, diagnosed
+from exactmark.marking.verdicts import digest
 from exactmark.kit.rules import Rule
 
 WRONG = Failure("wrong output", "", "")
@@ -117,3 +118,34 @@ def test_two_mistakes_in_the_same_cases_are_told_apart_by_their_lines():
     found = diagnosed(changing(3, 7), [third, seventh, everything], SEEN)
     assert sorted(named(found)) == ["seventh_line", "third_line"]
     assert named(diagnosed(changing(7), [third, seventh, everything], SEEN)) == ["seventh_line"]
+
+
+def test_a_program_that_prints_nothing_is_not_named_as_one_that_changes_every_line():
+    """Ending every line with CRLF changes every line; so does printing nothing. The lines
+    cannot tell them apart, the near misses can: each output differs in one way alone,
+    and not the same way. A student whose lines end with CRLF is named."""
+    every = frozenset(range(12))
+    crlf = Signature("crlf", "lf-alone", "ends its lines with CRLF",
+                     {case: Failure("wrong output", "line ends", "c" + case, every)
+                      for case in SEEN[:4]})
+    empty = {case: Failure("wrong output", "no output at all", NOTHING, every)
+             for case in SEEN[:4]}
+    assert diagnosed(empty, [crlf], SEEN) == ()
+    assert broken_rules(empty, [crlf], SEEN, {}) == {}
+    own_crlf = {case: Failure("wrong output", "line ends", "s" + case, every)
+                for case in SEEN[:4]}
+    assert named(diagnosed(own_crlf, [crlf], SEEN)) == ["crlf"]
+    assert broken_rules(own_crlf, [crlf], SEEN, {}) == dict.fromkeys(SEEN[:4], {"lf-alone"})
+
+
+def test_a_case_where_the_student_printed_nothing_breaks_no_rule_that_can_be_named():
+    """Any program that stops before its first line prints nothing, as does a wrong
+    program that does so there: the case says nothing of which rule was broken."""
+    silent = Signature("silent", "ready-prompt", "", {
+        "case_0": Failure("wrong output", "no output at all", NOTHING, frozenset({0, 1}))})
+    student = {"case_0": Failure("wrong output", "no output at all", NOTHING, frozenset({0, 1}))}
+    assert broken_rules(student, [silent], SEEN, {}) == {}
+
+
+def test_the_digest_of_nothing_is_the_marker_s():
+    assert NOTHING == digest(b"")

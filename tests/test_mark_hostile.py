@@ -32,6 +32,7 @@ from exactmark.kit.cases import EXPECTED_OUTPUTS, ROOT
 from exactmark.kit.assignment import load, names
 from exactmark.running.limits import WRITTEN_BYTES, mebibytes
 from exactmark.marking.mark import GOLDEN_READABLE, golden_copies_readable
+from exactmark.marking.report import WHAT_IT_SUGGESTS
 from exactmark.base.tree import remove_tree
 from tests.test_mark import TIMEOUT, assignment_of, processes_of, submission
 
@@ -864,6 +865,8 @@ def test_empty_programs_score_nothing(markings, tmp_path):
         marked.assert_reported()
         free = [test for test, verdict in marked.tests.items() if verdict.get("score")]
         assert not free, f"{marked.case}: an empty program scores on {free}"
+        assert WHAT_IT_SUGGESTS not in marked.report, \
+            f"{marked.case}: an empty program is said to make a known mistake:\n{marked.report}"
         assignment = load(name)
         marked_cases = sum(map(assignment.case_count, assignment.marked_cases))  # fresh too
         builds = sum(program.built for program in assignment.programs.values())

@@ -25,12 +25,14 @@ exactly as it and not as the other; two wrong programs that fail every seen case
 alike cannot be told apart, and are named together, as alternatives.
 Anything weaker names nothing: saying nothing beats a wrong guess."""
 
+import hashlib
 from dataclasses import dataclass, field, replace
 
 EXPLAINED = 0.8
 ABSENT = 0.2
 LEFT_EXPLAINED = 0.5
 MARGIN = 0.02  # of score: by how much the first named must beat another rule's match
+NOTHING = hashlib.sha256(b"").hexdigest()[:16]  # the digest of an empty output, as the marker's
 BREAKS = 0.5  # a failed case breaks the rules of the wrong programs that fail it most alike,
 # sharing at least this share of the lines either changes
 BOTH_FAIL, SAME_KIND, SAME_LINES, SAME_OUTPUT = 0.25, 0.2, 0.45, 0.1
@@ -81,13 +83,29 @@ def _covered(lines: frozenset, by: frozenset) -> float:
     return len(lines & by) / len(lines) if lines else 1.0
 
 
+def contradicts(student: Failure, wrong: Failure) -> bool:
+    """Whether the two failures of a case cannot be the same mistake's: each output differs
+    from the expected one in ONE way alone (its near miss: "only line ends differ", "the
+    output is empty"), and not the same way. Lines alone cannot tell: a program that prints
+    nothing and one that ends every line with CRLF both change every line."""
+    return bool(student.near_miss and wrong.near_miss and student.near_miss != wrong.near_miss)
+
+
+def _shows(failed: dict, signature: Signature, case: str) -> bool:
+    """Whether the student's failure of `case` may show `signature`'s mistake there."""
+    return (case in failed and case in signature.failed
+            and not contradicts(failed[case], signature.failed[case]))
+
+
 def explained_by(failed: dict, signatures: tuple, seen: tuple) -> float:
     """The mean share of the student's changed lines, over its failed seen cases, that
-    `signatures` change too (together: a line any of them changes)."""
+    `signatures` change too (together: a line any of them changes), where the two failures
+    do not contradict each other."""
     student = [case for case in seen if case in failed]
     shares = []
     for case in student:
-        covering = [signature.failed[case] for signature in signatures if case in signature.failed]
+        covering = [signature.failed[case] for signature in signatures
+                    if _shows(failed, signature, case)]
         shares.append(_covered(failed[case].lines, frozenset().union(
             *(failure.lines for failure in covering))) if covering else 0.0)
     return sum(shares) / len(shares) if shares else 0.0
@@ -96,7 +114,7 @@ def explained_by(failed: dict, signatures: tuple, seen: tuple) -> float:
 def _absent(failed: dict, signature: Signature, seen: tuple) -> float:
     wrong = [case for case in seen if case in signature.failed]
     shares = [1 - _covered(signature.failed[case].lines, failed[case].lines)
-              if case in failed else 1.0 for case in wrong]
+              if _shows(failed, signature, case) else 1.0 for case in wrong]
     return sum(shares) / len(shares) if shares else 1.0
 
 
@@ -217,13 +235,12 @@ def _absent_beyond(failed: dict, second: Signature, first: Signature, seen: tupl
     for case in seen:
         if case not in second.failed:
             continue
-        if case not in failed:
-            shares.append(1.0)
-        elif case not in first.failed:
-            shares.append(1 - _covered(second.failed[case].lines, failed[case].lines))
-        elif second.failed[case].lines - first.failed[case].lines:
-            shares.append(1 - _covered(second.failed[case].lines - first.failed[case].lines,
-                                       failed[case].lines))
+        hiding = _shows(failed, first, case)
+        beyond = second.failed[case].lines - (first.failed[case].lines if hiding else frozenset())
+        if hiding and not beyond:
+            continue  # the first changes every line the second does here
+        shares.append(1 - _covered(beyond, failed[case].lines)
+                      if _shows(failed, second, case) else 1.0)
     return sum(shares) / len(shares) if shares else 1.0
 
 
@@ -234,7 +251,7 @@ def _left(failed: dict, signature: Signature, seen: tuple) -> dict:
     for case in seen:
         if case not in failed:
             continue
-        if case not in signature.failed:
+        if not _shows(failed, signature, case):
             left[case] = failed[case]
         elif failed[case].lines - signature.failed[case].lines:
             left[case] = replace(failed[case], lines=failed[case].lines - signature.failed[case].lines)
@@ -254,14 +271,16 @@ def broken_rules(failed: dict, signatures: list, seen: tuple, claims: dict) -> d
     """Which rules each failed seen case breaks: of the rules the case pins (`claims`:
     case -> rule ids; a case the map does not name pins any), those whose wrong programs
     fail it most like the student did, BREAKS of the lines or more. A case pins many
-    rules (every sentence its output shows); the lines tell which of them it broke."""
+    rules (every sentence its output shows); the lines tell which of them it broke. A run
+    that printed nothing tells none: any program that stops before its first line, or is
+    empty, prints that."""
     broken = {}
     for case in seen:
-        if case not in failed:
+        if case not in failed or failed[case].digest == NOTHING:
             continue
         pinned = claims.get(case)
         alike = [(_same_lines(failed[case], signature.failed[case]), signature.rule)
-                 for signature in signatures if case in signature.failed
+                 for signature in signatures if _shows(failed, signature, case)
                  and (pinned is None or signature.rule in pinned)]
         best = max((share for share, _ in alike), default=0.0)
         if best >= BREAKS:
