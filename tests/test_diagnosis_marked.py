@@ -91,6 +91,22 @@ def test_a_mistake_a_visible_case_shows_is_named_in_the_output_every_student_see
     assert f"{WHAT_IT_SUGGESTS}\ngreet:\n  {NAMED}\n" in written["output"]
 
 
+def test_a_program_that_prints_something_else_entirely_is_not_named(tmp_path):
+    """At a count of 3 it prints "way too many": every line of the case changed, as the
+    wrong program's "too many" changes them, but not the same bytes. A run that got
+    everything wrong tells which mistake only where it printed what the mistake prints."""
+    assignment = tiny_with_three(tmp_path, "visible")
+    folder = tmp_path / "student"
+    folder.mkdir()
+    for name, text in sample_solution(assignment.programs["greet"], tmp_path).items():
+        (folder / name).write_text(text.replace(
+            "    if count > LIMIT:",
+            '    if count == LIMIT:\n        print("way too many")\n        return\n'
+            "    if count > LIMIT:"), encoding="utf-8")
+    written = marked_by_the_marker(folder, assignment, ["greet/*"], 2, tmp_path)
+    assert written["score"] == 4 and said_at(written, "hidden") == ()
+
+
 def test_the_sample_solution_gets_no_diagnosis(tmp_path):
     written = marked(tiny_with_three(tmp_path, "visible"), tmp_path, wrong=False)
     assert said_at(written, "hidden") == ()

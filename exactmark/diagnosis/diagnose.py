@@ -10,7 +10,7 @@ a page, the platform and the student pack each take the level of what they show.
 from dataclasses import asdict, dataclass
 
 from exactmark.diagnosis import feedback, matching
-from exactmark.diagnosis.signatures_file import Stored, failure_of, parsed
+from exactmark.diagnosis.signatures_file import Stored, parsed
 
 # Each level sees the cases of its visibility and of those before it.
 LEVELS = ("visible", "after_due_date", "after_published", "hidden")
@@ -133,14 +133,6 @@ def at_each_level(known: Knowledge, failures: dict, visibility: dict) -> list:
             diagnoses.append(diagnose(known, failures, seen, level))
         before = seen
     return diagnoses
-
-
-def failures_of(cases) -> dict:
-    """The failed cases of records (marking.records.Case-like: name, passed, kind,
-    near_miss_kind, digest, lines) as matching.Failures, by name."""
-    return {case.name: failure_of({"kind": str(case.kind), "near_miss": case.near_miss_kind,
-                                   "digest": case.digest, "lines": case.lines})
-            for case in cases if not case.passed}
 
 
 def at(diagnoses, program: str, level: str):

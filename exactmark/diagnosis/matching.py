@@ -32,6 +32,8 @@ EXPLAINED = 0.8
 ABSENT = 0.2
 LEFT_EXPLAINED = 0.5
 MARGIN = 0.02  # of score: by how much the first named must beat another rule's match
+WHOLE = 0.9  # of the expected lines: a run that changed this many tells which mistake only
+# where it printed the very bytes the wrong program did
 NOTHING = hashlib.sha256(b"").hexdigest()[:16]  # the digest of an empty output, as the marker's
 BREAKS = 0.5  # a failed case breaks the rules of the wrong programs that fail it most alike,
 # sharing at least this share of the lines either changes
@@ -41,11 +43,19 @@ BOTH_FAIL, SAME_KIND, SAME_LINES, SAME_OUTPUT = 0.25, 0.2, 0.45, 0.1
 @dataclass(frozen=True)
 class Failure:
     """How a case failed: the marker's kind word, its near-miss kind, the digest of the
-    output ("" when unknown), the expected output's lines it changed (a frozenset)."""
+    output ("" when unknown), the expected output's lines it changed (a frozenset), and
+    whether those are nearly all of them (`whole`: a student's run, known to the marker)."""
     kind: str
     near_miss: str = ""
     digest: str = ""
     lines: frozenset = field(default_factory=frozenset)
+    whole: bool = False
+
+
+def whole(lines: frozenset, total: int) -> bool:
+    """Whether `lines` are WHOLE or more of an expected output's `total` lines: a run that
+    got (nearly) everything wrong, as every program that prints something else does."""
+    return total > 0 and len(lines) >= WHOLE * total
 
 
 @dataclass(frozen=True)
@@ -92,9 +102,16 @@ def contradicts(student: Failure, wrong: Failure) -> bool:
 
 
 def _shows(failed: dict, signature: Signature, case: str) -> bool:
-    """Whether the student's failure of `case` may show `signature`'s mistake there."""
-    return (case in failed and case in signature.failed
-            and not contradicts(failed[case], signature.failed[case]))
+    """Whether the student's failure of `case` may show `signature`'s mistake there: they
+    do not contradict each other, and where the student changed (nearly) every line, it
+    printed exactly what the wrong program printed (a program that prints "hello" changes
+    every line, as does one that shuffles the deck another way)."""
+    if case not in failed or case not in signature.failed:
+        return False
+    student, wrong = failed[case], signature.failed[case]
+    if student.whole and student.digest != wrong.digest:
+        return False
+    return not contradicts(student, wrong)
 
 
 def explained_by(failed: dict, signatures: tuple, seen: tuple) -> float:

@@ -86,6 +86,7 @@ class Case:
     # passed, or when nothing ran. Two programs' wrong outputs compare by it.
     digest: str = ""
     lines: tuple = ()  # its worst verdict's: the expected lines it changed, as [start, stop]
+    whole: bool = False  # those lines are nearly all the case expects (matching.whole)
 
     @classmethod
     def from_dict(cls, data: dict) -> "Case":

@@ -16,10 +16,10 @@ from pathlib import Path
 
 from exactmark.diagnosis import diagnose
 from exactmark.diagnosis.evidence import as_set
-from exactmark.diagnosis.matching import Failure
+from exactmark.diagnosis.matching import Failure, whole
 from exactmark.kit.cases import STATS_VARIABLE, SUFFIXES
 from exactmark.marking import grouping, records
-from exactmark.marking.verdicts import PIPE, TERMINAL, Kind, how
+from exactmark.marking.verdicts import PIPE, TERMINAL, Kind, expected, how
 
 MISSING = "missing"
 MISSING_LINE = "{program}\n  {missing:<{width}} {why}"
@@ -274,10 +274,13 @@ def said_once(verdicts: list, said: str, name=shown_case) -> list:
             AS_IN.format(case=name(verdicts[0]), how=said)]
 
 
-def failure(verdict) -> Failure:
-    """A failed run as the diagnosis weighs it, as its signatures were stored."""
+def failure(verdict, case) -> Failure:
+    """A failed run of `case` as the diagnosis weighs it, as its signatures were stored,
+    and whether it changed (nearly) every line the case expects."""
+    lines, want = as_set(verdict.lines), expected(case, verdict.mode) or b""
     return Failure(str(verdict.kind), verdict.near_miss.kind if verdict.near_miss else "",
-                   verdict.digest, as_set(verdict.lines))
+                   verdict.digest, lines,
+                   whole(lines, len(want.split(b"\n")) - want.endswith(b"\n")))
 
 
 def diagnosed(results: Results, known_of: dict) -> list:
@@ -292,7 +295,7 @@ def diagnosed(results: Results, known_of: dict) -> list:
             continue
         ran = [result for result in program_results
                if not any(verdict.kind == Kind.NOT_RUN for verdict in result.verdicts)]
-        failures = {result.marked.case.name: failure(result.failed[0])
+        failures = {result.marked.case.name: failure(result.failed[0], result.marked.case)
                     for result in ran if not result.earned_all}
         found += diagnose.at_each_level(known, failures, {result.marked.case.name:
                                                           result.marked.visibility for result in ran})
@@ -525,7 +528,8 @@ def marking_data(results: Results, isolation=(), python="", users=(),
                       for verdict in result.verdicts),
                 results.keys.get(marked.case.id, ""), marked.case.id in results.kept,
                 fresh_files(marked.case) if marked.group in fresh.get(marked.case.program, ())
-                else None, worst.digest if worst else "", worst.lines if worst else ()))
+                else None, worst.digest if worst else "", worst.lines if worst else (),
+                bool(worst) and failure(worst, marked.case).whole))
     programs = {program: records.Program(
         results.assignment.program_marks(program), round(results.earned(program), 4),
         program_results is not None,

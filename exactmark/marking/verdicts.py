@@ -181,10 +181,10 @@ def judge(case, mode: str, outcome, rules: Rules = Rules()) -> Verdict:
     if verdict.kind is Kind.PASS:
         return verdict
     return replace(verdict, digest=digest(outcome.stdout),
-                   lines=evidence.changed_lines(outcome.stdout, _expected(case, mode) or b""))
+                   lines=evidence.changed_lines(outcome.stdout, expected(case, mode) or b""))
 
 
-def _expected(case, mode: str) -> bytes:
+def expected(case, mode: str) -> bytes:
     """What the run must print: at a TERMINAL, the screen."""
     return case.screen if mode == TERMINAL else case.stdout
 
@@ -192,7 +192,7 @@ def _expected(case, mode: str) -> bytes:
 def _judged(case, mode: str, outcome, rules: Rules) -> Verdict:
     terminal = mode == TERMINAL
     got = outcome.stdout  # at a terminal, the screen
-    want = _expected(case, mode)
+    want = expected(case, mode)
     stderr = outcome.stdout if terminal else outcome.stderr
     verdict = _limit_hit(case, mode, outcome, got, want, rules)
     if verdict is not None:

@@ -407,9 +407,10 @@ class Check:
             known = self.pack.known.get(program.name)
             if known is None or program.name not in self.ran:
                 continue
-            verdicts = {checked.case.name: self.verdicts[checked.case.id] for checked in cases}
+            verdicts = {checked.case.name: (self.verdicts[checked.case.id], checked.case)
+                        for checked in cases}
             found.append(diagnose.diagnose(
-                known, {name: failure(verdict) for name, verdict in verdicts.items()
+                known, {name: failure(verdict, case) for name, (verdict, case) in verdicts.items()
                         if verdict.kind != Kind.PASS}, list(verdicts), diagnose.LEVELS[0]))
         return found
 

@@ -26,9 +26,11 @@ from exactmark.base.exits import Exit
 from exactmark.diagnosis import matching
 from exactmark.diagnosis.signatures_file import failure_of, parsed
 from exactmark.kit.variants import VariantError
-from exactmark.verify.signatures import read as written, signature as signature_of
+from exactmark.marking import records
+from exactmark.verify.signatures import failures, read as written
 from exactmark.verify.marker import (assignment_of_each_program, assignments_to_verify,
-                                     sample_solution, variants)
+                                     marked_by_the_marker, sample_solution, submission_of,
+                                     variants)
 
 LINE = ("{program:<16} {moment:<20} {total:>3} wrong programs: named first {first} "
         "({first_share:.0%}), named with an equal alternative {alternative}, in the top three "
@@ -110,6 +112,21 @@ def pairs_of(program: str, count: int, solution: dict) -> list:
     return pairs
 
 
+def student_failures(variant, assignment, solution: dict, scratch: Path, jobs: int) -> dict:
+    """The failures of `variant` marked as a student's program on every marked case, as the
+    marker weighs them (with `whole`, which a signature does not keep)."""
+    folder = submission_of(variant, solution, scratch / "students" / variant.id)
+    cases = [marked.case.name for marked in assignment.marked_cases[variant.program]]
+    with tempfile.TemporaryDirectory(prefix="diagnosis-") as marking:
+        written = marked_by_the_marker(folder, assignment,
+                                       [f"{variant.program}/{case}" for case in cases], jobs,
+                                       Path(marking), cpu_seconds=variant.cpu_seconds)
+    record = records.MarkingRecord.from_dict(written.get("extra_data", {}))
+    whole = {case.name for case in record.cases if case.whole}
+    return {case: replace(failure_of(failure), whole=case in whole)
+            for case, failure in failures(record, variant.program, cases).items()}
+
+
 def pair_standing(found: tuple, rules: set) -> str:
     """How a student with the mistakes of `rules` is diagnosed: "both" named, "one" named
     alone, "one and a wrong one", "wrong" (only mistakes of other rules) or "none". A
@@ -129,9 +146,8 @@ def pairs_figures(program: str, count: int, jobs: int) -> dict:
     with tempfile.TemporaryDirectory(prefix="diagnosis-") as scratch:
         solution = sample_solution(assignment.programs[program], Path(scratch))
         for first, second in pairs_of(program, count, solution):
-            marked = signature_of(two_mistakes(first, second), assignment, solution,
-                                  Path(scratch), jobs)
-            failed = {case: failure_of(failure) for case, failure in marked["failed"].items()}
+            failed = student_failures(two_mistakes(first, second), assignment, solution,
+                                      Path(scratch), jobs)
             for moment, seen in MOMENTS.items():
                 shown = seen(stored)
                 if any(case in failed for case in shown):
