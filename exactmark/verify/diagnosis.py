@@ -26,11 +26,9 @@ from exactmark.base.exits import Exit
 from exactmark.diagnosis import matching
 from exactmark.diagnosis.signatures_file import failure_of, parsed
 from exactmark.kit.variants import VariantError
-from exactmark.marking import records
-from exactmark.verify.signatures import failures, read as written
+from exactmark.verify.signatures import failures, marked_as_a_student, read as written
 from exactmark.verify.marker import (assignment_of_each_program, assignments_to_verify,
-                                     marked_by_the_marker, sample_solution, submission_of,
-                                     variants)
+                                     sample_solution, variants)
 
 LINE = ("{program:<16} {moment:<20} {total:>3} wrong programs: named first {first} "
         "({first_share:.0%}), named with an equal alternative {alternative}, in the top three "
@@ -115,13 +113,7 @@ def pairs_of(program: str, count: int, solution: dict) -> list:
 def student_failures(variant, assignment, solution: dict, scratch: Path, jobs: int) -> dict:
     """The failures of `variant` marked as a student's program on every marked case, as the
     marker weighs them (with `whole`, which a signature does not keep)."""
-    folder = submission_of(variant, solution, scratch / "students" / variant.id)
-    cases = [marked.case.name for marked in assignment.marked_cases[variant.program]]
-    with tempfile.TemporaryDirectory(prefix="diagnosis-") as marking:
-        written = marked_by_the_marker(folder, assignment,
-                                       [f"{variant.program}/{case}" for case in cases], jobs,
-                                       Path(marking), cpu_seconds=variant.cpu_seconds)
-    record = records.MarkingRecord.from_dict(written.get("extra_data", {}))
+    record, cases = marked_as_a_student(variant, assignment, solution, scratch, jobs)
     whole = {case.name for case in record.cases if case.whole}
     return {case: replace(failure_of(failure), whole=case in whole)
             for case, failure in failures(record, variant.program, cases).items()}

@@ -118,16 +118,23 @@ def failures(marking, program: str, cases: list) -> dict:
             and case.name in cases}
 
 
-def signature(variant, assignment, solution: dict, scratch: Path, jobs: int) -> dict:
-    """The variant's entry: its rule, its mistake and the marked cases it fails."""
+def marked_as_a_student(variant, assignment, solution: dict, scratch: Path,
+                        jobs: int) -> tuple:
+    """(the marking record, the marked cases' names) of `variant` marked by the marker as a
+    student's program on every marked case."""
     folder = submission_of(variant, solution, scratch / "wrong" / variant.id)
     cases = [marked.case.name for marked in assignment.marked_cases[variant.program]]
     with tempfile.TemporaryDirectory(prefix="signatures-") as marking:
         written = marked_by_the_marker(folder, assignment,
                                        [f"{variant.program}/{case}" for case in cases], jobs,
                                        Path(marking), cpu_seconds=variant.cpu_seconds)
-    failed = failures(records.MarkingRecord.from_dict(written.get("extra_data", {})),
-                      variant.program, cases)
+    return records.MarkingRecord.from_dict(written.get("extra_data", {})), cases
+
+
+def signature(variant, assignment, solution: dict, scratch: Path, jobs: int) -> dict:
+    """The variant's entry: its rule, its mistake and the marked cases it fails."""
+    record, cases = marked_as_a_student(variant, assignment, solution, scratch, jobs)
+    failed = failures(record, variant.program, cases)
     say(WRONG_LINE.format(name=variant.id, failed=len(failed), total=len(cases)))
     return {"rule": variant.rule, "mistake": variant.mistake, "failed": failed}
 
